@@ -1,0 +1,32 @@
+import type { z } from "zod";
+import { AgentdError } from "../errors/index.ts";
+
+/** What a tool may do, for approvals: each scope has a policy (allow | ask | deny). */
+export type ToolScope = "read" | "exec" | "fs_write" | "hop" | "sudo" | "service_control";
+
+export interface ToolContext {
+  signal: AbortSignal;
+  /** Long calls report progress at least every few seconds; the agent forwards it as tool.progress. */
+  progress(message: string, fields?: Record<string, unknown>): void;
+  sessionId?: string;
+}
+
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: Schema;
+  scope: ToolScope;
+  timeoutMs: number;
+  execute(args: z.infer<Schema>, ctx: ToolContext): Promise<unknown>;
+}
+
+/** A failure the model should read and may correct (bad session id, file too large, …). */
+export class ToolError extends AgentdError {
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
+    super(code, message, { status: 400, details });
+  }
+}
+
+export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  return tool;
+}

@@ -1,0 +1,51 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { AgentdError } from "../errors/index.ts";
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+export interface Command {
+  /** Words that select it: ["config", "check"]. */
+  path: string[];
+  summary: string;
+  usage: string;
+  options: OptionSpec;
+  /** Lines of `--help` describing each option. */
+  help: string[];
+  allowPositionals?: boolean;
+  run(input: CommandInput): Promise<number>;
+}
+
+export interface CommandInput {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Wrong usage: printed with a hint, exit code 2. */
+export class UsageError extends AgentdError {
+  constructor(message: string) {
+    super("usage_error", message, { status: 400 });
+  }
+}
+
+export function parseCommandArgs(command: Command, argv: string[]): CommandInput {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: { ...command.options, help: { type: "boolean", short: "h" } }, allowPositionals: command.allowPositionals ?? false, strict: true });
+    return { values: values as CommandInput["values"], positionals };
+  } catch (error) {
+    // parseArgs messages are clear but mention its own option names; keep the first sentence.
+    const message = (error as Error).message.split(". To specify")[0]!;
+    throw new UsageError(message.replace(/^Unknown option/, "unknown option").replace(/^Unexpected argument/, "unexpected argument"));
+  }
+}
+
+export function formatHelp(command: Command): string {
+  return [`Usage: ${command.usage}`, "", command.summary, "", "Options:", ...command.help, "  -h, --help            show this help", ""].join("\n");
+}
+
+/** Parses "30s", "2m", "500ms", "1h", or a plain number of seconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`Cannot read "${text}" as a duration: expected a number with ms, s, m or h (e.g. 30s)`);
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? "s"]!;
+  return Number(match[1]) * factor;
+}

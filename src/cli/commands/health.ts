@@ -1,0 +1,49 @@
+import type { HealthDocument } from "../../health/index.ts";
+import { formatUptime } from "../../web/statusText.ts";
+import { parseDuration, type Command } from "../command.ts";
+import { daemonFetch, resolveDaemonTarget, UnreachableError } from "../daemonClient.ts";
+
+export const HEALTH_EXIT = { pass: 0, warn: 0, fail: 1, unreachable: 2 } as const;
+
+function summarize(doc: HealthDocument): string {
+  const checks = Object.values(doc.checks).flat();
+  const failing = checks.filter((check) => check.status === "fail").length;
+  return `agentd ${doc.status} ${checks.length} checks, ${failing} failing, up ${formatUptime(doc.uptime_s)}`;
+}
+
+export const healthCommand: Command = {
+  path: ["health"],
+  summary: "Ask a running agentd for its health. Exit 0 pass/warn, 1 fail, 2 unreachable.",
+  usage: "agentd health [--url URL] [--json] [--wait 30s]",
+  options: { url: { type: "string" }, json: { type: "boolean" }, wait: { type: "string" }, token: { type: "string" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  help: [
+    "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
+    "      --json            print the health document instead of one line",
+    "      --wait DURATION   keep asking until it passes or DURATION ends (e.g. 30s)",
+    "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
+  ],
+  async run({ values }) {
+    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    const deadline = Date.now() + (values.wait ? parseDuration(values.wait as string) : 0);
+    for (;;) {
+      let outcome: { code: number; line: string; body?: string };
+      try {
+        const response = await daemonFetch(target, "/health", { timeoutMs: 5000 });
+        const body = await response.text();
+        const doc = JSON.parse(body) as HealthDocument;
+        outcome = { code: doc.status === "fail" ? HEALTH_EXIT.fail : HEALTH_EXIT.pass, line: summarize(doc), body };
+        if (response.status === 401) outcome = { code: HEALTH_EXIT.fail, line: `agentd at ${target.url} refused the request: ${body}` };
+      } catch (error) {
+        const message = error instanceof UnreachableError ? error.message : `Cannot read the health answer from ${target.url}: ${(error as Error).message}`;
+        outcome = { code: HEALTH_EXIT.unreachable, line: message };
+      }
+      if (outcome.code === 0 || Date.now() >= deadline) {
+        const stream = outcome.code === 0 ? process.stdout : process.stderr;
+        if (values.json && outcome.body) process.stdout.write(outcome.body + "\n");
+        else stream.write(outcome.line + "\n");
+        return outcome.code;
+      }
+      await Bun.sleep(Math.min(500, Math.max(0, deadline - Date.now())));
+    }
+  },
+};

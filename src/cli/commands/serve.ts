@@ -1,0 +1,41 @@
+import { runSupervisor } from "../../daemon/supervisor.ts";
+import { runWorker } from "../../daemon/worker.ts";
+import { isLogLevel, LOG_LEVELS } from "../../log/index.ts";
+import { UsageError, type Command } from "../command.ts";
+
+export const serveCommand: Command = {
+  path: ["serve"],
+  summary: "Run agentd: a supervisor that runs and watches the worker (HTTP proxy, agent, status page).",
+  usage: "agentd serve [--port N] [--bind ADDR] [--config FILE] [--data-dir DIR] [--log-level LEVEL]",
+  options: {
+    port: { type: "string", short: "p" },
+    bind: { type: "string" },
+    config: { type: "string", short: "c" },
+    "data-dir": { type: "string" },
+    "log-level": { type: "string" },
+    worker: { type: "boolean" },
+  },
+  help: [
+    "  -p, --port N          port to listen on (default 7070; 0 picks a free port)",
+    "      --bind ADDR       address to bind (default 127.0.0.1; others require the bearer token)",
+    "  -c, --config FILE     config file (default: AGENTD_CONFIG, ./agentd.jsonc, ~/.config/agentd/agentd.jsonc)",
+    "      --data-dir DIR    data directory (default: AGENTD_DATA_DIR, config data_dir, ./.agentd)",
+    `      --log-level LEVEL ${LOG_LEVELS.join(" | ")}`,
+    "      --worker          run the worker itself (the supervisor starts it this way)",
+  ],
+  async run({ values }) {
+    const portText = values.port as string | undefined;
+    const port = portText === undefined ? undefined : Number(portText);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`Cannot use "${portText}" as --port: expected an integer from 0 to 65535`);
+    const logLevel = values["log-level"] as string | undefined;
+    if (logLevel !== undefined && !isLogLevel(logLevel)) throw new UsageError(`Cannot use "${logLevel}" as --log-level: expected one of ${LOG_LEVELS.join(", ")}`);
+    const options = {
+      port,
+      bind: values.bind as string | undefined,
+      configPath: values.config as string | undefined,
+      dataDir: values["data-dir"] as string | undefined,
+      logLevel,
+    };
+    return values.worker ? runWorker(options) : runSupervisor(options);
+  },
+};

@@ -1,0 +1,33 @@
+import type { Command } from "../command.ts";
+import { daemonFetch, resolveDaemonTarget, UnreachableError } from "../daemonClient.ts";
+
+export const statusCommand: Command = {
+  path: ["status"],
+  summary: "Print a running agentd's status page as text (or JSON). Exit 0 pass/warn, 1 fail, 2 unreachable.",
+  usage: "agentd status [--url URL] [--json]",
+  options: { url: { type: "string" }, json: { type: "boolean" }, token: { type: "string" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  help: [
+    "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
+    "      --json            print the JSON document",
+    "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
+  ],
+  async run({ values }) {
+    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    try {
+      const accept = values.json ? "application/json" : "text/plain";
+      const response = await daemonFetch(target, "/status", { headers: { accept } });
+      const body = await response.text();
+      if (!response.ok) {
+        process.stderr.write(`agentd at ${target.url} answered ${response.status}: ${body}\n`);
+        return 1;
+      }
+      process.stdout.write(body.endsWith("\n") ? body : body + "\n");
+      const failing = values.json ? (JSON.parse(body) as { health: { status: string } }).health.status === "fail" : / status FAIL /.test(body.split("\n")[0] ?? "");
+      return failing ? 1 : 0;
+    } catch (error) {
+      if (!(error instanceof UnreachableError)) throw error;
+      process.stderr.write(error.message + "\n");
+      return 2;
+    }
+  },
+};

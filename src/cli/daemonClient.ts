@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_PORT, loadConfig, resolveDataDir } from "../config/index.ts";
+import { readReadyFile } from "../daemon/readyFile.ts";
+import { AgentdError } from "../errors/index.ts";
+
+export interface DaemonTarget {
+  url: string;
+  token?: string;
+}
+
+export class UnreachableError extends AgentdError {
+  constructor(url: string, cause: unknown) {
+    super("unreachable", `Cannot reach agentd at ${url}: ${(cause as Error).message ?? String(cause)}`, { status: 503, cause });
+  }
+}
+
+/** --url, AGENTD_URL, the local daemon's ready file, else the default port on loopback. */
+export function resolveDaemonTarget(options: { url?: string; token?: string; configPath?: string; dataDir?: string }): DaemonTarget {
+  const env = process.env;
+  const token = options.token ?? env.AGENTD_TOKEN;
+  if (options.url ?? env.AGENTD_URL) return { url: (options.url ?? env.AGENTD_URL)!.replace(/\/+$/, ""), token };
+  let dataDir: string | undefined;
+  let port = DEFAULT_PORT;
+  try {
+    const { config } = loadConfig({ explicitPath: options.configPath });
+    dataDir = resolveDataDir({ flag: options.dataDir, config });
+    port = config.server.port || DEFAULT_PORT;
+  } catch {
+    // A broken config must not stop `agentd health` from probing the default address.
+    dataDir = options.dataDir;
+  }
+  const ready = dataDir ? readReadyFile(dataDir) : undefined;
+  const tokenFile = dataDir ? join(dataDir, "token") : undefined;
+  const localToken = token ?? (tokenFile && existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : undefined);
+  if (ready) return { url: ready.url, token: localToken };
+  return { url: `http://127.0.0.1:${port}`, token: localToken };
+}
+
+export async function daemonFetch(target: DaemonTarget, path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (target.token && !headers.has("authorization")) headers.set("authorization", `Bearer ${target.token}`);
+  try {
+    return await fetch(target.url + path, { ...init, headers, signal: init.signal ?? AbortSignal.timeout(init.timeoutMs ?? 5000) });
+  } catch (error) {
+    throw new UnreachableError(target.url, error);
+  }
+}

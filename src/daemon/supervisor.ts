@@ -1,0 +1,119 @@
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+import { loadConfig, resolveDataDir } from "../config/index.ts";
+import { createLogger, formatLogLine, parseLogLine, readLines, RotatingFile, setLogLevel, setLogSink, type LogLevel } from "../log/index.ts";
+import { openStore, recordEvent } from "../store/index.ts";
+import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
+import { RestartPolicy } from "../watchdog/restartPolicy.ts";
+import { allMigrations } from "./allMigrations.ts";
+import { selfCommand } from "./selfCommand.ts";
+import { serveArgs, type ServeOptions } from "./serveOptions.ts";
+import { recordCrashLoop } from "./crashLoopIncident.ts";
+import { raceTimeout } from "./raceTimeout.ts";
+
+const log = createLogger("supervisor");
+
+/**
+ * `agentd serve`: runs the worker as a child, copies its log lines to stdout and the rotating
+ * log file, restarts it with backoff when it dies, and stops it gracefully on SIGTERM/SIGINT.
+ */
+export async function runSupervisor(options: ServeOptions): Promise<number> {
+  const { config } = loadConfig({ explicitPath: options.configPath });
+  setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
+  const dataDir = resolveDataDir({ flag: options.dataDir, config });
+  const logFile = new RotatingFile({ path: join(dataDir, "logs", "agentd.log"), maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
+  const writeLine = (line: string) => {
+    process.stdout.write(line + "\n");
+    logFile.write(line);
+  };
+  setLogSink(writeLine);
+  const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
+  announceToken(options.bind ?? config.server.bind, dataDir);
+
+  const policy = new RestartPolicy({
+    maxRestarts: config.supervisor.restart_max,
+    windowMs: config.supervisor.restart_window_s * 1000,
+    initialBackoffMs: config.supervisor.backoff_initial_ms,
+    maxBackoffMs: config.supervisor.backoff_max_ms,
+    healthyResetMs: config.supervisor.healthy_reset_s * 1000,
+  });
+  const stopRequested = Promise.withResolvers<string>();
+  const onSignal = (signal: NodeJS.Signals) => stopRequested.resolve(signal);
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+
+  // After the first start the worker keeps its port across restarts, even when asked for port 0.
+  let port = options.port;
+  const onWorkerLine = (line: string) => {
+    writeLine(line);
+    const record = parseLogLine(line);
+    if (record?.event === "http.listening" && typeof record.port === "number") port = record.port;
+  };
+  let restarts = 0;
+  let exitCode = 0;
+  log.info("supervisor.start", { pid: process.pid, data_dir: dataDir });
+  for (;;) {
+    const startedAt = Date.now();
+    const workerArgs = [...selfCommand(), "serve", "--worker", ...serveArgs({ ...options, dataDir, port })];
+    const worker = spawnWorker(workerArgs, restarts, onWorkerLine);
+    log.info("worker.spawned", { pid: worker.pid, restarts });
+    const outcome = await Promise.race([worker.exited.then((code) => ({ kind: "exit" as const, code })), stopRequested.promise.then((signal) => ({ kind: "stop" as const, signal }))]);
+    if (outcome.kind === "stop") {
+      log.info("supervisor.stopping", { signal: outcome.signal, worker_pid: worker.pid });
+      await stopWorker(worker, config.supervisor.stop_grace_ms);
+      break;
+    }
+    const fields = { pid: worker.pid, code: outcome.code, signal: worker.signalCode, uptime_ms: Date.now() - startedAt };
+    log.warn("worker.exit", fields);
+    recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
+    const decision = policy.onExit(Date.now(), startedAt);
+    if (decision.action === "give_up") {
+      const reason = `worker exited ${decision.restartsInWindow + 1} times within ${config.supervisor.restart_window_s}s; not restarting (last exit code ${outcome.code}${worker.signalCode ? `, signal ${worker.signalCode}` : ""})`;
+      log.error("supervisor.crash_loop", { restarts: decision.restartsInWindow, reason });
+      recordCrashLoop(db, reason);
+      exitCode = 1;
+      break;
+    }
+    restarts++;
+    log.info("worker.restart_scheduled", { attempt: decision.attempt, delay_ms: decision.delayMs, restarts });
+    if ((await raceTimeout(stopRequested.promise, decision.delayMs)) !== "timeout") break;
+  }
+  process.off("SIGTERM", onSignal);
+  process.off("SIGINT", onSignal);
+  log.info("supervisor.stopped", { exit_code: exitCode });
+  db.close();
+  return exitCode;
+}
+
+function spawnWorker(args: string[], restarts: number, writeLine: (line: string) => void): Subprocess<"ignore", "pipe", "pipe"> {
+  const worker = Bun.spawn(args, {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, AGENTD_SUPERVISOR_PID: String(process.pid), AGENTD_WORKER_RESTARTS: String(restarts) },
+  });
+  void readLines(worker.stdout, writeLine);
+  // Anything the worker writes to stderr (a crash before its logger exists) still lands in the log.
+  void readLines(worker.stderr, (line) =>
+    writeLine(formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line })),
+  );
+  return worker;
+}
+
+async function stopWorker(worker: Subprocess, graceMs: number): Promise<void> {
+  worker.kill("SIGTERM");
+  if ((await raceTimeout(worker.exited, graceMs)) === "timeout") {
+    log.warn("worker.kill", { pid: worker.pid, grace_ms: graceMs });
+    worker.kill("SIGKILL");
+    await worker.exited;
+  }
+}
+
+function announceToken(bind: string, dataDir: string): void {
+  if (isLoopbackAddress(bind)) return;
+  const token = ensureApiToken(dataDir);
+  // Printed once, to the terminal only: the log file must never hold the secret.
+  if (token.created) process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
+  log.info("auth.token", { path: token.path, created: token.created });
+}
+

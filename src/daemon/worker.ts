@@ -1,0 +1,110 @@
+import type { Server } from "bun";
+import { loadConfig, resolveDataDir } from "../config/index.ts";
+import { createLogger, setLogLevel, type LogLevel } from "../log/index.ts";
+import { openStore, probeStoreWritable } from "../store/index.ts";
+import { createApp } from "../web/app.ts";
+import { healthDocument } from "../web/probeRoutes.ts";
+import type { StatusSnapshot } from "../web/statusSnapshot.ts";
+import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
+import { VERSION } from "../version.ts";
+import { allMigrations } from "./allMigrations.ts";
+import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
+import type { ServeOptions } from "./serveOptions.ts";
+import { raceTimeout } from "./raceTimeout.ts";
+
+const log = createLogger("worker");
+
+/** The worker: owns the HTTP server and the sessions; runs until SIGTERM, then drains. */
+export async function runWorker(options: ServeOptions): Promise<number> {
+  const { config, notes } = loadConfig({ explicitPath: options.configPath });
+  setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
+  const dataDir = resolveDataDir({ flag: options.dataDir, config });
+  const bind = options.bind ?? config.server.bind;
+  const port = options.port ?? config.server.port;
+  const startedAt = Date.now();
+  const supervisorPid = Number(process.env.AGENTD_SUPERVISOR_PID) || null;
+  const restarts = Number(process.env.AGENTD_WORKER_RESTARTS) || 0;
+  const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
+  const requiredToken = isLoopbackAddress(bind) ? undefined : ensureApiToken(dataDir).token;
+
+  const storeCheck = () => {
+    try {
+      probeStoreWritable(db);
+      return undefined;
+    } catch (error) {
+      return `store not writable: ${(error as Error).message}`;
+    }
+  };
+  const probes = {
+    version: VERSION,
+    startedAt,
+    notes: () => notes,
+    readiness: () => [storeCheck()].filter((reason): reason is string => reason !== undefined),
+    healthSources: {
+      store: () => {
+        const problem = storeCheck();
+        return [{ key: "store:writable", status: problem ? ("fail" as const) : ("pass" as const), observedValue: !problem, output: problem }];
+      },
+      process: () => [{ key: "worker:memory", status: "pass" as const, observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" }],
+    },
+  };
+  const status = async (): Promise<StatusSnapshot> => {
+    const health = await healthDocument({ ...probes, requestsTotal: () => requests.total });
+    return {
+      generated_at: new Date().toISOString(),
+      health,
+      worker: {
+        pid: process.pid,
+        supervisor_pid: supervisorPid,
+        version: VERSION,
+        uptime_s: Math.round((Date.now() - startedAt) / 1000),
+        restarts,
+        memory_mb: health.memory_mb,
+      },
+    };
+  };
+  const { app, requests } = createApp({
+    ...probes,
+    logger: log,
+    requiredToken,
+    bodyLimitBytes: config.server.body_limit_bytes,
+    metricFamilies: () => [{ name: "agentd_worker_restarts_total", help: "Times the supervisor restarted the worker.", type: "counter", samples: [{ value: restarts }] }],
+    metricsText: [],
+    mounts: [],
+    status,
+  });
+
+  let server: Server<undefined>;
+  try {
+    server = Bun.serve({ hostname: bind, port, fetch: app.fetch, idleTimeout: 0 });
+  } catch (error) {
+    log.error("http.listen_failed", { bind, port, error, cause: (error as { code?: string }).code === "EADDRINUSE" ? "port_in_use" : "listen" });
+    db.close();
+    return 1;
+  }
+  const url = `http://${bind.includes(":") ? `[${bind}]` : bind}:${server.port}`;
+  writeReadyFile(dataDir, { pid: process.pid, supervisor_pid: supervisorPid, bind, port: server.port!, url, version: VERSION, started_at: new Date(startedAt).toISOString() });
+  log.info("http.listening", { bind, port: server.port, url, auth: requiredToken ? "bearer" : "loopback" });
+
+  const stopped = Promise.withResolvers<string>();
+  process.once("SIGTERM", () => stopped.resolve("SIGTERM"));
+  process.once("SIGINT", () => stopped.resolve("SIGINT"));
+  // An orphaned worker (its supervisor was killed with SIGKILL) stops instead of holding the port.
+  const orphanWatch = supervisorPid ? setInterval(() => process.ppid !== supervisorPid && stopped.resolve("orphaned"), 1000) : undefined;
+  const reason = await stopped.promise;
+  clearInterval(orphanWatch);
+  log.info("worker.stopping", { reason, drain_timeout_ms: config.server.drain_timeout_ms });
+  await drain(server, config.server.drain_timeout_ms);
+  removeReadyFile(dataDir, process.pid);
+  db.close();
+  log.info("worker.stopped", { reason });
+  return 0;
+}
+
+/** Stops accepting, lets in-flight requests finish up to the deadline, then closes what is left. */
+async function drain(server: Server<undefined>, deadlineMs: number): Promise<void> {
+  if ((await raceTimeout(server.stop(false), deadlineMs)) === "timeout") {
+    log.warn("worker.drain_timeout", { pending_requests: server.pendingRequests });
+    await server.stop(true);
+  }
+}

@@ -1,0 +1,1 @@
+export { AgentdError, errorMessage } from "./agentdError.ts";

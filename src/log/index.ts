@@ -1,0 +1,4 @@
+export { createLogger, setLogLevel, setLogSink, isLogLevel, parseLogLine, formatLogLine, LOG_LEVELS } from "./logger.ts";
+export type { Logger, LogLevel, LogFields, LogRecord, LogSink } from "./logger.ts";
+export { RotatingFile } from "./rotatingFile.ts";
+export { readLines } from "./lineReader.ts";

@@ -1,0 +1,2 @@
+export { renderPrometheus } from "./prometheusText.ts";
+export type { MetricFamily, MetricSample, MetricType } from "./prometheusText.ts";

@@ -1,0 +1,51 @@
+import { z } from "zod";
+
+const ms = z.number().int().positive();
+
+export const providerTimeoutsSchema = z
+  .strictObject({
+    connect_ms: ms.default(10_000),
+    first_byte_ms: ms.default(120_000),
+    idle_ms: ms.default(300_000),
+    total_ms: ms.default(1_800_000),
+  })
+  .prefault({});
+
+export const providerConfigSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_.-]+$/, "expected a name of letters, digits, '_', '.', '-'"),
+  base_url: z.url({ protocol: /^https?$/, error: "expected a URL" }),
+  api_key: z.string().optional(),
+  /** Model names or globs ("gpt-4o*"); "*" serves any model. */
+  models: z.array(z.string().min(1)).default(["*"]),
+  /** Client-side names mapped to upstream names: {"fast": "gpt-4o-mini"}. */
+  aliases: z.record(z.string(), z.string()).default({}),
+  priority: z.number().int().default(0),
+  weight: z.number().positive().default(1),
+  timeouts: providerTimeoutsSchema,
+  wire: z.enum(["chat", "responses"]).default("chat"),
+  tool_call_text: z.enum(["off", "parse"]).default("off"),
+});
+
+export type ProviderConfig = z.infer<typeof providerConfigSchema>;
+
+export const proxyConfigSchema = z
+  .strictObject({
+    max_attempts: z.number().int().min(1).max(10).default(4),
+    retry_base_ms: ms.default(500),
+    retry_max_ms: ms.default(8_000),
+    retry_after_cap_ms: ms.default(30_000),
+    breaker: z
+      .strictObject({
+        failures: z.number().int().min(1).default(5),
+        window_ms: ms.default(60_000),
+        cooldown_429_ms: ms.default(60_000),
+        cooldown_5xx_ms: ms.default(120_000),
+        cooldown_auth_ms: ms.default(300_000),
+        cooldown_max_ms: ms.default(900_000),
+      })
+      .prefault({}),
+    response_ttl_s: z.number().int().positive().default(86_400),
+  })
+  .prefault({});
+
+export type ProxyConfig = z.infer<typeof proxyConfigSchema>;

@@ -1,0 +1,42 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { AgentdError } from "../errors/index.ts";
+import { applyMigrations, type Migration } from "./migrations.ts";
+
+export interface OpenStoreOptions {
+  path: string;
+  migrations: readonly Migration[];
+  busyTimeoutMs?: number;
+}
+
+export class StoreError extends AgentdError {
+  constructor(message: string, cause?: unknown) {
+    super("store_error", message, { status: 500, cause });
+  }
+}
+
+/**
+ * Opens the SQLite store shared by supervisor and worker. WAL lets one process write while the
+ * other reads; busy_timeout makes concurrent writers wait instead of surfacing SQLITE_BUSY.
+ */
+export function openStore(options: OpenStoreOptions): Database {
+  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  let db: Database;
+  try {
+    db = new Database(options.path, { create: true, strict: true });
+  } catch (error) {
+    throw new StoreError(`Cannot open the store at ${options.path}: ${(error as Error).message}`, error);
+  }
+  db.run(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA synchronous = NORMAL");
+  db.run("PRAGMA foreign_keys = ON");
+  applyMigrations(db, options.migrations);
+  return db;
+}
+
+/** Checks that the store accepts a write; used by /readyz and `agentd doctor`. */
+export function probeStoreWritable(db: Database): void {
+  db.run("INSERT INTO kv (key, value, updated_at) VALUES ('probe', '1', ?) ON CONFLICT(key) DO UPDATE SET updated_at = excluded.updated_at", [Date.now()]);
+}

@@ -1,0 +1,7 @@
+export { openStore, probeStoreWritable, StoreError } from "./database.ts";
+export type { OpenStoreOptions } from "./database.ts";
+export { applyMigrations } from "./migrations.ts";
+export type { Migration } from "./migrations.ts";
+export { baseMigrations } from "./baseMigrations.ts";
+export { recordEvent } from "./events.ts";
+export type { Database } from "bun:sqlite";

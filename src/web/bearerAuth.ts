@@ -1,0 +1,30 @@
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { timingSafeEqual } from "node:crypto";
+import { errorBody } from "./errorResponse.ts";
+
+export const TOKEN_COOKIE = "agentd_token";
+
+export interface BearerAuthOptions {
+  token: string;
+  /** Paths reachable without the token (only /livez: a probe must not need a secret). */
+  exempt: readonly string[];
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Requires `Authorization: Bearer <token>` (or the page's HttpOnly cookie) on a non-loopback bind. */
+export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
+  return async (c, next) => {
+    if (options.exempt.includes(c.req.path)) return next();
+    const header = c.req.header("authorization") ?? "";
+    const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : (getCookie(c, TOKEN_COOKIE) ?? "");
+    if (given && sameSecret(given, options.token)) return next();
+    c.header("WWW-Authenticate", 'Bearer realm="agentd"');
+    return c.json(errorBody("unauthorized", "Missing or wrong bearer token: send 'Authorization: Bearer <token>' (the token is in <data_dir>/token)"), 401);
+  };
+}
