@@ -1,4 +1,4 @@
-import { ConfigError } from "../config/index.ts";
+import { ConfigError } from "../config/configError.ts";
 import { AgentdError } from "../errors/index.ts";
 import { formatHelp, parseCommandArgs, UsageError, type Command } from "./command.ts";
 import { configCheckCommand } from "./commands/configCheck.ts";

@@ -1,6 +1,4 @@
-import { runSupervisor } from "../../daemon/supervisor.ts";
-import { runWorker } from "../../daemon/worker.ts";
-import { isLogLevel, LOG_LEVELS } from "../../log/index.ts";
+import { isLogLevel, LOG_LEVELS } from "../../log/logger.ts";
 import { UsageError, type Command } from "../command.ts";
 
 export const serveCommand: Command = {
@@ -36,6 +34,8 @@ export const serveCommand: Command = {
       dataDir: values["data-dir"] as string | undefined,
       logLevel,
     };
-    return values.worker ? runWorker(options) : runSupervisor(options);
+    // Loaded on use so that quick commands (version, help) do not pay for the whole daemon.
+    if (values.worker) return (await import("../../daemon/worker.ts")).runWorker(options);
+    return (await import("../../daemon/supervisor.ts")).runSupervisor(options);
   },
 };

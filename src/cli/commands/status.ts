@@ -1,5 +1,4 @@
 import type { Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget, UnreachableError } from "../daemonClient.ts";
 
 export const statusCommand: Command = {
   path: ["status"],
@@ -12,6 +11,7 @@ export const statusCommand: Command = {
     "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
   ],
   async run({ values }) {
+    const { daemonFetch, resolveDaemonTarget, UnreachableError } = await import("../daemonClient.ts");
     const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
     try {
       const accept = values.json ? "application/json" : "text/plain";
