@@ -1,0 +1,24 @@
+import { buildResponse, functionCallItem, messageItem, newId, statusForFinish, usageFromChat, type ResponseShell } from "./responseObject.ts";
+import { UpstreamFailure } from "./upstreamFailure.ts";
+
+type Json = Record<string, unknown>;
+
+interface ChatToolCall {
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+/** Turns a (non-streamed) chat completion into a Responses `response` object. */
+export function chatCompletionToResponse(completion: Json, shell: ResponseShell): Json {
+  const choice = (completion.choices as Json[] | undefined)?.[0];
+  if (!choice) throw new UpstreamFailure("malformed", "the upstream completion has no choices", { status: 200 });
+  const message = (choice.message ?? {}) as { content?: unknown; tool_calls?: ChatToolCall[] };
+  const output: unknown[] = [];
+  const text = typeof message.content === "string" ? message.content : "";
+  if (text) output.push(messageItem(newId("msg"), text));
+  for (const call of message.tool_calls ?? []) {
+    output.push(functionCallItem(call.id || newId("call"), call.function?.name ?? "", call.function?.arguments ?? ""));
+  }
+  const { status, incompleteReason } = statusForFinish(choice.finish_reason);
+  return buildResponse(shell, { status, output, usage: usageFromChat(completion.usage), incompleteReason });
+}

@@ -1,0 +1,23 @@
+/** The client disconnected; the upstream request was aborted and there is nobody to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("the client disconnected");
+    this.name = "ClientGoneError";
+  }
+}
+
+/** Waits `ms`, or rejects with ClientGoneError as soon as `signal` aborts. */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new ClientGoneError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ClientGoneError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

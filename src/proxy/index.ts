@@ -1,0 +1,67 @@
+import type { Database } from "bun:sqlite";
+import type { Hono } from "hono";
+import type { HealthCheck } from "../health/index.ts";
+import { createLogger, type Logger } from "../log/index.ts";
+import { createAdminRoutes } from "./adminRoutes.ts";
+import type { ProviderConfig, ProxyConfig } from "./providerConfig.ts";
+import { providersHealth, providerStatus, type ProviderStatus } from "./providerStatus.ts";
+import { ProxyCore } from "./proxyCore.ts";
+import { createProxyRoutes, proxyErrorHandler } from "./proxyRoutes.ts";
+
+export { providerConfigSchema, proxyConfigSchema, providerTimeoutsSchema } from "./providerConfig.ts";
+export type { ProviderConfig, ProxyConfig } from "./providerConfig.ts";
+export type { ProviderStatus, ProviderState } from "./providerStatus.ts";
+export { proxyMigrations } from "./proxyMigrations.ts";
+export { clearQuirks, listQuirks } from "./quirkStore.ts";
+export type { StoredQuirk } from "./quirkStore.ts";
+export { ProxyError, NO_PROVIDER_MESSAGE } from "./proxyError.ts";
+export type { ProxyErrorCode } from "./proxyError.ts";
+
+export interface CreateProxyOptions {
+  providers: ProviderConfig[];
+  config: ProxyConfig;
+  db: Database;
+  logger?: Logger;
+}
+
+export interface Proxy {
+  /** Mount at "/v1": POST /chat/completions, POST /responses, GET /responses/:id, GET /models. */
+  routes: Hono;
+  /** Mount at "/api/admin/proxy" behind a loopback-only guard. */
+  adminRoutes: Hono;
+  status(): ProviderStatus[];
+  healthChecks(): HealthCheck[];
+  metricsText(): string;
+  /** Stops the maintenance timer and writes pending rollups. */
+  close(): Promise<void>;
+}
+
+export function createProxy(options: CreateProxyOptions): Proxy {
+  const logger = options.logger ?? createLogger("proxy");
+  const core = new ProxyCore(options.providers, options.config, options.db, logger);
+  const routes = createProxyRoutes(core, logger);
+  const adminRoutes = createAdminRoutes(core, logger);
+  adminRoutes.onError(proxyErrorHandler(logger));
+  const timer = setInterval(() => {
+    try {
+      core.maintain();
+    } catch (error) {
+      logger.error("proxy.maintenance_failed", { error });
+    }
+  }, options.config.maintenance_interval_ms);
+  timer.unref();
+  let closed = false;
+  return {
+    routes,
+    adminRoutes,
+    status: () => core.providers.map(providerStatus),
+    healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
+    metricsText: () => core.metrics.text(),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      core.maintain();
+    },
+  };
+}

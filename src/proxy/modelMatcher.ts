@@ -1,0 +1,28 @@
+/** Compiles a model name or glob (`*` any run, `?` one character) into a matcher. */
+export function compileGlob(pattern: string): (model: string) => boolean {
+  if (pattern === "*") return () => true;
+  if (!/[*?]/.test(pattern)) return (model) => model === pattern;
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const regex = new RegExp(`^${source}$`);
+  return (model) => regex.test(model);
+}
+
+export function isGlob(pattern: string): boolean {
+  return /[*?]/.test(pattern);
+}
+
+export interface ModelMatcher {
+  /** The upstream model name to send for `model`, or undefined when the provider does not serve it. */
+  resolve(model: string): string | undefined;
+}
+
+export function createModelMatcher(models: readonly string[], aliases: Readonly<Record<string, string>>): ModelMatcher {
+  const matchers = models.map(compileGlob);
+  return {
+    resolve(model) {
+      const aliased = aliases[model];
+      if (aliased !== undefined) return aliased;
+      return matchers.some((match) => match(model)) ? model : undefined;
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type { Database } from "bun:sqlite";
+import type { Logger } from "../log/index.ts";
+import { ClientGoneError } from "./clientGone.ts";
+import { dispatch, type Committed, type DispatchPlan, type DispatchSettings, type Wire } from "./dispatcher.ts";
+import type { ProviderConfig, ProxyConfig } from "./providerConfig.ts";
+import { routeModel, type Route, type RouteCandidate } from "./providerRouter.ts";
+import { ProviderRuntime } from "./providerRuntime.ts";
+import { ProxyError } from "./proxyError.ts";
+import { ProxyMetrics } from "./proxyMetrics.ts";
+import { QuirkStore } from "./quirkStore.ts";
+import { RequestRecorder } from "./requestRecorder.ts";
+import { ResponseStore } from "./responseStore.ts";
+import { RollupBuffer } from "./rollupBuffer.ts";
+import type { UpstreamFailure } from "./upstreamFailure.ts";
+
+/** The proxy's running state shared by its routes: providers, stores, counters. */
+export class ProxyCore {
+  readonly providers: ProviderRuntime[];
+  readonly metrics = new ProxyMetrics();
+  readonly rollups = new RollupBuffer();
+  readonly recorder: RequestRecorder;
+  readonly responses: ResponseStore;
+  readonly quirkStore: QuirkStore;
+  readonly settings: DispatchSettings;
+  readonly #byName = new Map<string, ProviderRuntime>();
+
+  constructor(
+    providers: readonly ProviderConfig[],
+    readonly config: ProxyConfig,
+    readonly db: Database,
+    readonly logger: Logger,
+  ) {
+    this.providers = providers.map((p) => new ProviderRuntime(p, config.breaker, logger));
+    for (const provider of this.providers) this.#byName.set(provider.name, provider);
+    this.recorder = new RequestRecorder(logger, this.metrics, this.rollups);
+    this.responses = new ResponseStore(db, config.response_ttl_s * 1000);
+    this.quirkStore = new QuirkStore(db, config.quirk_ttl_s * 1000);
+    for (const quirk of this.quirkStore.live()) this.#byName.get(quirk.provider)?.quirks.add(quirk.param);
+    this.settings = {
+      baseMs: config.retry_base_ms,
+      maxMs: config.retry_max_ms,
+      retryAfterCapMs: config.retry_after_cap_ms,
+      maxAttemptsPerProvider: config.max_attempts,
+      maxTotalAttempts: config.max_total_attempts,
+      onQuirk: (provider, param, detail) => this.#learnQuirk(provider, param, detail),
+      onFailure: (provider, failure, model, attempt) => this.noteFailure(provider, failure, model, attempt),
+    };
+  }
+
+  provider(name: string): ProviderRuntime | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** Providers that serve `model` over one of `wires`, in the order to try them; 404 when none does. */
+  routes(model: string, wires: readonly Wire[]): Route<ProviderRuntime>[] {
+    const candidates: RouteCandidate<ProviderRuntime>[] = [];
+    for (const provider of this.providers) {
+      if (!wires.includes(provider.config.wire)) continue;
+      candidates.push({
+        provider,
+        name: provider.name,
+        priority: provider.config.priority,
+        weight: provider.config.weight,
+        matcher: provider.matcher,
+        errorRate: provider.health.errorRate(),
+        latencyMs: provider.health.latencyMs(),
+      });
+    }
+    const routes = routeModel(candidates, model);
+    if (routes.length === 0) {
+      throw new ProxyError("model_not_found", `No configured provider serves the model '${model}'${wires.length === 1 ? ` over the ${wires[0]} API` : ""}; add it to a provider's "models" or "aliases" in agentd.jsonc`, {
+        status: 404,
+        param: "model",
+      });
+    }
+    return routes;
+  }
+
+  /** Dispatches, counting a request that found no upstream answer (the answered ones are counted at their end). */
+  async dispatch(plan: DispatchPlan, model: string, t0: number): Promise<Committed> {
+    try {
+      return await dispatch(plan, this.settings);
+    } catch (error) {
+      const gone = error instanceof ClientGoneError;
+      const status = gone ? 499 : error instanceof ProxyError ? error.status : 500;
+      this.recorder.record({ provider: undefined, model, outcome: gone ? "client_gone" : "error", status, totalMs: performance.now() - t0, tokensIn: 0, tokensOut: 0, attempts: 0 });
+      throw error;
+    }
+  }
+
+  noteFailure(provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number): void {
+    provider.errors++;
+    this.logger.warn("upstream.error", { provider: provider.name, status: failure.status, cause: failure.kind, model, attempt, message: failure.message });
+    this.metrics.upstreamError(provider.name, failure.kind);
+    provider.health.record(false);
+    provider.breaker.onFailure(failure.kind);
+  }
+
+  #learnQuirk(provider: ProviderRuntime, param: string, detail: string): void {
+    provider.quirks.add(param);
+    this.logger.warn("proxy.quirk_learned", { provider: provider.name, param, detail });
+    this.quirkStore.remember(provider.name, param, detail);
+  }
+
+  /** Writes pending rollups and drops expired responses; run on a timer and at close. */
+  maintain(): void {
+    this.rollups.flush(this.db);
+    this.responses.purgeExpired();
+  }
+}

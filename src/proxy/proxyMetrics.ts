@@ -1,0 +1,82 @@
+/** Counters and histograms of proxied requests, rendered as Prometheus text. Hand-written: it is small. */
+
+const BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Model names come from clients; past this many series new ones are counted under "other". */
+const MAX_SERIES = 2000;
+
+export type Outcome = "ok" | "error" | "client_gone";
+
+class Histogram {
+  readonly counts = new Float64Array(BUCKETS_S.length);
+  sum = 0;
+  count = 0;
+
+  observe(seconds: number): void {
+    this.sum += seconds;
+    this.count++;
+    for (let i = 0; i < BUCKETS_S.length; i++) if (seconds <= BUCKETS_S[i]!) this.counts[i]!++;
+  }
+}
+
+function escape(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+export class ProxyMetrics {
+  readonly #requests = new Map<string, number>();
+  readonly #tokens = new Map<string, number>();
+  readonly #upstreamErrors = new Map<string, number>();
+  readonly #ttft = new Map<string, Histogram>();
+  readonly #total = new Map<string, Histogram>();
+
+  request(provider: string, model: string, outcome: Outcome, totalMs: number, ttftMs: number | undefined, tokensIn: number, tokensOut: number): void {
+    const labels = `provider="${escape(provider)}",model="${escape(this.#model(model))}"`;
+    bump(this.#requests, `${labels},outcome="${outcome}"`, 1);
+    if (tokensIn) bump(this.#tokens, `${labels},direction="in"`, tokensIn);
+    if (tokensOut) bump(this.#tokens, `${labels},direction="out"`, tokensOut);
+    const providerLabel = `provider="${escape(provider)}"`;
+    histogram(this.#total, providerLabel).observe(totalMs / 1000);
+    if (ttftMs !== undefined) histogram(this.#ttft, providerLabel).observe(ttftMs / 1000);
+  }
+
+  upstreamError(provider: string, cause: string): void {
+    bump(this.#upstreamErrors, `provider="${escape(provider)}",cause="${cause}"`, 1);
+  }
+
+  text(): string {
+    const lines: string[] = [];
+    counter(lines, "agentd_proxy_requests_total", "Proxied requests by provider, model and outcome.", this.#requests);
+    counter(lines, "agentd_proxy_tokens_total", "Tokens reported by upstreams, by direction.", this.#tokens);
+    counter(lines, "agentd_proxy_upstream_errors_total", "Failed upstream attempts by provider and cause.", this.#upstreamErrors);
+    histogramText(lines, "agentd_proxy_ttft_seconds", "Time to the first streamed event, per provider.", this.#ttft);
+    histogramText(lines, "agentd_proxy_request_duration_seconds", "Whole request duration, per provider.", this.#total);
+    return lines.join("\n") + "\n";
+  }
+
+  #model(model: string): string {
+    return this.#requests.size >= MAX_SERIES ? "other" : model;
+  }
+}
+
+function bump(map: Map<string, number>, key: string, by: number): void {
+  map.set(key, (map.get(key) ?? 0) + by);
+}
+
+function histogram(map: Map<string, Histogram>, key: string): Histogram {
+  let h = map.get(key);
+  if (!h) map.set(key, (h = new Histogram()));
+  return h;
+}
+
+function counter(lines: string[], name: string, help: string, values: Map<string, number>): void {
+  lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
+  for (const [labels, value] of values) lines.push(`${name}{${labels}} ${value}`);
+}
+
+function histogramText(lines: string[], name: string, help: string, values: Map<string, Histogram>): void {
+  lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
+  for (const [labels, h] of values) {
+    BUCKETS_S.forEach((le, i) => lines.push(`${name}_bucket{${labels},le="${le}"} ${h.counts[i]}`));
+    lines.push(`${name}_bucket{${labels},le="+Inf"} ${h.count}`, `${name}_sum{${labels}} ${h.sum}`, `${name}_count{${labels}} ${h.count}`);
+  }
+}

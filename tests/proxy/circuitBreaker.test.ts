@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { CircuitBreaker, type BreakerTransition } from "../../src/proxy/circuitBreaker.ts";
+
+const settings = { failures: 3, window_ms: 10_000, cooldown_429_ms: 1000, cooldown_5xx_ms: 2000, cooldown_auth_ms: 5000, cooldown_max_ms: 6000 };
+
+function breaker() {
+  let now = 0;
+  const transitions: BreakerTransition[] = [];
+  const b = new CircuitBreaker(settings, (t) => transitions.push(t), () => now);
+  return { b, transitions, advance: (ms: number) => (now += ms) };
+}
+
+describe("circuit breaker", () => {
+  test("opens after N failures inside the window, not when they are spread out", () => {
+    const { b, advance } = breaker();
+    b.onFailure("http_5xx");
+    advance(6000);
+    b.onFailure("http_5xx");
+    advance(6000);
+    b.onFailure("http_5xx");
+    expect(b.state()).toBe("closed");
+    b.onFailure("http_5xx");
+    expect(b.state()).toBe("open");
+    expect(b.tryAcquire()).toBe(false);
+  });
+
+  test("half-opens after the cooldown for its cause, lets one probe through, closes on success", () => {
+    const { b, transitions, advance } = breaker();
+    for (let i = 0; i < 3; i++) b.onFailure("http_429");
+    advance(999);
+    expect(b.state()).toBe("open");
+    advance(1);
+    expect(b.state()).toBe("half_open");
+    expect(b.tryAcquire()).toBe(true);
+    expect(b.tryAcquire()).toBe(false);
+    b.onSuccess();
+    expect(b.state()).toBe("closed");
+    expect(transitions.map((t) => t.to)).toEqual(["open", "half_open", "closed"]);
+    expect(transitions[0]).toEqual({ to: "open", cause: "http_429", cooldownMs: 1000 });
+  });
+
+  test("a failed probe reopens with a doubled cooldown, capped", () => {
+    const { b, transitions, advance } = breaker();
+    for (let i = 0; i < 3; i++) b.onFailure("http_5xx");
+    for (let round = 0; round < 3; round++) {
+      advance(10_000);
+      expect(b.tryAcquire()).toBe(true);
+      b.onFailure("http_5xx");
+    }
+    expect(transitions.filter((t) => t.to === "open").map((t) => t.cooldownMs)).toEqual([2000, 4000, 6000, 6000]);
+  });
+
+  test("an auth failure opens at once; a client 4xx never counts", () => {
+    const { b } = breaker();
+    for (let i = 0; i < 10; i++) b.onFailure("http_4xx");
+    expect(b.state()).toBe("closed");
+    b.onFailure("auth");
+    expect(b.snapshot()).toMatchObject({ state: "open", cause: "auth", retryAt: 5000 });
+  });
+
+  test("a released probe slot can be taken again", () => {
+    const { b, advance } = breaker();
+    for (let i = 0; i < 3; i++) b.onFailure("reset");
+    advance(2000);
+    expect(b.tryAcquire()).toBe(true);
+    b.release();
+    expect(b.tryAcquire()).toBe(true);
+  });
+
+  test("forced open is capped; forced close closes", () => {
+    const { b } = breaker();
+    expect(b.forceOpen(60_000)).toBe(6000);
+    expect(b.snapshot()).toMatchObject({ state: "open", cause: "manual" });
+    b.forceClose();
+    expect(b.state()).toBe("closed");
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Test harness: a proxy from createProxy, served by Bun.serve on 127.0.0.1 port 0 at /v1 (admin
+ * routes at /api/admin/proxy), an in-memory store, the real openai SDK as the client, and the
+ * log lines captured for assertions.
+ */
+import { Hono } from "hono";
+import OpenAI from "openai";
+import { parseLogLine, setLogSink, type LogRecord } from "../../src/log/index.ts";
+import { createProxy, providerConfigSchema, proxyConfigSchema, proxyMigrations, type Proxy } from "../../src/proxy/index.ts";
+import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
+
+export type ProviderInput = { name: string; base_url: string } & Record<string, unknown>;
+
+export interface ProxyHarness {
+  url: string;
+  client: OpenAI;
+  proxy: Proxy;
+  db: Database;
+  logs: LogRecord[];
+  events(name: string): LogRecord[];
+  close(): Promise<void>;
+}
+
+/** Fast retries unless a test says otherwise. */
+const TEST_DEFAULTS = { retry_base_ms: 10, retry_max_ms: 40 };
+
+export function startProxy(options: { providers: ProviderInput[]; config?: Record<string, unknown>; db?: Database }): ProxyHarness {
+  const logs: LogRecord[] = [];
+  setLogSink((line) => {
+    const record = parseLogLine(line);
+    if (record) logs.push(record);
+  });
+  const db = options.db ?? openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
+  const proxy = createProxy({
+    providers: options.providers.map((p) => providerConfigSchema.parse(p)),
+    config: proxyConfigSchema.parse({ ...TEST_DEFAULTS, ...options.config }),
+    db,
+  });
+  const app = new Hono();
+  app.route("/v1", proxy.routes);
+  app.route("/api/admin/proxy", proxy.adminRoutes);
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, idleTimeout: 0 });
+  const url = `http://127.0.0.1:${server.port}`;
+  return {
+    url,
+    client: new OpenAI({ apiKey: "client-key", baseURL: `${url}/v1`, maxRetries: 0 }),
+    proxy,
+    db,
+    logs,
+    events: (name) => logs.filter((r) => r.event === name),
+    close: async () => {
+      await proxy.close();
+      await server.stop(true);
+      if (!options.db) db.close();
+    },
+  };
+}
+
+/** Resolves once `predicate` holds, polling each event-loop turn; rejects after `timeoutMs`. */
+export async function waitUntil(predicate: () => boolean, timeoutMs = 3000, what = "a condition"): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}

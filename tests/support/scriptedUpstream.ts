@@ -1,0 +1,384 @@
+/**
+ * A scripted OpenAI-compatible upstream for tests: a real HTTP server (Bun.serve, 127.0.0.1, port 0)
+ * that answers `POST …/chat/completions`, `POST …/responses` and `GET …/models` from a queue of
+ * scripted replies, and records every request it got (and whether the client went away).
+ *
+ *   const up = startScriptedUpstream({ models: ["gpt-test"] });
+ *   up.enqueue({ kind: "http_error", status: 429, headers: { "retry-after": "1" } }, { kind: "text", text: "hi" });
+ *   // point a client at up.url ("http://127.0.0.1:PORT/v1")
+ *   await up.waitForRequests(2);
+ *   up.requests[1].body.messages …
+ *   await up.close();
+ *
+ * Each request takes the next queued reply; when the queue is empty the default reply
+ * (`{kind: "text", text: "ok"}` unless `setDefault` changed it) answers. A reply shapes itself to the
+ * request: streamed (SSE) when the body says `stream: true`, one JSON object otherwise; Chat
+ * Completions or Responses by path.
+ */
+
+export interface UsageScript {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface ToolCallScript {
+  /** Defaults to `call_<n>`. */
+  id?: string;
+  name: string;
+  /** The arguments JSON text, as the model would write it. */
+  arguments: string;
+}
+
+/** A normal answer: text (split into `chunks` when streamed) and/or tool calls. */
+export interface AnswerReply {
+  kind: "text";
+  text?: string;
+  /** Stream the text in these pieces instead of one; their concatenation is the text. */
+  chunks?: string[];
+  toolCalls?: ToolCallScript[];
+  usage?: UsageScript;
+  finishReason?: string;
+  /** Wait this long between streamed events (default 0). */
+  chunkDelayMs?: number;
+  /** SSE comment lines (`: keep-alive`) to interleave before every event. */
+  keepAlives?: boolean;
+  /** Use CRLF line ends in the SSE stream. */
+  crlf?: boolean;
+}
+
+export type Reply =
+  | AnswerReply
+  /** An HTTP error with an OpenAI-shaped body (or `body` verbatim) and extra headers such as Retry-After. */
+  | { kind: "http_error"; status: number; headers?: Record<string, string>; body?: string; message?: string }
+  /** Send nothing at all (not even headers) for `ms` (default: until the client disconnects), then `then` (default: text "ok"). */
+  | { kind: "stall_before_first_byte"; ms?: number; then?: AnswerReply }
+  /** Stream the first `afterEvents` events of `reply`, then stall until the client disconnects. */
+  | { kind: "stall_mid_stream"; afterEvents: number; reply: AnswerReply }
+  /** Stream the first `afterEvents` events of `reply`, then drop the connection without ending the body. */
+  | { kind: "reset_mid_stream"; afterEvents: number; reply: AnswerReply }
+  /** Stream the first `afterEvents` events of `reply`, then a `data:` line that is not JSON, then the rest. */
+  | { kind: "malformed_chunk"; afterEvents: number; reply: AnswerReply }
+  /** Answer with this status and raw body (any content type). */
+  | { kind: "raw"; status: number; body: string; headers?: Record<string, string> };
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query, e.g. "/v1/chat/completions". */
+  path: string;
+  headers: Record<string, string>;
+  rawBody: string;
+  /** The parsed JSON body, or undefined when it was not JSON. */
+  body: any;
+  /** Set once the client closed the connection before the reply ended. */
+  disconnected: boolean;
+  /** Set once the whole reply was sent. */
+  finished: boolean;
+}
+
+export interface ScriptedUpstreamOptions {
+  /** Returned by GET /models; default ["gpt-test"]. */
+  models?: string[];
+  /** Path prefix the endpoints live under; default "/v1". */
+  basePath?: string;
+}
+
+export interface ScriptedUpstream {
+  /** Base URL including the prefix, e.g. "http://127.0.0.1:41234/v1". */
+  readonly url: string;
+  readonly port: number;
+  /** Every request received, in arrival order (GET /models included). */
+  readonly requests: RecordedRequest[];
+  /** Requests to chat/completions or responses only. */
+  completionRequests(): RecordedRequest[];
+  /** Queues replies for the next requests, in order. */
+  enqueue(...replies: Reply[]): void;
+  /** The reply used when the queue is empty. */
+  setDefault(reply: Reply): void;
+  /** Replies still queued. */
+  pending(): number;
+  /** Resolves once at least `count` completion requests have arrived; rejects after `timeoutMs`. */
+  waitForRequests(count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once the completion request at `index` saw its client disconnect; rejects after `timeoutMs`. */
+  waitForDisconnect(index: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): ScriptedUpstream {
+  const models = options.models ?? ["gpt-test"];
+  const basePath = options.basePath ?? "/v1";
+  const queue: Reply[] = [];
+  let fallback: Reply = { kind: "text", text: "ok" };
+  const requests: RecordedRequest[] = [];
+  const waiters = new Set<() => void>();
+  let counter = 0;
+  const notify = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    // Errors thrown into a stream on purpose (resets) are expected; keep them out of the test output.
+    error: () => new Response("scripted upstream error", { status: 500 }),
+    async fetch(req) {
+      const url = new URL(req.url);
+      const rawBody = await req.text();
+      let body: any;
+      try {
+        body = rawBody ? JSON.parse(rawBody) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const record: RecordedRequest = {
+        method: req.method,
+        path: url.pathname,
+        headers: Object.fromEntries(req.headers),
+        rawBody,
+        body,
+        disconnected: false,
+        finished: false,
+      };
+      requests.push(record);
+      req.signal.addEventListener("abort", () => {
+        if (!record.finished) record.disconnected = true;
+        notify();
+      });
+      notify();
+      if (req.method === "GET" && url.pathname === `${basePath}/models`) {
+        record.finished = true;
+        return Response.json({ object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })) });
+      }
+      const api = url.pathname === `${basePath}/chat/completions` ? "chat" : url.pathname === `${basePath}/responses` ? "responses" : undefined;
+      if (req.method !== "POST" || !api) {
+        record.finished = true;
+        return Response.json({ error: { message: `no route ${req.method} ${url.pathname}`, type: "invalid_request_error" } }, { status: 404 });
+      }
+      const reply = queue.shift() ?? fallback;
+      const context: ReplyContext = { api, stream: body?.stream === true, model: String(body?.model ?? "gpt-test"), record, seq: ++counter, signal: req.signal };
+      return answer(reply, context);
+    },
+  });
+
+  const port = server.port as number;
+  const completionRequests = () => requests.filter((r) => r.method === "POST");
+
+  const waitFor = (predicate: () => boolean, timeoutMs: number, what: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (predicate()) return resolve();
+      const check = () => {
+        if (!predicate()) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`scripted upstream: timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      waiters.add(check);
+    });
+
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    port,
+    requests,
+    completionRequests,
+    enqueue: (...replies) => void queue.push(...replies),
+    setDefault: (reply) => void (fallback = reply),
+    pending: () => queue.length,
+    waitForRequests: (count, timeoutMs = 5000) => waitFor(() => completionRequests().length >= count, timeoutMs, `${count} requests`),
+    waitForDisconnect: (index, timeoutMs = 5000) =>
+      waitFor(() => completionRequests()[index]?.disconnected === true, timeoutMs, `a disconnect on request #${index}`),
+    close: async () => {
+      await server.stop(true);
+    },
+  };
+}
+
+interface ReplyContext {
+  api: "chat" | "responses";
+  stream: boolean;
+  model: string;
+  record: RecordedRequest;
+  seq: number;
+  signal: AbortSignal;
+}
+
+function answer(reply: Reply, ctx: ReplyContext): Response | Promise<Response> {
+  switch (reply.kind) {
+    case "text":
+      return ctx.stream ? streamed(reply, ctx, {}) : finished(ctx, Response.json(completeBody(reply, ctx)));
+    case "http_error": {
+      const body = reply.body ?? JSON.stringify({ error: { message: reply.message ?? `scripted ${reply.status}`, type: "server_error", code: null } });
+      return finished(ctx, new Response(body, { status: reply.status, headers: { "content-type": "application/json", ...reply.headers } }));
+    }
+    case "raw":
+      return finished(ctx, new Response(reply.body, { status: reply.status, headers: reply.headers }));
+    case "stall_before_first_byte":
+      return stallThen(reply.ms, reply.then ?? { kind: "text", text: "ok" }, ctx);
+    case "stall_mid_stream":
+      return streamed(reply.reply, ctx, { after: reply.afterEvents, then: "stall" });
+    case "reset_mid_stream":
+      return streamed(reply.reply, ctx, { after: reply.afterEvents, then: "reset" });
+    case "malformed_chunk":
+      return streamed(reply.reply, ctx, { after: reply.afterEvents, then: "malformed" });
+  }
+}
+
+function finished(ctx: ReplyContext, response: Response): Response {
+  ctx.record.finished = true;
+  return response;
+}
+
+async function stallThen(ms: number | undefined, then: AnswerReply, ctx: ReplyContext): Promise<Response> {
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) return resolve();
+    const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+    ctx.signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  if (ctx.signal.aborted) return new Response(null, { status: 499 });
+  return answer(then, ctx);
+}
+
+function textOf(reply: AnswerReply): string {
+  return reply.text ?? reply.chunks?.join("") ?? "";
+}
+
+function usageOf(reply: AnswerReply) {
+  return reply.usage ?? { prompt_tokens: 5, completion_tokens: 3 };
+}
+
+function callsOf(reply: AnswerReply) {
+  return (reply.toolCalls ?? []).map((call, i) => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments }));
+}
+
+function completeBody(reply: AnswerReply, ctx: ReplyContext): unknown {
+  const usage = usageOf(reply);
+  const calls = callsOf(reply);
+  const text = textOf(reply);
+  if (ctx.api === "responses") {
+    const output: unknown[] = [];
+    if (text) output.push({ type: "message", id: `msg_${ctx.seq}`, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
+    for (const call of calls) output.push({ type: "function_call", id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: call.arguments, status: "completed" });
+    return responsesObject(ctx, output, usage);
+  }
+  return {
+    id: `chatcmpl-${ctx.seq}`,
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model: ctx.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text || null,
+          ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+        },
+        finish_reason: reply.finishReason ?? (calls.length ? "tool_calls" : "stop"),
+      },
+    ],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
+}
+
+function responsesObject(ctx: ReplyContext, output: unknown[], usage: UsageScript, status = "completed") {
+  return {
+    id: `resp_up_${ctx.seq}`,
+    object: "response",
+    created_at: 1_700_000_000,
+    status,
+    model: ctx.model,
+    output,
+    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
+}
+
+/** The SSE events of an answer, each already framed as `data: …` (and `event: …` for Responses). */
+function streamEvents(reply: AnswerReply, ctx: ReplyContext): string[] {
+  const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  const pieces = reply.chunks ?? (reply.text ? [reply.text] : []);
+  const calls = callsOf(reply);
+  const usage = usageOf(reply);
+  if (ctx.api === "responses") {
+    const named = (type: string, value: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...value })}\n\n`;
+    const events = [named("response.created", { response: responsesObject(ctx, [], usage, "in_progress") })];
+    const text = textOf(reply);
+    const output: unknown[] = [];
+    if (text) {
+      const item = { type: "message", id: `msg_${ctx.seq}`, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] };
+      events.push(named("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } }));
+      events.push(named("response.content_part.added", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }));
+      for (const delta of pieces) events.push(named("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta }));
+      events.push(named("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text }));
+      events.push(named("response.content_part.done", { item_id: item.id, output_index: 0, content_index: 0, part: item.content[0] }));
+      events.push(named("response.output_item.done", { output_index: 0, item }));
+      output.push(item);
+    }
+    events.push(named("response.completed", { response: responsesObject(ctx, output, usage) }));
+    return events;
+  }
+  const base = { id: `chatcmpl-${ctx.seq}`, object: "chat.completion.chunk", created: 1_700_000_000, model: ctx.model };
+  const chunk = (delta: object, finish: string | null = null) => data({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const events = [chunk({ role: "assistant", content: "" })];
+  for (const piece of pieces) events.push(chunk({ content: piece }));
+  calls.forEach((call, index) => {
+    events.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+    // Split the arguments in two so clients must join deltas.
+    const half = Math.ceil(call.arguments.length / 2);
+    for (const part of [call.arguments.slice(0, half), call.arguments.slice(half)]) {
+      if (part) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+  });
+  events.push(chunk({}, reply.finishReason ?? (calls.length ? "tool_calls" : "stop")));
+  events.push(data({ ...base, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }));
+  events.push("data: [DONE]\n\n");
+  return events;
+}
+
+interface Fault {
+  after?: number;
+  then?: "stall" | "reset" | "malformed";
+}
+
+function streamed(reply: AnswerReply, ctx: ReplyContext, fault: Fault): Response {
+  let events = streamEvents(reply, ctx);
+  if (reply.keepAlives) events = events.map((event) => `: keep-alive\n\n${event}`);
+  if (reply.crlf) events = events.map((event) => event.replace(/\n/g, "\r\n"));
+  let index = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (reply.chunkDelayMs && index > 0) await Bun.sleep(reply.chunkDelayMs);
+      if (fault.after !== undefined && index === fault.after) {
+        if (fault.then === "stall") {
+          await new Promise<void>((resolve) => (ctx.signal.aborted ? resolve() : ctx.signal.addEventListener("abort", () => resolve())));
+          controller.close();
+          return;
+        }
+        if (fault.then === "reset") {
+          controller.error(new Error("scripted connection reset"));
+          return;
+        }
+        if (fault.then === "malformed") {
+          fault.after = undefined;
+          controller.enqueue(encoder.encode('data: {"id": "chatcmpl-broken", "choices": [\n\n'));
+          return;
+        }
+      }
+      const event = events[index++];
+      if (event === undefined) {
+        ctx.record.finished = true;
+        controller.close();
+        return;
+      }
+      controller.enqueue(encoder.encode(event));
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+}
