@@ -31,9 +31,12 @@ export const healthCommand: Command = {
       try {
         const response = await daemonFetch(target, "/health", { timeoutMs: 5000 });
         const body = await response.text();
-        const doc = JSON.parse(body) as HealthDocument;
-        outcome = { code: doc.status === "fail" ? HEALTH_EXIT.fail : HEALTH_EXIT.pass, line: summarize(doc), body };
-        if (response.status === 401) outcome = { code: HEALTH_EXIT.fail, line: `agentd at ${target.url} refused the request: ${body}` };
+        if (response.status === 401 || response.status === 403) {
+          outcome = { code: HEALTH_EXIT.fail, line: `agentd at ${target.url} refused the request (${response.status}): ${body.trim()}` };
+        } else {
+          const doc = JSON.parse(body) as HealthDocument;
+          outcome = { code: doc.status === "fail" ? HEALTH_EXIT.fail : HEALTH_EXIT.pass, line: summarize(doc), body };
+        }
       } catch (error) {
         const message = error instanceof UnreachableError ? error.message : `Cannot read the health answer from ${target.url}: ${(error as Error).message}`;
         outcome = { code: HEALTH_EXIT.unreachable, line: message };

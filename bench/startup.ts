@@ -1,0 +1,165 @@
+/**
+ * Startup cost of the compiled ./agentd, each figure beside a baseline measured in the same run
+ * (interleaved, so machine load hits both alike):
+ *   - `agentd version` wall time            vs `bun --version`
+ *   - `agentd serve` exec → first 200 /livez vs a trivial Bun.serve script → first 200
+ *   - idle RSS of supervisor and worker      vs the trivial Bun.serve script
+ *   - binary size                            vs the bun executable
+ * Every process it starts is stopped by its pid before the next run.
+ */
+import type { Subprocess } from "bun";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENTD, BUN, ensureBinary } from "../tests/support/binary.ts";
+
+const RUNS = Math.max(10, Number(process.env.BENCH_RUNS) || 10);
+const IDLE_SETTLE_MS = 2_000;
+const STEP_TIMEOUT_MS = 30_000;
+const MB = 1024 * 1024;
+
+try {
+  await ensureBinary();
+} catch (error) {
+  if (!existsSync(AGENTD)) throw error;
+  process.stderr.write(`bench: cannot rebuild ./agentd, measuring the existing binary: ${(error as Error).message.split("\n")[0]}\n`);
+}
+
+const work = mkdtempSync(join(tmpdir(), "agentd-bench-"));
+const trivialServer = join(work, "trivial-serve.ts");
+writeFileSync(trivialServer, 'const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok\\n") });\nconsole.log(JSON.stringify({ event: "http.listening", port: server.port }));\n');
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function rssBytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+async function timeToExit(argv: string[]): Promise<number> {
+  const start = performance.now();
+  const child = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), STEP_TIMEOUT_MS);
+  const code = await child.exited;
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited with ${code}`);
+  return performance.now() - start;
+}
+
+interface Started {
+  child: Subprocess<"ignore", "pipe", "ignore">;
+  readyMs: number;
+  /** Every pid the program started, the child's own first. */
+  pids: number[];
+}
+
+/**
+ * Starts argv, reads its stdout for the `http.listening` line (and `worker.spawned` pids), then polls
+ * /livez until the first 200. The time is from spawn to that 200.
+ */
+async function startAndReach(argv: string[], cwd: string): Promise<Started> {
+  const start = performance.now();
+  const child = Bun.spawn(argv, { cwd, stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+  const pids = [child.pid];
+  const deadline = start + STEP_TIMEOUT_MS;
+  let port: number | undefined;
+  let pending = "";
+  const reader = child.stdout.getReader();
+  const decoder = new TextDecoder();
+  while (port === undefined) {
+    if (performance.now() > deadline) throw new Error(`${argv.join(" ")}: no http.listening line in ${STEP_TIMEOUT_MS} ms`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${argv.join(" ")} closed its stdout before listening (exit ${await child.exited})`);
+    pending += decoder.decode(value, { stream: true });
+    let newline: number;
+    while ((newline = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (!line.startsWith("{")) continue;
+      const record = JSON.parse(line) as { event?: string; port?: number; pid?: number };
+      if (record.event === "worker.spawned" && typeof record.pid === "number") pids.push(record.pid);
+      if (record.event === "http.listening" && typeof record.port === "number") port = record.port;
+    }
+  }
+  // Keep draining stdout so the program never blocks on a full pipe.
+  void (async () => {
+    for (;;) if ((await reader.read()).done) return;
+  })();
+  for (;;) {
+    if (performance.now() > deadline) throw new Error(`${argv.join(" ")}: /livez never answered 200`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/livez`);
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    } catch {
+      // Not accepting yet.
+    }
+    await Bun.sleep(1);
+  }
+  return { child, readyMs: performance.now() - start, pids };
+}
+
+async function stop(started: Started): Promise<void> {
+  started.child.kill("SIGTERM");
+  const timer = setTimeout(() => started.child.kill("SIGKILL"), 15_000);
+  await started.child.exited;
+  clearTimeout(timer);
+  for (const pid of started.pids.slice(1)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone, as it should be.
+    }
+  }
+}
+
+const samples = { version: [] as number[], bunVersion: [] as number[], ready: [] as number[], trivialReady: [] as number[], supervisorRss: [] as number[], workerRss: [] as number[], trivialRss: [] as number[] };
+
+try {
+  for (let run = 0; run < RUNS; run++) {
+    samples.bunVersion.push(await timeToExit([BUN, "--version"]));
+    samples.version.push(await timeToExit([AGENTD, "version"]));
+
+    const trivial = await startAndReach([BUN, trivialServer], work);
+    samples.trivialReady.push(trivial.readyMs);
+    const dataDir = mkdtempSync(join(work, "data-"));
+    const agentd = await startAndReach([AGENTD, "serve", "--port", "0", "--data-dir", dataDir], dataDir);
+    samples.ready.push(agentd.readyMs);
+
+    await Bun.sleep(IDLE_SETTLE_MS);
+    samples.trivialRss.push(rssBytes(trivial.child.pid));
+    samples.supervisorRss.push(rssBytes(agentd.pids[0]!));
+    samples.workerRss.push(rssBytes(agentd.pids[1]!));
+    await stop(agentd);
+    await stop(trivial);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const binarySize = statSync(AGENTD).size;
+const bunSize = statSync(realpathSync(BUN)).size;
+const bothRss = samples.supervisorRss.map((rss, i) => rss + samples.workerRss[i]!);
+
+type Row = [metric: string, value: string, baseline: string, ratio: string, target: string, met: string];
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const mb = (value: number) => `${(value / MB).toFixed(1)} MB`;
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+const met = (ok: boolean | undefined) => (ok === undefined ? "" : ok ? "yes" : "NO");
+const rows: Row[] = [
+  ["`agentd version` wall time", ms(median(samples.version)), `${ms(median(samples.bunVersion))} (\`bun --version\`)`, ratio(median(samples.version), median(samples.bunVersion)), "≤ 40 ms", met(median(samples.version) <= 40)],
+  ["`agentd serve` exec → first 200 on /livez", ms(median(samples.ready)), `${ms(median(samples.trivialReady))} (trivial Bun.serve)`, ratio(median(samples.ready), median(samples.trivialReady)), "≤ 400 ms", met(median(samples.ready) <= 400)],
+  ["idle RSS, supervisor", mb(median(samples.supervisorRss)), `${mb(median(samples.trivialRss))} (trivial Bun.serve)`, ratio(median(samples.supervisorRss), median(samples.trivialRss)), "", ""],
+  ["idle RSS, worker", mb(median(samples.workerRss)), `${mb(median(samples.trivialRss))} (trivial Bun.serve)`, ratio(median(samples.workerRss), median(samples.trivialRss)), "", ""],
+  ["idle RSS, both", mb(median(bothRss)), `${mb(median(samples.trivialRss))} (trivial Bun.serve)`, ratio(median(bothRss), median(samples.trivialRss)), "≤ 90 MB", met(median(bothRss) <= 90 * MB)],
+  ["binary size", mb(binarySize), `${mb(bunSize)} (bun executable)`, ratio(binarySize, bunSize), "", ""],
+];
+
+const header: Row = ["metric", `agentd (median of ${RUNS})`, "baseline, same run", "ratio", "target", "met"];
+const lines = [header, header.map(() => "---") as Row, ...rows].map((row) => `| ${row.join(" | ")} |`);
+process.stdout.write(lines.join("\n") + "\n");

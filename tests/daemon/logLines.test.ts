@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createLogger, parseLogLine, readLines, setLogLevel, setLogSink } from "../../src/log/index.ts";
+
+// The worker's JSON lines, and the supervisor reading them from the pipe.
+const lines: string[] = [];
+afterEach(() => {
+  setLogSink((line) => process.stdout.write(line + "\n"));
+  setLogLevel("info");
+  lines.length = 0;
+});
+
+function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+      controller.close();
+    },
+  });
+}
+
+async function collect(chunks: (string | Uint8Array)[], maxLineBytes?: number): Promise<string[]> {
+  const out: string[] = [];
+  await readLines(streamOf(chunks), (line) => out.push(line), maxLineBytes);
+  return out;
+}
+
+describe("readLines", () => {
+  test("joins lines split across chunks and splits chunks holding several lines", async () => {
+    expect(await collect(['{"a":', '1}\n{"b"', ":2}\n", "c\nd\ne"])).toEqual(['{"a":1}', '{"b":2}', "c", "d", "e"]);
+  });
+
+  test("CRLF endings lose the CR; empty lines are kept", async () => {
+    expect(await collect(["a\r\n\r\nb\n"])).toEqual(["a", "", "b"]);
+  });
+
+  test("a multi-byte character split between chunks is decoded whole", async () => {
+    const bytes = new TextEncoder().encode("é→ok\n");
+    expect(await collect([bytes.slice(0, 1), bytes.slice(1, 3), bytes.slice(3)])).toEqual(["é→ok"]);
+  });
+
+  test("a line that never ends is cut at the limit", async () => {
+    const out = await collect(["x".repeat(40), "x".repeat(40), "tail\n"], 64);
+    expect(out).toEqual(["x".repeat(80), "tail"]);
+  });
+});
+
+describe("createLogger", () => {
+  test("one JSON line per event with ts, level, component, event and the fields", () => {
+    setLogSink((line) => lines.push(line));
+    const log = createLogger("supervisor");
+    log.info("worker.spawned", { pid: 42, restarts: 0 });
+    log.child("probe").warn("probe.failed", { error: Object.assign(new Error("refused"), { code: "ECONNREFUSED" }) });
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).not.toContain("\n");
+    const first = JSON.parse(lines[0]!);
+    expect(Object.keys(first).slice(0, 4)).toEqual(["ts", "level", "component", "event"]);
+    expect(first).toMatchObject({ level: "info", component: "supervisor", event: "worker.spawned", pid: 42, restarts: 0 });
+    expect(new Date(first.ts).toISOString()).toBe(first.ts);
+    expect(JSON.parse(lines[1]!)).toMatchObject({ level: "warn", component: "supervisor.probe", event: "probe.failed", error: { name: "Error", message: "refused", code: "ECONNREFUSED" } });
+  });
+
+  test("events below the level are dropped", () => {
+    setLogSink((line) => lines.push(line));
+    setLogLevel("warn");
+    const log = createLogger("x");
+    log.debug("a");
+    log.info("b");
+    log.warn("c");
+    log.error("d");
+    expect(lines.map((line) => JSON.parse(line).event)).toEqual(["c", "d"]);
+  });
+
+  test("parseLogLine reads logger lines back and ignores anything else", () => {
+    setLogSink((line) => lines.push(line));
+    createLogger("w").error("http.listen_failed", { port: 1 });
+    expect(parseLogLine(lines[0]!)).toMatchObject({ component: "w", event: "http.listen_failed", level: "error", port: 1 });
+    expect(parseLogLine("Segmentation fault")).toBeUndefined();
+    expect(parseLogLine("{not json")).toBeUndefined();
+    expect(parseLogLine('{"event":"x"}')).toBeUndefined();
+  });
+});

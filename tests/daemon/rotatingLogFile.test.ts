@@ -1,0 +1,55 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RotatingFile } from "../../src/log/index.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+
+// The supervisor's <data_dir>/logs/agentd.log.
+afterAll(removeTempDirs);
+
+const line = (n: number) => `line-${String(n).padStart(4, "0")} ${"x".repeat(89)}`; // 100 bytes with the newline
+
+describe("RotatingFile", () => {
+  test("rotates by size and keeps N old files, newest in .1", () => {
+    const dir = makeTempDir();
+    const path = join(dir, "logs", "agentd.log");
+    const file = new RotatingFile({ path, maxBytes: 1000, keep: 3 });
+    for (let i = 0; i < 55; i++) file.write(line(i));
+    expect(readdirSync(join(dir, "logs")).sort()).toEqual(["agentd.log", "agentd.log.1", "agentd.log.2", "agentd.log.3"]);
+    const lines = (name: string) => readFileSync(join(dir, "logs", name), "utf8").trimEnd().split("\n");
+    expect(lines("agentd.log")).toEqual([50, 51, 52, 53, 54].map(line));
+    expect(lines("agentd.log.1")).toEqual(Array.from({ length: 10 }, (_, i) => line(40 + i)));
+    expect(lines("agentd.log.2")[0]).toBe(line(30));
+    expect(lines("agentd.log.3")[0]).toBe(line(20));
+    for (const name of readdirSync(join(dir, "logs"))) expect(statSync(join(dir, "logs", name)).size).toBeLessThanOrEqual(1000);
+  });
+
+  test("keep 0 keeps no old file", () => {
+    const dir = makeTempDir();
+    const file = new RotatingFile({ path: join(dir, "a.log"), maxBytes: 250, keep: 0 });
+    for (let i = 0; i < 7; i++) file.write(line(i) + "\n");
+    expect(readdirSync(dir)).toEqual(["a.log"]);
+    expect(readFileSync(join(dir, "a.log"), "utf8")).toBe(`${line(6)}\n`);
+  });
+
+  test("counts an existing file's size after a restart", () => {
+    const dir = makeTempDir();
+    const path = join(dir, "a.log");
+    writeFileSync(path, `${line(0)}\n`.repeat(9));
+    new RotatingFile({ path, maxBytes: 1000, keep: 2 }).write(line(9));
+    expect(readdirSync(dir).sort()).toEqual(["a.log"]);
+    new RotatingFile({ path, maxBytes: 1000, keep: 2 }).write(line(10));
+    expect(readdirSync(dir).sort()).toEqual(["a.log", "a.log.1"]);
+    expect(readFileSync(path, "utf8")).toBe(`${line(10)}\n`);
+  });
+
+  test("a line longer than the limit is still written, alone", () => {
+    const dir = makeTempDir();
+    const path = join(dir, "a.log");
+    const file = new RotatingFile({ path, maxBytes: 100, keep: 1 });
+    file.write("short");
+    file.write("y".repeat(500));
+    expect(readFileSync(path, "utf8")).toBe(`${"y".repeat(500)}\n`);
+    expect(readFileSync(`${path}.1`, "utf8")).toBe("short\n");
+  });
+});

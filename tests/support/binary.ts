@@ -1,0 +1,99 @@
+import type { Subprocess } from "bun";
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const PROJECT_ROOT = resolve(import.meta.dir, "..", "..");
+/** AGENTD_BIN names a prebuilt binary to test instead (never rebuilt); default ./agentd. */
+export const AGENTD = process.env.AGENTD_BIN ? resolve(process.env.AGENTD_BIN) : join(PROJECT_ROOT, "agentd");
+export const BUN = join(PROJECT_ROOT, "node_modules", ".bin", "bun");
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const visit = (path: string) => {
+    const stat = statSync(path);
+    if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
+    else newest = Math.max(newest, stat.mtimeMs);
+  };
+  for (const path of ["main.ts", "package.json", "src"]) visit(join(PROJECT_ROOT, path));
+  return newest;
+}
+
+let building: Promise<string> | undefined;
+
+/**
+ * The compiled ./agentd, built (with the same command as `npm run build`) when it is missing or
+ * older than the sources. Built under a temporary name and renamed, so a binary another test is
+ * running is never overwritten in place.
+ */
+export function ensureBinary(): Promise<string> {
+  building ??= (async () => {
+    if (process.env.AGENTD_BIN) {
+      if (!existsSync(AGENTD)) throw new Error(`AGENTD_BIN=${AGENTD} does not exist`);
+      return AGENTD;
+    }
+    if (existsSync(AGENTD) && statSync(AGENTD).mtimeMs >= newestSourceMtime()) return AGENTD;
+    const temp = join(PROJECT_ROOT, `agentd.build-${process.pid}`);
+    const build = Bun.spawn([BUN, "build", "--compile", "--minify", "--sourcemap", "main.ts", "--outfile", temp], { cwd: PROJECT_ROOT, stdout: "pipe", stderr: "pipe" });
+    const [code, stdout, stderr] = await Promise.all([build.exited, new Response(build.stdout).text(), new Response(build.stderr).text()]);
+    if (code !== 0) {
+      rmSync(temp, { force: true });
+      rmSync(`${temp}.map`, { force: true });
+      throw new Error(`Cannot build ./agentd (exit ${code}):\n${stdout}\n${stderr}`);
+    }
+    if (existsSync(`${temp}.map`)) renameSync(`${temp}.map`, `${AGENTD}.map`);
+    renameSync(temp, AGENTD);
+    return AGENTD;
+  })();
+  return building;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+/** Runs ./agentd to completion (killed by pid past the timeout) and returns its exit code and output. */
+export async function runAgentd(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const binary = await ensureBinary();
+  const child = Bun.spawn([binary, ...args], { cwd: options.cwd, env: cleanEnv(options.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+  try {
+    const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Starts ./agentd and returns the running child; the caller stops it by pid (see stopChild). */
+export async function spawnAgentd(args: string[], options: RunOptions = {}): Promise<Subprocess<"ignore", "pipe", "pipe">> {
+  const binary = await ensureBinary();
+  return Bun.spawn([binary, ...args], { cwd: options.cwd, env: cleanEnv(options.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+}
+
+/**
+ * The environment for a child: the test's own, minus variables that would make agentd pick up
+ * the developer's config, data dir or daemon, plus the overrides (undefined removes a variable).
+ */
+export function cleanEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of ["AGENTD_CONFIG", "AGENTD_DATA_DIR", "AGENTD_URL", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID", "AGENTD_WORKER_RESTARTS", "OPENAI_API_KEY", "OPENAI_BASE_URL"]) delete env[name];
+  Object.assign(env, overrides);
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** SIGTERM, then SIGKILL past the grace period; resolves once the child has exited. */
+export async function stopChild(child: Subprocess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await child.exited;
+  clearTimeout(timer);
+}

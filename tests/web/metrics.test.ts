@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { startApp, type RunningApp } from "./appHarness.ts";
+
+let running: RunningApp | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+// One sample line of the Prometheus text format: name, optional {labels}, a number.
+const SAMPLE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? -?[0-9.e+-]+$/;
+
+describe("/metrics", () => {
+  test("Prometheus text: requests by route and status, uptime, RSS, restarts, and capability text", async () => {
+    running = startApp({ metricsText: [() => "# HELP agentd_proxy_test A proxy metric.\n# TYPE agentd_proxy_test gauge\nagentd_proxy_test 7\n"] });
+    for (const path of ["/livez", "/livez", "/readyz", "/nope", "/health"]) await fetch(`${running.url}${path}`);
+    const response = await fetch(`${running.url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    const text = await response.text();
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toContain('agentd_http_requests_total{method="GET",route="/livez",status="200"} 2');
+    expect(lines).toContain('agentd_http_requests_total{method="GET",route="/readyz",status="200"} 1');
+    expect(lines).toContain('agentd_http_requests_total{method="GET",route="/health",status="200"} 1');
+    expect(lines).toContain('agentd_http_requests_total{method="GET",route="unmatched",status="404"} 1');
+    expect(lines).toContain("# TYPE agentd_http_requests_total counter");
+    expect(lines).toContain("# TYPE agentd_uptime_seconds gauge");
+    expect(lines).toContain("agentd_worker_restarts_total 3");
+    expect(lines).toContain("agentd_proxy_test 7");
+    const uptime = Number(lines.find((line) => line.startsWith("agentd_uptime_seconds "))!.split(" ")[1]);
+    expect(uptime).toBeGreaterThanOrEqual(5);
+    const rss = Number(lines.find((line) => line.startsWith("agentd_resident_memory_bytes "))!.split(" ")[1]);
+    expect(rss).toBeGreaterThan(1024 * 1024);
+    for (const line of lines) {
+      if (line.startsWith("# HELP ") || line.startsWith("# TYPE ")) continue;
+      expect(line).toMatch(SAMPLE);
+    }
+  });
+
+  test("a request's status is counted as answered, 503 included", async () => {
+    running = startApp({ readiness: () => ["not yet"] });
+    await fetch(`${running.url}/readyz`);
+    const text = await (await fetch(`${running.url}/metrics`)).text();
+    expect(text).toContain('agentd_http_requests_total{method="GET",route="/readyz",status="503"} 1\n');
+  });
+});
