@@ -2,6 +2,11 @@ import { z } from "zod";
 import { providerConfigSchema, proxyConfigSchema } from "../proxy/providerConfig.ts";
 import { ptyConfigSchema } from "../pty/ptyConfig.ts";
 import { LOG_LEVELS } from "../log/index.ts";
+import { watchdogConfigSchema } from "../watchdog/watchdogConfig.ts";
+import { hopsConfigSchema } from "../hop/hopConfig.ts";
+import { agentConfigSchema } from "../agent/agentConfig.ts";
+import { approvalsConfigSchema } from "../agent/approvalsConfig.ts";
+import { servicesConfigSchema } from "../agent/servicesConfig.ts";
 
 export const DEFAULT_PORT = 7070;
 export const DEFAULT_BIND = "127.0.0.1";
@@ -43,6 +48,11 @@ export const configSchema = z.strictObject({
   providers: z.array(providerConfigSchema).default([]),
   proxy: proxyConfigSchema,
   pty: ptyConfigSchema,
+  agent: agentConfigSchema,
+  approvals: approvalsConfigSchema,
+  services: servicesConfigSchema,
+  watchdog: watchdogConfigSchema,
+  hops: hopsConfigSchema,
 });
 
 export type AgentdConfig = z.infer<typeof configSchema>;

@@ -1,4 +1,8 @@
 import { baseMigrations, type Migration } from "../store/index.ts";
+import { watchdogMigrations } from "../watchdog/watchdogMigrations.ts";
+import { hopMigrations } from "../hop/hopMigrations.ts";
+import { proxyMigrations } from "../proxy/proxyMigrations.ts";
+import { agentMigrations } from "../agent/agentMigrations.ts";
 
 /** Every capability's migrations; supervisor and worker open the store with the same list. */
-export const allMigrations: readonly Migration[] = [...baseMigrations];
+export const allMigrations: readonly Migration[] = [...baseMigrations, ...proxyMigrations, ...agentMigrations, ...watchdogMigrations, ...hopMigrations];

@@ -1,11 +1,29 @@
-import type { Database } from "../store/index.ts";
+import type { Signal } from "../watchdog/signal.ts";
 
-/** The supervisor's own incident when it gives up; the watchdog's incident store reads the same table. */
-export function recordCrashLoop(db: Database, reason: string): void {
-  const now = Date.now();
-  db.run(
-    `INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen, count, tier, action, details)
-     VALUES (?, 'Worker crash loop', 'daemon', 'critical', 'open', ?, ?, 1, 1, 'alert', ?)`,
-    [`crash_loop:${now}`, now, now, JSON.stringify({ signal: "crash_loop", reason })],
-  );
+/** A worker that died without being asked to: the watchdog's `worker.crashed` signal. */
+export function workerCrashSignal(exit: { pid: number; code: number; signal: string | null; uptime_ms: number }): Signal {
+  const how = exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  return {
+    id: "worker.crashed",
+    title: `Worker ${how}`,
+    category: "daemon",
+    severity: "critical",
+    component: "worker",
+    ts: Date.now(),
+    fields: { pid: exit.pid, code: exit.code, ...(exit.signal ? { signal: exit.signal } : {}), uptime_ms: exit.uptime_ms },
+  };
+}
+
+/** The supervisor gave up restarting: its own incident (`crash_loop`), apart from the crashes. */
+export function crashLoopSignal(reason: string, restartsInWindow: number): Signal {
+  return {
+    id: "crash_loop",
+    title: "Worker crash loop",
+    category: "daemon",
+    severity: "critical",
+    component: "supervisor",
+    ts: Date.now(),
+    fields: { restarts: restartsInWindow },
+    line: reason,
+  };
 }

@@ -5,17 +5,21 @@ import { createLogger, formatLogLine, parseLogLine, readLines, RotatingFile, set
 import { openStore, recordEvent } from "../store/index.ts";
 import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
 import { RestartPolicy } from "../watchdog/restartPolicy.ts";
+import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, type ServeOptions } from "./serveOptions.ts";
-import { recordCrashLoop } from "./crashLoopIncident.ts";
+import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import { raceTimeout } from "./raceTimeout.ts";
 
 const log = createLogger("supervisor");
 
+type Worker = Subprocess<"ignore", "pipe", "pipe">;
+
 /**
  * `agentd serve`: runs the worker as a child, copies its log lines to stdout and the rotating
- * log file, restarts it with backoff when it dies, and stops it gracefully on SIGTERM/SIGINT.
+ * log file, restarts it with backoff when it dies, runs the watchdog over it, and stops it
+ * gracefully on SIGTERM/SIGINT.
  */
 export async function runSupervisor(options: ServeOptions): Promise<number> {
   const { config } = loadConfig({ explicitPath: options.configPath });
@@ -28,7 +32,8 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   };
   setLogSink(writeLine);
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
-  announceToken(options.bind ?? config.server.bind, dataDir);
+  const bind = options.bind ?? config.server.bind;
+  announceToken(bind, dataDir);
 
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
@@ -42,12 +47,37 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
 
+  let current: Worker | undefined;
+  // Exits the watchdog asked for: the worker is restarted, but its exit is not a new crash.
+  const requestedExits = new Set<number>();
+  const watchdog = new WatchdogRuntime({
+    config: config.watchdog,
+    db,
+    log: log.child("watchdog"),
+    token: isLoopbackAddress(bind) ? undefined : ensureApiToken(dataDir).token,
+    secrets: config.providers.map((p) => p.api_key),
+    workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
+    restartWorker: async (reason) => {
+      const worker = current;
+      if (!worker || worker.exitCode !== null || worker.signalCode !== null) return "the worker is down; the supervisor's restart policy starts it again";
+      requestedExits.add(worker.pid);
+      log.warn("worker.restart", { pid: worker.pid, reason });
+      const how = await stopWorker(worker, config.watchdog.restart_grace_ms);
+      return `worker ${worker.pid} stopped (${how}); the supervisor starts a new one`;
+    },
+  });
+  watchdog.start();
+
   // After the first start the worker keeps its port across restarts, even when asked for port 0.
   let port = options.port;
-  const onWorkerLine = (line: string) => {
+  const onWorkerLine = (pid: number) => (line: string) => {
     writeLine(line);
     const record = parseLogLine(line);
-    if (record?.event === "http.listening" && typeof record.port === "number") port = record.port;
+    if (record?.event === "http.listening" && typeof record.port === "number") {
+      port = record.port;
+      if (typeof record.url === "string") watchdog.workerListening(record.url, pid);
+    }
+    watchdog.ingestLine(line);
   };
   let restarts = 0;
   let exitCode = 0;
@@ -56,21 +86,26 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     const startedAt = Date.now();
     const workerArgs = [...selfCommand(), "serve", "--worker", ...serveArgs({ ...options, dataDir, port })];
     const worker = spawnWorker(workerArgs, restarts, onWorkerLine);
+    current = worker;
     log.info("worker.spawned", { pid: worker.pid, restarts });
     const outcome = await Promise.race([worker.exited.then((code) => ({ kind: "exit" as const, code })), stopRequested.promise.then((signal) => ({ kind: "stop" as const, signal }))]);
+    watchdog.workerGone();
     if (outcome.kind === "stop") {
       log.info("supervisor.stopping", { signal: outcome.signal, worker_pid: worker.pid });
       await stopWorker(worker, config.supervisor.stop_grace_ms);
       break;
     }
-    const fields = { pid: worker.pid, code: outcome.code, signal: worker.signalCode, uptime_ms: Date.now() - startedAt };
-    log.warn("worker.exit", fields);
+    const fields = { pid: worker.pid, code: outcome.code, signal: worker.signalCode ? String(worker.signalCode) : null, uptime_ms: Date.now() - startedAt };
+    const requested = requestedExits.delete(worker.pid);
+    log.warn("worker.exit", { ...fields, requested });
     recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
+    // Exit 0 without a request is an operator stopping the worker by hand: not an incident.
+    if (!requested && (outcome.code !== 0 || worker.signalCode)) void watchdog.report(workerCrashSignal(fields));
     const decision = policy.onExit(Date.now(), startedAt);
     if (decision.action === "give_up") {
       const reason = `worker exited ${decision.restartsInWindow + 1} times within ${config.supervisor.restart_window_s}s; not restarting (last exit code ${outcome.code}${worker.signalCode ? `, signal ${worker.signalCode}` : ""})`;
       log.error("supervisor.crash_loop", { restarts: decision.restartsInWindow, reason });
-      recordCrashLoop(db, reason);
+      await watchdog.report(crashLoopSignal(reason, decision.restartsInWindow));
       exitCode = 1;
       break;
     }
@@ -80,18 +115,20 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   }
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
+  await watchdog.stop();
   log.info("supervisor.stopped", { exit_code: exitCode });
   db.close();
   return exitCode;
 }
 
-function spawnWorker(args: string[], restarts: number, writeLine: (line: string) => void): Subprocess<"ignore", "pipe", "pipe"> {
+function spawnWorker(args: string[], restarts: number, onLine: (pid: number) => (line: string) => void): Worker {
   const worker = Bun.spawn(args, {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, AGENTD_SUPERVISOR_PID: String(process.pid), AGENTD_WORKER_RESTARTS: String(restarts) },
   });
+  const writeLine = onLine(worker.pid);
   void readLines(worker.stdout, writeLine);
   // Anything the worker writes to stderr (a crash before its logger exists) still lands in the log.
   void readLines(worker.stderr, (line) =>
@@ -100,13 +137,15 @@ function spawnWorker(args: string[], restarts: number, writeLine: (line: string)
   return worker;
 }
 
-async function stopWorker(worker: Subprocess, graceMs: number): Promise<void> {
+async function stopWorker(worker: Subprocess, graceMs: number): Promise<"SIGTERM" | "SIGKILL"> {
   worker.kill("SIGTERM");
   if ((await raceTimeout(worker.exited, graceMs)) === "timeout") {
     log.warn("worker.kill", { pid: worker.pid, grace_ms: graceMs });
     worker.kill("SIGKILL");
     await worker.exited;
+    return "SIGKILL";
   }
+  return "SIGTERM";
 }
 
 function announceToken(bind: string, dataDir: string): void {
@@ -116,4 +155,3 @@ function announceToken(bind: string, dataDir: string): void {
   if (token.created) process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
   log.info("auth.token", { path: token.path, created: token.created });
 }
-

@@ -4,8 +4,17 @@ export const ptyConfigSchema = z
   .strictObject({
     max_sessions: z.number().int().min(1).max(1024).default(64),
     idle_timeout_s: z.number().int().positive().default(1800),
+    /** Unread output kept per session; beyond it the oldest unread bytes are dropped (and counted). */
     buffer_bytes: z.number().int().min(4096).default(1_048_576),
+    /** Default shell for commands; otherwise $SHELL, then /bin/bash. */
     shell: z.string().optional(),
+    /** Run commands through a login shell (`-lc`) by default; a login profile may reset PATH. */
+    login_shell: z.boolean().default(false),
+    /** Wait between SIGHUP, SIGTERM and SIGKILL when a session is closed. */
+    close_grace_ms: z.number().int().min(0).max(60_000).default(1000),
+    /** Bound of `<data_dir>/tool-output/`, where full outputs of truncated reads are kept. */
+    tool_output_max_bytes: z.number().int().min(1_048_576).default(256 * 1_048_576),
+    tool_output_max_age_s: z.number().int().positive().default(86_400),
   })
   .prefault({});
 

@@ -1,0 +1,174 @@
+import { existsSync, readFileSync } from "node:fs";
+import { Hono } from "hono";
+import { z } from "zod";
+import { AgentdError } from "../errors/index.ts";
+import { policyValues } from "./approvalsConfig.ts";
+import { decisionErrorFragment, decisionFragment } from "./approvalFragment.ts";
+import { ApprovalConflictError, type ApprovalService } from "./approvalService.ts";
+import { approvalDecisions, decidedByValues, type ApprovalStore } from "./approvalStore.ts";
+import { sidecarPath } from "./debugSidecar.ts";
+import { sessionEventStream } from "./eventStream.ts";
+import { readRequestBody } from "./requestBody.ts";
+import type { SessionEvents } from "./sessionEvents.ts";
+import type { SessionStore } from "./sessionStore.ts";
+import type { ToolCallStore } from "./toolCallStore.ts";
+import type { TurnEngine } from "./turnEngine.ts";
+
+export interface AgentRouteDeps {
+  sessions: SessionStore;
+  events: SessionEvents;
+  toolCalls: ToolCallStore;
+  approvals: ApprovalStore;
+  engine: TurnEngine;
+  approvalService: ApprovalService;
+  defaultModel: string;
+  hasTarget(name: string): boolean;
+  debugDir: string;
+  debugKeep: number;
+  heartbeatMs: number;
+}
+
+const scopePolicyOverride = z.strictObject({
+  read: z.enum(policyValues).optional(),
+  exec: z.enum(policyValues).optional(),
+  fs_write: z.enum(policyValues).optional(),
+  hop: z.enum(policyValues).optional(),
+  sudo: z.enum(policyValues).optional(),
+  service_control: z.enum(policyValues).optional(),
+});
+
+const createSessionBody = z.strictObject({
+  model: z.string().min(1).optional(),
+  target: z.string().min(1).optional(),
+  policy: scopePolicyOverride.optional(),
+});
+
+const messageBody = z.strictObject({ content: z.string().min(1, "content must not be empty") });
+
+const decisionBody = z.object({
+  decision: z.enum(approvalDecisions),
+  decided_by: z.enum(decidedByValues).optional(),
+});
+
+class SessionBusyError extends AgentdError {
+  constructor(id: string, state: string, pending: string[]) {
+    const why = state === "awaiting_approval" ? `it waits for a decision on ${pending.join(", ")} (agentd approve <id> once|session|deny)` : "a turn is running";
+    super("session_busy", `Session ${id} cannot take a message now: ${why}`, { status: 409, details: { state, pending_approvals: pending } });
+  }
+}
+
+function parseAfter(value: string | undefined, name: string): number {
+  if (value === undefined || value === "") return 0;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new AgentdError("invalid_request", `${name} must be a whole number ≥ 0, got "${value}"`, { status: 400 });
+  return n;
+}
+
+/** `/sessions…` and `/approvals…`; the worker mounts this app at `/api`. */
+export function agentRoutes(deps: AgentRouteDeps): Hono {
+  const app = new Hono();
+  const { sessions, events, engine } = deps;
+
+  app.post("/sessions", async (c) => {
+    const body = await readRequestBody(c, createSessionBody);
+    const target = body.target ?? "local";
+    if (!deps.hasTarget(target)) throw new AgentdError("unknown_target", `No target named ${target}; sessions run on "local" or on a connected hop`, { status: 400 });
+    const session = sessions.create({ model: body.model ?? deps.defaultModel, target, policy: body.policy ?? {} });
+    return c.json(session, 201);
+  });
+
+  app.get("/sessions", (c) => c.json({ sessions: sessions.list(parseAfter(c.req.query("limit"), "limit") || 100) }));
+
+  app.get("/sessions/:id", (c) => {
+    const id = c.req.param("id");
+    const session = sessions.get(id);
+    return c.json({
+      session,
+      turns: sessions.turns(id),
+      messages: sessions.messages(id),
+      tool_calls: deps.toolCalls.forSession(id),
+      approvals: deps.approvals.forSession(id),
+      last_event: events.lastSeq(id),
+    });
+  });
+
+  app.post("/sessions/:id/messages", async (c) => {
+    const id = c.req.param("id");
+    const session = sessions.get(id);
+    const { content } = await readRequestBody(c, messageBody);
+    if (!sessions.transition(id, "idle", "running")) {
+      const state = sessions.get(id).state;
+      throw new SessionBusyError(id, state, deps.approvals.pending(id).map((a) => a.id));
+    }
+    const after = events.lastSeq(id);
+    const turnId = engine.start(session, content);
+    return sessionEventStream({
+      events,
+      sessionId: id,
+      after,
+      heartbeatMs: deps.heartbeatMs,
+      shouldClose: (event) => event?.turn_id === turnId && (event.type === "turn.end" || event.type === "approval_required"),
+    });
+  });
+
+  app.get("/sessions/:id/events", (c) => {
+    const id = c.req.param("id");
+    sessions.get(id);
+    const after = parseAfter(c.req.query("after") ?? c.req.header("last-event-id"), "after");
+    // Ends once the session is idle and everything is sent; stays open through a pause, so a
+    // listener sees the continuation that a decision starts.
+    const idleAndSent = (seq: number | undefined) => sessions.get(id).state === "idle" && (seq === undefined || seq >= events.lastSeq(id));
+    return sessionEventStream({
+      events,
+      sessionId: id,
+      after,
+      heartbeatMs: deps.heartbeatMs,
+      shouldClose: (event) => (event === undefined || event.type === "turn.end") && idleAndSent(event?.seq),
+    });
+  });
+
+  app.post("/sessions/:id/cancel", async (c) => {
+    const id = c.req.param("id");
+    const session = sessions.get(id);
+    if (await engine.cancel(id, "cancelled by the user")) return c.json({ cancelled: true, session: sessions.get(id) });
+    const open = sessions.openTurn(id);
+    if (session.state === "awaiting_approval" && open && sessions.claimPausedTurn(open.id)) {
+      engine.closePaused(id, open.id, "api");
+      return c.json({ cancelled: true, session: sessions.get(id) });
+    }
+    return c.json({ cancelled: false, session: sessions.get(id) });
+  });
+
+  app.get("/sessions/:id/debug", (c) => {
+    const id = c.req.param("id");
+    sessions.get(id);
+    const path = sidecarPath(deps.debugDir, id);
+    const files = [...Array.from({ length: deps.debugKeep }, (_, i) => `${path}.${deps.debugKeep - i}`), path].filter((file) => existsSync(file));
+    if (files.length === 0) throw new AgentdError("no_sidecar", `Session ${id} has no debug sidecar (agent.debug.level may be "off")`, { status: 404 });
+    return c.body(files.map((file) => readFileSync(file, "utf8")).join(""), 200, { "Content-Type": "text/plain; charset=utf-8" });
+  });
+
+  app.get("/approvals", (c) => {
+    const status = c.req.query("status") ?? "pending";
+    if (status !== "pending" && status !== "all") throw new AgentdError("invalid_request", `status must be "pending" or "all", got "${status}"`, { status: 400 });
+    return c.json({ approvals: status === "pending" ? deps.approvals.pending() : deps.approvals.list() });
+  });
+
+  app.get("/approvals/:id", (c) => c.json(deps.approvals.get(c.req.param("id"))));
+
+  app.post("/approvals/:id", async (c) => {
+    const id = c.req.param("id");
+    const fromPage = c.req.header("hx-request") === "true";
+    try {
+      const body = await readRequestBody(c, decisionBody);
+      const result = deps.approvalService.decide(id, body.decision, body.decided_by ?? (fromPage ? "page" : "api"));
+      return fromPage ? c.html(decisionFragment(result)) : c.json(result);
+    } catch (error) {
+      // htmx swaps only 2xx answers; the page shows why the button did nothing.
+      if (fromPage && error instanceof AgentdError) return c.html(decisionErrorFragment(id, error.message), error instanceof ApprovalConflictError ? 200 : (error.status as 400));
+      throw error;
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,37 @@
+import type { ToolScope } from "./toolDefinition.ts";
+import type { CommandRule, PolicyValue, ScopePolicy } from "./approvalsConfig.ts";
+import { invokesSudo, matchesCommandGlob } from "./commandGlob.ts";
+
+export interface PolicyInput {
+  scope: ToolScope;
+  /** The command line the call would run, when it runs one. */
+  command?: string;
+  policy: ScopePolicy;
+  rules: readonly CommandRule[];
+  /** Scopes the user granted for the rest of the session (allow_session). */
+  grants: ReadonlySet<string>;
+}
+
+export interface PolicyDecision {
+  verdict: "allow" | "ask" | "deny";
+  /** The scope the decision was made for: an exec call that runs sudo is judged as `sudo`. */
+  scope: ToolScope;
+  /** What decided: "rule:<glob>", "policy:<scope>" or "grant:<scope>". */
+  reason: string;
+}
+
+/** Decides whether a tool call may run now, needs the user, or is refused. Pure. */
+export function decideCallPolicy(input: PolicyInput): PolicyDecision {
+  const scope: ToolScope = input.command !== undefined && input.scope === "exec" && invokesSudo(input.command) ? "sudo" : input.scope;
+  if (input.command !== undefined) {
+    const rule = input.rules.find((r) => matchesCommandGlob(r.match, input.command!));
+    if (rule) return applyGrant(rule.action, scope, `rule:${rule.match}`, input.grants);
+  }
+  return applyGrant(input.policy[scope], scope, `policy:${scope}`, input.grants);
+}
+
+function applyGrant(value: PolicyValue, scope: ToolScope, reason: string, grants: ReadonlySet<string>): PolicyDecision {
+  // A grant only answers a question the policy would ask; it never overrides a deny.
+  if (value === "ask" && grants.has(scope)) return { verdict: "allow", scope, reason: `grant:${scope}` };
+  return { verdict: value, scope, reason };
+}

@@ -1,0 +1,83 @@
+import type { Database } from "bun:sqlite";
+import { AgentdError } from "../errors/index.ts";
+import { newId } from "./agentIds.ts";
+
+export const approvalDecisions = ["allow_once", "allow_session", "deny"] as const;
+export type ApprovalDecision = (typeof approvalDecisions)[number];
+export type ApprovalStatus = "pending" | ApprovalDecision | "cancelled";
+export const decidedByValues = ["api", "page", "cli"] as const;
+export type DecidedBy = (typeof decidedByValues)[number];
+
+export interface ApprovalRecord {
+  id: string;
+  session_id: string;
+  turn_id: string;
+  tool_call_id: string;
+  tool: string;
+  scope: string;
+  /** What the user is asked about: `exec_command "sudo systemctl restart nginx"`. */
+  summary: string;
+  status: ApprovalStatus;
+  decided_by: string | null;
+  decided_at: number | null;
+  created_at: number;
+}
+
+export class ApprovalNotFoundError extends AgentdError {
+  constructor(id: string) {
+    super("approval_not_found", `No approval with id ${id}`, { status: 404 });
+  }
+}
+
+/** Pending and decided approvals; deciding is a conditional UPDATE, so only one decision wins. */
+export class ApprovalStore {
+  constructor(private readonly db: Database) {}
+
+  create(input: Pick<ApprovalRecord, "session_id" | "turn_id" | "tool_call_id" | "tool" | "scope" | "summary">): ApprovalRecord {
+    const id = newId("apr");
+    this.db
+      .query("INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)")
+      .run(id, input.session_id, input.turn_id, input.tool_call_id, input.tool, input.scope, input.summary, Date.now());
+    return this.get(id);
+  }
+
+  find(id: string): ApprovalRecord | undefined {
+    return this.db.query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE id = ?").get(id) ?? undefined;
+  }
+
+  get(id: string): ApprovalRecord {
+    const found = this.find(id);
+    if (!found) throw new ApprovalNotFoundError(id);
+    return found;
+  }
+
+  /** Records the decision if the approval is still pending; false when someone decided first. */
+  decide(id: string, status: ApprovalDecision | "cancelled", decidedBy: string): boolean {
+    return this.db.query("UPDATE agent_approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'").run(status, decidedBy, Date.now(), id).changes === 1;
+  }
+
+  pending(sessionId?: string): ApprovalRecord[] {
+    if (sessionId) return this.db.query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid").all(sessionId);
+    return this.db.query<ApprovalRecord, []>("SELECT * FROM agent_approvals WHERE status = 'pending' ORDER BY created_at, rowid").all();
+  }
+
+  forTurn(turnId: string): ApprovalRecord[] {
+    return this.db.query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE turn_id = ? ORDER BY created_at, rowid").all(turnId);
+  }
+
+  forSession(sessionId: string): ApprovalRecord[] {
+    return this.db.query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE session_id = ? ORDER BY created_at, rowid").all(sessionId);
+  }
+
+  list(limit = 100): ApprovalRecord[] {
+    return this.db.query<ApprovalRecord, [number]>("SELECT * FROM agent_approvals ORDER BY created_at DESC, rowid DESC LIMIT ?").all(limit);
+  }
+
+  grant(sessionId: string, scope: string, approvalId: string): void {
+    this.db.query("INSERT INTO agent_grants (session_id, scope, approval_id, granted_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(sessionId, scope, approvalId, Date.now());
+  }
+
+  grants(sessionId: string): Set<string> {
+    return new Set(this.db.query<{ scope: string }, [string]>("SELECT scope FROM agent_grants WHERE session_id = ?").all(sessionId).map((r) => r.scope));
+  }
+}

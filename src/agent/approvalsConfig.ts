@@ -1,0 +1,35 @@
+import { z } from "zod";
+
+export const policyValues = ["allow", "ask", "deny"] as const;
+export type PolicyValue = (typeof policyValues)[number];
+const policy = z.enum(policyValues);
+
+export const scopePolicySchema = z
+  .strictObject({
+    read: policy.default("allow"),
+    exec: policy.default("allow"),
+    fs_write: policy.default("allow"),
+    hop: policy.default("ask"),
+    sudo: policy.default("ask"),
+    service_control: policy.default("ask"),
+  })
+  .prefault({});
+
+export const commandRuleSchema = z.strictObject({
+  /** Glob on the whole command line: `*` any characters, `?` one character ("sudo *", "rm -rf /*"). */
+  match: z.string().min(1),
+  action: policy,
+});
+
+export type CommandRule = z.infer<typeof commandRuleSchema>;
+export type ScopePolicy = z.infer<typeof scopePolicySchema>;
+
+export const approvalsConfigSchema = z
+  .strictObject({
+    policy: scopePolicySchema,
+    /** Checked in order before the scope policy; the first rule that matches decides. */
+    rules: z.array(commandRuleSchema).default([]),
+  })
+  .prefault({});
+
+export type ApprovalsConfig = z.infer<typeof approvalsConfigSchema>;

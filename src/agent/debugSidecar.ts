@@ -1,0 +1,114 @@
+import { mkdir, open, rename, rm, type FileHandle } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../log/index.ts";
+import { redactSecrets } from "./secretRedaction.ts";
+import { renderSidecarRecord, type SidecarRecord } from "./sidecarRecord.ts";
+
+export interface SidecarOptions {
+  dir: string;
+  sessionId: string;
+  maxBytes: number;
+  keep: number;
+  /** Literal secrets (the model API key) to hide wherever they appear. */
+  secrets: readonly string[];
+  logger: Logger;
+  /** Records are gathered this long and written in one append, so a busy turn costs few writes. */
+  batchMs?: number;
+}
+
+export function sidecarPath(dir: string, sessionId: string): string {
+  return join(dir, `session_${sessionId}.debug.jsonl`);
+}
+
+/**
+ * The debug file of one session. write() only queues: a background drain appends batches, so
+ * the turn never waits on the disk; flush() writes out whatever is queued and waits for it.
+ */
+export class DebugSidecar {
+  readonly path: string;
+  #queue: string[] = [];
+  #draining: Promise<void> | undefined;
+  #size = 0;
+  #file: FileHandle | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: SidecarOptions) {
+    this.path = sidecarPath(options.dir, options.sessionId);
+  }
+
+  write(kind: string, fields: Record<string, unknown>): void {
+    const record: SidecarRecord = { ts: new Date().toISOString(), session: this.options.sessionId, kind, ...fields };
+    this.#queue.push(renderSidecarRecord(redactSecrets(record, this.options.secrets)));
+    if (this.#draining || this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#draining ??= this.#drain();
+    }, this.options.batchMs ?? 50);
+  }
+
+  /** Resolves once every record written so far is on disk. */
+  async flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#queue.length > 0) this.#draining ??= this.#drain();
+    while (this.#draining) await this.#draining;
+  }
+
+  /** Writes what is queued and closes the file; a later write opens it again. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.#file?.close();
+    this.#file = undefined;
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      if (!this.#file) {
+        await mkdir(this.options.dir, { recursive: true });
+        this.#file = await open(this.path, "a");
+        this.#size = (await this.#file.stat()).size;
+      }
+      while (this.#queue.length > 0) {
+        const records = this.#queue;
+        this.#queue = [];
+        // One append per batch, but the file still rotates at a record boundary once it is full.
+        let chunk = "";
+        let chunkBytes = 0;
+        for (const record of records) {
+          const bytes = Buffer.byteLength(record);
+          if (this.#size + chunkBytes > 0 && this.#size + chunkBytes + bytes > this.options.maxBytes) {
+            if (chunk) await this.#file!.write(chunk);
+            await this.#rotate();
+            chunk = "";
+            chunkBytes = 0;
+          }
+          chunk += record;
+          chunkBytes += bytes;
+        }
+        await this.#file!.write(chunk);
+        this.#size += chunkBytes;
+      }
+    } catch (error) {
+      this.options.logger.warn("sidecar.write_failed", { session: this.options.sessionId, path: this.path, error });
+      this.#queue = [];
+    } finally {
+      this.#draining = undefined;
+    }
+  }
+
+  async #rotate(): Promise<void> {
+    const { keep } = this.options;
+    await rm(`${this.path}.${keep}`, { force: true });
+    for (let i = keep - 1; i >= 1; i--) {
+      if (existsSync(`${this.path}.${i}`)) await rename(`${this.path}.${i}`, `${this.path}.${i + 1}`);
+    }
+    await this.#file?.close();
+    if (keep >= 1) await rename(this.path, `${this.path}.1`);
+    else await rm(this.path, { force: true });
+    this.#file = await open(this.path, "a");
+    this.#size = 0;
+  }
+}

@@ -1,0 +1,67 @@
+import type { AgentEvent, SessionEvents } from "./sessionEvents.ts";
+
+export interface EventStreamOptions {
+  events: SessionEvents;
+  sessionId: string;
+  /** Send the events numbered after this one. */
+  after: number;
+  heartbeatMs: number;
+  /** Checked after each event and once after the replay: true ends the stream. */
+  shouldClose(last: AgentEvent | undefined): boolean;
+}
+
+const encoder = new TextEncoder();
+
+export function formatSse(event: AgentEvent): string {
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ seq: event.seq, turn_id: event.turn_id, ts: event.ts, ...event.data })}\n\n`;
+}
+
+/**
+ * A Server-Sent Events response of a session's events: the stored ones after `after`, then live
+ * ones as they are appended. Listening starts before the replay, so nothing falls in between;
+ * a client that goes away only stops its own stream, never the turn.
+ */
+export function sessionEventStream(options: EventStreamOptions): Response {
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let last = options.after;
+      let closed = false;
+      const live: AgentEvent[] = [];
+      let replaying = true;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        cleanup();
+        controller.close();
+      };
+      const deliver = (event: AgentEvent) => {
+        if (closed || event.seq <= last) return;
+        last = event.seq;
+        controller.enqueue(encoder.encode(formatSse(event)));
+        if (options.shouldClose(event)) close();
+      };
+      const unsubscribe = options.events.subscribe(options.sessionId, (event) => (replaying ? live.push(event) : deliver(event)));
+      const heartbeat = setInterval(() => !closed && controller.enqueue(encoder.encode(": heartbeat\n\n")), options.heartbeatMs);
+      cleanup = () => {
+        unsubscribe();
+        clearInterval(heartbeat);
+      };
+      controller.enqueue(encoder.encode(": agentd session events\n\n"));
+      let stored = options.events.after(options.sessionId, last);
+      while (stored.length > 0 && !closed) {
+        for (const event of stored) deliver(event);
+        stored = closed ? [] : options.events.after(options.sessionId, last);
+      }
+      replaying = false;
+      for (const event of live) deliver(event);
+      if (!closed && options.shouldClose(undefined)) close();
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, {
+    headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" },
+  });
+}

@@ -1,0 +1,17 @@
+export { createAgent } from "./agent.ts";
+export type { Agent, CreateAgentOptions, SessionSummary } from "./agent.ts";
+export { agentMigrations } from "./agentMigrations.ts";
+export { agentConfigSchema } from "./agentConfig.ts";
+export type { AgentConfig, SidecarLevel } from "./agentConfig.ts";
+export { approvalsConfigSchema } from "./approvalsConfig.ts";
+export type { ApprovalsConfig, CommandRule, PolicyValue } from "./approvalsConfig.ts";
+export { servicesConfigSchema } from "./servicesConfig.ts";
+export type { ServiceConfig } from "./servicesConfig.ts";
+export { defineTool, ToolError } from "./toolDefinition.ts";
+export type { ToolContext, ToolDefinition, ToolScope } from "./toolDefinition.ts";
+export { LOCAL_TARGET } from "./toolTarget.ts";
+export type { ToolTarget } from "./toolTarget.ts";
+export type { ApprovalRecord, ApprovalDecision } from "./approvalStore.ts";
+export type { SessionRecord, SessionState } from "./sessionStore.ts";
+export { parseSidecar, readableSidecar } from "./sidecarRecord.ts";
+export type { SidecarRecord } from "./sidecarRecord.ts";

@@ -1,0 +1,41 @@
+export const REDACTED = "[redacted]";
+
+// "token" only as a whole word or suffix, so counters such as max_tokens stay readable.
+const SECRET_NAME = /(authorization|api[-_]?key|secret|passw(or)?d|(^|[-_])token$|^token|cookie|credential|private[-_]?key)/i;
+// Shapes of keys seen in practice: OpenAI/Anthropic (sk-…), GitHub (ghp_…), Slack (xox?-…), AWS (AKIA…), bearer tokens, JWTs.
+const SECRET_VALUE =
+  /\b(sk-[A-Za-z0-9_-]{12,}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)/gi;
+
+/** Replaces key-shaped substrings of a text (bearer tokens, sk-…, KEY=value assignments). */
+export function redactText(text: string): string {
+  return text.replace(BEARER, `$1 ${REDACTED}`).replace(SECRET_VALUE, REDACTED).replace(ASSIGNMENT, `$1=${REDACTED}`);
+}
+
+/** Deep copy with secret-named fields and key-shaped values replaced; safe on any JSON value. */
+export function redactSecrets<T>(value: T, extraSecrets: readonly string[] = []): T {
+  return redactValue(value, undefined, extraSecrets) as T;
+}
+
+function redactValue(value: unknown, key: string | undefined, extra: readonly string[]): unknown {
+  if (typeof value === "string") {
+    if (key !== undefined && SECRET_NAME.test(key) && value.length > 0) return REDACTED;
+    let text = redactText(value);
+    for (const secret of extra) if (secret.length >= 6) text = text.split(secret).join(REDACTED);
+    return text;
+  }
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, undefined, extra));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, k, extra);
+    return out;
+  }
+  return value;
+}
+
+/** Headers as a plain object with credentials hidden. */
+export function redactHeaders(headers: Headers | Record<string, string>, extraSecrets: readonly string[] = []): Record<string, string> {
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  return Object.fromEntries(entries.map(([k, v]) => [k, SECRET_NAME.test(k) ? REDACTED : (redactValue(v, undefined, extraSecrets) as string)]));
+}

@@ -1,0 +1,63 @@
+import { z } from "zod";
+import type { ServiceConfig } from "../servicesConfig.ts";
+import { defineTool, ToolError, type ToolContext, type ToolDefinition } from "../toolDefinition.ts";
+
+const OUTPUT_LIMIT = 16 * 1024;
+
+async function runShell(command: string, timeoutMs: number, ctx: ToolContext): Promise<{ exit_code: number | null; output: string; timed_out: boolean }> {
+  const child = Bun.spawn(["sh", "-c", command], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  let timedOut = false;
+  const stop = () => child.kill("SIGTERM");
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, timeoutMs);
+  ctx.signal.addEventListener("abort", stop, { once: true });
+  try {
+    const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    const exitCode = await child.exited;
+    const output = (stdout + stderr).trimEnd();
+    return { exit_code: exitCode, output: output.length > OUTPUT_LIMIT ? `…${output.slice(-OUTPUT_LIMIT)}` : output, timed_out: timedOut };
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener("abort", stop);
+  }
+}
+
+export function createServiceTools(services: readonly ServiceConfig[]): ToolDefinition[] {
+  const names = services.map((s) => s.name);
+  const find = (name: string) => {
+    const service = services.find((s) => s.name === name);
+    if (!service) throw new ToolError("unknown_service", names.length ? `No service named ${name}; configured: ${names.join(", ")}` : `No services are configured (add them under "services" in agentd.jsonc)`);
+    return service;
+  };
+  const parameters = z.strictObject({ name: z.string().min(1).describe(names.length ? `One of: ${names.join(", ")}` : "A service named in the config") });
+  const status = defineTool({
+    name: "service_status",
+    description: "Run a configured service's status command and return its exit code and output.",
+    parameters,
+    scope: "read",
+    timeoutMs: 120_000,
+    async execute(args, ctx) {
+      const service = find(args.name);
+      const result = await runShell(service.status, service.timeout_s * 1000, ctx);
+      return { service: service.name, command: service.status, healthy: result.exit_code === 0, ...result };
+    },
+  });
+  const restart = defineTool({
+    name: "restart_service",
+    description: "Run a configured service's restart command, then its status command.",
+    parameters,
+    scope: "service_control",
+    timeoutMs: 600_000,
+    async execute(args, ctx) {
+      const service = find(args.name);
+      ctx.progress(`restarting ${service.name}`);
+      const restarted = await runShell(service.restart, service.timeout_s * 1000, ctx);
+      if (restarted.exit_code !== 0) throw new ToolError("restart_failed", `${service.restart} exited with ${restarted.exit_code}${restarted.timed_out ? " (timed out)" : ""}: ${restarted.output.slice(-2000)}`);
+      const after = await runShell(service.status, service.timeout_s * 1000, ctx);
+      return { service: service.name, restarted: true, restart_output: restarted.output, healthy: after.exit_code === 0, status_output: after.output };
+    },
+  });
+  return [status as ToolDefinition, restart as ToolDefinition];
+}

@@ -1,0 +1,310 @@
+import type OpenAI from "openai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { errorMessage } from "../errors/index.ts";
+import type { Logger } from "../log/index.ts";
+import type { AgentConfig } from "./agentConfig.ts";
+import type { ApprovalsConfig } from "./approvalsConfig.ts";
+import type { ApprovalStore } from "./approvalStore.ts";
+import { decideCallPolicy } from "./approvalPolicy.ts";
+import { callSummary, commandLineOf } from "./callSubject.ts";
+import type { DebugSidecar } from "./debugSidecar.ts";
+import { streamModelStep } from "./modelStep.ts";
+import { requestSummary } from "./sidecarFetch.ts";
+import { redactSecrets } from "./secretRedaction.ts";
+import type { AgentEventType, SessionEvents } from "./sessionEvents.ts";
+import type { ChatMessage, SessionRecord, SessionStore } from "./sessionStore.ts";
+import { parseToolArguments, type ToolErrorBody } from "./toolArguments.ts";
+import type { ToolCatalog } from "./toolCatalog.ts";
+import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
+import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
+import type { ToolTarget } from "./toolTarget.ts";
+import { clipToolResult } from "./toolResultText.ts";
+
+export interface ModelChannel {
+  client: OpenAI;
+  sidecar?: DebugSidecar;
+  /** The sidecar's summary of the next request, set just before it is sent. */
+  note?: Record<string, unknown>;
+}
+
+export interface TurnEngineDeps {
+  sessions: SessionStore;
+  events: SessionEvents;
+  toolCalls: ToolCallStore;
+  approvals: ApprovalStore;
+  catalog: ToolCatalog;
+  target(name: string): ToolTarget;
+  channel(sessionId: string): ModelChannel;
+  agent: AgentConfig;
+  approvalsConfig: ApprovalsConfig;
+  logger: Logger;
+}
+
+interface RunningTurn {
+  turnId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+type StepResult = "continue" | "paused";
+
+class TurnCancelled extends Error {}
+
+/**
+ * Runs turns: model step, tool calls in the order the model listed them, pauses for approval,
+ * and resumes a paused turn once its approvals are decided. One turn per session at a time.
+ */
+export class TurnEngine {
+  readonly #running = new Map<string, RunningTurn>();
+
+  constructor(private readonly deps: TurnEngineDeps) {}
+
+  isRunning(sessionId: string): boolean {
+    return this.#running.has(sessionId);
+  }
+
+  /** Starts a turn for a user message; the session must already be claimed as running. */
+  start(session: SessionRecord, content: string): string {
+    const turn = this.deps.sessions.startTurn(session.id);
+    this.deps.sessions.addMessage(session.id, turn.id, { role: "user", content });
+    this.deps.sessions.setTitleIfEmpty(session.id, content.slice(0, 80));
+    this.#emit(session.id, turn.id, "turn.start", { content });
+    this.#launch(session.id, turn.id, false);
+    return turn.id;
+  }
+
+  /** Continues a paused turn whose approvals are all decided; the turn must already be claimed. */
+  resume(sessionId: string, turnId: string): void {
+    this.#launch(sessionId, turnId, true);
+  }
+
+  /** Stops a running turn: the model stream is aborted and a running tool is told to stop. */
+  async cancel(sessionId: string, reason: string): Promise<boolean> {
+    const running = this.#running.get(sessionId);
+    if (!running) return false;
+    running.controller.abort(new TurnCancelled(reason));
+    await running.done;
+    return true;
+  }
+
+  async cancelAll(reason: string): Promise<void> {
+    await Promise.all([...this.#running.keys()].map((id) => this.cancel(id, reason)));
+  }
+
+  /** Closes a paused turn without running its calls (cancel while waiting for a decision). */
+  closePaused(sessionId: string, turnId: string, decidedBy: string): void {
+    for (const approval of this.deps.approvals.forTurn(turnId)) this.deps.approvals.decide(approval.id, "cancelled", decidedBy);
+    const step = this.deps.sessions.getTurn(turnId).steps;
+    this.#answerRemaining(sessionId, turnId, "cancelled", { code: "cancelled", message: "The user cancelled the turn before this call ran" });
+    this.#end(sessionId, turnId, step, "cancelled");
+  }
+
+  /** Turns a previous worker left running: their open calls are answered as interrupted and the turn ends. */
+  recoverInterrupted(): void {
+    for (const turn of this.deps.sessions.runningTurns()) {
+      this.#answerRemaining(turn.session_id, turn.id, "interrupted", { code: "interrupted", message: "agentd restarted while this call was pending" });
+      this.#emit(turn.session_id, turn.id, "error", { code: "turn_interrupted", message: "The worker stopped during this turn" });
+      this.#end(turn.session_id, turn.id, turn.steps, "interrupted");
+    }
+  }
+
+  #launch(sessionId: string, turnId: string, resuming: boolean): void {
+    const controller = new AbortController();
+    const entry: RunningTurn = { turnId, controller, done: Promise.resolve() };
+    this.#running.set(sessionId, entry);
+    entry.done = this.#drive(sessionId, turnId, resuming, controller.signal).finally(() => {
+      if (this.#running.get(sessionId) === entry) this.#running.delete(sessionId);
+    });
+  }
+
+  async #drive(sessionId: string, turnId: string, resuming: boolean, signal: AbortSignal): Promise<void> {
+    const session = this.deps.sessions.get(sessionId);
+    const history = this.deps.sessions.messages(sessionId).map((m) => m.body);
+    let step = this.deps.sessions.getTurn(turnId).steps;
+    try {
+      if (resuming && (await this.#runCalls(session, turnId, step, history, signal)) === "paused") return;
+      for (;;) {
+        if (step >= this.deps.agent.max_steps) return this.#end(sessionId, turnId, step, "max_steps");
+        step++;
+        this.deps.sessions.setTurnStatus(turnId, "running", step);
+        const answer = await this.#modelStep(session, turnId, step, history, signal);
+        if (answer.tool_calls === undefined) return this.#end(sessionId, turnId, step, "stop", { content: answer.content ?? "" });
+        if ((await this.#runCalls(session, turnId, step, history, signal)) === "paused") return;
+      }
+    } catch (error) {
+      if (signal.aborted) {
+        const reason = signal.reason instanceof TurnCancelled ? signal.reason.message : "cancelled";
+        this.#answerRemaining(sessionId, turnId, "cancelled", { code: "cancelled", message: "The turn was cancelled before this call ran" });
+        return this.#end(sessionId, turnId, step, "cancelled", { cause: reason });
+      }
+      const status = (error as { status?: number }).status;
+      this.deps.logger.warn("turn.failed", { session: sessionId, turn: turnId, step, error });
+      this.#emit(sessionId, turnId, "error", { code: status ? "model_error" : "turn_failed", message: errorMessage(error), ...(status ? { status } : {}) });
+      this.deps.channel(sessionId).sidecar?.write("error", { turn: turnId, step, error: errorMessage(error), status });
+      this.#answerRemaining(sessionId, turnId, "error", { code: "turn_failed", message: "The turn failed before this call ran" });
+      this.#end(sessionId, turnId, step, "error", { error: errorMessage(error) });
+    }
+  }
+
+  async #modelStep(session: SessionRecord, turnId: string, step: number, history: ChatMessage[], signal: AbortSignal): Promise<ChatMessage> {
+    const channel = this.deps.channel(session.id);
+    const messages = [{ role: "system", content: this.deps.agent.system_prompt }, ...history] as ChatCompletionMessageParam[];
+    const request = { model: session.model, messages, tools: this.deps.catalog.forModel, temperature: this.deps.agent.temperature };
+    if (channel.sidecar) channel.note = requestSummary(request as never, this.deps.agent.debug.level);
+    const gathered = await streamModelStep(
+      channel.client,
+      request,
+      signal,
+      (delta) => this.#emit(session.id, turnId, "text.delta", { step, delta }),
+    );
+    const message: ChatMessage = { role: "assistant", content: gathered.content || null };
+    if (gathered.toolCalls.length > 0) {
+      message.tool_calls = gathered.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }));
+    }
+    this.deps.sessions.addMessage(session.id, turnId, message);
+    history.push(message);
+    gathered.toolCalls.forEach((call, ordinal) => {
+      const tool = this.deps.catalog.byName.get(call.name);
+      this.deps.toolCalls.plan({ sessionId: session.id, turnId, step, ordinal, callId: call.id, tool: call.name, scope: tool?.scope ?? null, arguments: redactSecrets(safeJson(call.arguments)) });
+    });
+    return message;
+  }
+
+  /** Runs the step's calls still open, in order; stops at calls that need a decision. */
+  async #runCalls(session: SessionRecord, turnId: string, step: number, history: ChatMessage[], signal: AbortSignal): Promise<StepResult> {
+    const open = this.deps.toolCalls.unfinished(turnId);
+    const argumentText = argumentsByCallId(history);
+    const grants = this.deps.approvals.grants(session.id);
+    const policy = { ...this.deps.approvalsConfig.policy, ...session.policy };
+    const waiting: ToolCallRecord[] = [];
+    for (const record of open) {
+      if (signal.aborted) throw signal.reason;
+      const tool = this.deps.catalog.byName.get(record.tool);
+      if (!tool) {
+        this.#answerUnrun(session.id, turnId, record, history, "error", { code: "unknown_tool", message: `There is no tool named ${record.tool}; available: ${[...this.deps.catalog.byName.keys()].join(", ")}` });
+        continue;
+      }
+      const parsed = parseToolArguments(tool, argumentText.get(record.call_id) ?? "");
+      if (!parsed.ok) {
+        this.#answerUnrun(session.id, turnId, record, history, "error", parsed.error);
+        continue;
+      }
+      const command = commandLineOf(tool, parsed.args);
+      let verdict: "allow" | "ask" | "deny";
+      let scope: string = tool.scope;
+      let reason: string;
+      if (record.status === "awaiting_approval" && record.approval_id) {
+        const approval = this.deps.approvals.get(record.approval_id);
+        scope = approval.scope;
+        verdict = approval.status === "allow_once" || approval.status === "allow_session" ? "allow" : approval.status === "pending" ? "ask" : "deny";
+        reason = `user:${approval.status}`;
+      } else {
+        const decision = decideCallPolicy({ scope: tool.scope, command, policy, rules: this.deps.approvalsConfig.rules, grants });
+        ({ verdict, scope, reason } = decision);
+      }
+      if (waiting.length > 0 || verdict === "ask") {
+        // Once one call waits, later calls wait too, so the model's order is kept.
+        if (verdict === "ask" && record.status !== "awaiting_approval") {
+          const shown = redactSecrets(parsed.raw);
+          const approval = this.deps.approvals.create({ session_id: session.id, turn_id: turnId, tool_call_id: record.id, tool: tool.name, scope, summary: callSummary(tool, shown, command) });
+          this.deps.toolCalls.awaitApproval(record.id, approval.id);
+          this.deps.logger.info("approval.required", { session: session.id, approval: approval.id, tool: tool.name, scope, reason });
+        }
+        waiting.push(record);
+        continue;
+      }
+      if (verdict === "deny") {
+        const byUser = reason.startsWith("user:");
+        const message = byUser ? `denied by the user: ${tool.name} was not run` : `denied by policy (${reason}): ${tool.name} was not run`;
+        this.#answerUnrun(session.id, turnId, record, history, "denied", { code: "denied", message });
+        continue;
+      }
+      const result = await runToolCall(
+        { recordId: record.id, callId: record.call_id, sessionId: session.id, tool, args: parsed.args, shownArgs: redactSecrets(parsed.raw), target: this.deps.target(session.target), signal },
+        { store: this.deps.toolCalls, logger: this.deps.logger, progressIntervalMs: this.deps.agent.progress_interval_ms, resultMaxBytes: this.deps.agent.tool_result_max_bytes },
+        this.#reporter(session.id, turnId),
+      );
+      if (result) this.#addToolMessage(session.id, turnId, history, record.call_id, result.content);
+      if (signal.aborted) throw signal.reason;
+    }
+    const pending = this.deps.approvals.forTurn(turnId).filter((a) => a.status === "pending");
+    if (pending.length === 0) return "continue";
+    this.deps.sessions.setTurnStatus(turnId, "awaiting_approval", step);
+    this.deps.sessions.setState(session.id, "awaiting_approval");
+    const approvals = pending.map((a) => ({ approval_id: a.id, call_id: this.deps.toolCalls.get(a.tool_call_id).call_id, tool: a.tool, scope: a.scope, summary: a.summary }));
+    this.#emit(session.id, turnId, "approval_required", { step, approvals, decisions: ["allow_once", "allow_session", "deny"] });
+    this.deps.channel(session.id).sidecar?.write("approval.required", { turn: turnId, step, approvals });
+    return "paused";
+  }
+
+  /** Records and answers a call that is not run (bad arguments, unknown tool, denied). */
+  #answerUnrun(sessionId: string, turnId: string, record: ToolCallRecord, history: ChatMessage[], outcome: ToolCallOutcome, error: ToolErrorBody): void {
+    if (!this.deps.toolCalls.start(record.id)) return;
+    const content = errorContent(error);
+    this.deps.toolCalls.finish(record.id, { outcome, durationMs: 0, outputBytes: Buffer.byteLength(content), errorCode: error.code, errorMessage: error.message });
+    const fields = { session: sessionId, tool: record.tool, call_id: record.call_id };
+    this.deps.logger.info("tool.start", fields);
+    this.deps.logger.warn("tool.end", { ...fields, outcome, duration_ms: 0, error: error.message, error_code: error.code });
+    this.#emit(sessionId, turnId, "tool.start", { call_id: record.call_id, tool: record.tool, arguments: record.arguments });
+    this.#emit(sessionId, turnId, "tool.end", { call_id: record.call_id, tool: record.tool, outcome, duration_ms: 0, error });
+    this.deps.channel(sessionId).sidecar?.write("tool.end", { call_id: record.call_id, tool: record.tool, outcome, error });
+    this.#addToolMessage(sessionId, turnId, history, record.call_id, content);
+  }
+
+  /** Gives every open call of the turn an answer, so the stored conversation stays valid for the model. */
+  #answerRemaining(sessionId: string, turnId: string, outcome: ToolCallOutcome, error: ToolErrorBody): void {
+    const history: ChatMessage[] = [];
+    for (const record of this.deps.toolCalls.unfinished(turnId)) {
+      if (record.status === "running") {
+        const content = errorContent(error);
+        this.deps.toolCalls.finish(record.id, { outcome, durationMs: 0, outputBytes: Buffer.byteLength(content), errorCode: error.code, errorMessage: error.message });
+        this.deps.logger.warn("tool.end", { session: sessionId, tool: record.tool, call_id: record.call_id, outcome, error: error.message });
+        this.#addToolMessage(sessionId, turnId, history, record.call_id, content);
+      } else this.#answerUnrun(sessionId, turnId, record, history, outcome, error);
+    }
+  }
+
+  #addToolMessage(sessionId: string, turnId: string, history: ChatMessage[], callId: string, content: string): void {
+    const message: ChatMessage = { role: "tool", tool_call_id: callId, content };
+    this.deps.sessions.addMessage(sessionId, turnId, message);
+    history.push(message);
+  }
+
+  #end(sessionId: string, turnId: string, steps: number, reason: string, extra: Record<string, unknown> = {}): void {
+    this.deps.sessions.endTurn(turnId, reason, steps, typeof extra.error === "string" ? extra.error : undefined);
+    this.deps.sessions.setState(sessionId, "idle");
+    this.#emit(sessionId, turnId, "turn.end", { reason, steps, ...extra });
+    this.deps.channel(sessionId).sidecar?.write("turn.end", { turn: turnId, reason, steps, ...extra });
+    this.deps.logger.info("turn.end", { session: sessionId, turn: turnId, reason, steps });
+  }
+
+  #emit(sessionId: string, turnId: string, type: AgentEventType, data: Record<string, unknown>): void {
+    this.deps.events.append(sessionId, turnId, type, data);
+  }
+
+  #reporter(sessionId: string, turnId: string): TurnReporter {
+    return {
+      event: (type, data) => this.#emit(sessionId, turnId, type, data),
+      // At info level a result is kept to its start; full level keeps what the model got.
+      sidecar: (kind, fields) =>
+        this.deps.channel(sessionId).sidecar?.write(kind, this.deps.agent.debug.level === "full" || typeof fields.result !== "string" ? fields : { ...fields, result: clipToolResult(fields.result, 2000).text }),
+    };
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The argument text of each call of the newest model message that made calls, by call id. */
+function argumentsByCallId(history: ChatMessage[]): Map<string, string> {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const calls = history[i]!.tool_calls as Array<{ id: string; function: { arguments: string } }> | undefined;
+    if (calls) return new Map(calls.map((call) => [call.id, call.function.arguments]));
+  }
+  return new Map();
+}

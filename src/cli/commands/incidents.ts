@@ -1,0 +1,127 @@
+import { join } from "node:path";
+import { loadConfig, resolveDataDir } from "../../config/index.ts";
+import { allMigrations } from "../../daemon/allMigrations.ts";
+import { AgentdError } from "../../errors/index.ts";
+import { openStore } from "../../store/index.ts";
+import { IncidentStore, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
+import { UsageError, type Command } from "../command.ts";
+import { daemonFetch, resolveDaemonTarget } from "../daemonClient.ts";
+
+const STATES = ["open", "acknowledged", "resolved", "unresolved", "all"];
+
+interface Backend {
+  list(state: string, limit: number): Promise<Incident[]>;
+  show(id: number): Promise<{ incident: Incident; timeline: IncidentEvent[] }>;
+  setState(id: number, state: "acknowledged" | "resolved"): Promise<Incident>;
+  close(): void;
+}
+
+/** The local store (works while the daemon is down), or a daemon's API with --url. */
+function openBackend(values: Record<string, string | boolean | undefined>): Backend {
+  if (values.url) {
+    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string });
+    const call = async <T>(path: string, method = "GET"): Promise<T> => {
+      const response = await daemonFetch(target, `/api/incidents${path}`, { method });
+      const body = (await response.json()) as T & { error?: { code: string; message: string } };
+      if (!response.ok) throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `HTTP ${response.status}`, { status: response.status });
+      return body;
+    };
+    return {
+      list: async (state, limit) => (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
+      show: (id) => call(`/${id}`),
+      setState: async (id, state) => (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}`, "POST")).incident,
+      close: () => {},
+    };
+  }
+  const { config } = loadConfig({ explicitPath: values.config as string | undefined });
+  const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
+  const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
+  const store = new IncidentStore(db);
+  return {
+    list: async (state, limit) => store.list({ state: state === "all" ? undefined : (state as "open"), limit }),
+    show: async (id) => ({ incident: store.get(id), timeline: store.timeline(id) }),
+    setState: async (id, state) => store.setState(id, state, "cli"),
+    close: () => db.close(),
+  };
+}
+
+function time(ms: number): string {
+  return new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+}
+
+function formatList(incidents: Incident[]): string {
+  if (incidents.length === 0) return "No incidents.\n";
+  const rows = incidents.map((i) => [String(i.id), i.state, i.severity, time(i.last_seen), String(i.count), i.action ? `${i.action}${i.verdict ? `/${i.verdict}` : ""}` : "-", i.title]);
+  const header = ["ID", "STATE", "SEVERITY", "LAST SEEN", "COUNT", "ACTION", "TITLE"];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  return [header, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  ")).join("\n") + "\n";
+}
+
+function formatShow({ incident: i, timeline }: { incident: Incident; timeline: IncidentEvent[] }): string {
+  const lines = [
+    `#${i.id} ${i.title}`,
+    `  state ${i.state}, severity ${i.severity}, category ${i.category}`,
+    `  first seen ${time(i.first_seen)}, last seen ${time(i.last_seen)}, ${i.count} signal(s)`,
+    `  tier ${i.tier ?? "-"}, action ${i.action ?? "-"}, verdict ${i.verdict ?? "-"}`,
+  ];
+  if (typeof i.details.reason === "string") lines.push(`  reason: ${i.details.reason}`);
+  if (typeof i.details.model_reason === "string") lines.push(`  model's reason: ${i.details.model_reason}`);
+  if (timeline.length) lines.push("  timeline:", ...timeline.map((e) => `    ${time(e.ts)}  ${e.kind.padEnd(13)} ${e.message}`));
+  return lines.join("\n") + "\n";
+}
+
+export const incidentsCommand: Command = {
+  path: ["incidents"],
+  summary: "List, show, acknowledge or resolve the watchdog's incidents.",
+  usage: "agentd incidents [list|show ID|ack ID|resolve ID] [--state S] [--limit N] [--json] [--url URL]",
+  allowPositionals: true,
+  options: {
+    state: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+    url: { type: "string" },
+    token: { type: "string" },
+    config: { type: "string", short: "c" },
+    "data-dir": { type: "string" },
+  },
+  help: [
+    `      --state S         ${STATES.join(" | ")} (default unresolved)`,
+    "      --limit N         at most N incidents (default 50)",
+    "      --json            print JSON",
+    "      --url URL         ask a running agentd's API instead of the local store",
+    "      --token TOKEN     bearer token for --url",
+    "  -c, --config FILE     config file (for the data directory)",
+    "      --data-dir DIR    data directory holding agentd.db",
+  ],
+  async run({ values, positionals }) {
+    const [verb = "list", idText, ...extra] = positionals;
+    if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    if (!["list", "show", "ack", "resolve"].includes(verb)) throw new UsageError(`unknown subcommand "${verb}": expected list, show, ack or resolve`);
+    const state = (values.state as string | undefined) ?? "unresolved";
+    if (!STATES.includes(state)) throw new UsageError(`Cannot use "${state}" as --state: expected one of ${STATES.join(", ")}`);
+    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`Cannot use "${values.limit}" as --limit: expected an integer from 1 to 1000`);
+    let id = 0;
+    if (verb !== "list") {
+      id = Number(idText);
+      if (!idText || !Number.isInteger(id) || id <= 0) throw new UsageError(`${verb} needs an incident id (a positive integer)`);
+    }
+    const backend = openBackend(values);
+    try {
+      const print = (value: unknown, text: string) => process.stdout.write(values.json ? JSON.stringify(value, null, 2) + "\n" : text);
+      if (verb === "list") {
+        const incidents = await backend.list(state, limit);
+        print(incidents, formatList(incidents));
+      } else if (verb === "show") {
+        const shown = await backend.show(id);
+        print(shown, formatShow(shown));
+      } else {
+        const incident = await backend.setState(id, verb === "ack" ? "acknowledged" : "resolved");
+        print(incident, `#${incident.id} ${incident.state}: ${incident.title}\n`);
+      }
+      return 0;
+    } finally {
+      backend.close();
+    }
+  },
+};

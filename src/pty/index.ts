@@ -1,0 +1,12 @@
+export { PtyManager } from "./ptyManager.ts";
+export type { PtyManagerOptions } from "./ptyManager.ts";
+export { createPtyTools } from "./ptyTools.ts";
+export { createPtyRoutes } from "./ptyRoutes.ts";
+export { ptyConfigSchema } from "./ptyConfig.ts";
+export type { PtyConfig } from "./ptyConfig.ts";
+export { PtyError } from "./ptyErrors.ts";
+export type { PtyErrorCode } from "./ptyErrors.ts";
+export { execCommandArgs, writeStdinArgs, listSessionsArgs, closeSessionArgs } from "./ptySchemas.ts";
+export type {
+  ExecCommandArgs, WriteStdinArgs, CloseSessionArgs, PtyCommandResult, PtySessionInfo, PtyCloseResult,
+} from "./ptySchemas.ts";

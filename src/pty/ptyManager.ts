@@ -1,0 +1,259 @@
+import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import type { HealthCheck } from "../health/index.ts";
+import { createLogger, type Logger } from "../log/index.ts";
+import { EpollLoop } from "./epollLoop.ts";
+import { chooseEviction } from "./evictionPolicy.ts";
+import type { PtyConfig } from "./ptyConfig.ts";
+import { PtyError } from "./ptyErrors.ts";
+import type {
+  CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs,
+} from "./ptySchemas.ts";
+import { PtySession } from "./ptySession.ts";
+import { renderOutput } from "./renderOutput.ts";
+import {
+  DEFAULT_COLS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_ROWS, EXEC_YIELD, STDIN_YIELD, childEnv, clampYield, resolveShell, shellArgv,
+} from "./spawnRequest.ts";
+import { ToolOutputStore } from "./toolOutputStore.ts";
+
+export interface PtyManagerOptions {
+  dataDir: string;
+  config: PtyConfig;
+  logger?: Logger;
+}
+
+interface ReadOptions {
+  max_output_tokens?: number;
+  strip_ansi?: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** Owns every PTY session of the daemon: starts, feeds, reads, limits, reaps and closes them. */
+export class PtyManager {
+  private readonly config: PtyConfig;
+  private readonly log: Logger;
+  private readonly outputStore: ToolOutputStore;
+  private readonly sessions = new Map<string, PtySession>();
+  // Closed sessions whose process outlived SIGKILL's grace (stuck in the kernel): reaped by the sweep.
+  private readonly lingering = new Set<PtySession>();
+  private readonly sweepTimer: ReturnType<typeof setInterval>;
+  private epoll: EpollLoop | undefined;
+  private closing = false;
+
+  constructor(options: PtyManagerOptions) {
+    this.config = options.config;
+    this.log = options.logger ?? createLogger("pty");
+    this.outputStore = new ToolOutputStore(join(options.dataDir, "tool-output"), {
+      maxBytes: options.config.tool_output_max_bytes,
+      maxAgeMs: options.config.tool_output_max_age_s * 1000,
+    });
+    const sweepMs = Math.min(1000, options.config.idle_timeout_s * 250);
+    this.sweepTimer = setInterval(() => void this.sweep(), sweepMs);
+    this.sweepTimer.unref();
+    void this.outputStore.prune().catch((error: unknown) => this.log.warn("pty.error", { op: "prune", error }));
+  }
+
+  async exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
+    this.assertOpen();
+    const started = performance.now();
+    if (args.workdir !== undefined && !isDirectory(args.workdir)) {
+      throw new PtyError("pty_bad_workdir", `Working directory ${args.workdir} does not exist or is not a directory`);
+    }
+    const warning = await this.makeRoom();
+    this.assertOpen();
+    const shell = resolveShell(args.shell, this.config.shell, process.env.SHELL);
+    const id = this.newId();
+    const session = new PtySession({
+      id,
+      cmd: args.cmd,
+      spec: {
+        argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+        env: childEnv(process.env, args.env),
+        cwd: args.workdir,
+        cols: args.cols ?? DEFAULT_COLS,
+        rows: args.rows ?? DEFAULT_ROWS,
+      },
+      bufferBytes: this.config.buffer_bytes,
+      loop: this.loop(),
+      onExit: (ended, status) => this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
+    });
+    this.sessions.set(id, session);
+    this.log.info("pty.open", { session_id: id, pid: session.pid, tty: session.ttyName, cmd: args.cmd, shell });
+    const yieldMs = clampYield(args.yield_time_ms, EXEC_YIELD);
+    await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
+    return this.collect(session, args, started, warning);
+  }
+
+  async writeStdin(args: WriteStdinArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
+    this.assertOpen();
+    const started = performance.now();
+    const session = this.get(args.session_id);
+    session.touch();
+    if (args.cols !== undefined || args.rows !== undefined) session.resize(args.cols ?? DEFAULT_COLS, args.rows ?? DEFAULT_ROWS);
+    let warning: string | undefined;
+    const chars = args.chars ?? "";
+    if (chars.length > 0) {
+      if (session.running && !session.outputEnded) session.write(encoder.encode(chars));
+      else warning = "The process has exited; the input was not sent";
+    }
+    const yieldMs = clampYield(args.yield_time_ms, STDIN_YIELD);
+    await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
+    return this.collect(session, args, started, warning);
+  }
+
+  list(): PtySessionInfo[] {
+    const now = Date.now();
+    return [...this.sessions.values()].map((session) => ({
+      id: session.id,
+      cmd: session.cmd,
+      pid: session.pid,
+      started: session.startedAt.toISOString(),
+      running: session.running,
+      exit_code: session.exitStatus?.exitCode ?? null,
+      idle_s: Math.floor((now - session.lastUsedAt) / 1000),
+      bytes_out: session.bytesOut,
+    }));
+  }
+
+  async closeSession(args: CloseSessionArgs): Promise<PtyCloseResult> {
+    const session = this.get(args.session_id);
+    this.sessions.delete(session.id);
+    const status = await this.end(session, args.force ? "closed_forced" : "closed", args.force ?? false);
+    const rendered = renderOutput(session.takeOutput().bytes, { maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS, stripAnsi: false });
+    return {
+      session_id: session.id,
+      exit_code: status?.exitCode ?? null,
+      ...(status?.signal ? { signal: status.signal } : {}),
+      output: rendered.output,
+      truncated: rendered.truncated,
+    };
+  }
+
+  healthChecks(): HealthCheck[] {
+    const count = this.sessions.size;
+    const nearLimit = count >= Math.ceil(this.config.max_sessions * 0.9);
+    return [{
+      key: "pty:sessions",
+      status: nearLimit ? "warn" : "pass",
+      observedValue: count,
+      observedUnit: "sessions",
+      ...(nearLimit ? { output: `${count} of at most ${this.config.max_sessions} PTY sessions are open` } : {}),
+    }];
+  }
+
+  /** Ends every session (SIGHUP → SIGTERM → SIGKILL on each group) and releases every fd. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.sweepTimer);
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(open.map((session) => this.end(session, "shutdown", false)));
+    for (const session of this.lingering) session.pollExit();
+    this.epoll?.close();
+  }
+
+  private async collect(session: PtySession, options: ReadOptions, started: number, warning: string | undefined): Promise<PtyCommandResult> {
+    session.touch();
+    const taken = session.takeOutput();
+    const rendered = renderOutput(taken.bytes, {
+      maxOutputTokens: options.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      stripAnsi: options.strip_ansi ?? false,
+    });
+    const outputFile = rendered.truncated ? await this.outputStore.save(session.id, taken.bytes) : undefined;
+    const status = session.exitStatus;
+    if (status && this.sessions.get(session.id) === session) {
+      // Its exit code has now been reported: the session is gone, even if a daemon it started still holds the terminal.
+      this.sessions.delete(session.id);
+      session.dispose();
+      this.log.info("pty.close", { session_id: session.id, reason: "exited", exit_code: status.exitCode });
+    }
+    return {
+      session_id: status ? null : session.id,
+      output: rendered.output,
+      running: status === undefined,
+      exit_code: status?.exitCode ?? null,
+      ...(status?.signal ? { signal: status.signal } : {}),
+      truncated: rendered.truncated,
+      original_bytes: rendered.originalBytes,
+      ...(taken.droppedBytes > 0 ? { dropped_bytes: taken.droppedBytes } : {}),
+      ...(outputFile ? { output_file: outputFile } : {}),
+      wall_ms: Math.round(performance.now() - started),
+      ...(warning ? { warning } : {}),
+    };
+  }
+
+  /** At the session limit, closes the least recently used session (never one of the most recent). */
+  private async makeRoom(): Promise<string | undefined> {
+    if (this.sessions.size < this.config.max_sessions) return undefined;
+    const victimId = chooseEviction([...this.sessions.values()].map((s) => ({ id: s.id, lastUsedAt: s.lastUsedAt, running: s.running })));
+    const victim = victimId === undefined ? undefined : this.sessions.get(victimId);
+    if (!victim) {
+      this.log.warn("pty.limit_reached", { max_sessions: this.config.max_sessions, evicted: null });
+      throw new PtyError("pty_limit_reached", `All ${this.config.max_sessions} PTY sessions are in recent use; close one with close_session first`);
+    }
+    this.sessions.delete(victim.id);
+    this.log.warn("pty.limit_reached", { max_sessions: this.config.max_sessions, evicted: victim.id, evicted_cmd: victim.cmd });
+    await this.end(victim, "evicted", false);
+    return `Session limit (${this.config.max_sessions}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
+  }
+
+  /** Terminates and disposes a session already removed from the map. */
+  private async end(session: PtySession, reason: string, force: boolean) {
+    const status = await session.terminate(this.config.close_grace_ms, force);
+    session.dispose();
+    if (session.running) this.lingering.add(session);
+    this.log.info("pty.close", { session_id: session.id, reason, exit_code: status?.exitCode ?? null, signal: status?.signal });
+    return status;
+  }
+
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    const idleMs = this.config.idle_timeout_s * 1000;
+    for (const session of [...this.sessions.values()]) {
+      session.pollExit();
+      if (session.waiting || now - session.lastUsedAt <= idleMs) continue;
+      this.sessions.delete(session.id);
+      this.log.info("pty.reaped", { session_id: session.id, reason: "idle_timeout", idle_s: Math.floor((now - session.lastUsedAt) / 1000) });
+      await this.end(session, "idle_timeout", false).catch((error: unknown) => this.log.error("pty.error", { op: "reap", session_id: session.id, error }));
+    }
+    for (const session of this.lingering) {
+      session.pollExit();
+      if (!session.running) this.lingering.delete(session);
+    }
+  }
+
+  private get(id: string): PtySession {
+    const session = this.sessions.get(id);
+    if (!session) {
+      throw new PtyError("pty_session_not_found", `No PTY session ${JSON.stringify(id)}; list_sessions shows the open ones`, { session_id: id });
+    }
+    return session;
+  }
+
+  private loop(): EpollLoop {
+    this.epoll ??= new EpollLoop((error) => this.log.error("pty.error", { op: "poll", error }));
+    return this.epoll;
+  }
+
+  private newId(): string {
+    for (;;) {
+      const id = randomUUID().slice(0, 8);
+      if (!this.sessions.has(id)) return id;
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new PtyError("pty_closed", "The PTY manager is shutting down");
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

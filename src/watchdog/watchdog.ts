@@ -1,0 +1,284 @@
+import type { Database } from "bun:sqlite";
+import type { Logger } from "../log/index.ts";
+import { ActionExecutor, type WorkerControl } from "./actionExecutor.ts";
+import { AlertSink } from "./alertSink.ts";
+import { BUILTIN_SIGNATURES } from "./signatureCatalog.ts";
+import { DEFAULT_RULES } from "./defaultRules.ts";
+import { buildIncidentReport } from "./incidentReport.ts";
+import { IncidentStore } from "./incidentStore.ts";
+import { PatternMemory } from "./patternMemory.ts";
+import { describePortHolder } from "./portHolder.ts";
+import type { ProxyAdmin } from "./proxyAdmin.ts";
+import { Redactor } from "./redaction.ts";
+import { RuleEngine, toRule } from "./ruleEngine.ts";
+import { severityAtLeast, type Decision, type Signal } from "./signal.ts";
+import { SignatureMatcher } from "./signatureMatcher.ts";
+import { SilenceStore } from "./silenceStore.ts";
+import { Tier3Advisor } from "./tier3Advisor.ts";
+import { TrackedIncident } from "./trackedIncident.ts";
+import type { WatchdogConfig } from "./watchdogConfig.ts";
+
+export interface HealthView {
+  ok: boolean;
+  detail: Record<string, unknown>;
+}
+
+export interface WatchdogDeps {
+  config: WatchdogConfig;
+  db: Database;
+  log: Logger;
+  worker: WorkerControl;
+  proxy: ProxyAdmin;
+  /** Whether the worker is up and its probes pass. */
+  health: () => HealthView;
+  /** The debounced state of a configured check, for incidents about it. */
+  checkFailing?: (name: string) => boolean;
+  /** Secrets agentd holds (provider keys, the model key): redacted wherever they would appear. */
+  secrets?: Iterable<string | undefined>;
+  now?: () => number;
+}
+
+const RECENT_LINES = 200;
+
+/**
+ * The watchdog's brain: signals in, incidents out. Each signal joins its component's incident;
+ * tier 1 rules act on known signals, an incident no rule covers goes to tier 2 (remembered,
+ * verified actions) then tier 3 (the model) or an alert. Every action is verified over a window
+ * and the verdict is remembered. Work is serialized so decisions never race each other.
+ */
+export class Watchdog {
+  readonly store: IncidentStore;
+  readonly silences: SilenceStore;
+  readonly memory: PatternMemory;
+  readonly matcher: SignatureMatcher;
+  readonly alerts: AlertSink;
+  readonly #rules: RuleEngine;
+  readonly #executor: ActionExecutor;
+  readonly #advisor: Tier3Advisor;
+  readonly #redactor: Redactor;
+  readonly #tracked = new Map<string, TrackedIncident>();
+  readonly #recent: string[] = [];
+  readonly #now: () => number;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: WatchdogDeps) {
+    const { config, db, log } = deps;
+    this.#now = deps.now ?? Date.now;
+    this.store = new IncidentStore(db);
+    this.silences = new SilenceStore(db);
+    this.memory = new PatternMemory(db);
+    this.matcher = new SignatureMatcher([...config.signatures, ...BUILTIN_SIGNATURES]);
+    const rules = [...config.rules, ...(config.default_rules ? DEFAULT_RULES : [])].map(toRule);
+    this.#rules = new RuleEngine(rules, config.rule_reset_s * 1000);
+    this.alerts = new AlertSink(this.store, log, config.webhook, this.#now);
+    this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts);
+    this.#advisor = new Tier3Advisor(db, config.tier3);
+    this.#redactor = new Redactor([config.tier3.api_key, ...(deps.secrets ?? [])]);
+  }
+
+  /** Takes over the incidents left unresolved by a previous run, so they can resolve or recur. */
+  adoptUnresolved(): number {
+    const open = this.store.list({ state: "unresolved", limit: 1000 });
+    for (const incident of open) {
+      const tracked = TrackedIncident.adopt(incident);
+      if (!this.#tracked.has(tracked.fingerprint)) this.#tracked.set(tracked.fingerprint, tracked);
+    }
+    return open.length;
+  }
+
+  /** A line from the worker's stdout or a tailed log file. */
+  ingestLine(line: string): Promise<void> | undefined {
+    this.#recent.push(line);
+    if (this.#recent.length > RECENT_LINES) this.#recent.shift();
+    const signal = this.matcher.match(line, this.#now());
+    return signal ? this.report(signal) : undefined;
+  }
+
+  report(signal: Signal): Promise<void> {
+    if (signal.line) signal.line = this.#redactor.redact(signal.line);
+    if (signal.id === "port.in_use") describePortHolder(signal);
+    return this.#serialize(() => this.#handle(signal));
+  }
+
+  /** Re-evaluates open incidents: verification windows, auto-resolve, operator changes. */
+  tick(): Promise<void> {
+    return this.#serialize(() => this.#tick());
+  }
+
+  /** Resolves once everything queued so far has been handled. */
+  idle(): Promise<void> {
+    return this.#serialize(async () => {});
+  }
+
+  tracked(fingerprint: string): TrackedIncident | undefined {
+    return this.#tracked.get(fingerprint);
+  }
+
+  #serialize(work: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(work).catch((error) => this.deps.log.error("watchdog.error", { error }));
+    this.#queue = next;
+    return next;
+  }
+
+  async #handle(signal: Signal): Promise<void> {
+    const now = signal.ts;
+    const { tracked, created } = this.#incidentFor(signal);
+    const first = tracked.add(signal);
+    if (!created) this.store.touch(tracked.id, { now, severity: tracked.severity, pattern: tracked.pattern, title: tracked.title });
+    if (first) this.store.addEvent(tracked.id, "signal", signal.title, { signal: signal.id, ...signal.fields, ...(signal.line ? { line: signal.line.slice(0, 500) } : {}) }, now);
+    const silence = this.silences.covering(this.#silenceTargets(signal), now);
+    if (silence) {
+      if (!tracked.silenceNoted) this.store.addEvent(tracked.id, "silenced", `silenced until ${new Date(silence.until).toISOString()}${silence.reason ? `: ${silence.reason}` : ""}`, { silence_id: silence.id }, now);
+      tracked.silenceNoted = true;
+      return;
+    }
+    if (tracked.verification) return;
+    const verdict = this.#rules.observe(signal.id, signal.component, now);
+    if (verdict.kind === "fire") {
+      const reason = verdict.alertOnly
+        ? `rule ${verdict.rule.id} fired ${verdict.firing} times; past its last cooldown it only alerts (${signal.title})`
+        : `rule ${verdict.rule.id}: ${signal.title}${verdict.rule.count > 1 ? ` ×${verdict.rule.count} within ${verdict.rule.windowMs / 1000}s` : ""}${signal.line && !signal.line.startsWith("{") ? ` — ${signal.line.slice(0, 300)}` : ""}`;
+      await this.#act(tracked, { tier: 1, action: verdict.action, reason, ruleId: verdict.rule.id, command: verdict.rule.command });
+      return;
+    }
+    if (verdict.kind !== "none" || tracked.unmatchedDecided) return;
+    tracked.unmatchedDecided = true;
+    await this.#decideUnmatched(tracked, 1);
+  }
+
+  #silenceTargets(signal: Signal): string[] {
+    const targets = [signal.id, signal.component];
+    const colon = signal.component.indexOf(":");
+    if (colon > 0) targets.push(signal.component.slice(colon + 1));
+    return targets;
+  }
+
+  #incidentFor(signal: Signal): { tracked: TrackedIncident; created: boolean } {
+    const existing = this.#tracked.get(signal.component);
+    const groupMs = this.deps.config.group_window_s * 1000;
+    if (existing && signal.ts - existing.lastSignalAt <= groupMs) return { tracked: existing, created: false };
+    if (existing) this.#resolve(existing, `quiet for over ${this.deps.config.group_window_s}s; a new episode starts`, signal.ts);
+    const title = signal.component === "worker" || signal.component === "supervisor" ? signal.title : `${signal.title} — ${signal.component}`;
+    const incident = this.store.open({ fingerprint: signal.component, pattern: signal.id, title, category: signal.category, severity: signal.severity, now: signal.ts, details: { component: signal.component, signal: signal.id } });
+    this.store.prune(this.deps.config.max_incidents);
+    this.deps.log.warn("watchdog.incident_opened", { incident_id: incident.id, title, component: signal.component, signal: signal.id, severity: signal.severity });
+    const tracked = new TrackedIncident(incident.id, signal.component, title, signal.category, signal.severity, signal.ts);
+    this.#tracked.set(signal.component, tracked);
+    return { tracked, created: true };
+  }
+
+  /** Tier 2, then tier 3, then an alert for what is serious enough. */
+  async #decideUnmatched(tracked: TrackedIncident, fromTier: number, failedAction?: string): Promise<void> {
+    const { config } = this.deps;
+    const pattern = tracked.pattern;
+    if (fromTier < 2) {
+      const remembered = this.memory.recommend(pattern, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
+      if (remembered) {
+        const reason = `${remembered.action} worked ${remembered.successes} of ${remembered.tries} times for the pattern ${pattern}`;
+        return this.#act(tracked, { tier: 2, action: remembered.action, reason });
+      }
+    }
+    if (fromTier < 3 && this.#advisor.enabled) {
+      const report = buildIncidentReport(tracked, this.store.get(tracked.id), this.deps.health(), this.#recent, this.memory.history(pattern), this.#redactor, config.tier3.max_log_lines);
+      const advice = await this.#advisor.advise(`${tracked.fingerprint}|${pattern}`, report, this.#now());
+      if (advice.ok) {
+        this.store.mergeDetails(tracked.id, { model_reason: advice.reason, model_confidence: advice.confidence, model_cached: advice.cached });
+        return this.#act(tracked, { tier: 3, action: advice.action, reason: `model: ${advice.reason}`, confidence: advice.confidence });
+      }
+      this.store.mergeDetails(tracked.id, { tier3_refusal: advice.refusal ?? "error" });
+      return this.#act(tracked, { tier: 3, action: "alert", reason: advice.reason });
+    }
+    if (failedAction || severityAtLeast(tracked.severity, "error")) {
+      const reason = failedAction ? `${failedAction} did not clear the incident` : `no rule or remembered action for ${pattern}`;
+      await this.#act(tracked, { tier: Math.min(fromTier + 1, 3) as Decision["tier"], action: "alert", reason });
+    }
+  }
+
+  async #act(tracked: TrackedIncident, decision: Decision): Promise<void> {
+    const now = this.#now();
+    const { log, config } = this.deps;
+    if (decision.action === "alert" && tracked.alerted && this.store.get(tracked.id).state === "acknowledged") return;
+    this.store.recordDecision(tracked.id, decision);
+    this.store.addEvent(tracked.id, "action", `tier ${decision.tier}: ${decision.action} — ${decision.reason}`, { tier: decision.tier, action: decision.action, ...(decision.confidence !== undefined ? { confidence: decision.confidence } : {}) }, now);
+    log.warn("watchdog.action", { incident_id: tracked.id, tier: decision.tier, action: decision.action, reason: decision.reason });
+    const result = await this.#executor.execute(decision.action, {
+      incidentId: tracked.id,
+      title: tracked.title,
+      severity: tracked.severity,
+      component: tracked.fingerprint,
+      signals: tracked.latestSignals(),
+      reason: decision.reason,
+      command: decision.command,
+    });
+    this.store.addEvent(tracked.id, result.ok ? "action_done" : "action_failed", result.detail, { action: decision.action }, this.#now());
+    if (decision.action === "alert") {
+      tracked.alerted = true;
+      return;
+    }
+    tracked.tried.push(decision.action);
+    if (!result.ok) {
+      log.warn("watchdog.action_failed", { incident_id: tracked.id, action: decision.action, detail: result.detail });
+      this.#conclude(tracked, decision.tier, decision.action, "failed");
+      return this.#decideUnmatched(tracked, decision.tier, decision.action);
+    }
+    const start = this.#now();
+    tracked.verification = { tier: decision.tier, action: decision.action, startedAt: start, deadline: start + config.verify_window_s * 1000, triggers: new Set(tracked.signals.keys()) };
+  }
+
+  #conclude(tracked: TrackedIncident, tier: number, action: Decision["action"], verdict: "success" | "failed"): void {
+    const now = this.#now();
+    this.store.setVerdict(tracked.id, verdict);
+    this.memory.record(tracked.pattern, action, tier, verdict, tracked.id, now);
+    this.store.addEvent(tracked.id, "verdict", `${action}: ${verdict}`, { action, tier, verdict }, now);
+    this.deps.log.info("watchdog.verdict", { incident_id: tracked.id, action, tier, verdict });
+  }
+
+  async #tick(): Promise<void> {
+    const now = this.#now();
+    const { config } = this.deps;
+    this.#forgetClosedByOperator();
+    for (const tracked of [...this.#tracked.values()]) {
+      const v = tracked.verification;
+      if (v) {
+        const settleMs = Math.min(1000, (v.deadline - v.startedAt) / 4);
+        const recurred = tracked.triggerRecurred(settleMs);
+        if (!recurred && now < v.deadline) continue;
+        tracked.verification = undefined;
+        const success = !recurred && this.#clear(tracked);
+        this.#conclude(tracked, v.tier, v.action, success ? "success" : "failed");
+        if (!success) await this.#decideUnmatched(tracked, v.tier, v.action);
+        continue;
+      }
+      if (now - tracked.lastSignalAt >= config.resolve_after_s * 1000 && this.#clear(tracked)) {
+        this.#resolve(tracked, `signals clear for ${config.resolve_after_s}s and health passes`, now);
+        if (tracked.alerted) await this.alerts.alert({ incidentId: tracked.id, title: tracked.title, severity: tracked.severity, message: `resolved: ${tracked.title}`, kind: "resolved" });
+      }
+    }
+  }
+
+  #clear(tracked: TrackedIncident): boolean {
+    if (tracked.fingerprint.startsWith("check:")) return !(this.deps.checkFailing?.(tracked.fingerprint.slice("check:".length)) ?? false);
+    return this.deps.health().ok;
+  }
+
+  #resolve(tracked: TrackedIncident, why: string, now: number): void {
+    this.#tracked.delete(tracked.fingerprint);
+    this.store.addEvent(tracked.id, "note", why, {}, now);
+    this.store.setState(tracked.id, "resolved", "watchdog");
+    this.deps.log.info("watchdog.incident_resolved", { incident_id: tracked.id, title: tracked.title, why });
+  }
+
+  /** An operator resolved an incident by hand: the next signal opens a new episode. */
+  #forgetClosedByOperator(): void {
+    if (this.#tracked.size === 0) return;
+    const ids = [...this.#tracked.values()].map((t) => t.id);
+    const resolved = new Set(
+      this.deps.db
+        .query<{ id: number }, number[]>(`SELECT id FROM incidents WHERE state = 'resolved' AND id IN (${ids.map(() => "?").join(", ")})`)
+        .all(...ids)
+        .map((r) => r.id),
+    );
+    if (resolved.size === 0) return;
+    for (const [key, tracked] of this.#tracked) if (resolved.has(tracked.id)) this.#tracked.delete(key);
+  }
+}

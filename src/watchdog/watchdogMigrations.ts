@@ -1,0 +1,52 @@
+import type { Migration } from "../store/index.ts";
+
+/** Watchdog tables (versions 300–399): timelines, learned outcomes, silences, model usage and answers. */
+export const watchdogMigrations: readonly Migration[] = [
+  {
+    version: 300,
+    name: "watchdog",
+    sql: `
+      ALTER TABLE incidents ADD COLUMN fingerprint TEXT;
+      ALTER TABLE incidents ADD COLUMN pattern TEXT;
+      CREATE INDEX incidents_fingerprint ON incidents (fingerprint, state);
+      CREATE TABLE incident_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        incident_id INTEGER NOT NULL REFERENCES incidents (id) ON DELETE CASCADE,
+        ts INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        message TEXT NOT NULL,
+        fields TEXT NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX incident_events_incident ON incident_events (incident_id, id);
+      CREATE TABLE watchdog_outcomes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        pattern TEXT NOT NULL,
+        action TEXT NOT NULL,
+        tier INTEGER NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('success', 'failed')),
+        incident_id INTEGER,
+        ts INTEGER NOT NULL
+      );
+      CREATE INDEX watchdog_outcomes_pattern ON watchdog_outcomes (pattern, action);
+      CREATE TABLE watchdog_silences (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        target TEXT NOT NULL,
+        until INTEGER NOT NULL,
+        reason TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE watchdog_ai_usage (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts INTEGER NOT NULL,
+        incident_id INTEGER,
+        model TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        cost REAL NOT NULL DEFAULT 0,
+        outcome TEXT NOT NULL
+      );
+      CREATE INDEX watchdog_ai_usage_ts ON watchdog_ai_usage (ts);
+      CREATE TABLE watchdog_ai_cache (fingerprint TEXT PRIMARY KEY, answer TEXT NOT NULL, expires_at INTEGER NOT NULL);
+    `,
+  },
+];

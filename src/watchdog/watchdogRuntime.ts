@@ -1,0 +1,92 @@
+import type { Database } from "bun:sqlite";
+import type { Logger } from "../log/index.ts";
+import { CheckScheduler } from "./checkScheduler.ts";
+import { LogFileTailer } from "./logFileTailer.ts";
+import { HttpProxyAdmin } from "./proxyAdmin.ts";
+import type { Signal } from "./signal.ts";
+import { Watchdog } from "./watchdog.ts";
+import type { WatchdogConfig } from "./watchdogConfig.ts";
+import { WorkerProbe } from "./workerProbe.ts";
+
+export interface WatchdogRuntimeOptions {
+  config: WatchdogConfig;
+  db: Database;
+  log: Logger;
+  /** Bearer token for the worker's routes when it is bound beyond loopback. */
+  token?: string;
+  secrets?: Iterable<string | undefined>;
+  workerPid: () => number | undefined;
+  restartWorker: (reason: string) => Promise<string>;
+}
+
+/**
+ * The watchdog as the supervisor runs it: the decision engine plus its timers — worker probes,
+ * configured checks, tailed log files and the tick that verifies actions and resolves incidents.
+ * Everything is timer driven, so an idle supervisor costs next to nothing.
+ */
+export class WatchdogRuntime {
+  readonly watchdog: Watchdog;
+  readonly probe: WorkerProbe;
+  readonly checks: CheckScheduler;
+  readonly #tailers: LogFileTailer[];
+  #workerUrl: string | undefined;
+  #tick: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly options: WatchdogRuntimeOptions) {
+    const { config, db, log } = options;
+    const report = (signal: Signal) => void this.report(signal);
+    this.probe = new WorkerProbe(config.probe, report);
+    this.checks = new CheckScheduler(config.checks, config.flapping, { workerPid: options.workerPid }, report, db);
+    this.watchdog = new Watchdog({
+      config,
+      db,
+      log,
+      worker: { restartWorker: options.restartWorker },
+      proxy: new HttpProxyAdmin(() => this.#workerUrl, options.token),
+      health: () => ({ ok: this.probe.healthy, detail: { ...this.probe.detail(), worker_pid: options.workerPid() ?? null } }),
+      checkFailing: (name) => this.checks.failing(name),
+      secrets: options.secrets,
+    });
+    this.#tailers = config.log_files.map((file) => new LogFileTailer(file.path, (line) => void this.watchdog.ingestLine(line)));
+  }
+
+  get enabled(): boolean {
+    return this.options.config.enabled;
+  }
+
+  start(): void {
+    const adopted = this.watchdog.adoptUnresolved();
+    if (adopted > 0) this.options.log.info("watchdog.adopted", { unresolved_incidents: adopted });
+    if (!this.enabled) return;
+    this.checks.start();
+    this.options.config.log_files.forEach((file, i) => this.#tailers[i]!.start(file.poll_ms));
+    this.#tick = setInterval(() => void this.watchdog.tick(), this.options.config.tick_ms);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#tick);
+    this.probe.detach();
+    this.checks.stop();
+    for (const tailer of this.#tailers) tailer.stop();
+    await this.watchdog.idle();
+  }
+
+  workerListening(url: string, pid: number): void {
+    this.#workerUrl = url;
+    if (this.enabled) this.probe.attach({ url, pid, token: this.options.token });
+  }
+
+  workerGone(): void {
+    this.#workerUrl = undefined;
+    this.probe.detach();
+  }
+
+  ingestLine(line: string): void {
+    if (this.enabled) void this.watchdog.ingestLine(line);
+  }
+
+  /** Worker exits and crash loops are recorded even with the watchdog's own monitoring turned off. */
+  report(signal: Signal): Promise<void> {
+    return this.watchdog.report(signal);
+  }
+}

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Hono } from "hono";
+import { createParser } from "eventsource-parser";
+import { agentConfigSchema, agentMigrations, approvalsConfigSchema, createAgent, type Agent, type ToolDefinition } from "../../src/agent/index.ts";
+import { servicesConfigSchema } from "../../src/agent/servicesConfig.ts";
+import type { LogFields, Logger } from "../../src/log/index.ts";
+import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
+import { createErrorHandler } from "../../src/web/errorResponse.ts";
+import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
+
+export interface LogEntry extends LogFields {
+  level: string;
+  event: string;
+}
+
+/** A logger that keeps what it is told, so tests can check the tool.start / tool.end lines. */
+export function recordingLogger(entries: LogEntry[] = []): Logger & { entries: LogEntry[] } {
+  const write = (level: string) => (event: string, fields?: LogFields) => void entries.push({ level, event, ...fields });
+  const logger = { entries, debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), child: () => logger };
+  return logger;
+}
+
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: any;
+}
+
+export interface HarnessOptions {
+  tools?: ToolDefinition[];
+  agent?: Record<string, unknown>;
+  approvals?: Record<string, unknown>;
+  services?: unknown[];
+  heartbeatMs?: number;
+  apiKey?: string;
+  /** Reuse a data dir (and its store) from an earlier harness: a worker restart. */
+  dataDir?: string;
+  upstream?: ScriptedUpstream;
+}
+
+export interface Harness {
+  url: string;
+  upstream: ScriptedUpstream;
+  agent: Agent;
+  db: Database;
+  dataDir: string;
+  log: LogEntry[];
+  api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  createSession(body?: Record<string, unknown>): Promise<string>;
+  /** Posts a message and reads the turn's SSE stream to its end. */
+  send(sessionId: string, content: string): Promise<SseEvent[]>;
+  /** Reads GET /events?after=N to its end. */
+  follow(sessionId: string, after?: number): Promise<SseEvent[]>;
+  /** Stops server and agent; keeps the data dir when `keepData` (for a restart). */
+  close(keepData?: boolean): Promise<void>;
+}
+
+export async function readSse(response: Response): Promise<SseEvent[]> {
+  if (!response.ok) throw new Error(`SSE request failed: ${response.status} ${await response.text()}`);
+  const events: SseEvent[] = [];
+  const parser = createParser({ onEvent: (e) => events.push({ id: e.id, event: e.event ?? "message", data: JSON.parse(e.data) }) });
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body!) parser.feed(decoder.decode(chunk, { stream: true }));
+  return events;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "agentd-agent-"));
+  const db = openStore({ path: join(dataDir, "agentd.db"), migrations: [...baseMigrations, ...agentMigrations] });
+  const upstream = options.upstream ?? startScriptedUpstream();
+  const logger = recordingLogger();
+  const agent = createAgent({
+    db,
+    dataDir,
+    config: { agent: agentConfigSchema.parse(options.agent ?? {}), approvals: approvalsConfigSchema.parse(options.approvals ?? {}), services: servicesConfigSchema.parse(options.services ?? []) },
+    modelBaseUrl: upstream.url,
+    modelApiKey: options.apiKey,
+    tools: options.tools ?? [],
+    logger,
+    heartbeatMs: options.heartbeatMs,
+  });
+  const app = new Hono();
+  app.onError(createErrorHandler(logger));
+  app.route("/api", agent.routes);
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, idleTimeout: 0 });
+  const url = `http://127.0.0.1:${server.port}`;
+  const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    return fetch(url + path, json === undefined ? rest : { method: "POST", ...rest, headers: { "content-type": "application/json", ...rest.headers }, body: JSON.stringify(json) });
+  };
+  return {
+    url,
+    upstream,
+    agent,
+    db,
+    dataDir,
+    log: logger.entries,
+    api,
+    async createSession(body = {}) {
+      const response = await api("/api/sessions", { json: body });
+      if (response.status !== 201) throw new Error(`create session: ${response.status} ${await response.text()}`);
+      return ((await response.json()) as { id: string }).id;
+    },
+    send: async (sessionId, content) => readSse(await api(`/api/sessions/${sessionId}/messages`, { json: { content } })),
+    follow: async (sessionId, after = 0) => readSse(await api(`/api/sessions/${sessionId}/events?after=${after}`)),
+    async close(keepData = false) {
+      await server.stop(true);
+      await agent.close();
+      db.close();
+      if (!options.upstream) await upstream.close();
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits for a condition with a deadline (no fixed sleeps). */
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
