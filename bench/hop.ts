@@ -1,0 +1,96 @@
+/**
+ * Hop benchmark on a loopback OpenSSH server (the "remote" is this machine with another HOME):
+ * first hop (upload + start) and bytes on the wire against the binary's size, second hop (nothing
+ * to upload), and exec_command("echo hi") through the tunnel against the same call to a local agentd.
+ * Run: node_modules/.bin/bun bench/hop.ts — prints a markdown table. Needs ./agentd (built if stale).
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { createHopManager, hopMigrations, hopsConfigSchema } from "../src/hop/index.ts";
+import { baseMigrations, openStore } from "../src/store/index.ts";
+import { ensureBinary } from "../tests/support/binary.ts";
+import { startSshd } from "../tests/support/sshd.ts";
+import { makeTempDir, removeTempDirs } from "../tests/support/tempDir.ts";
+import { isProcessAlive, waitFor } from "../tests/support/waitFor.ts";
+
+const ECHO_ROUNDS = 40;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timeEcho(call: () => Promise<{ output: string }>): Promise<number> {
+  const samples: number[] = [];
+  await call(); // warm: connection pool, first spawn
+  for (let i = 0; i < ECHO_ROUNDS; i++) {
+    const started = performance.now();
+    const result = await call();
+    samples.push(performance.now() - started);
+    if (!result.output.includes("hi")) throw new Error(`echo answered ${JSON.stringify(result.output)}`);
+  }
+  return median(samples);
+}
+
+const binary = await ensureBinary();
+const remoteHome = makeTempDir("agentd-bench-hop-remote-");
+const local = makeTempDir("agentd-bench-hop-local-");
+const sshd = await startSshd({ env: { HOME: remoteHome } });
+const db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
+const manager = createHopManager({ db, dataDir: local, config: hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false }), selfBinaryPath: binary });
+const localAgentd = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", join(local, "daemon")], { stdin: "ignore", stdout: "ignore", stderr: "ignore", env: { ...process.env, AGENTD_CONFIG: undefined, AGENTD_DATA_DIR: undefined } });
+try {
+  const request = { destination: `${sshd.user}@127.0.0.1:${sshd.port}`, identity: sshd.clientKeyPath, accept_new: true, name: "bench" };
+  let started = performance.now();
+  const first = await manager.open(request);
+  const firstMs = performance.now() - started;
+  await manager.closeHop("bench");
+  started = performance.now();
+  const second = await manager.open({ ...request, accept_new: false });
+  const secondMs = performance.now() - started;
+  if (first.upload?.uploaded !== true || second.upload?.uploaded !== false) throw new Error("expected an upload on the first hop only");
+
+  const client = manager.client("bench");
+  const remoteMs = await timeEcho(() => client.exec({ cmd: "echo hi", yield_time_ms: 5000 }));
+  const ready = await waitFor("the local agentd's ready file", () => {
+    try {
+      return JSON.parse(readFileSync(join(local, "daemon", "ready.json"), "utf8")) as { url: string };
+    } catch {
+      return undefined;
+    }
+  }, { timeoutMs: 30_000 });
+  const localMs = await timeEcho(async () => {
+    const response = await fetch(`${ready.url}/api/pty`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ cmd: "echo hi", yield_time_ms: 5000 }) });
+    if (!response.ok) throw new Error(`local /api/pty answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as { output: string };
+  });
+
+  const size = first.upload!.binary_bytes;
+  const wire = first.upload!.wire_bytes;
+  const rows = [
+    ["first hop (upload + start)", `${(firstMs / 1000).toFixed(2)} s`, "—"],
+    ["bytes on the wire / binary size", `${(wire / 1048576).toFixed(1)} MiB / ${(size / 1048576).toFixed(1)} MiB = ${(wire / size).toFixed(2)}×`, "≤ 0.5×"],
+    ["second hop (nothing uploaded)", `${(secondMs / 1000).toFixed(2)} s`, "≤ 1.5 s"],
+    [`exec_command("echo hi") remote, median of ${ECHO_ROUNDS}`, `${remoteMs.toFixed(1)} ms`, "—"],
+    [`exec_command("echo hi") local agentd, median of ${ECHO_ROUNDS}`, `${localMs.toFixed(1)} ms`, "—"],
+    ["remote / local echo", `${(remoteMs / localMs).toFixed(2)}×`, "≤ 3×"],
+  ];
+  console.log("| measure | value | target |\n| --- | --- | --- |");
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+} finally {
+  await manager.closeHop("bench", { stopRemote: true }).catch(() => undefined);
+  await manager.close();
+  localAgentd.kill("SIGTERM");
+  await localAgentd.exited;
+  const readyPath = join(remoteHome, ".agentd", "ready.json");
+  try {
+    const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { supervisor_pid: number | null; pid: number };
+    for (const pid of [ready.supervisor_pid, ready.pid]) if (pid && isProcessAlive(pid)) process.kill(pid, "SIGTERM");
+  } catch {
+    // Stopped by closeHop already.
+  }
+  await sshd.stop();
+  db.close();
+  removeTempDirs();
+  rmSync(local, { recursive: true, force: true });
+}

@@ -1,0 +1,186 @@
+import type { Database } from "bun:sqlite";
+import type { Hono } from "hono";
+import { createLogger, type Logger } from "../log/index.ts";
+import { formatDestination, parseDestination } from "./destination.ts";
+import type { HopsConfig } from "./hopConfig.ts";
+import { HopConnection, type HopProgress, type HopState, type UploadReport } from "./hopConnection.ts";
+import { HopError } from "./hopErrors.ts";
+import { createHopRoutes } from "./hopRoutes.ts";
+import { HopStore } from "./hopStore.ts";
+import { createLocalBinarySource, type LocalBinary } from "./localBinary.ts";
+import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
+import { expandHome, localUserName } from "./sshAuth.ts";
+
+export interface HopManagerOptions {
+  db: Database;
+  dataDir: string;
+  config: HopsConfig;
+  logger?: Logger;
+  /** The agentd binary to copy: process.execPath when compiled; undefined when running from source. */
+  selfBinaryPath: string | undefined;
+}
+
+export interface OpenHopRequest {
+  /** user@host[:port] */
+  destination: string;
+  /** Jump hosts in order, each user@host[:port]. */
+  via?: string[];
+  /** Private key file (local path); default: ~/.ssh/id_* and the ssh-agent. */
+  identity?: string;
+  /** Add an unknown host's key to known_hosts (a changed key is always refused). */
+  accept_new?: boolean;
+  name?: string;
+}
+
+/** A hop as `agentd hops`, /api/hops and the status page show it. */
+export interface HopInfo {
+  name: string;
+  destination: string;
+  via: string[];
+  /** Jump hosts then the target. */
+  chain: string[];
+  state: HopState;
+  mode: "agentd" | "fallback" | null;
+  remote_version: string | null;
+  /** e.g. "Linux x86_64 glibc". */
+  remote_platform: string | null;
+  remote_dir: string | null;
+  fallback_reason: string | null;
+  last_error: string | null;
+  opened_at: number;
+  last_change: number;
+  upload: UploadReport | null;
+}
+
+export interface HopManager {
+  /** Mount at /api/hops. */
+  routes: Hono;
+  open(request: OpenHopRequest, onProgress?: (event: HopProgress) => void): Promise<HopInfo>;
+  list(): HopInfo[];
+  get(name: string): HopInfo;
+  /** The tool client of a live hop; throws hop_not_found / hop_closed. */
+  client(name: string): RemoteAgentdClient;
+  closeHop(name: string, options?: { stopRemote?: boolean }): Promise<{ name: string; stopped_remote: boolean }>;
+  /** Ends every hop's tunnel and SSH chain (remote agentds keep running). */
+  close(): Promise<void>;
+}
+
+const NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+function infoOf(hop: HopConnection): HopInfo {
+  const via = hop.spec.via.map(formatDestination);
+  const destination = formatDestination(hop.spec.target);
+  const facts = hop.facts;
+  return {
+    name: hop.spec.name,
+    destination,
+    via,
+    chain: [...via, destination],
+    state: hop.state,
+    mode: hop.mode,
+    remote_version: hop.remoteVersion,
+    remote_platform: facts ? `${facts.os} ${facts.machine} ${facts.libc}` : null,
+    remote_dir: hop.remoteDir ?? null,
+    fallback_reason: hop.fallbackReason ?? null,
+    last_error: hop.lastError ?? null,
+    opened_at: hop.openedAt,
+    last_change: hop.lastChange,
+    upload: hop.upload ?? null,
+  };
+}
+
+export function createHopManager(options: HopManagerOptions): HopManager {
+  const log = options.logger ?? createLogger("hop");
+  const store = new HopStore(options.db);
+  store.closeAll("agentd restarted; open the hop again", Date.now());
+  const hops = new Map<string, HopConnection>();
+  const binarySource = options.selfBinaryPath ? createLocalBinarySource(options.selfBinaryPath) : undefined;
+  const binary = (): Promise<LocalBinary> =>
+    binarySource?.() ??
+    Promise.reject(new HopError("hop_upload_failed", "This agentd runs from source, so there is no single binary to copy; build one with `npm run build` and run ./agentd"));
+
+  const persist = (hop: HopConnection) => {
+    const info = infoOf(hop);
+    store.save({ ...info, mode: info.mode, last_error: info.last_error ?? info.fallback_reason });
+    log.info("hop.state", { hop: info.name, state: info.state, mode: info.mode });
+  };
+
+  const live = (name: string): HopConnection => {
+    const hop = hops.get(name);
+    if (!hop) throw new HopError("hop_not_found", `No hop named ${name}; open one with agentd hop user@host`);
+    return hop;
+  };
+
+  const manager: HopManager = {
+    routes: undefined as unknown as Hono,
+    async open(request, onProgress = () => undefined) {
+      const user = localUserName();
+      const target = parseDestination(request.destination, user);
+      const via = (request.via ?? []).filter((hop) => hop.trim()).map((hop) => parseDestination(hop, user));
+      const name = request.name ?? (target.port === 22 ? target.host : `${target.host}-${target.port}`);
+      if (!NAME.test(name)) throw new HopError("hop_bad_destination", `Hop name "${name}" may only use letters, digits, ".", "_" and "-" (at most 64)`);
+      const existing = hops.get(name);
+      if (existing && existing.state !== "closed") {
+        const same = formatDestination(existing.spec.target) === formatDestination(target) && existing.spec.via.map(formatDestination).join() === via.map(formatDestination).join();
+        if (same) return infoOf(existing);
+        throw new HopError("hop_name_taken", `Hop ${name} is already open to ${formatDestination(existing.spec.target)}; pass --name or close it first`);
+      }
+      const hop = new HopConnection(
+        { name, target, via, identity: request.identity ? expandHome(request.identity) : undefined, acceptNew: request.accept_new ?? false },
+        { config: options.config, binary, log: log.child(name), onChange: persist },
+      );
+      hops.set(name, hop);
+      persist(hop);
+      try {
+        await hop.open(onProgress);
+      } catch (error) {
+        log.warn("hop.open_failed", { hop: name, error });
+        throw error;
+      }
+      return infoOf(hop);
+    },
+    list() {
+      const shown = new Set(hops.keys());
+      const stored = store.list().filter((record) => !shown.has(record.name));
+      const fromStore: HopInfo[] = stored.map((record) => ({
+        name: record.name,
+        destination: record.destination,
+        via: record.via,
+        chain: [...record.via, record.destination],
+        state: "closed",
+        mode: record.mode as HopInfo["mode"],
+        remote_version: record.remote_version,
+        remote_platform: record.remote_platform,
+        remote_dir: null,
+        fallback_reason: null,
+        last_error: record.last_error,
+        opened_at: record.opened_at,
+        last_change: record.last_change,
+        upload: null,
+      }));
+      return [...[...hops.values()].map(infoOf), ...fromStore].sort((a, b) => b.opened_at - a.opened_at);
+    },
+    get(name) {
+      const found = manager.list().find((hop) => hop.name === name);
+      if (!found) throw new HopError("hop_not_found", `No hop named ${name}`);
+      return found;
+    },
+    client(name) {
+      const hop = live(name);
+      if (hop.state === "closed") throw new HopError("hop_closed", `Hop ${name} is closed${hop.lastError ? `: ${hop.lastError}` : ""}; open it again with agentd hop`);
+      if (!hop.client) throw new HopError("hop_disconnected", `Hop ${name} is still connecting`);
+      return hop.client;
+    },
+    async closeHop(name, closeOptions = {}) {
+      const hop = live(name);
+      const stopped = await hop.close(closeOptions.stopRemote ?? false);
+      log.info("hop.closed", { hop: name, stopped_remote: stopped });
+      return { name, stopped_remote: stopped };
+    },
+    async close() {
+      await Promise.all([...hops.values()].map((hop) => hop.close(false)));
+    },
+  };
+  manager.routes = createHopRoutes(manager);
+  return manager;
+}

@@ -1,0 +1,78 @@
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { AgentdError } from "../errors/index.ts";
+import { createLogger } from "../log/index.ts";
+import { createErrorHandler, errorBody } from "../web/errorResponse.ts";
+import type { HopProgress } from "./hopConnection.ts";
+import type { HopManager } from "./hopManager.ts";
+
+const openRequest = z.strictObject({
+  destination: z.string().min(1),
+  via: z.union([z.array(z.string().min(1)), z.string()]).optional(),
+  identity: z.string().min(1).optional(),
+  accept_new: z.boolean().optional(),
+  name: z.string().min(1).optional(),
+});
+
+// Upload progress comes per chunk; clients need a few updates a second.
+const PROGRESS_EVERY_MS = 100;
+
+async function readOpenRequest(request: Request) {
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    throw new AgentdError("invalid_arguments", "The request body is not valid JSON", { status: 400 });
+  }
+  const parsed = openRequest.safeParse(body);
+  if (!parsed.success) {
+    throw new AgentdError("invalid_arguments", parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "), { status: 400 });
+  }
+  const via = typeof parsed.data.via === "string" ? parsed.data.via.split(",").filter(Boolean) : parsed.data.via;
+  return { ...parsed.data, via };
+}
+
+/**
+ * /api/hops. POST / opens a hop: with `Accept: text/event-stream` it streams `progress` events
+ * ({step, message, bytes?, total?}) then one `hop` event (the HopInfo) or one `error` event
+ * ({error:{code,message,type}}); otherwise it answers 201 {hop} once the hop is up. GET / lists,
+ * GET /:name shows one, DELETE /:name closes (`?stop_remote=1` also stops the remote agentd).
+ * The hop keeps opening if the client goes away: the daemon owns it.
+ */
+export function createHopRoutes(manager: HopManager): Hono {
+  const app = new Hono();
+  app.onError(createErrorHandler(createLogger("hop.http")));
+
+  app.post("/", async (c) => {
+    const request = await readOpenRequest(c.req.raw);
+    if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
+      return c.json({ hop: await manager.open(request) }, 201);
+    }
+    return streamSSE(c, async (stream) => {
+      let lastUpload = 0;
+      const send = (event: HopProgress) => {
+        if (event.step === "upload" && event.bytes !== undefined && event.bytes < (event.total ?? 0)) {
+          if (Date.now() - lastUpload < PROGRESS_EVERY_MS) return;
+          lastUpload = Date.now();
+        }
+        void stream.writeSSE({ event: "progress", data: JSON.stringify(event) }).catch(() => undefined);
+      };
+      try {
+        const hop = await manager.open(request, send);
+        await stream.writeSSE({ event: "hop", data: JSON.stringify(hop) });
+      } catch (error) {
+        const body = error instanceof AgentdError ? errorBody(error.code, error.message, error.details) : errorBody("internal_error", (error as Error).message);
+        await stream.writeSSE({ event: "error", data: JSON.stringify(body) });
+      }
+    });
+  });
+
+  app.get("/", (c) => c.json({ hops: manager.list() }));
+  app.get("/:name", (c) => c.json({ hop: manager.get(c.req.param("name")) }));
+  app.delete("/:name", async (c) => {
+    const flag = c.req.query("stop_remote");
+    return c.json(await manager.closeHop(c.req.param("name"), { stopRemote: flag === "1" || flag === "true" }));
+  });
+  return app;
+}

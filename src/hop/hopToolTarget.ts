@@ -1,0 +1,37 @@
+import type { ToolContext } from "../agent/toolDefinition.ts";
+import type { CloseSessionArgs, ExecCommandArgs, WriteStdinArgs } from "../pty/index.ts";
+import type { ReadFileArgs, WriteFileArgs } from "./fileSchemas.ts";
+import { HopError } from "./hopErrors.ts";
+import type { HopManager } from "./hopManager.ts";
+
+/** The tools a hop runs remotely; the rest (hop, incidents) stay local. */
+export const REMOTE_TOOLS = ["exec_command", "write_stdin", "list_sessions", "close_session", "read_file", "write_file"] as const;
+
+/**
+ * A session target (src/agent ToolTarget) that runs already-validated tool calls on a hop's
+ * host. The client is looked up per call, so a reconnect or re-open is picked up.
+ */
+export function createHopToolTarget(manager: HopManager, name: string) {
+  return {
+    name,
+    async execute(toolName: string, args: unknown, ctx: ToolContext): Promise<unknown> {
+      const client = manager.client(name);
+      switch (toolName) {
+        case "exec_command":
+          return client.exec(args as ExecCommandArgs, ctx.signal);
+        case "write_stdin":
+          return client.writeStdin(args as WriteStdinArgs, ctx.signal);
+        case "list_sessions":
+          return { sessions: await client.listSessions(ctx.signal) };
+        case "close_session":
+          return client.closeSession(args as CloseSessionArgs, ctx.signal);
+        case "read_file":
+          return client.readFile(args as ReadFileArgs, ctx.signal);
+        case "write_file":
+          return client.writeFile(args as WriteFileArgs, ctx.signal);
+        default:
+          throw new HopError("hop_remote_error", `Tool ${toolName} does not run on hops; switch back with hop({target:"local"}) to use it`);
+      }
+    },
+  };
+}

@@ -1,0 +1,16 @@
+export { createHopManager } from "./hopManager.ts";
+export type { HopManager, HopManagerOptions, HopInfo, OpenHopRequest } from "./hopManager.ts";
+export type { HopProgress, HopState, HopStep, UploadReport } from "./hopConnection.ts";
+export type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
+export { createFileRoutes } from "./fileRoutes.ts";
+export { readFileArgs, writeFileArgs } from "./fileSchemas.ts";
+export type { ReadFileArgs, WriteFileArgs, ReadFileResult, WriteFileResult } from "./fileSchemas.ts";
+export { readLocalFile, writeLocalFile } from "./localFiles.ts";
+export { hopsConfigSchema } from "./hopConfig.ts";
+export type { HopsConfig } from "./hopConfig.ts";
+export { hopMigrations } from "./hopMigrations.ts";
+export { HopError } from "./hopErrors.ts";
+export type { HopErrorCode } from "./hopErrors.ts";
+export { runningBinaryPath } from "./localBinary.ts";
+export { ProgressRenderer } from "./uploadProgress.ts";
+export { createHopToolTarget } from "./hopToolTarget.ts";

@@ -1,0 +1,100 @@
+import { AgentdError } from "../errors/index.ts";
+import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
+import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "./fileSchemas.ts";
+import { HopError } from "./hopErrors.ts";
+
+/** The tool operations on a hop's host, whether through its agentd or the SSH fallback. */
+export interface RemoteAgentdClient {
+  readonly hop: string;
+  readonly mode: "agentd" | "fallback";
+  exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult>;
+  writeStdin(args: WriteStdinArgs, signal?: AbortSignal): Promise<PtyCommandResult>;
+  listSessions(signal?: AbortSignal): Promise<PtySessionInfo[]>;
+  closeSession(args: CloseSessionArgs, signal?: AbortSignal): Promise<PtyCloseResult>;
+  readFile(args: ReadFileArgs, signal?: AbortSignal): Promise<ReadFileResult>;
+  writeFile(args: WriteFileArgs, signal?: AbortSignal): Promise<WriteFileResult>;
+}
+
+export interface HttpClientLink {
+  /** The tunnel's base URL while the hop is connected; undefined while it reconnects or is closed. */
+  baseUrl(): string | undefined;
+  /** Why there is no link right now (reconnecting, closed), for the error message. */
+  unavailable(): HopError;
+  callTimeoutMarginMs: number;
+}
+
+const DEFAULT_WAIT_MS = 10_000;
+
+/** Calls the remote agentd's /api/pty and /api/files through the hop's SSH-forwarded tunnel. */
+export class HttpRemoteAgentdClient implements RemoteAgentdClient {
+  readonly mode = "agentd";
+
+  constructor(readonly hop: string, private readonly link: HttpClientLink) {}
+
+  exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
+    return this.call("POST", "/api/pty", args, args.yield_time_ms ?? DEFAULT_WAIT_MS, signal);
+  }
+
+  writeStdin(args: WriteStdinArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
+    const { session_id, ...body } = args;
+    return this.call("POST", `/api/pty/${encodeURIComponent(session_id)}/stdin`, body, args.yield_time_ms ?? DEFAULT_WAIT_MS, signal);
+  }
+
+  async listSessions(signal?: AbortSignal): Promise<PtySessionInfo[]> {
+    return (await this.call<{ sessions: PtySessionInfo[] }>("GET", "/api/pty", undefined, 0, signal)).sessions;
+  }
+
+  closeSession(args: CloseSessionArgs, signal?: AbortSignal): Promise<PtyCloseResult> {
+    const query = args.force === undefined ? "" : `?force=${args.force}`;
+    return this.call("DELETE", `/api/pty/${encodeURIComponent(args.session_id)}${query}`, undefined, 0, signal);
+  }
+
+  readFile(args: ReadFileArgs, signal?: AbortSignal): Promise<ReadFileResult> {
+    return this.call("POST", "/api/files/read", args, 0, signal);
+  }
+
+  writeFile(args: WriteFileArgs, signal?: AbortSignal): Promise<WriteFileResult> {
+    return this.call("POST", "/api/files/write", args, 0, signal);
+  }
+
+  private async call<T>(method: string, path: string, body: unknown, waitMs: number, signal?: AbortSignal): Promise<T> {
+    const base = this.link.baseUrl();
+    if (!base) throw this.link.unavailable();
+    const limitMs = waitMs + this.link.callTimeoutMarginMs;
+    const timeout = AbortSignal.timeout(limitMs);
+    let response: Response;
+    try {
+      response = await fetch(base + path, {
+        method,
+        headers: body === undefined ? undefined : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (timeout.aborted) throw new HopError("hop_timeout", `Hop ${this.hop}: the remote agentd did not answer ${method} ${path} within ${limitMs} ms`);
+      throw new HopError(
+        "hop_disconnected",
+        `Hop ${this.hop}: the connection dropped during ${method} ${path} (${(error as Error).message}). A command it started keeps running in the remote agentd; after the hop reconnects, list_sessions shows it.`,
+        { cause: error },
+      );
+    }
+    const text = await response.text().catch((error: unknown) => {
+      throw new HopError("hop_disconnected", `Hop ${this.hop}: the connection dropped while reading the answer to ${method} ${path}`, { cause: error });
+    });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new HopError("hop_remote_error", `Hop ${this.hop}: ${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
+    if (!response.ok) {
+      const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }).error;
+      if (response.status === 404 && error?.code === "not_found") {
+        throw new HopError("hop_remote_error", `Hop ${this.hop}: the remote agentd has no ${path} (it is an older or different build)`);
+      }
+      throw new AgentdError(error?.code ?? "hop_remote_error", `${error?.message ?? `HTTP ${response.status}`} (on hop ${this.hop})`, { status: response.status, details: error?.details });
+    }
+    return parsed as T;
+  }
+}

@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHopManager, hopMigrations, hopsConfigSchema, type HopManager } from "../../src/hop/index.ts";
+import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
+import { ensureBinary } from "../support/binary.ts";
+import { startSshd, type TestSshd } from "../support/sshd.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+
+const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+/** Remote agentds the hops started (same machine, other HOME): stopped by pid after the tests. */
+function stopRemoteAgentd(home: string): Promise<void> {
+  const readyPath = join(home, ".agentd", "ready.json");
+  if (!existsSync(readyPath)) return Promise.resolve();
+  const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { pid: number; supervisor_pid: number | null };
+  const pids = [ready.supervisor_pid, ready.pid].filter((pid): pid is number => typeof pid === "number" && isProcessAlive(pid));
+  for (const pid of pids) process.kill(pid, "SIGTERM");
+  return waitFor("remote agentd gone", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 }).then(() => undefined);
+}
+
+describe("hops against a real OpenSSH server", () => {
+  let binary: string;
+  let target: TestSshd;
+  let remoteHome: string;
+  let knownHosts: string;
+  let db: Database;
+  let manager: HopManager;
+  const homes: string[] = [];
+  const servers: TestSshd[] = [];
+  let dest: string;
+
+  const open = (extra: Record<string, unknown> = {}) => manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", ...extra });
+
+  beforeAll(async () => {
+    binary = await ensureBinary();
+    remoteHome = makeTempDir("agentd-hop-remote-");
+    homes.push(remoteHome);
+    target = await startSshd({ env: { HOME: remoteHome } });
+    servers.push(target);
+    dest = `${target.user}@127.0.0.1:${target.port}`;
+    const local = makeTempDir("agentd-hop-local-");
+    knownHosts = join(local, "ssh", "known_hosts");
+    db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
+    const config = hopsConfigSchema.parse({ known_hosts: knownHosts, identity_files: [], use_agent: false, reconnect_initial_ms: 100, reconnect_max_ms: 1000, keepalive_interval_ms: 2000 });
+    manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: binary });
+  }, 180_000);
+
+  afterAll(async () => {
+    await manager?.close();
+    for (const home of homes) await stopRemoteAgentd(home);
+    for (const server of servers) await server.stop();
+    db?.close();
+    removeTempDirs();
+  }, 120_000);
+
+  test("an unknown host is refused with its fingerprint and how to accept it", async () => {
+    const error = (await open().catch((e: unknown) => e)) as { code: string; message: string };
+    expect(error.code).toBe("hop_host_unknown");
+    expect(error.message).toContain("SHA256:");
+    expect(error.message).toContain("--accept-new");
+    expect(existsSync(knownHosts)).toBe(false);
+    expect(manager.get("t").state).toBe("closed");
+  }, 60_000);
+
+  test("--accept-new adds the key; the first hop uploads, verifies and starts agentd there", async () => {
+    const steps = new Set<string>();
+    const hop = await manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", accept_new: true }, (event) => steps.add(event.step));
+    expect(readFileSync(knownHosts, "utf8")).toContain(target.knownHostsLine);
+    expect(hop.state).toBe("connected");
+    expect(hop.mode).toBe("agentd");
+    expect(hop.upload?.uploaded).toBe(true);
+    expect(hop.upload?.verified).toBe("sha256");
+    expect(hop.upload!.wire_bytes).toBeLessThan(hop.upload!.binary_bytes);
+    expect(sha256(join(remoteHome, ".agentd", "bin", "agentd"))).toBe(sha256(binary));
+    const ready = JSON.parse(readFileSync(join(remoteHome, ".agentd", "ready.json"), "utf8")) as { version: string };
+    expect(hop.remote_version).toBe(ready.version);
+    expect(manager.list().find((h) => h.name === "t")?.state).toBe("connected");
+    expect([...steps]).toEqual(["connect", "probe", "upload", "start", "tunnel", "ready"]);
+  }, 180_000);
+
+  test("exec_command runs on the hop: a marker file lands in the remote agentd's data dir", async () => {
+    const client = manager.client("t");
+    const result = await client.exec({ cmd: 'echo "$HOME" > "$HOME/.agentd/marker"; echo "answer $((6*7))"', yield_time_ms: 10_000 });
+    expect(result.output).toContain("answer 42");
+    expect(result.exit_code).toBe(0);
+    expect(readFileSync(join(remoteHome, ".agentd", "marker"), "utf8").trim()).toBe(remoteHome);
+    const written = await client.writeFile({ path: ".agentd/note.txt", content: "from the hop\n" });
+    expect(written.path).toBe(join(remoteHome, ".agentd", "note.txt"));
+    const read = await client.readFile({ path: "~/.agentd/note.txt" });
+    expect(read).toMatchObject({ content: "from the hop\n", encoding: "utf8", truncated: false });
+  }, 60_000);
+
+  let pythonSession = "";
+
+  test("python3 -i in a remote PTY answers through write_stdin", async () => {
+    const client = manager.client("t");
+    const started = await client.exec({ cmd: "python3 -i -q", yield_time_ms: 1000 });
+    expect(started.running).toBe(true);
+    pythonSession = started.session_id!;
+    let seen = "";
+    await client.writeStdin({ session_id: pythonSession, chars: "print(6 * 7)\n", yield_time_ms: 500 }).then((r) => (seen += r.output));
+    await waitFor("python's answer", async () => {
+      if (/\b42\b/.test(seen)) return true;
+      seen += (await client.writeStdin({ session_id: pythonSession, chars: "", yield_time_ms: 500 })).output;
+      return /\b42\b/.test(seen);
+    });
+  }, 60_000);
+
+  test("sshd killed mid-command: a clear error, reconnect after restart, the remote session survives", async () => {
+    const client = manager.client("t");
+    const inFlight = client.exec({ cmd: "sleep 60", yield_time_ms: 25_000 }).then(
+      () => ({ code: "resolved" }),
+      (error: { code: string; message: string }) => error,
+    );
+    // The command is running on the remote before the server goes away.
+    await waitFor("the sleep to start", async () => (await client.listSessions()).some((s) => s.cmd === "sleep 60"));
+    await target.kill();
+    const failure = await inFlight;
+    expect(failure.code).toBe("hop_disconnected");
+    await waitFor("state reconnecting", () => manager.get("t").state === "reconnecting");
+    const during = await manager.client("t").listSessions().catch((e: { code: string }) => e.code);
+    expect(during).toBe("hop_disconnected");
+    await target.restart();
+    await waitFor("state connected", () => manager.get("t").state === "connected", { timeoutMs: 60_000 });
+    const sessions = await manager.client("t").listSessions();
+    expect(sessions.map((s) => s.id)).toContain(pythonSession);
+    let seen = "";
+    await waitFor("python still answers", async () => {
+      seen += (await manager.client("t").writeStdin({ session_id: pythonSession, chars: seen ? "" : "print(7 * 6 + 1)\n", yield_time_ms: 500 })).output;
+      return /\b43\b/.test(seen);
+    });
+  }, 120_000);
+
+  test("a second hop to the same host uploads nothing and reuses the remote agentd", async () => {
+    await manager.closeHop("t");
+    expect(manager.get("t").state).toBe("closed");
+    const started = performance.now();
+    const hop = await open();
+    expect(hop.state).toBe("connected");
+    expect(hop.upload?.uploaded).toBe(false);
+    expect(hop.upload?.wire_bytes).toBe(0);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect((await manager.client("t").exec({ cmd: "echo again", yield_time_ms: 5000 })).output).toContain("again");
+  }, 120_000);
+
+  test("a jump chain of two reaches the target, and losing a jump host drops the hop", async () => {
+    // Every server trusts the target's test key, so one --identity serves the whole chain.
+    const jump1 = await startSshd({ authorizedKeys: [target.clientPublicKey] });
+    const jump2 = await startSshd({ authorizedKeys: [target.clientPublicKey] });
+    servers.push(jump1, jump2);
+    const hop = await manager.open({
+      destination: dest,
+      via: [`${jump1.user}@127.0.0.1:${jump1.port}`, `${jump2.user}@127.0.0.1:${jump2.port}`],
+      identity: target.clientKeyPath,
+      accept_new: true,
+      name: "jumped",
+    });
+    expect(hop.chain).toEqual([`${jump1.user}@127.0.0.1:${jump1.port}`, `${jump2.user}@127.0.0.1:${jump2.port}`, dest]);
+    expect(hop.state).toBe("connected");
+    expect((await manager.client("jumped").exec({ cmd: "echo through-jumps", yield_time_ms: 5000 })).output).toContain("through-jumps");
+    await jump2.kill();
+    await waitFor("the jumped hop to notice", () => manager.get("jumped").state === "reconnecting");
+    expect(manager.get("t").state).toBe("connected");
+    await manager.closeHop("jumped");
+  }, 120_000);
+
+  test("a changed host key is refused loudly, even with --accept-new", async () => {
+    await manager.closeHop("t");
+    const before = readFileSync(knownHosts, "utf8");
+    await target.regenerateHostKey();
+    const error = (await open({ accept_new: true }).catch((e: unknown) => e)) as { code: string; message: string };
+    expect(error.code).toBe("hop_host_key_changed");
+    expect(error.message).toContain("HAS CHANGED");
+    expect(error.message).toContain("ssh-keygen -R");
+    expect(readFileSync(knownHosts, "utf8")).toBe(before);
+  }, 60_000);
+
+  test("fallback mode when the remote binary cannot run: SSH exec with a pty still serves the tools", async () => {
+    const home = makeTempDir("agentd-hop-fallback-");
+    homes.push(home);
+    // The same bytes (so nothing is uploaded) without an execute bit: even root cannot run it.
+    mkdirSync(join(home, ".agentd", "bin"), { recursive: true });
+    copyFileSync(binary, join(home, ".agentd", "bin", "agentd"));
+    chmodSync(join(home, ".agentd", "bin", "agentd"), 0o644);
+    const server = await startSshd({ env: { HOME: home } });
+    servers.push(server);
+    const hop = await manager.open({ destination: `${server.user}@127.0.0.1:${server.port}`, identity: server.clientKeyPath, accept_new: true, name: "fb" });
+    expect(hop.state).toBe("fallback");
+    expect(hop.mode).toBe("fallback");
+    expect(hop.fallback_reason).toContain("does not run");
+    expect(hop.upload?.uploaded).toBe(false);
+    const client = manager.client("fb");
+    const echoed = await client.exec({ cmd: 'echo "fallback on $HOME"', yield_time_ms: 5000 });
+    expect(echoed.output).toContain(`fallback on ${home}`);
+    expect(echoed.exit_code).toBe(0);
+    expect(echoed.warning).toContain("fallback");
+    const cat = await client.exec({ cmd: "cat", yield_time_ms: 300 });
+    expect(cat.running).toBe(true);
+    let seen = "";
+    await waitFor("cat to echo", async () => {
+      seen += (await client.writeStdin({ session_id: cat.session_id!, chars: seen ? "" : "ping\n", yield_time_ms: 300 })).output;
+      return (seen.match(/ping/g) ?? []).length >= 2;
+    });
+    await client.closeSession({ session_id: cat.session_id! });
+    await client.writeFile({ path: "f.txt", content: "via sftp" });
+    expect(readFileSync(join(home, "f.txt"), "utf8")).toBe("via sftp");
+    expect((await client.readFile({ path: "f.txt" })).content).toBe("via sftp");
+    expect(existsSync(join(home, ".agentd", "ready.json"))).toBe(false);
+    await manager.closeHop("fb");
+  }, 120_000);
+});
