@@ -20,6 +20,7 @@ import { ToolCallStore } from "./toolCallStore.ts";
 import type { ToolDefinition } from "./toolDefinition.ts";
 import { LOCAL_TARGET, LocalToolTarget, type ToolTarget } from "./toolTarget.ts";
 import { createReadFileTool, createWriteFileTool } from "./tools/fileTools.ts";
+import { createHopTool, type HopTargets } from "./tools/hopTool.ts";
 import { createIncidentTools } from "./tools/incidentTools.ts";
 import { createServiceTools } from "./tools/serviceTools.ts";
 import { TurnEngine, type ModelChannel } from "./turnEngine.ts";
@@ -37,6 +38,8 @@ export interface CreateAgentOptions {
   tools: ToolDefinition[];
   /** Remote executors (hops); "local" always exists. */
   targets?: ToolTarget[];
+  /** Hops the `hop` tool may switch a session to; without it the agent has no hop tool. */
+  hops?: HopTargets;
   logger?: Logger;
   /** The fetch under the model client (tests and the benchmark observe requests with it). */
   fetch?: Fetch;
@@ -51,7 +54,8 @@ export interface SessionSummary extends SessionRecord {
 export interface Agent {
   /** Mounted at `/api`: `/api/sessions…`, `/api/approvals…`. */
   routes: Hono;
-  sessions(): SessionSummary[];
+  /** Most recent first; `total` counts every stored session (for paging). */
+  sessions(page?: { limit: number; offset: number }): { total: number; rows: SessionSummary[] };
   pendingApprovals(): ApprovalRecord[];
   /** Adds a remote executor (a hop) that sessions may target. */
   addTarget(target: ToolTarget): void;
@@ -75,8 +79,20 @@ export function createAgent(options: CreateAgentOptions): Agent {
     ...createIncidentTools(new IncidentStore(db)),
     ...createServiceTools(services),
   ];
+  const targets = new Map<string, ToolTarget>();
+  if (options.hops) {
+    builtins.push(
+      createHopTool(options.hops, {
+        switchTo: (sessionId, target) => {
+          const name = target === LOCAL_TARGET ? LOCAL_TARGET : target.name;
+          if (target !== LOCAL_TARGET) targets.set(name, target);
+          sessions.setTarget(sessionId, name);
+        },
+      }) as ToolDefinition,
+    );
+  }
   const catalog = new ToolCatalog([...builtins, ...options.tools]);
-  const targets = new Map<string, ToolTarget>([[LOCAL_TARGET, new LocalToolTarget(catalog.byName)]]);
+  targets.set(LOCAL_TARGET, new LocalToolTarget(catalog.byName));
   for (const target of options.targets ?? []) targets.set(target.name, target);
   const debugDir = join(options.dataDir, "debug");
   const apiKey = options.modelApiKey ?? "agentd-local";
@@ -125,7 +141,10 @@ export function createAgent(options: CreateAgentOptions): Agent {
 
   return {
     routes,
-    sessions: () => sessions.list().map((s) => ({ ...s, pending_approvals: approvals.pending(s.id).length })),
+    sessions: (page = { limit: 100, offset: 0 }) => ({
+      total: sessions.count(),
+      rows: sessions.list(page.limit, page.offset).map((s) => ({ ...s, pending_approvals: approvals.pending(s.id).length })),
+    }),
     pendingApprovals: () => approvals.pending(),
     addTarget: (t) => void targets.set(t.name, t),
     setSessionTarget: (sessionId, name) => {

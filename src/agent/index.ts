@@ -15,3 +15,4 @@ export type { ApprovalRecord, ApprovalDecision } from "./approvalStore.ts";
 export type { SessionRecord, SessionState } from "./sessionStore.ts";
 export { parseSidecar, readableSidecar } from "./sidecarRecord.ts";
 export type { SidecarRecord } from "./sidecarRecord.ts";
+export type { HopTargets } from "./tools/hopTool.ts";

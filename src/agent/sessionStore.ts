@@ -68,11 +68,15 @@ export class SessionStore {
     return session;
   }
 
-  list(limit = 100): SessionRecord[] {
+  list(limit = 100, offset = 0): SessionRecord[] {
     return this.db
-      .query<SessionRow, [number]>("SELECT * FROM agent_sessions ORDER BY updated_at DESC LIMIT ?")
-      .all(limit)
+      .query<SessionRow, [number, number]>("SELECT * FROM agent_sessions ORDER BY updated_at DESC LIMIT ? OFFSET ?")
+      .all(limit, offset)
       .map((row) => ({ ...row, policy: JSON.parse(row.policy) }));
+  }
+
+  count(): number {
+    return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM agent_sessions").get()?.n ?? 0;
   }
 
   /** Moves the session from one state to another; false when another request moved it first. */

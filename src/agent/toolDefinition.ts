@@ -17,6 +17,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   parameters: Schema;
   scope: ToolScope;
   timeoutMs: number;
+  /** Runs on the session's current host (local or a hop); other tools always run in this process. */
+  hostBound?: boolean;
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<unknown>;
 }
 

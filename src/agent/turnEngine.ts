@@ -1,3 +1,4 @@
+import { LOCAL_TARGET } from "./toolTarget.ts";
 import type OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { errorMessage } from "../errors/index.ts";
@@ -220,7 +221,7 @@ export class TurnEngine {
         continue;
       }
       const result = await runToolCall(
-        { recordId: record.id, callId: record.call_id, sessionId: session.id, tool, args: parsed.args, shownArgs: redactSecrets(parsed.raw), target: this.deps.target(session.target), signal },
+        { recordId: record.id, callId: record.call_id, sessionId: session.id, tool, args: parsed.args, shownArgs: redactSecrets(parsed.raw), target: this.deps.target(tool.hostBound ? session.target : LOCAL_TARGET), signal },
         { store: this.deps.toolCalls, logger: this.deps.logger, progressIntervalMs: this.deps.agent.progress_interval_ms, resultMaxBytes: this.deps.agent.tool_result_max_bytes },
         this.#reporter(session.id, turnId),
       );

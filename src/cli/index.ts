@@ -1,44 +1,60 @@
 import { ConfigError } from "../config/configError.ts";
 import { AgentdError } from "../errors/index.ts";
 import { formatHelp, parseCommandArgs, UsageError, type Command } from "./command.ts";
-import { configCheckCommand } from "./commands/configCheck.ts";
-import { healthCommand } from "./commands/health.ts";
-import { initCommand } from "./commands/init.ts";
-import { serveCommand } from "./commands/serve.ts";
-import { statusCommand } from "./commands/status.ts";
-import { versionCommand } from "./commands/version.ts";
 
-const COMMANDS: Command[] = [serveCommand, healthCommand, statusCommand, initCommand, configCheckCommand, versionCommand];
+interface CommandEntry {
+  path: string[];
+  /** Commands load on use, so a quick command (version, help) does not pay for the daemon's modules. */
+  load: () => Promise<Command>;
+}
 
-function topLevelHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.path.join(" ").length));
+const COMMANDS: CommandEntry[] = [
+  { path: ["serve"], load: async () => (await import("./commands/serve.ts")).serveCommand },
+  { path: ["health"], load: async () => (await import("./commands/health.ts")).healthCommand },
+  { path: ["status"], load: async () => (await import("./commands/status.ts")).statusCommand },
+  { path: ["doctor"], load: async () => (await import("./commands/doctor.ts")).doctorCommand },
+  { path: ["run"], load: async () => (await import("./commands/run.ts")).runCommand },
+  { path: ["approve"], load: async () => (await import("./commands/approve.ts")).approveCommand },
+  { path: ["debug"], load: async () => (await import("./commands/debug.ts")).debugCommand },
+  { path: ["hop"], load: async () => (await import("./commands/hop.ts")).hopCommand },
+  { path: ["hops"], load: async () => (await import("./commands/hops.ts")).hopsCommand },
+  { path: ["incidents"], load: async () => (await import("./commands/incidents.ts")).incidentsCommand },
+  { path: ["silence"], load: async () => (await import("./commands/silence.ts")).silenceCommand },
+  { path: ["init"], load: async () => (await import("./commands/init.ts")).initCommand },
+  { path: ["config", "check"], load: async () => (await import("./commands/configCheck.ts")).configCheckCommand },
+  { path: ["version"], load: async () => (await import("./commands/version.ts")).versionCommand },
+];
+
+async function topLevelHelp(): Promise<string> {
+  const commands = await Promise.all(COMMANDS.map((entry) => entry.load()));
+  const width = Math.max(...commands.map((c) => c.path.join(" ").length));
   return [
     "agentd: a resilient LLM proxy, a host-operating agent and its watchdog, in one binary.",
     "",
     "Usage: agentd <command> [options]",
     "",
     "Commands:",
-    ...COMMANDS.map((c) => `  ${c.path.join(" ").padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.path.join(" ").padEnd(width)}  ${c.summary}`),
     "",
     "Run 'agentd <command> --help' for a command's options.",
     "",
   ].join("\n");
 }
 
-function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
+function findCommand(argv: string[]): { entry: CommandEntry; rest: string[] } | undefined {
   const matches = COMMANDS.filter((c) => c.path.every((word, i) => argv[i] === word));
   const best = matches.sort((a, b) => b.path.length - a.path.length)[0];
-  return best ? { command: best, rest: argv.slice(best.path.length) } : undefined;
+  return best ? { entry: best, rest: argv.slice(best.path.length) } : undefined;
 }
 
 /** Runs the CLI; returns the exit code. Errors become one clear line on stderr, never a stack. */
 export async function runCli(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === "help" || first === "--help" || first === "-h") {
-    process.stdout.write(topLevelHelp());
+    process.stdout.write(await topLevelHelp());
     return first === undefined ? 2 : 0;
   }
-  if (first === "--version" || first === "-v") return versionCommand.run({ values: {}, positionals: [] });
+  if (first === "--version" || first === "-v") return (await import("./commands/version.ts")).versionCommand.run({ values: {}, positionals: [] });
   const found = findCommand(argv);
   if (!found) {
     const group = COMMANDS.filter((c) => c.path.length > 1 && c.path[0] === first);
@@ -46,7 +62,8 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stderr.write(`agentd: unknown command "${argv.slice(0, group.length ? 2 : 1).join(" ")}"${hint}\n`);
     return 2;
   }
-  const { command, rest } = found;
+  const command = await found.entry.load();
+  const { rest } = found;
   try {
     const input = parseCommandArgs(command, rest);
     if (input.values.help) {

@@ -1,16 +1,18 @@
 import type { Server } from "bun";
+import type { Hono } from "hono";
 import { loadConfig, resolveDataDir } from "../config/index.ts";
 import { createLogger, setLogLevel, type LogLevel } from "../log/index.ts";
 import { openStore, probeStoreWritable } from "../store/index.ts";
 import { createApp } from "../web/app.ts";
-import { healthDocument } from "../web/probeRoutes.ts";
-import type { StatusSnapshot } from "../web/statusSnapshot.ts";
+import { healthDocument, type ProbeDeps } from "../web/probeRoutes.ts";
+import { createStatusSource } from "../web/statusSource.ts";
 import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
 import { VERSION } from "../version.ts";
 import { allMigrations } from "./allMigrations.ts";
+import { raceTimeout } from "./raceTimeout.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import type { ServeOptions } from "./serveOptions.ts";
-import { raceTimeout } from "./raceTimeout.ts";
+import { createWorkerServices } from "./workerServices.ts";
 
 const log = createLogger("worker");
 
@@ -27,7 +29,17 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   const requiredToken = isLoopbackAddress(bind) ? undefined : ensureApiToken(dataDir).token;
 
-  const storeCheck = () => {
+  let app: Hono | undefined;
+  const services = createWorkerServices({
+    config,
+    db,
+    dataDir,
+    logger: log,
+    localApiKey: requiredToken,
+    localFetch: (request) => app!.fetch(request),
+  });
+
+  const storeProblem = () => {
     try {
       probeStoreWritable(db);
       return undefined;
@@ -35,50 +47,53 @@ export async function runWorker(options: ServeOptions): Promise<number> {
       return `store not writable: ${(error as Error).message}`;
     }
   };
-  const probes = {
+  let requestsTotal = () => 0;
+  const probes: ProbeDeps = {
     version: VERSION,
     startedAt,
     notes: () => notes,
-    readiness: () => [storeCheck()].filter((reason): reason is string => reason !== undefined),
+    readiness: () => [storeProblem()].filter((reason): reason is string => reason !== undefined),
+    requestsTotal: () => requestsTotal(),
     healthSources: {
       store: () => {
-        const problem = storeCheck();
-        return [{ key: "store:writable", status: problem ? ("fail" as const) : ("pass" as const), observedValue: !problem, output: problem }];
+        const problem = storeProblem();
+        return [{ key: "store:writable", status: problem ? "fail" : "pass", observedValue: !problem, output: problem }];
       },
-      process: () => [{ key: "worker:memory", status: "pass" as const, observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" }],
+      process: () => [{ key: "worker:memory", status: "pass", observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" }],
+      ...services.healthSources,
     },
   };
-  const status = async (): Promise<StatusSnapshot> => {
-    const health = await healthDocument({ ...probes, requestsTotal: () => requests.total });
-    return {
-      generated_at: new Date().toISOString(),
-      health,
-      worker: {
-        pid: process.pid,
-        supervisor_pid: supervisorPid,
-        version: VERSION,
-        uptime_s: Math.round((Date.now() - startedAt) / 1000),
-        restarts,
-        memory_mb: health.memory_mb,
-      },
-    };
-  };
-  const { app, requests } = createApp({
+  const status = createStatusSource({
+    ...services.statusSources,
+    health: () => healthDocument(probes),
+    worker: () => ({
+      pid: process.pid,
+      supervisor_pid: supervisorPid,
+      version: VERSION,
+      uptime_s: Math.round((Date.now() - startedAt) / 1000),
+      restarts,
+      memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
+    }),
+  });
+  const created = createApp({
     ...probes,
     logger: log,
     requiredToken,
     bodyLimitBytes: config.server.body_limit_bytes,
     metricFamilies: () => [{ name: "agentd_worker_restarts_total", help: "Times the supervisor restarted the worker.", type: "counter", samples: [{ value: restarts }] }],
-    metricsText: [],
-    mounts: [],
+    metricsText: services.metricsText,
+    mounts: services.mounts,
     status,
   });
+  app = created.app;
+  requestsTotal = () => created.requests.total;
 
   let server: Server<undefined>;
   try {
-    server = Bun.serve({ hostname: bind, port, fetch: app.fetch, idleTimeout: 0 });
+    server = Bun.serve({ hostname: bind, port, fetch: created.app.fetch, idleTimeout: 0 });
   } catch (error) {
     log.error("http.listen_failed", { bind, port, error, cause: (error as { code?: string }).code === "EADDRINUSE" ? "port_in_use" : "listen" });
+    await services.close();
     db.close();
     return 1;
   }
@@ -95,6 +110,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   clearInterval(orphanWatch);
   log.info("worker.stopping", { reason, drain_timeout_ms: config.server.drain_timeout_ms });
   await drain(server, config.server.drain_timeout_ms);
+  await services.close();
   removeReadyFile(dataDir, process.pid);
   db.close();
   log.info("worker.stopped", { reason });

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Client, SFTPWrapper } from "ssh2";
 import { AgentdError } from "../errors/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
@@ -5,7 +6,7 @@ import { renderOutput } from "../pty/renderOutput.ts";
 import { FallbackSession } from "./fallbackSession.ts";
 import {
   DEFAULT_READ_BYTES, chooseEncoding, decodeContent, encodeContent, type ReadFileArgs, type ReadFileResult, type WriteFileArgs, type WriteFileResult,
-} from "./fileSchemas.ts";
+} from "../files/fileSchemas.ts";
 import type { HopError } from "./hopErrors.ts";
 import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
 import { shellQuote } from "./shellQuote.ts";
@@ -120,11 +121,20 @@ export class FallbackClient implements RemoteAgentdClient {
       await new Promise<void>((resolve, reject) => this.ssh().exec(`mkdir -p ${shellQuote(dir)}`, (e, ch) => (e ? reject(this.dropped(e)) : ch.on("close", () => resolve()).resume())));
     }
     return this.withSftp(path, async (sftp) => {
-      const flag = args.append ? "a" : "w";
-      const mode = args.mode ? parseInt(args.mode, 8) : 0o644;
-      await new Promise<void>((resolve, reject) => sftp.writeFile(path, data, { flag, mode }, (e) => (e ? reject(e) : resolve())));
-      const size = (await new Promise<import("ssh2").Stats>((resolve, reject) => sftp.stat(path, (e, s) => (e ? reject(e) : resolve(s))))).size;
-      return { path, bytes_written: data.length, size };
+      const stat = (p: string) => new Promise<import("ssh2").Stats | undefined>((resolve) => sftp.stat(p, (e, s) => resolve(e ? undefined : s)));
+      const write = (p: string, flag: string, mode: number) => new Promise<void>((resolve, reject) => sftp.writeFile(p, data, { flag, mode }, (e) => (e ? reject(e) : resolve())));
+      const existing = await stat(path);
+      if (args.append) {
+        await write(path, "a", args.mode ? parseInt(args.mode, 8) : 0o644);
+      } else {
+        // Like the local file API: a temp file renamed over the target, keeping the old mode.
+        const mode = existing ? existing.mode & 0o7777 : args.mode ? parseInt(args.mode, 8) : 0o644;
+        const temp = `${path}.agentd-${randomBytes(4).toString("hex")}`;
+        await write(temp, "w", mode);
+        await new Promise<void>((resolve, reject) => sftp.ext_openssh_rename(temp, path, (e) => (e ? reject(e) : resolve())));
+      }
+      const size = (await stat(path))?.size ?? data.length;
+      return { path, bytes_written: data.length, size, created: !existing };
     });
   }
 

@@ -1,21 +1,22 @@
-import type { ToolContext } from "../agent/toolDefinition.ts";
+import type { ToolContext, ToolTarget } from "../agent/index.ts";
+import { readTextLines, writeTextFile, type FileAccess, type TextReadRequest } from "../files/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, WriteStdinArgs } from "../pty/index.ts";
-import type { ReadFileArgs, WriteFileArgs } from "./fileSchemas.ts";
 import { HopError } from "./hopErrors.ts";
 import type { HopManager } from "./hopManager.ts";
 
-/** The tools a hop runs remotely; the rest (hop, incidents) stay local. */
+/** The tools a hop runs remotely; the rest (hop, incidents, services) stay local. */
 export const REMOTE_TOOLS = ["exec_command", "write_stdin", "list_sessions", "close_session", "read_file", "write_file"] as const;
 
 /**
- * A session target (src/agent ToolTarget) that runs already-validated tool calls on a hop's
- * host. The client is looked up per call, so a reconnect or re-open is picked up.
+ * A session target that runs already-validated tool calls on a hop's host, with the same
+ * semantics as locally. The client is looked up per call, so a reconnect or re-open is picked up.
  */
-export function createHopToolTarget(manager: HopManager, name: string) {
+export function createHopToolTarget(manager: HopManager, name: string, options: { readFileMaxBytes: number }): ToolTarget {
   return {
     name,
     async execute(toolName: string, args: unknown, ctx: ToolContext): Promise<unknown> {
       const client = manager.client(name);
+      const files: FileAccess = { read: (a) => client.readFile(a, ctx.signal), write: (a) => client.writeFile(a, ctx.signal) };
       switch (toolName) {
         case "exec_command":
           return client.exec(args as ExecCommandArgs, ctx.signal);
@@ -26,9 +27,9 @@ export function createHopToolTarget(manager: HopManager, name: string) {
         case "close_session":
           return client.closeSession(args as CloseSessionArgs, ctx.signal);
         case "read_file":
-          return client.readFile(args as ReadFileArgs, ctx.signal);
+          return readTextLines(files, args as TextReadRequest, options.readFileMaxBytes);
         case "write_file":
-          return client.writeFile(args as WriteFileArgs, ctx.signal);
+          return writeTextFile(files, args as { path: string; content: string; create_dirs: boolean });
         default:
           throw new HopError("hop_remote_error", `Tool ${toolName} does not run on hops; switch back with hop({target:"local"}) to use it`);
       }

@@ -1,6 +1,6 @@
 import { AgentdError } from "../errors/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
-import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "./fileSchemas.ts";
+import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "../files/fileSchemas.ts";
 import { HopError } from "./hopErrors.ts";
 
 /** The tool operations on a hop's host, whether through its agentd or the SSH fallback. */

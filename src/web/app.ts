@@ -3,10 +3,13 @@ import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "../log/index.ts";
 import { renderPrometheus, type MetricFamily } from "../metrics/index.ts";
 import { bearerAuth } from "./bearerAuth.ts";
+import { sameOriginGuard } from "./csrfGuard.ts";
 import { createErrorHandler, errorBody } from "./errorResponse.ts";
+import { LOGIN_PATHS, loginRoutes } from "./loginRoutes.tsx";
 import { loopbackOnly } from "./loopbackOnly.ts";
 import { probeRoutes, type ProbeDeps } from "./probeRoutes.ts";
 import { RequestCounter } from "./requestCounter.ts";
+import { PUBLIC_ASSET_PATHS } from "./statusAssets.ts";
 import { statusRoutes, type StatusSource } from "./statusRoutes.ts";
 
 export interface Mount {
@@ -33,7 +36,9 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
   app.use(requests.middleware());
-  if (deps.requiredToken) app.use(bearerAuth({ token: deps.requiredToken, exempt: ["/livez"] }));
+  if (deps.requiredToken) app.use(bearerAuth({ token: deps.requiredToken, exempt: ["/livez", ...LOGIN_PATHS, ...PUBLIC_ASSET_PATHS] }));
+  // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.
+  app.use(sameOriginGuard());
   app.use(
     bodyLimit({
       maxSize: deps.bodyLimitBytes,
@@ -50,6 +55,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
     return c.body(body, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
   });
   app.route("/", statusRoutes(deps.status));
+  if (deps.requiredToken) app.route("/", loginRoutes({ token: deps.requiredToken }));
   for (const mount of deps.mounts) {
     if (mount.loopbackOnly) app.use(`${mount.path}/*`, loopbackOnly());
     app.route(mount.path, mount.app);

@@ -1,53 +1,18 @@
-import type { StatusSnapshot } from "./statusSnapshot.ts";
-import { formatUptime } from "./statusText.ts";
+import type { Child } from "hono/jsx";
+import { sectionElement } from "./statusFragments.tsx";
+import { Layout, renderDocument } from "./statusLayout.tsx";
+import { SECTION_NAMES, type StatusSnapshot } from "./statusSnapshot.ts";
 
-/** The browser view; hono/jsx escapes every value. */
+/** The browser view: every section, each polling for itself; without JavaScript a static snapshot. */
 export function StatusPage({ snapshot }: { snapshot: StatusSnapshot }) {
-  const { health, worker } = snapshot;
-  const checks = Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, ...check })));
+  const now = Date.parse(snapshot.generated_at);
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>agentd — {health.status}</title>
-      </head>
-      <body>
-        <h1>
-          agentd {worker.version}: <span class={`status-${health.status}`}>{health.status}</span>
-        </h1>
-        <section>
-          <h2>Worker</h2>
-          <p>
-            pid {worker.pid}, up {formatUptime(worker.uptime_s)}, restarts {worker.restarts}, memory {worker.memory_mb} MB
-          </p>
-        </section>
-        <section>
-          <h2>Checks</h2>
-          <table>
-            <tbody>
-              {checks.map((check) => (
-                <tr>
-                  <td>{check.key}</td>
-                  <td>{check.status}</td>
-                  <td>{check.observedValue === undefined ? "" : `${check.observedValue} ${check.observedUnit ?? ""}`}</td>
-                  <td>{check.output ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-        {health.notes.length > 0 && (
-          <section>
-            <h2>Notes</h2>
-            <ul>
-              {health.notes.map((note) => (
-                <li>{note}</li>
-              ))}
-            </ul>
-          </section>
-        )}
-      </body>
-    </html>
+    <Layout title={`agentd — ${snapshot.health.status}`} generatedAt={now} live>
+      {SECTION_NAMES.map((name) => sectionElement(name, snapshot[name], now) as Child)}
+    </Layout>
   );
+}
+
+export function renderStatusHtml(snapshot: StatusSnapshot): string {
+  return renderDocument(<StatusPage snapshot={snapshot} />);
 }

@@ -37,7 +37,7 @@ describe("agent CLI", () => {
     const approved = await cli("approve", match![1]!, "once", "--url", h.url);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toContain("allow_once");
-    const sessionId = h.agent.sessions()[0]!.id;
+    const sessionId = h.agent.sessions().rows[0]!.id;
     await h.follow(sessionId);
     expect(ran).toEqual(["sudo du -sh /var"]);
     expect(h.db.query("SELECT decided_by FROM agent_approvals").get()).toEqual({ decided_by: "cli" });

@@ -36,7 +36,7 @@ describe("approvals", () => {
     expect(approval).toMatchObject({ tool: "exec_command", scope: "sudo", summary: 'exec_command "sudo systemctl restart nginx"', call_id: "s1" });
     expect(ran).toEqual([]);
     expect(h.agent.pendingApprovals().map((a) => a.id)).toEqual([approval.approval_id]);
-    expect(h.agent.sessions()[0]).toMatchObject({ id, state: "awaiting_approval", pending_approvals: 1 });
+    expect(h.agent.sessions().rows[0]).toMatchObject({ id, state: "awaiting_approval", pending_approvals: 1 });
 
     const answer = await decide(h, approval.approval_id, "allow_once");
     expect(answer.status).toBe(200);

@@ -30,7 +30,7 @@ describe("read_file", () => {
     writeFileSync(big, "x".repeat(5000));
     await expect(read.execute(parse({ path: bin }), ctx)).rejects.toMatchObject({ code: "binary_file" });
     await expect(read.execute(parse({ path: big }), ctx)).rejects.toMatchObject({ code: "file_too_large" });
-    await expect(read.execute(parse({ path: dir }), ctx)).rejects.toMatchObject({ code: "is_a_directory" });
+    await expect(read.execute(parse({ path: dir }), ctx)).rejects.toMatchObject({ code: "file_is_directory" });
     await expect(read.execute(parse({ path: join(dir, "nope") }), ctx)).rejects.toMatchObject({ code: "file_not_found" });
   });
 });

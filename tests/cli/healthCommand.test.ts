@@ -101,7 +101,7 @@ describe("agentd health", () => {
   test("a token-protected agentd without the token: exit 1, 'refused the request'", async () => {
     running = startApp({ requiredToken: TOKEN });
     const refused = await health(["--url", running.url]);
-    expect(refused.stderr).toStartWith(`agentd at ${running.url} refused the request: `);
+    expect(refused.stderr).toStartWith(`agentd at ${running.url} refused the request (401): `);
     expect(refused.stderr).toContain("unauthorized");
     expect(refused.code).toBe(1);
   }, 60_000);

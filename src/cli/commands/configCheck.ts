@@ -1,3 +1,4 @@
+import { loadConfig } from "../../config/index.ts";
 import type { Command } from "../command.ts";
 
 export const configCheckCommand: Command = {
@@ -7,7 +8,6 @@ export const configCheckCommand: Command = {
   options: { config: { type: "string", short: "c" } },
   help: ["  -c, --config FILE     file to check (default: AGENTD_CONFIG, ./agentd.jsonc, ~/.config/agentd/agentd.jsonc)"],
   async run({ values }) {
-    const { loadConfig } = await import("../../config/index.ts");
     const loaded = loadConfig({ explicitPath: values.config as string | undefined });
     const where = loaded.path ?? "(no config file; defaults)";
     process.stdout.write(`${where}: ok, ${loaded.config.providers.length} provider(s)\n`);

@@ -1,4 +1,5 @@
 import type { Command } from "../command.ts";
+import { daemonFetch, resolveDaemonTarget, UnreachableError } from "../daemonClient.ts";
 
 export const statusCommand: Command = {
   path: ["status"],
@@ -11,7 +12,6 @@ export const statusCommand: Command = {
     "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
   ],
   async run({ values }) {
-    const { daemonFetch, resolveDaemonTarget, UnreachableError } = await import("../daemonClient.ts");
     const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
     try {
       const accept = values.json ? "application/json" : "text/plain";

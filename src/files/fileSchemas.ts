@@ -41,6 +41,8 @@ export interface WriteFileResult {
   path: string;
   bytes_written: number;
   size: number;
+  /** False when an existing file was replaced or appended to. */
+  created: boolean;
 }
 
 /** utf8 when `bytes` decode as text without NULs, else base64; explicit choices are kept. */

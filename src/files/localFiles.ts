@@ -14,10 +14,11 @@ function resolvePath(path: string): string {
   return isAbsolute(expanded) ? expanded : resolve(homedir(), expanded);
 }
 
-function fileError(error: unknown, path: string): AgentdError {
+function fileError(error: unknown, path: string, writing = false): AgentdError {
   const code = (error as { code?: string }).code;
+  if (code === "ENOENT" && writing) return new AgentdError("directory_not_found", `${dirname(path)} does not exist; pass create_dirs: true to create it`, { status: 404 });
   if (code === "ENOENT") return new AgentdError("file_not_found", `${path} does not exist`, { status: 404 });
-  if (code === "EISDIR") return new AgentdError("file_is_directory", `${path} is a directory`, { status: 400 });
+  if (code === "EISDIR") return new AgentdError("file_is_directory", `${path} is a directory; list it with exec_command "ls -la ${path}"`, { status: 400 });
   if (code === "ENOTDIR") return new AgentdError("file_not_found", `A parent of ${path} is not a directory`, { status: 404 });
   if (code === "EACCES" || code === "EPERM") return new AgentdError("file_permission_denied", `Permission denied: ${path}`, { status: 403 });
   return new AgentdError("file_io_error", `Cannot access ${path}: ${(error as Error).message}`, { status: 500 });
@@ -51,10 +52,10 @@ export async function writeLocalFile(args: WriteFileArgs): Promise<WriteFileResu
   const data = decodeContent(args.content, args.encoding);
   try {
     if (args.create_dirs) await mkdir(dirname(path), { recursive: true });
+    const existing = await stat(path).catch(() => undefined);
     if (args.append) {
       await appendFile(path, data, args.mode ? { mode: parseInt(args.mode, 8) } : {});
     } else {
-      const existing = await stat(path).catch(() => undefined);
       if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
       const mode = existing ? existing.mode & 0o7777 : args.mode ? parseInt(args.mode, 8) : 0o644;
       const temp = `${path}.agentd-${randomBytes(4).toString("hex")}`;
@@ -66,8 +67,10 @@ export async function writeLocalFile(args: WriteFileArgs): Promise<WriteFileResu
         throw error;
       }
     }
-    return { path, bytes_written: data.length, size: (await stat(path)).size };
+    return { path, bytes_written: data.length, size: (await stat(path)).size, created: !existing };
   } catch (error) {
-    throw error instanceof AgentdError ? error : fileError(error, path);
+    throw error instanceof AgentdError ? error : fileError(error, path, true);
   }
 }
+
+export const localFileAccess = { read: readLocalFile, write: writeLocalFile };

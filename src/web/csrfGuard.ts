@@ -1,0 +1,36 @@
+import type { MiddlewareHandler } from "hono";
+import { errorBody } from "./errorResponse.ts";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export type CsrfVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/**
+ * Decides whether a state-changing request may come from where it says. Browsers send
+ * Sec-Fetch-Site and Origin on every POST, so a request from another site is refused on those;
+ * a request with neither comes from a program (curl, the CLI, an SDK) that holds the token itself.
+ */
+export function judgeRequestOrigin(headers: { secFetchSite?: string; origin?: string; host?: string }): CsrfVerdict {
+  const site = headers.secFetchSite?.toLowerCase();
+  if (site) return site === "same-origin" || site === "none" ? { allowed: true } : { allowed: false, reason: `Sec-Fetch-Site is ${site}` };
+  const origin = headers.origin;
+  if (!origin) return { allowed: true };
+  if (origin === "null") return { allowed: false, reason: "Origin is null" };
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    return { allowed: false, reason: `Origin "${origin}" is not a URL` };
+  }
+  return originHost === headers.host ? { allowed: true } : { allowed: false, reason: `Origin ${origin} is not this host (${headers.host ?? "no Host header"})` };
+}
+
+/** Refuses cross-site POST/PUT/PATCH/DELETE with 403 `csrf_rejected`; reads are never blocked. */
+export function sameOriginGuard(): MiddlewareHandler {
+  return async (c, next) => {
+    if (SAFE_METHODS.has(c.req.method)) return next();
+    const verdict = judgeRequestOrigin({ secFetchSite: c.req.header("sec-fetch-site"), origin: c.req.header("origin"), host: c.req.header("host") ?? new URL(c.req.url).host });
+    if (verdict.allowed) return next();
+    return c.json(errorBody("csrf_rejected", `Refused a cross-site ${c.req.method} to ${c.req.path}: ${verdict.reason}. State changes are accepted from this agentd's own pages only.`), 403);
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The page's own script, served from the binary next to htmx (no inline script, so a strict CSP
+ * holds): pauses polling while the tab is hidden, shows the "connection lost" banner when a poll
+ * fails, and turns an approval's answer into a line of text in place of its buttons.
+ */
+export const STATUS_JS = `(function () {
+  "use strict";
+  function polled(elt) { return !!(elt && elt.hasAttribute && elt.hasAttribute("data-poll")); }
+  function setOffline(offline) {
+    document.body.classList.toggle("offline", offline);
+    var banner = document.getElementById("connection-lost");
+    if (banner) banner.hidden = !offline;
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    // Hidden tab: no polling. A button inside the section still in flight: do not swap it away.
+    if (polled(elt) && (document.visibilityState !== "visible" || elt.querySelector(".htmx-request"))) event.preventDefault();
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail.elt;
+    if (polled(elt)) { setOffline(!event.detail.successful); return; }
+    // An HTML answer has already replaced the form; anything else is told in the result line.
+    if (elt.hasAttribute && elt.hasAttribute("data-approval-form") && elt.isConnected) showDecision(elt, event.detail.xhr);
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.elt;
+    var type = event.detail.xhr.getResponseHeader("content-type") || "";
+    if (elt.hasAttribute && elt.hasAttribute("data-approval-form") && type.indexOf("text/html") !== 0) event.detail.shouldSwap = false;
+  });
+  document.addEventListener("htmx:sendError", function (event) { if (polled(event.detail.elt)) setOffline(true); });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible" && window.htmx) window.htmx.trigger(document.body, "refresh");
+  });
+  var LABELS = { allow_once: "Allowed once", allow_session: "Allowed for this session", deny: "Denied" };
+  function showDecision(form, xhr) {
+    var result = form.parentNode && form.parentNode.querySelector(".result");
+    if (!result) return;
+    var body = null;
+    try { body = JSON.parse(xhr.responseText); } catch (e) { body = null; }
+    var text;
+    if (xhr.status >= 200 && xhr.status < 300) {
+      var decision = (body && body.decision) || form.getAttribute("data-last-decision");
+      text = LABELS[decision] || "Decided";
+      form.remove();
+    } else if (xhr.status === 409) {
+      text = "Already decided";
+      form.remove();
+    } else {
+      text = "Failed: " + ((body && body.error && body.error.message) || ("HTTP " + xhr.status));
+    }
+    result.textContent = text;
+    result.hidden = false;
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target && event.target.closest ? event.target.closest("button[name=decision]") : null;
+    if (button && button.form) button.form.setAttribute("data-last-decision", button.value);
+  });
+})();
+`;
