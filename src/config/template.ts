@@ -45,5 +45,44 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
     "max_sessions": 64,
     "idle_timeout_s": 1800,
   },
+
+  // The agent: its model calls go through the proxy above.
+  "agent": {
+    "model": "gpt-4o-mini",
+    "max_steps": 25,
+    // <data_dir>/debug/session_<id>.debug.jsonl: off | info | full (full adds whole bodies)
+    "debug": { "level": "info" },
+  },
+
+  // Which tool calls run, ask a person first, or are refused: allow | ask | deny per scope,
+  // then command rules (globs on the command line, first match wins).
+  "approvals": {
+    "policy": { "read": "allow", "exec": "allow", "fs_write": "allow", "hop": "ask", "sudo": "ask", "service_control": "ask" },
+    "rules": [
+      // { "match": "rm -rf /*", "action": "deny" },
+    ],
+  },
+
+  // Services the agent may check and restart (service_status, restart_service).
+  "services": [
+    // { "name": "nginx", "status": "systemctl is-active nginx", "restart": "sudo systemctl restart nginx" },
+  ],
+
+  // The watchdog in the supervisor: probes, checks, rules, and an optional model (tier 3).
+  "watchdog": {
+    "probe": { "interval_ms": 5000, "timeout_ms": 2000, "failure_threshold": 3 },
+    "verify_window_s": 30,
+    "checks": [
+      // { "type": "http", "name": "web", "url": "http://127.0.0.1:8080/health" },
+      // { "type": "disk", "name": "root-disk", "path": "/", "min_free_percent": 10 },
+    ],
+    "tier3": { "enabled": false },
+  },
+
+  // SSH hops (agentd hop user@host).
+  "hops": {
+    "known_hosts": "~/.ssh/known_hosts",
+    "remote_dir": "~/.agentd",
+  },
 }
 `;

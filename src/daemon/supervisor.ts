@@ -126,14 +126,22 @@ function spawnWorker(args: string[], restarts: number, onLine: (pid: number) => 
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, AGENTD_SUPERVISOR_PID: String(process.pid), AGENTD_WORKER_RESTARTS: String(restarts) },
+    env: {
+      // Bun's fetch allows 256 connections at once by default; the proxy holds one upstream
+      // connection per open stream, so more concurrent streams would queue behind it.
+      BUN_CONFIG_MAX_HTTP_REQUESTS: "4096",
+      ...process.env,
+      AGENTD_SUPERVISOR_PID: String(process.pid),
+      AGENTD_WORKER_RESTARTS: String(restarts),
+    },
   });
   const writeLine = onLine(worker.pid);
-  void readLines(worker.stdout, writeLine);
+  const readFailed = (stream: string) => (error: unknown) => log.error("worker.pipe_error", { pid: worker.pid, stream, error });
+  readLines(worker.stdout, writeLine).catch(readFailed("stdout"));
   // Anything the worker writes to stderr (a crash before its logger exists) still lands in the log.
-  void readLines(worker.stderr, (line) =>
+  readLines(worker.stderr, (line) =>
     writeLine(formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line })),
-  );
+  ).catch(readFailed("stderr"));
   return worker;
 }
 
