@@ -220,8 +220,10 @@ export class TurnEngine {
         this.#answerUnrun(session.id, turnId, record, history, "denied", { code: "denied", message });
         continue;
       }
+      // Read per call, not from `session`: a hop earlier in this turn may have switched the host.
+      const target = this.deps.target(tool.hostBound ? this.deps.sessions.get(session.id).target : LOCAL_TARGET);
       const result = await runToolCall(
-        { recordId: record.id, callId: record.call_id, sessionId: session.id, tool, args: parsed.args, shownArgs: redactSecrets(parsed.raw), target: this.deps.target(tool.hostBound ? session.target : LOCAL_TARGET), signal },
+        { recordId: record.id, callId: record.call_id, sessionId: session.id, tool, args: parsed.args, shownArgs: redactSecrets(parsed.raw), target, signal },
         { store: this.deps.toolCalls, logger: this.deps.logger, progressIntervalMs: this.deps.agent.progress_interval_ms, resultMaxBytes: this.deps.agent.tool_result_max_bytes },
         this.#reporter(session.id, turnId),
       );

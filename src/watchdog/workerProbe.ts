@@ -76,7 +76,7 @@ export class WorkerProbe {
       if (livezOk) {
         const health = await fetch(`${target.url}/health`, { headers, signal: AbortSignal.timeout(this.config.timeout_ms) });
         const body = await health.text();
-        healthOk = health.status !== 503;
+        healthOk = health.status !== 503 || !failsOnItsOwn(body);
         if (!healthOk) this.#lastError = `/health: ${body.slice(0, 200)}`;
       }
     } catch (error) {
@@ -94,5 +94,18 @@ export class WorkerProbe {
 
   #signal(id: string, title: string, severity: Signal["severity"], target: ProbeTarget): Signal {
     return { id, title, category: "daemon", severity, component: "worker", ts: this.now(), fields: { pid: target.pid, failures: this.config.failure_threshold }, line: this.#lastError };
+  }
+}
+
+/**
+ * Whether a failing /health document blames the worker itself. Upstream checks (`proxy:*`) fail
+ * while every provider's breaker is open; a restart cannot fix that and would forget the breakers.
+ */
+export function failsOnItsOwn(body: string): boolean {
+  try {
+    const document = JSON.parse(body) as { checks?: Record<string, Array<{ status?: string }>> };
+    return Object.entries(document.checks ?? {}).some(([key, results]) => !key.startsWith("proxy:") && results.some((r) => r.status === "fail"));
+  } catch {
+    return true;
   }
 }

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ensureBinary } from "../support/binary.ts";
+import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
+import { startSshd, type TestSshd } from "../support/sshd.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
+
+// The agent working on a hop, end to end: the compiled ./agentd opens a hop to a real sshd (the
+// "remote" is this machine under another HOME), copies itself there, and a scripted model hops
+// the session over, runs a command and reads a file there, then hops back.
+
+const REMOTE_NOTE = "written only in the remote home\n";
+
+let upstream: ScriptedUpstream;
+let sshd: TestSshd;
+let daemon: DaemonProcess;
+let remoteHome: string;
+
+/** The remote agentd the hop started (same machine, other HOME) is stopped by its pids. */
+async function stopRemoteAgentd(): Promise<void> {
+  const readyPath = join(remoteHome, ".agentd", "ready.json");
+  if (!existsSync(readyPath)) return;
+  const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { pid: number; supervisor_pid: number | null };
+  const pids = [ready.supervisor_pid, ready.pid].filter((pid): pid is number => typeof pid === "number" && isProcessAlive(pid));
+  for (const pid of pids) process.kill(pid, "SIGTERM");
+  await waitFor("the remote agentd to stop", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 });
+}
+
+interface SessionView {
+  session: { id: string; state: string; target: string };
+  turns: Array<{ status: string; end_reason: string | null }>;
+  messages: Array<{ role: string; body: Record<string, any> }>;
+  tool_calls: Array<{ tool: string; outcome: string | null }>;
+  approvals: Array<{ id: string; tool: string; scope: string; status: string }>;
+}
+
+const session = (id: string) => api<SessionView>(daemon.url, `/api/sessions/${id}`);
+
+/** Waits for the session's next pending approval and allows it once. */
+async function allowNext(sessionId: string, summary: string): Promise<void> {
+  const approval = await waitFor(
+    `an approval for ${summary}`,
+    async () => (await api<{ approvals: Array<{ id: string; session_id: string; scope: string; summary: string }> }>(daemon.url, "/api/approvals")).approvals.find((a) => a.session_id === sessionId),
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+  expect(approval.scope).toBe("hop");
+  expect(approval.summary).toContain(summary);
+  const decided = await api<{ approval: { status: string } }>(daemon.url, `/api/approvals/${approval.id}`, { body: { decision: "allow_once" } });
+  expect(decided.approval.status).toBe("allow_once");
+}
+
+beforeAll(async () => {
+  await ensureBinary();
+  upstream = startScriptedUpstream();
+  remoteHome = makeTempDir("agentd-hopagent-remote-");
+  writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE);
+  sshd = await startSshd({ env: { HOME: remoteHome } });
+  const local = makeTempDir("agentd-hopagent-local-");
+  const knownHosts = join(local, "known_hosts");
+  writeFileSync(knownHosts, `${sshd.knownHostsLine}\n`);
+  daemon = await startDaemon({
+    dataDir: local,
+    config: {
+      providers: [{ name: "scripted", base_url: upstream.url }],
+      agent: { model: "gpt-test" },
+      hops: { known_hosts: knownHosts, identity_files: [sshd.clientKeyPath], use_agent: false },
+    },
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await daemon?.stop();
+  if (remoteHome) await stopRemoteAgentd();
+  await sshd?.stop();
+  await upstream?.close();
+  removeTempDirs();
+}, 120_000);
+
+describe("an agent session on a hop, end to end against ./agentd", () => {
+  let hopName = "";
+
+  test("POST /api/hops opens the hop on the running daemon", async () => {
+    const response = await fetch(`${daemon.url}/api/hops`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ destination: `${sshd.user}@127.0.0.1:${sshd.port}`, name: "remote" }),
+      signal: AbortSignal.timeout(240_000),
+    });
+    const body = (await response.json()) as { hop: { name: string; state: string; mode: string; remote_dir: string } };
+    expect(response.status).toBe(201);
+    expect(body.hop).toMatchObject({ name: "remote", state: "connected", mode: "agentd" });
+    hopName = body.hop.name;
+    expect(existsSync(join(remoteHome, ".agentd", "bin", "agentd"))).toBe(true);
+    const listed = await api<{ hops: Array<{ name: string; state: string }> }>(daemon.url, "/api/hops");
+    expect(listed.hops.find((h) => h.name === "remote")?.state).toBe("connected");
+  }, 240_000);
+
+  test("the model hops over (approved), runs a command and reads a file there, then hops back", async () => {
+    expect(hopName).toBe("remote");
+    const marker = join(remoteHome, ".agentd", "hop-marker");
+    upstream.enqueue(
+      { kind: "text", toolCalls: [{ id: "c_hop", name: "hop", arguments: JSON.stringify({ target: "remote" }) }] },
+      { kind: "text", toolCalls: [{ id: "c_exec", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "$HOME" > "$HOME/.agentd/hop-marker"; echo "home is $HOME"' }) }] },
+      { kind: "text", toolCalls: [{ id: "c_read", name: "read_file", arguments: JSON.stringify({ path: "remote-note.txt" }) }] },
+      { kind: "text", toolCalls: [{ id: "c_back", name: "hop", arguments: JSON.stringify({ target: "local" }) }] },
+      { kind: "text", toolCalls: [{ id: "c_local", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "home is $HOME"' }) }] },
+      { kind: "text", text: "Done on the hop and back." },
+    );
+    const { id } = await api<{ id: string }>(daemon.url, "/api/sessions", { body: {}, expect: 201 });
+    const stream = await fetch(`${daemon.url}/api/sessions/${id}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ content: "work on the remote host" }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    await stream.text();
+
+    await allowNext(id, 'hop {"target":"remote"}');
+    await allowNext(id, 'hop {"target":"local"}');
+    const view = await waitFor(
+      "the turn to end",
+      async () => {
+        const v = await session(id);
+        return v.session.state === "idle" && v.turns[0]?.status === "done" ? v : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 200 },
+    );
+    expect(view.turns[0]!.end_reason).toBe("stop");
+    expect(view.messages.at(-1)!.body.content).toBe("Done on the hop and back.");
+    const results = new Map(view.messages.filter((m) => m.role === "tool").map((m) => [m.body.tool_call_id as string, String(m.body.content)]));
+    // Ran on the hop: the remote agentd's HOME, and the marker in its data dir.
+    expect(results.get("c_exec")).toContain(`home is ${remoteHome}`);
+    expect(readFileSync(marker, "utf8").trim()).toBe(remoteHome);
+    // A relative path starts at the remote home, where only the remote note exists.
+    expect(results.get("c_read")).toContain(REMOTE_NOTE.trim());
+    // Back home: the same command sees the local HOME again.
+    expect(results.get("c_local")).toContain(`home is ${homedir()}`);
+    expect(results.get("c_local")).not.toContain(remoteHome);
+    expect(view.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([
+      ["hop", "ok"],
+      ["exec_command", "ok"],
+      ["read_file", "ok"],
+      ["hop", "ok"],
+      ["exec_command", "ok"],
+    ]);
+    expect(view.approvals.map((a) => [a.tool, a.status])).toEqual([
+      ["hop", "allow_once"],
+      ["hop", "allow_once"],
+    ]);
+    expect(view.session.target).toBe("local");
+  }, 240_000);
+});
