@@ -13,6 +13,7 @@ const COMMANDS: CommandEntry[] = [
   { path: ["health"], load: async () => (await import("./commands/health.ts")).healthCommand },
   { path: ["status"], load: async () => (await import("./commands/status.ts")).statusCommand },
   { path: ["doctor"], load: async () => (await import("./commands/doctor.ts")).doctorCommand },
+  { path: ["providers"], load: async () => (await import("./commands/providers.ts")).providersCommand },
   { path: ["run"], load: async () => (await import("./commands/run.ts")).runCommand },
   { path: ["approve"], load: async () => (await import("./commands/approve.ts")).approveCommand },
   { path: ["debug"], load: async () => (await import("./commands/debug.ts")).debugCommand },
