@@ -1,5 +1,5 @@
 import type { Subprocess } from "bun";
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const PROJECT_ROOT = resolve(import.meta.dir, "..", "..");
@@ -25,6 +25,14 @@ let building: Promise<string> | undefined;
  * older than the sources. Built under a temporary name and renamed, so a binary another test is
  * running is never overwritten in place.
  */
+/** The `build` script of package.json (what README and CI run), writing to `outfile` instead. */
+function buildCommand(outfile: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: { build: string } };
+  const words = pkg.scripts.build.trim().split(/\s+/);
+  if (words[0] !== "bun" || !words.includes("--outfile")) throw new Error(`Cannot use the build script "${pkg.scripts.build}": expected "bun build … --outfile FILE"`);
+  return [BUN, ...words.slice(1).map((word, i, all) => (all[i - 1] === "--outfile" ? outfile : word))];
+}
+
 export function ensureBinary(): Promise<string> {
   building ??= (async () => {
     if (process.env.AGENTD_BIN) {
@@ -33,7 +41,7 @@ export function ensureBinary(): Promise<string> {
     }
     if (existsSync(AGENTD) && statSync(AGENTD).mtimeMs >= newestSourceMtime()) return AGENTD;
     const temp = join(PROJECT_ROOT, `agentd.build-${process.pid}`);
-    const build = Bun.spawn([BUN, "build", "--compile", "--minify", "--sourcemap", "main.ts", "--outfile", temp], { cwd: PROJECT_ROOT, stdout: "pipe", stderr: "pipe" });
+    const build = Bun.spawn(buildCommand(temp), { cwd: PROJECT_ROOT, stdout: "pipe", stderr: "pipe" });
     const [code, stdout, stderr] = await Promise.all([build.exited, new Response(build.stdout).text(), new Response(build.stderr).text()]);
     if (code !== 0) {
       rmSync(temp, { force: true });
