@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { z } from "zod";
 import { errorMessage } from "../errors/index.ts";
 import { Tier3Usage, type Tier3Refusal } from "./tier3Limits.ts";
@@ -33,25 +33,31 @@ const SYSTEM_PROMPT = [
  */
 export class Tier3Advisor {
   readonly #usage: Tier3Usage;
-  readonly #client: OpenAI | undefined;
+  readonly #configured: boolean;
+  #client: OpenAI | undefined;
 
   constructor(
     db: Database,
     private readonly config: WatchdogConfig["tier3"],
   ) {
     this.#usage = new Tier3Usage(db, config);
-    this.#client =
-      config.enabled && config.model && config.base_url
-        ? new OpenAI({ apiKey: config.api_key ?? "none", baseURL: config.base_url, timeout: config.timeout_ms, maxRetries: 0 })
-        : undefined;
+    this.#configured = Boolean(config.enabled && config.model && config.base_url);
   }
 
   get enabled(): boolean {
-    return this.#client !== undefined;
+    return this.#configured;
+  }
+
+  /** The SDK loads on the first call, so a supervisor without tier 3 does not carry it in memory. */
+  async #sdk(): Promise<OpenAI> {
+    if (this.#client) return this.#client;
+    const { default: OpenAIClient } = await import("openai");
+    this.#client = new OpenAIClient({ apiKey: this.config.api_key ?? "none", baseURL: this.config.base_url, timeout: this.config.timeout_ms, maxRetries: 0 });
+    return this.#client;
   }
 
   async advise(fingerprint: string, report: IncidentReport, now: number): Promise<AdviceOutcome> {
-    if (!this.#client) return { ok: false, reason: "tier 3 is not configured (watchdog.tier3.enabled, model, base_url)", refusal: "not_configured" };
+    if (!this.#configured) return { ok: false, reason: "tier 3 is not configured (watchdog.tier3.enabled, model, base_url)", refusal: "not_configured" };
     const allowed = this.config.allowed_actions.filter((a) => !report.already_tried.includes(a) || a === "alert");
     const cached = this.#usage.cached(fingerprint, now);
     if (cached) {
@@ -63,7 +69,8 @@ export class Tier3Advisor {
     const model = this.config.model!;
     let content: string;
     try {
-      const completion = await this.#client.chat.completions.create({
+      const client = await this.#sdk();
+      const completion = await client.chat.completions.create({
         model,
         temperature: 0,
         messages: [
