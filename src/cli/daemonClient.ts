@@ -46,3 +46,23 @@ export async function daemonFetch(target: DaemonTarget, path: string, init: Requ
     throw new UnreachableError(target.url, error);
   }
 }
+
+/**
+ * Calls the daemon and reads a JSON answer; a non-2xx answer becomes an AgentdError carrying the
+ * daemon's error code and message (or the status and the start of a body that is not JSON).
+ */
+export async function daemonJson<T>(target: DaemonTarget, path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<T> {
+  const response = await daemonFetch(target, path, init);
+  const text = await response.text();
+  let body: (T & { error?: { code?: string; message?: string } }) | undefined;
+  try {
+    body = JSON.parse(text) as T & { error?: { code?: string; message?: string } };
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok || body === undefined) {
+    const message = body?.error?.message ?? `${target.url}${path} answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+    throw new AgentdError(body?.error?.code ?? "http_error", message, { status: response.status });
+  }
+  return body;
+}

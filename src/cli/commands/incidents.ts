@@ -1,11 +1,10 @@
 import { join } from "node:path";
 import { loadConfig, resolveDataDir } from "../../config/index.ts";
 import { allMigrations } from "../../daemon/allMigrations.ts";
-import { AgentdError } from "../../errors/index.ts";
 import { openStore } from "../../store/index.ts";
 import { IncidentStore, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget } from "../daemonClient.ts";
+import { daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
 
 const STATES = ["open", "acknowledged", "resolved", "unresolved", "all"];
 
@@ -20,12 +19,7 @@ interface Backend {
 function openBackend(values: Record<string, string | boolean | undefined>): Backend {
   if (values.url) {
     const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string });
-    const call = async <T>(path: string, method = "GET"): Promise<T> => {
-      const response = await daemonFetch(target, `/api/incidents${path}`, { method });
-      const body = (await response.json()) as T & { error?: { code: string; message: string } };
-      if (!response.ok) throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `HTTP ${response.status}`, { status: response.status });
-      return body;
-    };
+    const call = <T>(path: string, method = "GET"): Promise<T> => daemonJson<T>(target, `/api/incidents${path}`, { method });
     return {
       list: async (state, limit) => (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
       show: (id) => call(`/${id}`),

@@ -1,16 +1,13 @@
 import type { ProviderStatus, StoredQuirk } from "../../proxy/index.ts";
 import { renderTextTable } from "../../web/statusTextTable.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget } from "../daemonClient.ts";
+import { daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
 
 const WIDTH = 100;
 
-async function adminCall<T>(values: Record<string, string | boolean | undefined>, path: string, method = "GET"): Promise<{ ok: true; body: T } | { ok: false; message: string }> {
+function adminCall<T>(values: Record<string, string | boolean | undefined>, path: string, method = "GET"): Promise<T> {
   const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
-  const response = await daemonFetch(target, `/api/admin/proxy${path}`, { method });
-  const body = (await response.json()) as T & { error?: { message: string } };
-  if (!response.ok) return { ok: false, message: body.error?.message ?? `HTTP ${response.status}` };
-  return { ok: true, body };
+  return daemonJson<T>(target, `/api/admin/proxy${path}`, { method });
 }
 
 function providersTable(providers: ProviderStatus[]): string {
@@ -52,26 +49,18 @@ export const providersCommand: Command = {
     if (extra.length > 0 || (action !== "list" && action !== "quirks")) throw new UsageError(`unexpected argument "${positionals.join(" ")}": expected list or quirks`);
     if (action === "list" && (values.clear || values.provider)) throw new UsageError("--clear and --provider only apply to 'agentd providers quirks'");
     if (action === "list") {
-      const result = await adminCall<{ providers: ProviderStatus[] }>(values, "/providers");
-      if (!result.ok) return fail(result.message);
-      process.stdout.write(values.json ? JSON.stringify(result.body.providers) + "\n" : providersTable(result.body.providers));
+      const { providers } = await adminCall<{ providers: ProviderStatus[] }>(values, "/providers");
+      process.stdout.write(values.json ? JSON.stringify(providers) + "\n" : providersTable(providers));
       return 0;
     }
     if (values.clear) {
       const query = values.provider ? `?provider=${encodeURIComponent(values.provider as string)}` : "";
       const result = await adminCall<{ cleared: number }>(values, `/quirks${query}`, "DELETE");
-      if (!result.ok) return fail(result.message);
-      process.stdout.write(values.json ? JSON.stringify(result.body) + "\n" : `cleared ${result.body.cleared} quirk(s)\n`);
+      process.stdout.write(values.json ? JSON.stringify(result) + "\n" : `cleared ${result.cleared} quirk(s)\n`);
       return 0;
     }
-    const result = await adminCall<{ quirks: StoredQuirk[] }>(values, "/quirks");
-    if (!result.ok) return fail(result.message);
-    process.stdout.write(values.json ? JSON.stringify(result.body.quirks) + "\n" : quirksTable(result.body.quirks));
+    const { quirks } = await adminCall<{ quirks: StoredQuirk[] }>(values, "/quirks");
+    process.stdout.write(values.json ? JSON.stringify(quirks) + "\n" : quirksTable(quirks));
     return 0;
   },
 };
-
-function fail(message: string): number {
-  process.stderr.write(`agentd providers: ${message}\n`);
-  return 1;
-}

@@ -34,6 +34,9 @@ export const silenceCommand: Command = {
     if (!listing && !clearing && positionals.length !== 2) throw new UsageError("expected a target and a duration, e.g. 'agentd silence db 30m'");
     if ((listing || clearing) && positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const durationMs = !listing && !clearing ? parseDuration(positionals[1]!) : 0;
+    if (!listing && !clearing && !(durationMs > 0)) throw new UsageError(`Cannot use "${positionals[1]}" as a duration: a silence needs a positive duration (e.g. 30m)`);
+    const clearId = Number(values.clear);
+    if (clearing && (!Number.isInteger(clearId) || clearId <= 0)) throw new UsageError(`Cannot use "${values.clear}" as --clear: expected a silence id`);
     const { config } = loadConfig({ explicitPath: values.config as string | undefined });
     const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
     const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
@@ -47,10 +50,8 @@ export const silenceCommand: Command = {
         return 0;
       }
       if (clearing) {
-        const id = Number(values.clear);
-        if (!Number.isInteger(id) || id <= 0) throw new UsageError(`Cannot use "${values.clear}" as --clear: expected a silence id`);
-        silences.remove(id);
-        process.stdout.write(`Silence #${id} removed.\n`);
+        silences.remove(clearId);
+        process.stdout.write(`Silence #${clearId} removed.\n`);
         return 0;
       }
       const silence = silences.add(positionals[0]!, durationMs, values.reason as string | undefined);
