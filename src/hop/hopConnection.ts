@@ -49,6 +49,8 @@ export interface HopDeps {
   binary(): Promise<LocalBinary>;
   log: Logger;
   onChange(hop: HopConnection): void;
+  /** When the hop was first opened; a hop resumed after a worker restart keeps its original time. */
+  openedAt?: number;
 }
 
 const COMMAND_TIMEOUT_MS = 60_000;
@@ -67,7 +69,7 @@ export class HopConnection {
   fallbackReason: string | undefined;
   lastError: string | undefined;
   upload: UploadReport | undefined;
-  readonly openedAt = Date.now();
+  readonly openedAt: number;
   lastChange = Date.now();
   private chain: SshChain | undefined;
   private tunnel: ForwardTunnel | undefined;
@@ -75,7 +77,9 @@ export class HopConnection {
   private remoteClient: RemoteAgentdClient | undefined;
   private readonly stopping = new AbortController();
 
-  constructor(readonly spec: HopSpec, private readonly deps: HopDeps) {}
+  constructor(readonly spec: HopSpec, private readonly deps: HopDeps) {
+    this.openedAt = deps.openedAt ?? Date.now();
+  }
 
   get client(): RemoteAgentdClient | undefined {
     return this.remoteClient;
@@ -88,7 +92,7 @@ export class HopConnection {
   /** Connects, probes, installs and starts the remote agentd (or falls back), then opens the tunnel. */
   async open(progress: (event: HopProgress) => void): Promise<void> {
     try {
-      await this.establish(progress, true);
+      await this.establish(progress, this.spec.acceptNew);
     } catch (error) {
       this.lastError = (error as Error).message;
       this.chain?.end();
@@ -96,6 +100,16 @@ export class HopConnection {
       this.setState("closed");
       throw error;
     }
+  }
+
+  /**
+   * Brings back a hop a previous worker had open: shows `reconnecting` at once, then connects in
+   * the background with the same backoff and give-up as after a dropped connection, counted from
+   * `since`. The remote agentd is normally still running, so nothing is uploaded or restarted.
+   */
+  resume(since: number): void {
+    this.setState("reconnecting");
+    void this.reconnect(since + this.deps.config.reconnect_give_up_s * 1000);
   }
 
   /** Ends the tunnel and the SSH chain; with `stopRemote`, stops the remote agentd first. */
@@ -117,7 +131,8 @@ export class HopConnection {
     return stopped;
   }
 
-  private async establish(progress: (event: HopProgress) => void, first: boolean): Promise<void> {
+  /** Connects the chain; probes and installs on the first success (mode unknown), else checks the remote agentd. */
+  private async establish(progress: (event: HopProgress) => void, acceptNew: boolean): Promise<void> {
     const { config, log } = this.deps;
     const chainText = [...this.spec.via, this.spec.target].map(formatDestination).join(" → ");
     progress({ step: "connect", message: `connecting to ${chainText}` });
@@ -129,7 +144,7 @@ export class HopConnection {
         agentSocket: config.use_agent ? process.env.SSH_AUTH_SOCK : undefined,
       }),
       knownHostsPath: expandHome(config.known_hosts),
-      acceptNew: first && this.spec.acceptNew,
+      acceptNew,
       connectTimeoutMs: config.connect_timeout_ms,
       keepaliveIntervalMs: config.keepalive_interval_ms,
       keepaliveCountMax: config.keepalive_count_max,
@@ -138,7 +153,7 @@ export class HopConnection {
     this.chain = chain;
     const ssh = chain.target;
 
-    if (first) {
+    if (this.mode === null) {
       progress({ step: "probe", message: "probing the remote host" });
       const probe = await runRemote(ssh, probeScript(config.remote_dir), COMMAND_TIMEOUT_MS);
       const facts = parseProbeOutput(probe.stdout);
@@ -257,15 +272,27 @@ export class HopConnection {
     if (this.remoteClient instanceof FallbackClient) this.remoteClient.dropAllSessions();
     this.setState("reconnecting");
     log.warn("hop.disconnected", { hop: this.spec.name });
-    const giveUpAt = Date.now() + config.reconnect_give_up_s * 1000;
+    await this.reconnect(Date.now() + config.reconnect_give_up_s * 1000);
+  }
+
+  /** Retries with backoff until connected, closed, refused by a host key, or past `giveUpAt`. */
+  private async reconnect(giveUpAt: number): Promise<void> {
+    const { config, log } = this.deps;
     let delay = config.reconnect_initial_ms;
     for (let attempt = 1; !this.stopping.signal.aborted; attempt++) {
       try {
         await this.establish(() => undefined, false);
+        if (this.stopping.signal.aborted) {
+          // Closed while this attempt was connecting: drop what it built.
+          this.dropChain();
+          await this.tunnel?.close();
+          return;
+        }
         log.info("hop.reconnected", { hop: this.spec.name, attempt });
         return;
       } catch (error) {
         this.dropChain();
+        if (this.stopping.signal.aborted) return;
         this.lastError = (error as Error).message;
         this.setState("reconnecting");
         log.warn("hop.reconnect_failed", { hop: this.spec.name, attempt, error, next_ms: delay });
@@ -285,8 +312,9 @@ export class HopConnection {
     this.chain = undefined;
   }
 
+  /** The chain is cleared when it drops, so a set chain is live (or being re-established: a resume checks the tunnel through it). */
   private liveSsh(): Client | undefined {
-    return this.state === "reconnecting" || this.state === "closed" ? undefined : this.chain?.target;
+    return this.state === "closed" ? undefined : this.chain?.target;
   }
 
   private unavailable(): HopError {
@@ -298,7 +326,8 @@ export class HopConnection {
   }
 
   private setState(state: HopState): void {
-    if (this.state === state) return;
+    // Once closed, a connect attempt still in flight must not show the hop as up again.
+    if (this.state === state || (this.stopping.signal.aborted && state !== "closed")) return;
     this.state = state;
     this.lastChange = Date.now();
     this.deps.onChange(this);

@@ -3,10 +3,10 @@ import type { Hono } from "hono";
 import { createLogger, type Logger } from "../log/index.ts";
 import { formatDestination, parseDestination } from "./destination.ts";
 import type { HopsConfig } from "./hopConfig.ts";
-import { HopConnection, type HopProgress, type HopState, type UploadReport } from "./hopConnection.ts";
+import { HopConnection, type HopProgress, type HopSpec, type HopState, type UploadReport } from "./hopConnection.ts";
 import { HopError } from "./hopErrors.ts";
 import { createHopRoutes } from "./hopRoutes.ts";
-import { HopStore } from "./hopStore.ts";
+import { HopStore, RESUMABLE_STATES, type HopRecord } from "./hopStore.ts";
 import { createLocalBinarySource, type LocalBinary } from "./localBinary.ts";
 import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
 import { expandHome, localUserName } from "./sshAuth.ts";
@@ -60,8 +60,12 @@ export interface HopManager {
   get(name: string): HopInfo;
   /** The tool client of a live hop; throws hop_not_found / hop_closed. */
   client(name: string): RemoteAgentdClient;
+  /** Closes a hop for good: it stays closed across worker restarts until opened again. */
   closeHop(name: string, options?: { stopRemote?: boolean }): Promise<{ name: string; stopped_remote: boolean }>;
-  /** Ends every hop's tunnel and SSH chain (remote agentds keep running). */
+  /**
+   * At worker stop: ends every hop's tunnel and SSH chain (remote agentds keep running) without
+   * recording them closed, so the next worker's manager reopens them.
+   */
   close(): Promise<void>;
 }
 
@@ -89,20 +93,50 @@ function infoOf(hop: HopConnection): HopInfo {
   };
 }
 
+/**
+ * Owns the worker's hops. At start it reopens, in the background, the hops the previous worker
+ * had open (they show `reconnecting` until connected); the remote agentds kept running, so their
+ * PTY sessions are still there.
+ */
 export function createHopManager(options: HopManagerOptions): HopManager {
   const log = options.logger ?? createLogger("hop");
   const store = new HopStore(options.db);
-  store.closeAll("agentd restarted; open the hop again", Date.now());
+  store.closeUnfinishedOpens("agentd restarted before the hop finished opening; open it again", Date.now());
   const hops = new Map<string, HopConnection>();
+  // Set at worker stop: the hops' last states stay in the store for the next worker to resume.
+  let stopping = false;
   const binarySource = options.selfBinaryPath ? createLocalBinarySource(options.selfBinaryPath) : undefined;
   const binary = (): Promise<LocalBinary> =>
     binarySource?.() ??
     Promise.reject(new HopError("hop_upload_failed", "This agentd runs from source, so there is no single binary to copy; build one with `npm run build` and run ./agentd"));
 
   const persist = (hop: HopConnection) => {
+    if (stopping) return;
     const info = infoOf(hop);
-    store.save({ ...info, mode: info.mode, last_error: info.last_error ?? info.fallback_reason });
+    store.save({ ...info, identity: hop.spec.identity ?? null, mode: info.mode, last_error: info.last_error ?? info.fallback_reason });
     log.info("hop.state", { hop: info.name, state: info.state, mode: info.mode });
+  };
+
+  const connection = (spec: HopSpec, openedAt?: number) =>
+    new HopConnection(spec, { config: options.config, binary, log: log.child(spec.name), onChange: persist, openedAt });
+
+  const resume = (record: HopRecord) => {
+    const user = localUserName();
+    let spec: HopSpec;
+    try {
+      const via = record.via.map((hop) => parseDestination(hop, user));
+      // accept_new is never kept: the key it accepted is in known_hosts now.
+      spec = { name: record.name, target: parseDestination(record.destination, user), via, identity: record.identity ?? undefined, acceptNew: false };
+    } catch (error) {
+      store.markClosed(record.name, `Cannot reopen the hop after a restart: ${(error as Error).message}`, Date.now());
+      log.warn("hop.resume_failed", { hop: record.name, error });
+      return;
+    }
+    const hop = connection(spec, record.opened_at);
+    hops.set(record.name, hop);
+    log.info("hop.resuming", { hop: record.name, previous_state: record.state });
+    // A hop already reconnecting keeps its give-up deadline from when it dropped.
+    hop.resume(record.state === "reconnecting" ? record.last_change : Date.now());
   };
 
   const live = (name: string): HopConnection => {
@@ -125,10 +159,7 @@ export function createHopManager(options: HopManagerOptions): HopManager {
         if (same) return infoOf(existing);
         throw new HopError("hop_name_taken", `Hop ${name} is already open to ${formatDestination(existing.spec.target)}; pass --name or close it first`);
       }
-      const hop = new HopConnection(
-        { name, target, via, identity: request.identity ? expandHome(request.identity) : undefined, acceptNew: request.accept_new ?? false },
-        { config: options.config, binary, log: log.child(name), onChange: persist },
-      );
+      const hop = connection({ name, target, via, identity: request.identity ? expandHome(request.identity) : undefined, acceptNew: request.accept_new ?? false });
       hops.set(name, hop);
       persist(hop);
       try {
@@ -178,9 +209,13 @@ export function createHopManager(options: HopManagerOptions): HopManager {
       return { name, stopped_remote: stopped };
     },
     async close() {
+      stopping = true;
+      const kept = [...hops.values()].filter((hop) => (RESUMABLE_STATES as readonly string[]).includes(hop.state)).map((hop) => hop.spec.name);
       await Promise.all([...hops.values()].map((hop) => hop.close(false)));
+      log.info("hop.tunnels_closed", { kept_for_restart: kept });
     },
   };
   manager.routes = createHopRoutes(manager);
+  for (const record of store.resumable()) resume(record);
   return manager;
 }

@@ -1,6 +1,9 @@
 import type { Migration } from "../store/index.ts";
 
-/** Hop's tables (versions 400–499). The remote token is never stored: hops bind the remote to loopback. */
+/**
+ * Hop's tables (versions 400–499). The remote token is never stored: hops bind the remote to
+ * loopback. `identity` is the local key file's path, so a worker restart can reopen the hop.
+ */
 export const hopMigrations: readonly Migration[] = [
   {
     version: 400,
@@ -17,5 +20,10 @@ export const hopMigrations: readonly Migration[] = [
       last_change INTEGER NOT NULL,
       last_error TEXT
     )`,
+  },
+  {
+    version: 401,
+    name: "hops_identity",
+    sql: "ALTER TABLE hops ADD COLUMN identity TEXT",
   },
 ];

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHopManager, hopMigrations, hopsConfigSchema, type HopManager } from "../../src/hop/index.ts";
+import { createHopManager, hopMigrations, hopsConfigSchema, type HopManager, type HopsConfig } from "../../src/hop/index.ts";
 import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
 import { ensureBinary } from "../support/binary.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
@@ -26,6 +26,8 @@ describe("hops against a real OpenSSH server", () => {
   let target: TestSshd;
   let remoteHome: string;
   let knownHosts: string;
+  let local: string;
+  let config: HopsConfig;
   let db: Database;
   let manager: HopManager;
   const homes: string[] = [];
@@ -41,10 +43,10 @@ describe("hops against a real OpenSSH server", () => {
     target = await startSshd({ env: { HOME: remoteHome } });
     servers.push(target);
     dest = `${target.user}@127.0.0.1:${target.port}`;
-    const local = makeTempDir("agentd-hop-local-");
+    local = makeTempDir("agentd-hop-local-");
     knownHosts = join(local, "ssh", "known_hosts");
     db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
-    const config = hopsConfigSchema.parse({ known_hosts: knownHosts, identity_files: [], use_agent: false, reconnect_initial_ms: 100, reconnect_max_ms: 1000, keepalive_interval_ms: 2000 });
+    config = hopsConfigSchema.parse({ known_hosts: knownHosts, identity_files: [], use_agent: false, reconnect_initial_ms: 100, reconnect_max_ms: 1000, keepalive_interval_ms: 2000 });
     manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: binary });
   }, 180_000);
 
@@ -108,6 +110,34 @@ describe("hops against a real OpenSSH server", () => {
       return /\b42\b/.test(seen);
     });
   }, 60_000);
+
+  test("a worker restart brings the hop back without uploading, its remote PTY session still there; a hop the user closed stays closed", async () => {
+    await manager.open({ destination: dest, identity: target.clientKeyPath, name: "gone" });
+    await manager.closeHop("gone");
+    // What the worker does at a clean stop (SIGTERM): tunnels end, the hops stay recorded as open.
+    await manager.close();
+    const rows = db.query<{ name: string; state: string; identity: string | null }, []>("SELECT name, state, identity FROM hops ORDER BY name").all();
+    expect(rows).toEqual([
+      { name: "gone", state: "closed", identity: target.clientKeyPath },
+      { name: "t", state: "connected", identity: target.clientKeyPath },
+    ]);
+
+    manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: binary });
+    expect(manager.get("t").state).toBe("reconnecting");
+    expect(manager.get("gone").state).toBe("closed");
+    await waitFor("the hop to come back", () => manager.get("t").state === "connected", { timeoutMs: 90_000 });
+    const hop = manager.get("t");
+    expect(hop.mode).toBe("agentd");
+    expect(hop.upload).toMatchObject({ uploaded: false, wire_bytes: 0 });
+    expect((await manager.client("t").listSessions()).map((s) => s.id)).toContain(pythonSession);
+    let seen = "";
+    await waitFor("python to answer after the restart", async () => {
+      seen += (await manager.client("t").writeStdin({ session_id: pythonSession, chars: seen ? "" : "print(6 * 8)\n", yield_time_ms: 500 })).output;
+      return /\b48\b/.test(seen);
+    });
+    expect(manager.get("gone").state).toBe("closed");
+    expect(() => manager.client("gone")).toThrow(expect.objectContaining({ code: "hop_not_found" }));
+  }, 150_000);
 
   test("sshd killed mid-command: a clear error, reconnect after restart, the remote session survives", async () => {
     const client = manager.client("t");
