@@ -5,7 +5,8 @@
  *   node_modules/.bin/bun bench/proxy.ts
  *
  * Three processes: the upstream and the proxy are children (killed by PID at the end), the load
- * client is this process. The proxy logs its JSON lines to /dev/null as a worker would to a pipe.
+ * client is this process. The proxy writes its JSON log lines to a pipe this process drains, as a
+ * worker writes them to the supervisor.
  */
 import { spawn, type Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -96,45 +97,95 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** Runs `count` requests with `concurrency` workers; returns sorted latencies and req/s. */
-async function load(url: string, payload: string, concurrency: number, count: number) {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < count) latencies.push(await one(url, payload));
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { latencies, rps: count / seconds };
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  if (pid === process.pid) {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1e6;
+  }
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s on Linux)
 }
 
-async function streamStats(url: string, count: number) {
-  const ttfb: number[] = [];
-  let chunks = 0;
-  let streaming = 0;
-  for (let i = 0; i < count; i++) {
+/** Latencies, wall time and CPU seconds per process gathered over the rounds of one side. */
+class Side {
+  readonly latencies: number[] = [];
+  seconds = 0;
+  requests = 0;
+  readonly cpu = new Map<string, number>();
+
+  async round(url: string, payload: string, concurrency: number, count: number, pids: Record<string, number>): Promise<void> {
+    const cpuBefore = Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)] as const);
+    let next = 0;
     const started = performance.now();
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: body(true) });
-    const reader = response.body!.getReader();
-    let first = true;
-    let text = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (first) {
-        ttfb.push(performance.now() - started);
-        first = false;
-      }
-      text += new TextDecoder().decode(value);
-    }
-    streaming += performance.now() - started;
-    chunks += text.split("\n\n").filter((frame) => frame.startsWith("data:")).length;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < count) this.latencies.push(await one(url, payload));
+      }),
+    );
+    this.seconds += (performance.now() - started) / 1000;
+    this.requests += count;
+    for (const [name, before] of cpuBefore) this.cpu.set(name, (this.cpu.get(name) ?? 0) + cpuSeconds(pids[name]!) - before);
   }
-  ttfb.sort((a, b) => a - b);
-  return { ttfbP50: percentile(ttfb, 50), chunksPerSecond: chunks / (streaming / 1000) };
+
+  sorted(): number[] {
+    return this.latencies.sort((a, b) => a - b);
+  }
+
+  rps(): number {
+    return this.requests / this.seconds;
+  }
+
+  /** "client 0.9, proxy 0.8, upstream 0.3": cores each process kept busy on average. */
+  cores(): string {
+    return [...this.cpu].map(([name, seconds]) => `${name} ${(seconds / this.seconds).toFixed(2)}`).join(", ");
+  }
+}
+
+/**
+ * Direct and through-agentd rounds alternate, so load from anything else on the machine falls on
+ * both sides alike rather than on whichever ran second.
+ */
+async function compare(direct: string, through: string, concurrency: number, perRound: number, rounds: number, pids: Record<string, number>) {
+  const d = new Side();
+  const p = new Side();
+  for (let i = 0; i < rounds; i++) {
+    await d.round(direct, body(false), concurrency, perRound, pids);
+    await p.round(through, body(false), concurrency, perRound, pids);
+  }
+  return { d, p };
+}
+
+async function streamOnce(url: string, stats: { ttfb: number[]; chunks: number; seconds: number }): Promise<void> {
+  const started = performance.now();
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: body(true) });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let first = true;
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (first) {
+      stats.ttfb.push(performance.now() - started);
+      first = false;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  stats.seconds += (performance.now() - started) / 1000;
+  stats.chunks += text.split("\n\n").filter((frame) => frame.startsWith("data:")).length;
+}
+
+/** Sequential streams, alternating direct and through agentd. */
+async function streamStats(direct: string, through: string, count: number) {
+  const d = { ttfb: [] as number[], chunks: 0, seconds: 0 };
+  const p = { ttfb: [] as number[], chunks: 0, seconds: 0 };
+  for (let i = 0; i < count; i++) {
+    await streamOnce(direct, d);
+    await streamOnce(through, p);
+  }
+  const summary = (s: typeof d) => ({ ttfbP50: percentile(s.ttfb.sort((a, b) => a - b), 50), chunksPerSecond: s.chunks / s.seconds });
+  return { ds: summary(d), ps: summary(p) };
 }
 
 function rssMb(pid: number): number {
@@ -160,6 +211,11 @@ async function openSlowStreams(url: string, count: number, pid: number): Promise
   return rss;
 }
 
+/** Reads the proxy's log lines off its stdout pipe and drops them, as the supervisor reads the worker's. */
+async function drain(stream: ReadableStream<Uint8Array>): Promise<void> {
+  for await (const _chunk of stream);
+}
+
 async function orchestrate(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "agentd-bench-"));
   const children: Subprocess[] = [];
@@ -169,37 +225,42 @@ async function orchestrate(): Promise<void> {
     const upstream = spawn([process.execPath, import.meta.path, "--upstream", join(dir, "upstream")], { stdout: "ignore", stderr: "inherit", env });
     children.push(upstream);
     const upstreamUrl = `http://127.0.0.1:${await waitForFile(join(dir, "upstream"), upstream)}/v1`;
-    const proxy = spawn([process.execPath, import.meta.path, "--proxy", join(dir, "proxy"), upstreamUrl], { stdout: Bun.file("/dev/null"), stderr: "inherit", env });
+    // A pipe, as in production (the supervisor reads the worker's stdout): writing to a file is another cost.
+    const proxy = spawn([process.execPath, import.meta.path, "--proxy", join(dir, "proxy"), upstreamUrl], { stdout: "pipe", stderr: "inherit", env });
     children.push(proxy);
+    const drained = drain(proxy.stdout);
     const proxyUrl = `http://127.0.0.1:${await waitForFile(join(dir, "proxy"), proxy)}/v1`;
     const direct = `${upstreamUrl}/chat/completions`;
     const through = `${proxyUrl}/chat/completions`;
+    const pids = { client: process.pid, proxy: proxy.pid, upstream: upstream.pid };
 
-    for (const url of [direct, through]) await load(url, body(false), 8, 3000); // warm-up (JIT, connection pools)
-    const d1 = await load(direct, body(false), 1, 3000);
-    const p1 = await load(through, body(false), 1, 3000);
-    const d32 = await load(direct, body(false), 32, 30_000);
-    const p32 = await load(through, body(false), 32, 30_000);
-    const ds = await streamStats(direct, 300);
-    const ps = await streamStats(through, 300);
+    await compare(direct, through, 8, 3000, 1, pids); // warm-up (JIT, connection pools)
+    const c1 = await compare(direct, through, 1, 1000, 5, pids);
+    const c32 = await compare(direct, through, 32, 6000, 5, pids);
+    const { ds, ps } = await streamStats(direct, through, 300);
     const idleRss = rssMb(proxy.pid);
     const streamsRss = await openSlowStreams(`${proxyUrl}/chat/completions`, 1000, proxy.pid);
 
     const ms = (v: number) => v.toFixed(3);
+    const [d1, p1, d32, p32] = [c1.d.sorted(), c1.p.sorted(), c32.d.sorted(), c32.p.sorted()];
     const rows: [string, string, string, string][] = [
-      ["non-stream p50 latency, c=1 (ms)", ms(percentile(d1.latencies, 50)), ms(percentile(p1.latencies, 50)), `+${ms(percentile(p1.latencies, 50) - percentile(d1.latencies, 50))} ms`],
-      ["non-stream p99 latency, c=1 (ms)", ms(percentile(d1.latencies, 99)), ms(percentile(p1.latencies, 99)), `+${ms(percentile(p1.latencies, 99) - percentile(d1.latencies, 99))} ms`],
-      ["non-stream p50 latency, c=32 (ms)", ms(percentile(d32.latencies, 50)), ms(percentile(p32.latencies, 50)), `×${(percentile(p32.latencies, 50) / percentile(d32.latencies, 50)).toFixed(2)}`],
-      ["non-stream p99 latency, c=32 (ms)", ms(percentile(d32.latencies, 99)), ms(percentile(p32.latencies, 99)), `×${(percentile(p32.latencies, 99) / percentile(d32.latencies, 99)).toFixed(2)}`],
-      ["throughput, c=32 (req/s)", d32.rps.toFixed(0), p32.rps.toFixed(0), `×${(p32.rps / d32.rps).toFixed(2)}`],
+      ["non-stream p50 latency, c=1 (ms)", ms(percentile(d1, 50)), ms(percentile(p1, 50)), `+${ms(percentile(p1, 50) - percentile(d1, 50))} ms`],
+      ["non-stream p99 latency, c=1 (ms)", ms(percentile(d1, 99)), ms(percentile(p1, 99)), `+${ms(percentile(p1, 99) - percentile(d1, 99))} ms`],
+      ["non-stream p50 latency, c=32 (ms)", ms(percentile(d32, 50)), ms(percentile(p32, 50)), `×${(percentile(p32, 50) / percentile(d32, 50)).toFixed(2)}`],
+      ["non-stream p99 latency, c=32 (ms)", ms(percentile(d32, 99)), ms(percentile(p32, 99)), `×${(percentile(p32, 99) / percentile(d32, 99)).toFixed(2)}`],
+      ["throughput, c=32 (req/s)", c32.d.rps().toFixed(0), c32.p.rps().toFixed(0), `×${(c32.p.rps() / c32.d.rps()).toFixed(2)}`],
+      ["cores busy at c=32", c32.d.cores(), c32.p.cores(), "—"],
+      ["proxy CPU per request, c=32 (µs)", "—", ((c32.p.cpu.get("proxy")! / c32.p.requests) * 1e6).toFixed(1), "—"],
       ["stream TTFB p50, c=1 (ms)", ms(ds.ttfbP50), ms(ps.ttfbP50), `+${ms(ps.ttfbP50 - ds.ttfbP50)} ms`],
       [`stream chunks/s, c=1 (${STREAM_CHUNKS + 2}-event streams)`, ds.chunksPerSecond.toFixed(0), ps.chunksPerSecond.toFixed(0), `×${(ps.chunksPerSecond / ds.chunksPerSecond).toFixed(2)}`],
       ["proxy RSS idle → 1,000 open slow streams (MB)", "—", `${idleRss.toFixed(1)} → ${streamsRss.toFixed(1)}`, `+${(streamsRss - idleRss).toFixed(1)} MB`],
     ];
-    console.log(`\nagentd proxy benchmark — Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores shared by client, proxy and upstream, loopback\n`);
+    console.log(`\nagentd proxy benchmark — Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores shared by client, proxy and upstream, loopback; direct and proxied rounds alternate\n`);
     console.log("| measure | direct | through agentd | proxy vs direct |");
     console.log("| --- | ---: | ---: | ---: |");
     for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+    proxy.kill();
+    await drained;
   } finally {
     for (const child of children) child.kill();
     await Promise.all(children.map((child) => child.exited));

@@ -17,7 +17,7 @@ type Json = Record<string, unknown>;
  */
 export async function handleChatCompletions(c: Context, core: ProxyCore): Promise<Response> {
   const t0 = performance.now();
-  const { raw, body } = await readJsonObject(c);
+  const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const model = body.model;
   if (typeof model !== "string" || !model) throw invalidRequest("'model' is required", "model");
   if (!Array.isArray(body.messages)) throw invalidRequest("'messages' must be an array", "messages");

@@ -22,7 +22,16 @@ function escape(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
+/** Label strings of one provider and model, built once: escaping and joining them per request is wasted work. */
+interface Series {
+  outcome: Record<Outcome, string>;
+  tokensIn: string;
+  tokensOut: string;
+  provider: string;
+}
+
 export class ProxyMetrics {
+  readonly #series = new Map<string, Map<string, Series>>();
   readonly #requests = new Map<string, number>();
   readonly #tokens = new Map<string, number>();
   readonly #upstreamErrors = new Map<string, number>();
@@ -30,13 +39,12 @@ export class ProxyMetrics {
   readonly #total = new Map<string, Histogram>();
 
   request(provider: string, model: string, outcome: Outcome, totalMs: number, ttftMs: number | undefined, tokensIn: number, tokensOut: number): void {
-    const labels = `provider="${escape(provider)}",model="${escape(this.#model(model))}"`;
-    bump(this.#requests, `${labels},outcome="${outcome}"`, 1);
-    if (tokensIn) bump(this.#tokens, `${labels},direction="in"`, tokensIn);
-    if (tokensOut) bump(this.#tokens, `${labels},direction="out"`, tokensOut);
-    const providerLabel = `provider="${escape(provider)}"`;
-    histogram(this.#total, providerLabel).observe(totalMs / 1000);
-    if (ttftMs !== undefined) histogram(this.#ttft, providerLabel).observe(ttftMs / 1000);
+    const series = this.#seriesFor(provider, model);
+    bump(this.#requests, series.outcome[outcome], 1);
+    if (tokensIn) bump(this.#tokens, series.tokensIn, tokensIn);
+    if (tokensOut) bump(this.#tokens, series.tokensOut, tokensOut);
+    histogram(this.#total, series.provider).observe(totalMs / 1000);
+    if (ttftMs !== undefined) histogram(this.#ttft, series.provider).observe(ttftMs / 1000);
   }
 
   upstreamError(provider: string, cause: string): void {
@@ -53,8 +61,22 @@ export class ProxyMetrics {
     return lines.join("\n") + "\n";
   }
 
-  #model(model: string): string {
-    return this.#requests.size >= MAX_SERIES ? "other" : model;
+  #seriesFor(provider: string, model: string): Series {
+    let byModel = this.#series.get(provider);
+    if (!byModel) this.#series.set(provider, (byModel = new Map()));
+    let series = byModel.get(model);
+    if (series) return series;
+    // Past the cap a new model shares the "other" series, and is not remembered under its own name.
+    const overflow = this.#requests.size >= MAX_SERIES;
+    const labels = `provider="${escape(provider)}",model="${escape(overflow ? "other" : model)}"`;
+    series = {
+      outcome: { ok: `${labels},outcome="ok"`, error: `${labels},outcome="error"`, client_gone: `${labels},outcome="client_gone"` },
+      tokensIn: `${labels},direction="in"`,
+      tokensOut: `${labels},direction="out"`,
+      provider: `provider="${escape(provider)}"`,
+    };
+    if (!overflow) byModel.set(model, series);
+    return series;
   }
 }
 

@@ -1,5 +1,4 @@
 import { Hono, type Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "../log/index.ts";
 import { createErrorHandler, errorBody } from "../web/errorResponse.ts";
@@ -14,21 +13,17 @@ import { handleGetResponse, handleResponses } from "./responsesRoute.ts";
 export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   const app = new Hono();
   app.onError(proxyErrorHandler(logger));
-  app.use(async (c, next) => {
-    if (core.providers.length === 0) return c.json(errorBody("no_provider", NO_PROVIDER_MESSAGE), 503);
-    await next();
-  });
-  app.use(
-    bodyLimit({
-      maxSize: core.config.max_body_bytes,
-      onError: (c) => c.json(errorBody("body_too_large", `The request body exceeds ${core.config.max_body_bytes} bytes`), 413),
-    }),
-  );
+  // No middleware: each is one more async step per request. The provider check is a guard in each
+  // route, the body limit is enforced where the body is read (requestBody.ts).
+  const guard = <T>(handler: (c: Context) => T) => (c: Context): T => {
+    if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE, { status: 503 });
+    return handler(c);
+  };
   const catalog = new ModelCatalog(core.providers, logger);
-  app.post("/chat/completions", (c) => handleChatCompletions(c, core));
-  app.post("/responses", (c) => handleResponses(c, core));
-  app.get("/responses/:id", (c) => handleGetResponse(c, core));
-  app.get("/models", (c) => catalog.handle(c));
+  app.post("/chat/completions", guard((c) => handleChatCompletions(c, core)));
+  app.post("/responses", guard((c) => handleResponses(c, core)));
+  app.get("/responses/:id", guard((c) => handleGetResponse(c, core)));
+  app.get("/models", guard((c) => catalog.handle(c)));
   return app;
 }
 

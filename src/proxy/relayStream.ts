@@ -22,8 +22,8 @@ export interface RelayShape {
 const encoder = new TextEncoder();
 
 /**
- * Streams the committed upstream to the client, one upstream event per pull (so a slow client
- * slows the upstream read: bounded buffering). The idle deadline lives in the attempt; a client
+ * Streams the committed upstream to the client, one upstream read per pull (so a slow client
+ * slows the upstream read: bounded buffering); the events of one read are sent together. The idle deadline lives in the attempt; a client
  * that goes away cancels the stream, which aborts the upstream request.
  */
 export function relayStream(committed: StreamCommitted, shape: RelayShape, onFailure: (failure: UpstreamFailure) => void): ReadableStream<Uint8Array> {
@@ -38,8 +38,10 @@ export function relayStream(committed: StreamCommitted, shape: RelayShape, onFai
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      // Frames built in this pull but not yet sent: on a failure they go out before the error frames.
+      let frames = "";
       try {
-        let frames = opened ? "" : shape.opening();
+        if (!opened) frames = shape.opening();
         opened = true;
         for (;;) {
           let next = pending;
@@ -65,7 +67,8 @@ export function relayStream(committed: StreamCommitted, shape: RelayShape, onFai
             finish("ok");
             return;
           }
-          if (frames) {
+          // Events already read in the same upstream chunk go out in one write, not one each.
+          if (frames && !attempt.hasBufferedEvent()) {
             controller.enqueue(encoder.encode(frames));
             return;
           }
@@ -79,7 +82,7 @@ export function relayStream(committed: StreamCommitted, shape: RelayShape, onFai
         }
         const failure = error instanceof UpstreamFailure ? error : new UpstreamFailure("malformed", (error as Error).message, { status: response.status });
         onFailure(failure);
-        controller.enqueue(encoder.encode(shape.failed(failure)));
+        controller.enqueue(encoder.encode(frames + shape.failed(failure)));
         controller.close();
         finish("error", failure);
       }

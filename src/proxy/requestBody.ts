@@ -1,9 +1,12 @@
-import type { Context } from "hono";
-import { invalidRequest } from "./proxyError.ts";
+import { invalidRequest, ProxyError } from "./proxyError.ts";
 
-/** Reads the (size-limited, see bodyLimit in proxyRoutes.ts) JSON object body, keeping its text. */
-export async function readJsonObject(c: Context): Promise<{ raw: string; body: Record<string, unknown> }> {
-  const raw = await c.req.text();
+/**
+ * Reads the client's JSON object body, keeping its text, refusing one over `maxBytes` with 413:
+ * at once from Content-Length when sent, else while reading (a chunked upload is never held whole
+ * past the limit). Done here rather than by a middleware: one less step on every request.
+ */
+export async function readJsonObject(request: Request, maxBytes: number): Promise<{ raw: string; body: Record<string, unknown> }> {
+  const raw = await readBoundedText(request, maxBytes);
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -12,6 +15,28 @@ export async function readJsonObject(c: Context): Promise<{ raw: string; body: R
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalidRequest("The request body must be a JSON object");
   return { raw, body: body as Record<string, unknown> };
+}
+
+export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    if (Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);
+    // The server stops reading at the declared length, so the text cannot exceed it.
+    return request.text();
+  }
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw bodyTooLarge(maxBytes);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
+}
+
+function bodyTooLarge(maxBytes: number): ProxyError {
+  return new ProxyError("body_too_large", `The request body exceeds ${maxBytes} bytes`, { status: 413 });
 }
 
 /** Headers every proxied answer carries: which provider answered, and what agentd itself added. */

@@ -32,7 +32,7 @@ interface Turn {
  */
 export async function handleResponses(c: Context, core: ProxyCore): Promise<Response> {
   const t0 = performance.now();
-  const { raw, body } = await readJsonObject(c);
+  const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const model = body.model;
   if (typeof model !== "string" || !model) throw invalidRequest("'model' is required", "model");
   if (body.input === undefined) throw invalidRequest("'input' is required", "input");

@@ -114,6 +114,11 @@ export class UpstreamAttempt {
     }
   }
 
+  /** Whether an event of the last read is still waiting: nextEvent() would answer without reading. */
+  hasBufferedEvent(): boolean {
+    return this.#queueIndex < this.#queue.length;
+  }
+
   /** Stops the deadlines; aborts the upstream request if it is still going (client left, or we gave up). */
   finish(): void {
     clearTimeout(this.#phaseTimer);

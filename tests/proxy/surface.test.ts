@@ -40,6 +40,33 @@ describe("proxy surface", () => {
     expect(up.completionRequests()).toHaveLength(0);
   });
 
+  test("a chunked body (no Content-Length) is limited while it is read: over → 413, under → proxied", async () => {
+    const up = startScriptedUpstream();
+    upstreams = [up];
+    harness = startProxy({ providers: [{ name: "up", base_url: up.url }], config: { max_body_bytes: 1024 } });
+    const chunked = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      // Several pieces, so the limit is crossed part-way through the read.
+      const pieces = [bytes.subarray(0, 300), bytes.subarray(300, 700), bytes.subarray(700)];
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const piece = pieces.shift();
+          if (piece) controller.enqueue(piece);
+          else controller.close();
+        },
+      });
+    };
+    const send = (content: string) =>
+      fetch(`${harness!.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: chunked(JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content }] })) });
+    const over = await send("x".repeat(4096));
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { error: { code: string } }).error.code).toBe("body_too_large");
+    expect(up.completionRequests()).toHaveLength(0);
+    const under = await send("small");
+    expect(under.status).toBe(200);
+    expect(up.completionRequests()).toHaveLength(1);
+  });
+
   test("invalid JSON is a 400", async () => {
     const up = startScriptedUpstream();
     upstreams = [up];

@@ -108,8 +108,10 @@ export const runCommand: Command = {
       show,
     );
     while (state.approvals?.length) {
+      // The question (or the no-TTY notice) starts its own line, not the end of the model's text.
+      if (wroteText) process.stdout.write("\n");
+      wroteText = false;
       if (!process.stdin.isTTY) {
-        if (wroteText) process.stdout.write("\n");
         process.stderr.write("The agent waits for a decision:\n");
         for (const a of state.approvals) process.stderr.write(`  ${a.summary}\n    agentd approve ${a.approval_id} once|session|deny\n`);
         process.stderr.write(`Then follow the turn with: agentd run --session ${sessionId} … or GET /api/sessions/${sessionId}/events?after=${state.last}\n`);
