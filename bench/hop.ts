@@ -7,11 +7,15 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createHopManager, hopMigrations, hopsConfigSchema } from "../src/hop/index.ts";
+import { setLogSink } from "../src/log/index.ts";
 import { baseMigrations, openStore } from "../src/store/index.ts";
 import { ensureBinary } from "../tests/support/binary.ts";
 import { startSshd } from "../tests/support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../tests/support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../tests/support/waitFor.ts";
+
+// The table is the output; the hop manager's log lines go to stderr.
+setLogSink((line) => process.stderr.write(line + "\n"));
 
 const ECHO_ROUNDS = 40;
 
