@@ -44,6 +44,9 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
   "pty": {
     "max_sessions": 64,
     "idle_timeout_s": 1800,
+    // Variables that look like secrets (…_KEY, …_TOKEN, …_PASSWORD) are kept from the commands the
+    // agent runs; list the ones commands may see.
+    "pass_env": [],
   },
 
   // The agent: its model calls go through the proxy above.

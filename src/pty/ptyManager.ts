@@ -70,7 +70,7 @@ export class PtyManager {
       cmd: args.cmd,
       spec: {
         argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
-        env: childEnv(process.env, args.env),
+        env: childEnv(process.env, args.env, { pass: this.config.pass_env }),
         cwd: args.workdir,
         cols: args.cols ?? DEFAULT_COLS,
         rows: args.rows ?? DEFAULT_ROWS,

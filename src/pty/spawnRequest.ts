@@ -24,10 +24,28 @@ export function shellArgv(shell: string, login: boolean, cmd: string): string[] 
   return [shell, login ? "-lc" : "-c", cmd];
 }
 
-export function childEnv(inherited: Readonly<Record<string, string | undefined>>, overrides: Readonly<Record<string, string>> = {}): Record<string, string> {
+/**
+ * Variables that look like credentials. The daemon's own (provider API keys, its token) must not
+ * reach commands the model runs: one `env` would put them in the model's context.
+ */
+const SECRET_NAME = /(^|_)(KEY|API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$/i;
+
+/** Internal variables between the supervisor and the worker; meaningless to a child. */
+const INTERNAL_NAME = /^AGENTD_(SUPERVISOR_PID|WORKER_RESTARTS)$/;
+
+export interface ChildEnvOptions {
+  /** Secret-looking names the operator lets through (pty.pass_env). */
+  pass?: readonly string[];
+}
+
+/** The daemon's environment minus secrets, plus the defaults, plus what the caller asked for. */
+export function childEnv(inherited: Readonly<Record<string, string | undefined>>, overrides: Readonly<Record<string, string>> = {}, options: ChildEnvOptions = {}): Record<string, string> {
   const env: Record<string, string> = {};
+  const pass = new Set(options.pass ?? []);
   for (const [key, value] of Object.entries(inherited)) {
-    if (value !== undefined) env[key] = value;
+    if (value === undefined || INTERNAL_NAME.test(key)) continue;
+    if (SECRET_NAME.test(key) && !pass.has(key)) continue;
+    env[key] = value;
   }
   return { ...env, ...CHILD_ENV_DEFAULTS, ...overrides };
 }

@@ -68,6 +68,18 @@ describe("exec_command", () => {
     expect(result.output).toBe("/tmp\r\nbar|less|cat|1|xterm-256color\r\n");
   });
 
+  test("the daemon's API keys are not in the child's environment", async () => {
+    process.env.AGENTD_PTY_TEST_API_KEY = "sk-must-not-leak";
+    try {
+      const result = await manager.exec({ cmd: "env" });
+      expect(result.exit_code).toBe(0);
+      expect(result.output).toContain("PATH=");
+      expect(result.output).not.toContain("sk-must-not-leak");
+    } finally {
+      delete process.env.AGENTD_PTY_TEST_API_KEY;
+    }
+  });
+
   test("refuses a workdir that does not exist", async () => {
     await expect(manager.exec({ cmd: "true", workdir: "/nonexistent/agentd" })).rejects.toMatchObject({ code: "pty_bad_workdir", status: 400 });
   });

@@ -54,6 +54,13 @@ describe("spawn request", () => {
     expect(env).toEqual({ HOME: "/root", PAGER: "cat", GIT_PAGER: "cat", NO_COLOR: "0", TERM: "xterm-256color" });
   });
 
+  test("the daemon's secrets and internal variables stay out of children unless passed on purpose", () => {
+    const inherited = { PATH: "/bin", OPENAI_API_KEY: "sk-1", AWS_SECRET_ACCESS_KEY: "a", GITHUB_TOKEN: "gh-1", AGENTD_TOKEN: "t", DB_PASSWORD: "p", AGENTD_SUPERVISOR_PID: "7", TOKENIZER: "keep" };
+    const env = childEnv(inherited, { GITHUB_TOKEN: "given-by-caller" }, { pass: ["DB_PASSWORD"] });
+    expect(env).toMatchObject({ PATH: "/bin", TOKENIZER: "keep", DB_PASSWORD: "p", GITHUB_TOKEN: "given-by-caller" });
+    for (const hidden of ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID"]) expect(env).not.toHaveProperty(hidden);
+  });
+
   test("yield times are clamped, with defaults", () => {
     expect(clampYield(undefined, EXEC_YIELD)).toBe(10_000);
     expect(clampYield(1, EXEC_YIELD)).toBe(250);
