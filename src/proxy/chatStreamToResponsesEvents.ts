@@ -1,4 +1,4 @@
-import { buildResponse, functionCallItem, messageItem, newId, statusForFinish, usageFromChat, type ResponseShell, type ResponseUsage } from "./responseObject.ts";
+import { buildResponse, functionCallItem, messageItem, newId, reasoningItem, statusForFinish, usageFromChat, type ResponseShell, type ResponseUsage } from "./responseObject.ts";
 
 type Json = Record<string, unknown>;
 
@@ -22,18 +22,23 @@ interface OpenCall {
 
 interface ChatDelta {
   content?: string | null;
+  /** Reasoning as DeepSeek, vLLM and others stream it (`reasoning_content`) or OpenRouter (`reasoning`). */
+  reasoning_content?: unknown;
+  reasoning?: unknown;
   tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[];
 }
 
 /**
  * Turns a Chat Completions chunk stream into the Responses event sequence, item by item:
- * text becomes a message item (output_text deltas), each tool call a function_call item
- * (arguments deltas); `finish()` closes what is open and completes the response.
+ * reasoning becomes a reasoning item (reasoning_text deltas), text a message item (output_text
+ * deltas), each tool call a function_call item (arguments deltas); `finish()` closes what is open
+ * and completes the response.
  */
 export class ChatStreamToResponses {
   #seq = 0;
   readonly #output: Json[] = [];
   #text: OpenText | undefined;
+  #reasoning: OpenText | undefined;
   readonly #calls = new Map<number, OpenCall>();
   #usage: ResponseUsage | undefined;
   #finish: unknown;
@@ -51,6 +56,8 @@ export class ChatStreamToResponses {
     const choice = (chunk.choices as Json[] | undefined)?.[0];
     if (!choice) return events;
     const delta = (choice.delta ?? {}) as ChatDelta;
+    const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : delta.reasoning;
+    if (typeof reasoning === "string" && reasoning !== "") this.#appendReasoning(reasoning, events);
     if (typeof delta.content === "string" && delta.content !== "") this.#appendText(delta.content, events);
     for (const call of delta.tool_calls ?? []) this.#appendCall(call, events);
     if (choice.finish_reason) this.#finish = choice.finish_reason;
@@ -70,6 +77,7 @@ export class ChatStreamToResponses {
   fail(code: string, message: string): ResponsesEvent[] {
     const output = [...this.#output];
     if (this.#text) output[this.#text.index] = { ...messageItem(this.#text.id, this.#text.text), status: "incomplete" };
+    if (this.#reasoning) output[this.#reasoning.index] = reasoningItem(this.#reasoning.id, this.#reasoning.text, "incomplete");
     for (const call of this.#calls.values()) output[call.index] = functionCallItem(call.callId, call.name, call.args, "incomplete");
     const response = buildResponse(this.shell, { status: "failed", output, usage: this.#usage, error: { code, message } });
     return [this.#event("response.failed", { response })];
@@ -79,8 +87,35 @@ export class ChatStreamToResponses {
     return this.#usage;
   }
 
+  #appendReasoning(delta: string, events: ResponsesEvent[]): void {
+    if (!this.#reasoning) {
+      this.#closeText(events);
+      const reasoning: OpenText = { index: this.#output.length, id: newId("rs"), text: "" };
+      this.#reasoning = reasoning;
+      const item = reasoningItem(reasoning.id, "", "in_progress");
+      this.#output.push(item);
+      events.push(this.#event("response.output_item.added", { output_index: reasoning.index, item }));
+      events.push(this.#event("response.content_part.added", { item_id: reasoning.id, output_index: reasoning.index, content_index: 0, part: { type: "reasoning_text", text: "" } }));
+    }
+    this.#reasoning.text += delta;
+    events.push(this.#event("response.reasoning_text.delta", { item_id: this.#reasoning.id, output_index: this.#reasoning.index, content_index: 0, delta }));
+  }
+
+  #closeReasoning(events: ResponsesEvent[]): void {
+    const reasoning = this.#reasoning;
+    if (!reasoning) return;
+    this.#reasoning = undefined;
+    const item = reasoningItem(reasoning.id, reasoning.text);
+    this.#output[reasoning.index] = item;
+    const at = { item_id: reasoning.id, output_index: reasoning.index, content_index: 0 };
+    events.push(this.#event("response.reasoning_text.done", { ...at, text: reasoning.text }));
+    events.push(this.#event("response.content_part.done", { ...at, part: { type: "reasoning_text", text: reasoning.text } }));
+    events.push(this.#event("response.output_item.done", { output_index: reasoning.index, item }));
+  }
+
   #appendText(delta: string, events: ResponsesEvent[]): void {
     if (!this.#text) {
+      this.#closeReasoning(events);
       const text: OpenText = { index: this.#output.length, id: newId("msg"), text: "" };
       this.#text = text;
       const item = messageItem(text.id, "", "in_progress");
@@ -96,6 +131,7 @@ export class ChatStreamToResponses {
     const key = delta.index ?? 0;
     let call = this.#calls.get(key);
     if (!call) {
+      this.#closeReasoning(events);
       this.#closeText(events);
       call = { index: this.#output.length, callId: delta.id || newId("call"), name: delta.function?.name ?? "", args: "" };
       this.#calls.set(key, call);
@@ -126,6 +162,7 @@ export class ChatStreamToResponses {
 
   #closeAll(): ResponsesEvent[] {
     const events: ResponsesEvent[] = [];
+    this.#closeReasoning(events);
     this.#closeText(events);
     for (const call of this.#calls.values()) {
       const item = functionCallItem(call.callId, call.name, call.args);

@@ -51,13 +51,20 @@ export interface DispatchSettings extends RetrySettings {
   onFailure: (provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number) => void;
 }
 
+/** How far a dispatch got: filled in as it goes, so a request that failed is counted under the provider that failed it. */
+export interface DispatchTally {
+  /** The last provider tried; none when every breaker was open. */
+  provider?: ProviderRuntime;
+  attempts: number;
+}
+
 /**
  * Tries the routes in order until one answers: retries a provider on transient failures with
  * backoff (honouring Retry-After up to a cap), moves on after auth failures, an open breaker or
  * spent attempts, and drops a rejected optional parameter once (a learned quirk). A stream counts
  * as answered only once its first event arrived, so anything before that still fails over.
  */
-export async function dispatch(plan: DispatchPlan, settings: DispatchSettings): Promise<Committed> {
+export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, tally: DispatchTally = { attempts: 0 }): Promise<Committed> {
   let total = 0;
   let lastFailure: UpstreamFailure | undefined;
   const tried: string[] = [];
@@ -66,9 +73,10 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings): 
     const provider = route.provider;
     if (!provider.breaker.tryAcquire()) continue;
     tried.push(provider.name);
+    tally.provider = provider;
     let quirkRetried = false;
     for (let attemptNo = 1; ; attemptNo++) {
-      total++;
+      tally.attempts = ++total;
       provider.requests++;
       const sentAt = performance.now();
       const attempt = new UpstreamAttempt(plan.signal, provider.timeouts);
@@ -142,14 +150,15 @@ async function runAttempt(plan: DispatchPlan, provider: ProviderRuntime, attempt
   const base = { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0 };
   if (!plan.stream) {
     const text = await attempt.readBody(response);
-    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status) };
+    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, wire) };
   }
   const first = await attempt.nextEvent(response);
   if (first === undefined) throw new UpstreamFailure("malformed", "the upstream stream ended before its first event", { status: response.status });
   return { ...base, kind: "stream", first, firstData: parseStreamData(first, response.status) };
 }
 
-function parseUpstreamJson(text: string, status: number): Record<string, unknown> {
+/** The answer's JSON object; one without the wire's answer field is broken, and fails over like any other failure. */
+function parseUpstreamJson(text: string, status: number, wire: Wire): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -158,6 +167,8 @@ function parseUpstreamJson(text: string, status: number): Record<string, unknown
   }
   if (typeof body !== "object" || body === null) throw new UpstreamFailure("malformed", "the upstream answered with JSON that is not an object", { status });
   if ("error" in body && (body as { error: unknown }).error) throw new UpstreamFailure("http_5xx", `upstream error in a ${status} body: ${upstreamErrorMessage(text)}`, { status });
+  const field = wire === "chat" ? "choices" : "output";
+  if (!Array.isArray((body as Record<string, unknown>)[field])) throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' array`, { status });
   return body as Record<string, unknown>;
 }
 
@@ -173,7 +184,9 @@ export function parseStreamData(event: EventSourceMessage, status: number): Reco
   if (typeof data !== "object" || data === null) throw new UpstreamFailure("malformed", "the upstream sent an event that is not a JSON object", { status });
   const record = data as Record<string, unknown>;
   if (record.error || record.type === "error" || record.type === "response.failed") {
-    throw new UpstreamFailure("http_5xx", `the upstream stream reported an error: ${upstreamErrorMessage(event.data)}`, { status });
+    // A failed Responses stream keeps its error inside the response.
+    const failed = (record.response as { error?: { message?: unknown } } | undefined)?.error?.message;
+    throw new UpstreamFailure("http_5xx", `the upstream stream reported an error: ${typeof failed === "string" ? failed : upstreamErrorMessage(event.data)}`, { status });
   }
   return record;
 }

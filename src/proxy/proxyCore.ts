@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../log/index.ts";
 import { ClientGoneError } from "./clientGone.ts";
-import { dispatch, type Committed, type DispatchPlan, type DispatchSettings, type Wire } from "./dispatcher.ts";
+import { dispatch, type Committed, type DispatchPlan, type DispatchSettings, type DispatchTally, type Wire } from "./dispatcher.ts";
 import type { ProviderConfig, ProxyConfig } from "./providerConfig.ts";
 import { routeModel, type Route, type RouteCandidate } from "./providerRouter.ts";
 import { ProviderRuntime } from "./providerRuntime.ts";
@@ -76,14 +76,18 @@ export class ProxyCore {
     return routes;
   }
 
-  /** Dispatches, counting a request that found no upstream answer (the answered ones are counted at their end). */
+  /**
+   * Dispatches, counting a request that found no upstream answer under the last provider tried
+   * (the answered ones are counted at their end).
+   */
   async dispatch(plan: DispatchPlan, model: string, t0: number): Promise<Committed> {
+    const tally: DispatchTally = { attempts: 0 };
     try {
-      return await dispatch(plan, this.settings);
+      return await dispatch(plan, this.settings, tally);
     } catch (error) {
       const gone = error instanceof ClientGoneError;
       const status = gone ? 499 : error instanceof ProxyError ? error.status : 500;
-      this.recorder.record({ provider: undefined, model, outcome: gone ? "client_gone" : "error", status, totalMs: performance.now() - t0, tokensIn: 0, tokensOut: 0, attempts: 0 });
+      this.recorder.record({ provider: tally.provider, model, outcome: gone ? "client_gone" : "error", status, totalMs: performance.now() - t0, tokensIn: 0, tokensOut: 0, attempts: tally.attempts });
       throw error;
     }
   }

@@ -94,3 +94,8 @@ export function messageItem(id: string, text: string, status: "in_progress" | "c
 export function functionCallItem(callId: string, name: string, args: string, status: "in_progress" | "completed" | "incomplete" = "completed"): Json {
   return { type: "function_call", id: `fc_${callId}`, call_id: callId, name, arguments: args, status };
 }
+
+/** A reasoning item carrying the model's reasoning text (the Responses API's `reasoning_text` content). */
+export function reasoningItem(id: string, text: string, status: "in_progress" | "completed" | "incomplete" = "completed"): Json {
+  return { type: "reasoning", id, summary: [], content: status === "in_progress" ? [] : [{ type: "reasoning_text", text }], status };
+}

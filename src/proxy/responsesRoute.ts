@@ -9,6 +9,7 @@ import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { buildResponse, newShell, type ResponseShell } from "./responseObject.ts";
 import { responsesToChat } from "./responsesToChat.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "./toolCallTextChunks.ts";
+import { assertResponsesToolNames } from "./toolNames.ts";
 import { UpstreamFailure } from "./upstreamFailure.ts";
 import { passedResponseHeaders } from "./upstreamHeaders.ts";
 
@@ -36,6 +37,7 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   const model = body.model;
   if (typeof model !== "string" || !model) throw invalidRequest("'model' is required", "model");
   if (body.input === undefined) throw invalidRequest("'input' is required", "input");
+  assertResponsesToolNames(body.tools);
   const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
   if (!Array.isArray(input)) throw invalidRequest("'input' must be a string or an array of items", "input");
   let earlier: unknown[] = [];

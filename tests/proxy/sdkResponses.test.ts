@@ -171,10 +171,4 @@ describe("responses API over a Responses upstream", () => {
     expect(sent.previous_response_id).toBeUndefined();
     expect(sent.input.map((item: { role?: string; type?: string }) => item.role ?? item.type)).toEqual(["user", "assistant", "user"]);
   });
-
-  test("chat clients are not routed to a Responses-only provider", async () => {
-    setup({ wire: "responses" });
-    const error = await harness.client.chat.completions.create({ model: "gpt-test", messages: [] }).catch((e) => e);
-    expect(error.status).toBe(404);
-  });
 });

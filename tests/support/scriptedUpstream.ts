@@ -16,6 +16,10 @@
  * Completions or Responses by path.
  */
 
+import type { ScriptedAnswer } from "./scriptedAnswer.ts";
+import { chatBody, chatStreamEvents } from "./scriptedChatReplies.ts";
+import { responsesBody, responsesStreamEvents } from "./scriptedResponsesReplies.ts";
+
 export interface UsageScript {
   prompt_tokens: number;
   completion_tokens: number;
@@ -36,7 +40,15 @@ export interface AnswerReply {
   /** Stream the text in these pieces instead of one; their concatenation is the text. */
   chunks?: string[];
   toolCalls?: ToolCallScript[];
+  /**
+   * Reasoning before the answer (streamed in two halves): `reasoning_content` (or `reasoningField`)
+   * for chat, a reasoning item with `reasoning_text` for Responses.
+   */
+  reasoning?: string;
+  /** The chat field the reasoning goes in; default "reasoning_content". */
+  reasoningField?: "reasoning_content" | "reasoning";
   usage?: UsageScript;
+  /** Chat finish_reason; for Responses, "length" makes the response incomplete (max_output_tokens). */
   finishReason?: string;
   /** Wait this long between streamed events (default 0). */
   chunkDelayMs?: number;
@@ -246,100 +258,30 @@ async function stallThen(ms: number | undefined, then: AnswerReply, ctx: ReplyCo
   return answer(then, ctx);
 }
 
-function textOf(reply: AnswerReply): string {
-  return reply.text ?? reply.chunks?.join("") ?? "";
-}
-
-function usageOf(reply: AnswerReply) {
-  return reply.usage ?? { prompt_tokens: 5, completion_tokens: 3 };
-}
-
-function callsOf(reply: AnswerReply) {
-  return (reply.toolCalls ?? []).map((call, i) => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments }));
+/** The reply resolved for this request: what both wire shapes build from. */
+function resolve(reply: AnswerReply, ctx: ReplyContext): ScriptedAnswer {
+  return {
+    seq: ctx.seq,
+    model: ctx.model,
+    text: reply.text ?? reply.chunks?.join("") ?? "",
+    pieces: reply.chunks ?? (reply.text ? [reply.text] : []),
+    calls: (reply.toolCalls ?? []).map((call, i) => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments })),
+    reasoning: reply.reasoning,
+    reasoningField: reply.reasoningField ?? "reasoning_content",
+    usage: reply.usage ?? { prompt_tokens: 5, completion_tokens: 3 },
+    finishReason: reply.finishReason,
+  };
 }
 
 function completeBody(reply: AnswerReply, ctx: ReplyContext): unknown {
-  const usage = usageOf(reply);
-  const calls = callsOf(reply);
-  const text = textOf(reply);
-  if (ctx.api === "responses") {
-    const output: unknown[] = [];
-    if (text) output.push({ type: "message", id: `msg_${ctx.seq}`, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
-    for (const call of calls) output.push({ type: "function_call", id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: call.arguments, status: "completed" });
-    return responsesObject(ctx, output, usage);
-  }
-  return {
-    id: `chatcmpl-${ctx.seq}`,
-    object: "chat.completion",
-    created: 1_700_000_000,
-    model: ctx.model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: text || null,
-          ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
-        },
-        finish_reason: reply.finishReason ?? (calls.length ? "tool_calls" : "stop"),
-      },
-    ],
-    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-  };
-}
-
-function responsesObject(ctx: ReplyContext, output: unknown[], usage: UsageScript, status = "completed") {
-  return {
-    id: `resp_up_${ctx.seq}`,
-    object: "response",
-    created_at: 1_700_000_000,
-    status,
-    model: ctx.model,
-    output,
-    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-  };
+  const answer = resolve(reply, ctx);
+  return ctx.api === "responses" ? responsesBody(answer) : chatBody(answer);
 }
 
 /** The SSE events of an answer, each already framed as `data: …` (and `event: …` for Responses). */
 function streamEvents(reply: AnswerReply, ctx: ReplyContext): string[] {
-  const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
-  const pieces = reply.chunks ?? (reply.text ? [reply.text] : []);
-  const calls = callsOf(reply);
-  const usage = usageOf(reply);
-  if (ctx.api === "responses") {
-    const named = (type: string, value: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...value })}\n\n`;
-    const events = [named("response.created", { response: responsesObject(ctx, [], usage, "in_progress") })];
-    const text = textOf(reply);
-    const output: unknown[] = [];
-    if (text) {
-      const item = { type: "message", id: `msg_${ctx.seq}`, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] };
-      events.push(named("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } }));
-      events.push(named("response.content_part.added", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }));
-      for (const delta of pieces) events.push(named("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta }));
-      events.push(named("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text }));
-      events.push(named("response.content_part.done", { item_id: item.id, output_index: 0, content_index: 0, part: item.content[0] }));
-      events.push(named("response.output_item.done", { output_index: 0, item }));
-      output.push(item);
-    }
-    events.push(named("response.completed", { response: responsesObject(ctx, output, usage) }));
-    return events;
-  }
-  const base = { id: `chatcmpl-${ctx.seq}`, object: "chat.completion.chunk", created: 1_700_000_000, model: ctx.model };
-  const chunk = (delta: object, finish: string | null = null) => data({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
-  const events = [chunk({ role: "assistant", content: "" })];
-  for (const piece of pieces) events.push(chunk({ content: piece }));
-  calls.forEach((call, index) => {
-    events.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-    // Split the arguments in two so clients must join deltas.
-    const half = Math.ceil(call.arguments.length / 2);
-    for (const part of [call.arguments.slice(0, half), call.arguments.slice(half)]) {
-      if (part) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
-    }
-  });
-  events.push(chunk({}, reply.finishReason ?? (calls.length ? "tool_calls" : "stop")));
-  events.push(data({ ...base, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }));
-  events.push("data: [DONE]\n\n");
-  return events;
+  const answer = resolve(reply, ctx);
+  return ctx.api === "responses" ? responsesStreamEvents(answer) : chatStreamEvents(answer);
 }
 
 interface Fault {
