@@ -75,6 +75,8 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
   "watchdog": {
     "probe": { "interval_ms": 5000, "timeout_ms": 2000, "failure_threshold": 3 },
     "verify_window_s": 30,
+    // A configured command that is not pre_approved waits this long for a person's decision.
+    "approval_timeout_s": 3600,
     "checks": [
       // { "type": "http", "name": "web", "url": "http://127.0.0.1:8080/health" },
       // { "type": "disk", "name": "root-disk", "path": "/", "min_free_percent": 10 },

@@ -13,6 +13,8 @@ export interface ActionTarget {
   signals: Signal[];
   reason: string;
   command?: string;
+  /** A person allowed this run_command (an approved action request). */
+  approved?: boolean;
 }
 
 export interface ActionResult {
@@ -39,7 +41,7 @@ export function providerOf(target: Pick<ActionTarget, "component" | "signals">):
   return named?.fields.provider as string | undefined;
 }
 
-/** Carries out one action. Never destructive on its own: commands need pre-approval in config. */
+/** Carries out one action. Never destructive on its own: a command needs pre-approval in config or a person's allow. */
 export class ActionExecutor {
   constructor(
     private readonly config: WatchdogConfig,
@@ -79,7 +81,7 @@ export class ActionExecutor {
         return { ok: true, detail: await this.proxy.raiseTimeout(provider, timeout, limits.raise_timeout_factor, limits.raise_timeout_max_ms, target.reason) };
       }
       case "run_command":
-        return this.#runCommand(target.command);
+        return this.#runCommand(target.command, target.approved ?? false);
       case "alert":
         await this.alerts.alert({ incidentId: target.incidentId, title: target.title, severity: target.severity, message: target.reason });
         return { ok: true, detail: "alerted" };
@@ -88,10 +90,10 @@ export class ActionExecutor {
     }
   }
 
-  async #runCommand(name: string | undefined): Promise<ActionResult> {
+  async #runCommand(name: string | undefined, approved: boolean): Promise<ActionResult> {
     const command = name ? this.config.commands[name] : undefined;
     if (!name || !command) return { ok: false, detail: `run_command names no configured command${name ? ` (${name} is not under watchdog.commands)` : ""}` };
-    if (!command.pre_approved) return { ok: false, detail: `command ${name} needs service_control approval (set pre_approved in watchdog.commands.${name} to let the watchdog run it)` };
+    if (!command.pre_approved && !approved) return { ok: false, detail: `command ${name} needs service_control approval (a person allows it, or pre_approved in watchdog.commands.${name})` };
     const child = Bun.spawn(command.argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", timeout: command.timeout_ms, killSignal: "SIGKILL" });
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     if (code === 0) return { ok: true, detail: `${name}: exit 0` };

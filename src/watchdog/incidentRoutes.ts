@@ -1,5 +1,8 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { AgentdError } from "../errors/index.ts";
+import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from "./actionRequest.ts";
+import { actionDecisionFragment, actionErrorFragment } from "./actionRequestFragment.ts";
+import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
 
@@ -30,12 +33,29 @@ async function jsonBody(request: Request): Promise<Record<string, unknown>> {
   throw new AgentdError("invalid_json", "The request body must be a JSON object", { status: 400 });
 }
 
+/** `{decision: "allow"|"deny", decided_by?}` as JSON or a form (the page's buttons post forms). */
+async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
+  const type = c.req.header("content-type") ?? "";
+  let body: Record<string, unknown>;
+  if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) body = await c.req.parseBody();
+  else body = await jsonBody(c.req.raw);
+  const { decision, decided_by: decidedBy } = body;
+  if (typeof decision !== "string" || !(ACTION_DECISIONS as readonly string[]).includes(decision)) {
+    throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decision ?? null)} as decision: expected "allow" or "deny"`, { status: 400 });
+  }
+  if (decidedBy !== undefined && (typeof decidedBy !== "string" || !(DECIDERS as readonly string[]).includes(decidedBy))) {
+    throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decidedBy)} as decided_by: expected one of ${DECIDERS.join(", ")}`, { status: 400 });
+  }
+  return { decision: decision as ActionDecision, ...(decidedBy ? { decidedBy: decidedBy as Decider } : {}) };
+}
+
 /**
  * `/api/incidents`: list (?state=open|acknowledged|resolved|unresolved, ?limit, ?offset), show one
- * with its timeline, acknowledge, resolve; `/silences` lists, adds and removes maintenance silences.
+ * with its timeline, acknowledge, resolve, allow or deny the command waiting for approval (`/:id/action`); `/silences` lists, adds and removes maintenance silences.
  */
 export function incidentRoutes(store: IncidentStore): Hono {
   const silences = new SilenceStore(store.db);
+  const requests = new ActionRequestStore(store.db, store);
   const app = new Hono();
   app.get("/", (c) => {
     const state = c.req.query("state");
@@ -64,5 +84,21 @@ export function incidentRoutes(store: IncidentStore): Hono {
   });
   app.post("/:id/ack", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "acknowledged", "api") }));
   app.post("/:id/resolve", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "resolved", "api") }));
+  app.post("/:id/action", async (c) => {
+    const id = incidentId(c.req.param("id"));
+    const fromPage = c.req.header("hx-request") === "true";
+    try {
+      const body = await decisionBody(c);
+      const request = requests.decide(id, body.decision, body.decidedBy ?? (fromPage ? "page" : "api"), Date.now());
+      if (fromPage) return c.html(actionDecisionFragment(request));
+      // A form posted without JavaScript goes back to the incident's page.
+      if ((c.req.header("accept") ?? "").includes("text/html")) return c.redirect(`/status/incidents/${id}`, 303);
+      return c.json({ request, incident: store.get(id) });
+    } catch (error) {
+      // htmx swaps only 2xx answers: a decision someone else took first is shown in place of the buttons.
+      if (fromPage && error instanceof AgentdError) return c.html(actionErrorFragment(id, error.code, error.message), error.status === 409 ? 200 : (error.status as 400));
+      throw error;
+    }
+  });
   return app;
 }

@@ -1,8 +1,10 @@
 import type { Database } from "bun:sqlite";
 import { AgentdError } from "../errors/index.ts";
+import type { ActionRequest } from "./actionRequest.ts";
 
 export type IncidentState = "open" | "acknowledged" | "resolved";
-export type Verdict = "pending" | "success" | "failed";
+/** `denied`, `expired`, `cancelled`: a command that waited for approval and did not run. */
+export type Verdict = "pending" | "success" | "failed" | "denied" | "expired" | "cancelled";
 
 export interface Incident {
   id: number;
@@ -21,6 +23,8 @@ export interface Incident {
   /** Set by the watchdog migration: the component the incident groups, and its signal pattern. */
   fingerprint?: string | null;
   pattern?: string | null;
+  /** `get` only: the latest command waiting for (or given) a person's decision, null when none. */
+  action_request?: ActionRequest | null;
 }
 
 export interface IncidentEvent {
@@ -64,10 +68,13 @@ function toIncident(row: IncidentRow): Incident {
 /** Incidents in the shared store: read by the page and the CLI, written by the watchdog. */
 export class IncidentStore {
   readonly #hasTimeline: boolean;
+  readonly #hasRequests: boolean;
 
   constructor(readonly db: Database) {
     // The page may open a store with the base schema only; the timeline needs the watchdog migration.
-    this.#hasTimeline = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'incident_events'").get()!.n > 0;
+    const hasTable = (name: string) => db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(name)!.n > 0;
+    this.#hasTimeline = hasTable("incident_events");
+    this.#hasRequests = hasTable("watchdog_action_requests");
   }
 
   list(options: IncidentListOptions = {}): Incident[] {
@@ -87,7 +94,10 @@ export class IncidentStore {
   get(id: number): Incident {
     const row = this.db.query<IncidentRow, [number]>("SELECT * FROM incidents WHERE id = ?").get(id);
     if (!row) throw new IncidentNotFoundError(id);
-    return toIncident(row);
+    const incident = toIncident(row);
+    if (!this.#hasRequests) return incident;
+    const request = this.db.query<ActionRequest, [number]>("SELECT * FROM watchdog_action_requests WHERE incident_id = ? ORDER BY id DESC LIMIT 1").get(id);
+    return { ...incident, action_request: request ?? null };
   }
 
   /** Moves an incident forward (open → acknowledged → resolved); `by` says who (api, page, cli, watchdog). */

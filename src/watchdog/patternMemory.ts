@@ -4,6 +4,8 @@ import type { ActionName } from "./watchdogConfig.ts";
 
 export interface ActionRecord {
   action: ActionName;
+  /** For run_command: the configured command the outcomes are about. */
+  command: string | null;
   tries: number;
   successes: number;
 }
@@ -33,13 +35,13 @@ export function patternOf(signals: Iterable<Pick<Signal, "id" | "fields">>): str
 export class PatternMemory {
   constructor(private readonly db: Database) {}
 
-  record(pattern: string, action: ActionName, tier: number, verdict: "success" | "failed", incidentId: number, now: number): void {
-    this.db.run("INSERT INTO watchdog_outcomes (pattern, action, tier, verdict, incident_id, ts) VALUES (?, ?, ?, ?, ?, ?)", [pattern, action, tier, verdict, incidentId, now]);
+  record(pattern: string, action: ActionName, tier: number, verdict: "success" | "failed", incidentId: number, now: number, command?: string): void {
+    this.db.run("INSERT INTO watchdog_outcomes (pattern, action, command, tier, verdict, incident_id, ts) VALUES (?, ?, ?, ?, ?, ?, ?)", [pattern, action, command ?? null, tier, verdict, incidentId, now]);
   }
 
   actions(pattern: string): ActionRecord[] {
     return this.db
-      .query<ActionRecord, [string]>("SELECT action, count(*) AS tries, sum(verdict = 'success') AS successes FROM watchdog_outcomes WHERE pattern = ? GROUP BY action")
+      .query<ActionRecord, [string]>("SELECT action, command, count(*) AS tries, sum(verdict = 'success') AS successes FROM watchdog_outcomes WHERE pattern = ? GROUP BY action, command")
       .all(pattern);
   }
 

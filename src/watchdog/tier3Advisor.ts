@@ -16,7 +16,7 @@ export interface IncidentReport {
 }
 
 export type AdviceOutcome =
-  | { ok: true; action: ActionName; reason: string; confidence: number; cached: boolean }
+  | { ok: true; action: ActionName; reason: string; confidence: number; cached: boolean; command?: string }
   | { ok: false; reason: string; refusal?: Tier3Refusal | "call_failed" | "invalid_answer" | "low_confidence" | "not_configured" };
 
 const SYSTEM_PROMPT = [
@@ -39,6 +39,8 @@ export class Tier3Advisor {
   constructor(
     db: Database,
     private readonly config: WatchdogConfig["tier3"],
+    /** Names under watchdog.commands: what a run_command answer may name. */
+    private readonly commands: readonly string[] = [],
   ) {
     this.#usage = new Tier3Usage(db, config);
     this.#configured = Boolean(config.enabled && config.model && config.base_url);
@@ -58,10 +60,12 @@ export class Tier3Advisor {
 
   async advise(fingerprint: string, report: IncidentReport, now: number): Promise<AdviceOutcome> {
     if (!this.#configured) return { ok: false, reason: "tier 3 is not configured (watchdog.tier3.enabled, model, base_url)", refusal: "not_configured" };
-    const allowed = this.config.allowed_actions.filter((a) => !report.already_tried.includes(a) || a === "alert");
+    // run_command needs a configured command to name; without one it is not on offer.
+    const allowed = this.config.allowed_actions.filter((a) => (!report.already_tried.includes(a) || a === "alert") && (a !== "run_command" || this.commands.length > 0));
+    const commands = allowed.includes("run_command") ? this.commands : [];
     const cached = this.#usage.cached(fingerprint, now);
     if (cached) {
-      const parsed = this.#parse(cached, allowed);
+      const parsed = this.#parse(cached, allowed, commands);
       if (parsed.ok) return { ...parsed, cached: true };
     }
     const refusal = this.#usage.refusal(now);
@@ -75,13 +79,13 @@ export class Tier3Advisor {
         temperature: 0,
         messages: [
           { role: "system", content: SYSTEM_PROMPT },
-          { role: "user", content: `Allowed actions: ${allowed.join(", ")}.\nINCIDENT REPORT (data only):\n${JSON.stringify(report, null, 2)}` },
+          { role: "user", content: `Allowed actions: ${allowed.join(", ")}.${commands.length ? `\nCommands run_command may name (a person approves each run unless pre-approved): ${commands.join(", ")}.` : ""}\nINCIDENT REPORT (data only):\n${JSON.stringify(report, null, 2)}` },
         ],
-        response_format: { type: "json_schema", json_schema: { name: "watchdog_decision", strict: true, schema: decisionJsonSchema(allowed) } },
+        response_format: { type: "json_schema", json_schema: { name: "watchdog_decision", strict: true, schema: decisionJsonSchema(allowed, commands) } },
       });
       const usage = completion.usage;
       content = completion.choices[0]?.message?.content ?? "";
-      const parsed = this.#parse(content, allowed);
+      const parsed = this.#parse(content, allowed, commands);
       this.#usage.record({ incidentId: report.incident.id, model, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0, outcome: parsed.ok ? "ok" : "invalid" }, now);
       if (parsed.ok) this.#usage.remember(fingerprint, content, now);
       return parsed.ok ? { ...parsed, cached: false } : parsed;
@@ -91,32 +95,46 @@ export class Tier3Advisor {
     }
   }
 
-  #parse(content: string, allowed: readonly ActionName[]): { ok: true; action: ActionName; reason: string; confidence: number } | { ok: false; reason: string; refusal: "invalid_answer" | "low_confidence" } {
+  #parse(
+    content: string,
+    allowed: readonly ActionName[],
+    commands: readonly string[],
+  ): { ok: true; action: ActionName; reason: string; confidence: number; command?: string } | { ok: false; reason: string; refusal: "invalid_answer" | "low_confidence" } {
     let value: unknown;
     try {
       value = JSON.parse(content);
     } catch {
       return { ok: false, reason: `tier 3 answer is not JSON: ${content.slice(0, 120)}`, refusal: "invalid_answer" };
     }
-    const schema = z.strictObject({ action: z.enum(allowed as [ActionName, ...ActionName[]]), reason: z.string().min(1).max(2000), confidence: z.number().min(0).max(1) });
+    const schema = z.strictObject({
+      action: z.enum(allowed as [ActionName, ...ActionName[]]),
+      reason: z.string().min(1).max(2000),
+      confidence: z.number().min(0).max(1),
+      ...(commands.length ? { command: z.enum(["", ...commands] as [string, ...string[]]) } : {}),
+    });
     const result = schema.safeParse(value);
     if (!result.success) return { ok: false, reason: `tier 3 answer does not fit the schema: ${result.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; ")}`, refusal: "invalid_answer" };
     if (result.data.confidence < this.config.min_confidence) {
       return { ok: false, reason: `tier 3 suggested ${result.data.action} with confidence ${result.data.confidence} (< ${this.config.min_confidence}): ${result.data.reason}`, refusal: "low_confidence" };
     }
-    return { ok: true, ...result.data };
+    const { command, ...answer } = result.data as typeof result.data & { command?: string };
+    if (answer.action !== "run_command") return { ok: true, ...answer };
+    if (!command) return { ok: false, reason: "tier 3 chose run_command without naming a configured command", refusal: "invalid_answer" };
+    return { ok: true, ...answer, command };
   }
 }
 
-function decisionJsonSchema(allowed: readonly ActionName[]): Record<string, unknown> {
+function decisionJsonSchema(allowed: readonly ActionName[], commands: readonly string[]): Record<string, unknown> {
+  const command = commands.length ? { command: { type: "string", enum: ["", ...commands], description: "for run_command: the command to run; empty otherwise" } } : {};
   return {
     type: "object",
     properties: {
       action: { type: "string", enum: allowed },
       reason: { type: "string" },
       confidence: { type: "number", minimum: 0, maximum: 1 },
+      ...command,
     },
-    required: ["action", "reason", "confidence"],
+    required: ["action", "reason", "confidence", ...Object.keys(command)],
     additionalProperties: false,
   };
 }

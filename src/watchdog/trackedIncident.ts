@@ -10,6 +10,16 @@ export interface Verification {
   deadline: number;
   /** Signal ids that led to the action: they must stay away for a success. */
   triggers: Set<string>;
+  /** For run_command: which command, so tier 2 remembers it. */
+  command?: string;
+}
+
+/** A run_command waiting for a person's decision (see CommandApprovals). */
+export interface PendingApproval {
+  requestId: number;
+  tier: 1 | 2 | 3;
+  command: string;
+  reason: string;
 }
 
 export interface SignalTally {
@@ -24,6 +34,7 @@ export class TrackedIncident {
   /** HTTP statuses seen in the incident's signals: part of its pattern. */
   readonly statuses = new Set<number>();
   verification: Verification | undefined;
+  approval: PendingApproval | undefined;
   readonly tried: ActionName[] = [];
   /** An incident no rule covers gets one tier 2/3 decision. */
   unmatchedDecided = false;

@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../log/index.ts";
-import { ActionExecutor, type WorkerControl } from "./actionExecutor.ts";
+import { ActionExecutor, type ActionResult, type WorkerControl } from "./actionExecutor.ts";
 import { AlertSink } from "./alertSink.ts";
+import { CommandApprovals } from "./commandApprovals.ts";
 import { BUILTIN_SIGNATURES } from "./signatureCatalog.ts";
 import { DEFAULT_RULES } from "./defaultRules.ts";
 import { buildIncidentReport } from "./incidentReport.ts";
@@ -52,6 +53,7 @@ export class Watchdog {
   readonly memory: PatternMemory;
   readonly matcher: SignatureMatcher;
   readonly alerts: AlertSink;
+  readonly approvals: CommandApprovals;
   readonly #rules: RuleEngine;
   readonly #executor: ActionExecutor;
   readonly #advisor: Tier3Advisor;
@@ -72,7 +74,8 @@ export class Watchdog {
     this.#rules = new RuleEngine(rules, config.rule_reset_s * 1000);
     this.alerts = new AlertSink(this.store, log, config.webhook, this.#now);
     this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts);
-    this.#advisor = new Tier3Advisor(db, config.tier3);
+    this.approvals = new CommandApprovals(this.store, this.alerts, log, config, this.#now);
+    this.#advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands));
     this.#redactor = new Redactor([config.tier3.api_key, ...(deps.secrets ?? [])]);
   }
 
@@ -81,7 +84,9 @@ export class Watchdog {
     const open = this.store.list({ state: "unresolved", limit: 1000 });
     for (const incident of open) {
       const tracked = TrackedIncident.adopt(incident);
-      if (!this.#tracked.has(tracked.fingerprint)) this.#tracked.set(tracked.fingerprint, tracked);
+      if (this.#tracked.has(tracked.fingerprint)) continue;
+      this.#tracked.set(tracked.fingerprint, tracked);
+      this.approvals.adopt(tracked);
     }
     return open.length;
   }
@@ -132,7 +137,7 @@ export class Watchdog {
       tracked.silenceNoted = true;
       return;
     }
-    if (tracked.verification) return;
+    if (tracked.verification || tracked.approval) return;
     const verdict = this.#rules.observe(signal.id, signal.component, now);
     if (verdict.kind === "fire") {
       const reason = verdict.alertOnly
@@ -175,7 +180,7 @@ export class Watchdog {
       const remembered = this.memory.recommend(pattern, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
       if (remembered) {
         const reason = `${remembered.action} worked ${remembered.successes} of ${remembered.tries} times for the pattern ${pattern}`;
-        return this.#act(tracked, { tier: 2, action: remembered.action, reason });
+        return this.#act(tracked, { tier: 2, action: remembered.action, reason, ...(remembered.command ? { command: remembered.command } : {}) });
       }
     }
     if (fromTier < 3 && this.#advisor.enabled) {
@@ -183,7 +188,7 @@ export class Watchdog {
       const advice = await this.#advisor.advise(`${tracked.fingerprint}|${pattern}`, report, this.#now());
       if (advice.ok) {
         this.store.mergeDetails(tracked.id, { model_reason: advice.reason, model_confidence: advice.confidence, model_cached: advice.cached });
-        return this.#act(tracked, { tier: 3, action: advice.action, reason: `model: ${advice.reason}`, confidence: advice.confidence });
+        return this.#act(tracked, { tier: 3, action: advice.action, reason: `model: ${advice.reason}`, confidence: advice.confidence, ...(advice.command ? { command: advice.command } : {}) });
       }
       this.store.mergeDetails(tracked.id, { tier3_refusal: advice.refusal ?? "error" });
       return this.#act(tracked, { tier: 3, action: "alert", reason: advice.reason });
@@ -196,12 +201,18 @@ export class Watchdog {
 
   async #act(tracked: TrackedIncident, decision: Decision): Promise<void> {
     const now = this.#now();
-    const { log, config } = this.deps;
+    const { log } = this.deps;
     if (decision.action === "alert" && tracked.alerted && this.store.get(tracked.id).state === "acknowledged") return;
     this.store.recordDecision(tracked.id, decision);
     this.store.addEvent(tracked.id, "action", `tier ${decision.tier}: ${decision.action} — ${decision.reason}`, { tier: decision.tier, action: decision.action, ...(decision.confidence !== undefined ? { confidence: decision.confidence } : {}) }, now);
-    log.warn("watchdog.action", { incident_id: tracked.id, tier: decision.tier, action: decision.action, reason: decision.reason });
-    const result = await this.#executor.execute(decision.action, {
+    log.warn("watchdog.action", { incident_id: tracked.id, tier: decision.tier, action: decision.action, reason: decision.reason, ...(decision.command ? { command: decision.command } : {}) });
+    if (decision.action === "run_command" && this.approvals.needsApproval(decision.command)) return this.approvals.request(tracked, { ...decision, command: decision.command });
+    const result = await this.#execute(tracked, decision, false);
+    return this.#afterAction(tracked, decision, result);
+  }
+
+  #execute(tracked: TrackedIncident, decision: Decision, approved: boolean): Promise<ActionResult> {
+    return this.#executor.execute(decision.action, {
       incidentId: tracked.id,
       title: tracked.title,
       severity: tracked.severity,
@@ -209,7 +220,13 @@ export class Watchdog {
       signals: tracked.latestSignals(),
       reason: decision.reason,
       command: decision.command,
+      approved,
     });
+  }
+
+  /** Records what an action did; a remedial action that ran is verified, one that failed escalates. */
+  async #afterAction(tracked: TrackedIncident, decision: Decision, result: ActionResult): Promise<void> {
+    const { log, config } = this.deps;
     this.store.addEvent(tracked.id, result.ok ? "action_done" : "action_failed", result.detail, { action: decision.action }, this.#now());
     if (decision.action === "alert") {
       tracked.alerted = true;
@@ -218,17 +235,35 @@ export class Watchdog {
     tracked.tried.push(decision.action);
     if (!result.ok) {
       log.warn("watchdog.action_failed", { incident_id: tracked.id, action: decision.action, detail: result.detail });
-      this.#conclude(tracked, decision.tier, decision.action, "failed");
+      this.#conclude(tracked, decision.tier, decision.action, "failed", decision.command);
       return this.#decideUnmatched(tracked, decision.tier, decision.action);
     }
     const start = this.#now();
-    tracked.verification = { tier: decision.tier, action: decision.action, startedAt: start, deadline: start + config.verify_window_s * 1000, triggers: new Set(tracked.signals.keys()) };
+    tracked.verification = {
+      tier: decision.tier,
+      action: decision.action,
+      startedAt: start,
+      deadline: start + config.verify_window_s * 1000,
+      triggers: new Set(tracked.signals.keys()),
+      ...(decision.command ? { command: decision.command } : {}),
+    };
   }
 
-  #conclude(tracked: TrackedIncident, tier: number, action: Decision["action"], verdict: "success" | "failed"): void {
+  /** An allowed command runs here, in the watchdog's process, then is verified like any action. */
+  async #pollApproval(tracked: TrackedIncident): Promise<void> {
+    const poll = await this.approvals.poll(tracked);
+    if (poll.kind !== "run") return;
+    const { request } = poll;
+    const decision: Decision = { tier: request.tier as Decision["tier"], action: "run_command", reason: request.reason, command: request.command };
+    const result = await this.#execute(tracked, decision, true);
+    this.approvals.requests.finish(request.id, result.ok, result.detail, this.#now());
+    await this.#afterAction(tracked, decision, result);
+  }
+
+  #conclude(tracked: TrackedIncident, tier: number, action: Decision["action"], verdict: "success" | "failed", command?: string): void {
     const now = this.#now();
     this.store.setVerdict(tracked.id, verdict);
-    this.memory.record(tracked.pattern, action, tier, verdict, tracked.id, now);
+    this.memory.record(tracked.pattern, action, tier, verdict, tracked.id, now, command);
     this.store.addEvent(tracked.id, "verdict", `${action}: ${verdict}`, { action, tier, verdict }, now);
     this.deps.log.info("watchdog.verdict", { incident_id: tracked.id, action, tier, verdict });
   }
@@ -238,6 +273,7 @@ export class Watchdog {
     const { config } = this.deps;
     this.#forgetClosedByOperator();
     for (const tracked of [...this.#tracked.values()]) {
+      if (tracked.approval) await this.#pollApproval(tracked);
       const v = tracked.verification;
       if (v) {
         const settleMs = Math.min(1000, (v.deadline - v.startedAt) / 4);
@@ -245,7 +281,7 @@ export class Watchdog {
         if (!recurred && now < v.deadline) continue;
         tracked.verification = undefined;
         const success = !recurred && this.#clear(tracked);
-        this.#conclude(tracked, v.tier, v.action, success ? "success" : "failed");
+        this.#conclude(tracked, v.tier, v.action, success ? "success" : "failed", v.command);
         if (!success) await this.#decideUnmatched(tracked, v.tier, v.action);
         continue;
       }
@@ -263,6 +299,7 @@ export class Watchdog {
 
   #resolve(tracked: TrackedIncident, why: string, now: number): void {
     this.#tracked.delete(tracked.fingerprint);
+    this.approvals.drop(tracked, "the incident resolved before the command ran");
     this.store.addEvent(tracked.id, "note", why, {}, now);
     this.store.setState(tracked.id, "resolved", "watchdog");
     this.deps.log.info("watchdog.incident_resolved", { incident_id: tracked.id, title: tracked.title, why });
@@ -279,6 +316,10 @@ export class Watchdog {
         .map((r) => r.id),
     );
     if (resolved.size === 0) return;
-    for (const [key, tracked] of this.#tracked) if (resolved.has(tracked.id)) this.#tracked.delete(key);
+    for (const [key, tracked] of this.#tracked) {
+      if (!resolved.has(tracked.id)) continue;
+      this.#tracked.delete(key);
+      this.approvals.drop(tracked, "the incident was resolved by hand before the command ran");
+    }
   }
 }

@@ -108,6 +108,8 @@ export const watchdogConfigSchema = z
     rules: z.array(ruleConfigSchema).default([]),
     default_rules: z.boolean().default(true),
     rule_reset_s: positive.default(3600),
+    /** A run_command waiting for approval expires after this long without a decision. */
+    approval_timeout_s: positive.default(3600),
     commands: z.record(z.string(), z.strictObject({ argv: z.array(z.string()).min(1), pre_approved: z.boolean().default(false), timeout_ms: z.number().int().positive().default(30_000) })).default({}),
     tier2: z.strictObject({ min_tries: z.number().int().min(1).default(3), min_success_rate: z.number().min(0).max(1).default(0.7) }).prefault({}),
     tier3: tier3Schema,

@@ -1,6 +1,6 @@
 import type { Migration } from "../store/index.ts";
 
-/** Watchdog tables (versions 300–399): timelines, learned outcomes, silences, model usage and answers. */
+/** Watchdog tables (versions 300–399): timelines, learned outcomes, silences, model usage and answers, command approvals. */
 export const watchdogMigrations: readonly Migration[] = [
   {
     version: 300,
@@ -47,6 +47,31 @@ export const watchdogMigrations: readonly Migration[] = [
       );
       CREATE INDEX watchdog_ai_usage_ts ON watchdog_ai_usage (ts);
       CREATE TABLE watchdog_ai_cache (fingerprint TEXT PRIMARY KEY, answer TEXT NOT NULL, expires_at INTEGER NOT NULL);
+    `,
+  },
+  {
+    // Commands that wait for a person's decision; the partial unique index keeps one outstanding per incident.
+    version: 301,
+    name: "watchdog_action_requests",
+    sql: `
+      CREATE TABLE watchdog_action_requests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        incident_id INTEGER NOT NULL REFERENCES incidents (id) ON DELETE CASCADE,
+        action TEXT NOT NULL,
+        command TEXT NOT NULL,
+        tier INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'allowed', 'denied', 'expired', 'cancelled', 'running', 'done', 'failed')),
+        requested_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_at INTEGER,
+        decided_by TEXT,
+        finished_at INTEGER,
+        outcome TEXT
+      );
+      CREATE INDEX watchdog_action_requests_incident ON watchdog_action_requests (incident_id, id);
+      CREATE UNIQUE INDEX watchdog_action_requests_outstanding ON watchdog_action_requests (incident_id) WHERE status IN ('pending', 'allowed', 'running');
+      ALTER TABLE watchdog_outcomes ADD COLUMN command TEXT;
     `,
   },
 ];

@@ -1,6 +1,7 @@
 import type { Incident, IncidentEvent } from "../watchdog/incidentStore.ts";
 import { formatTime } from "./statusFormat.ts";
 import { Ago } from "./statusCard.tsx";
+import { IncidentActionRequest } from "./statusIncidentAction.tsx";
 import { IncidentRowView, IncidentTable } from "./statusTables.tsx";
 import { incidentTimeline } from "./statusIncidentTimeline.ts";
 import { Layout, renderDocument } from "./statusLayout.tsx";
@@ -59,7 +60,7 @@ export function IncidentListPage({ filter, window, rows, now }: IncidentListProp
 }
 
 export function IncidentDetailPage({ incident, events, now }: { incident: Incident; events: IncidentEvent[]; now: number }) {
-  const { details, ...row } = incident;
+  const { details, action_request: request, ...row } = incident;
   const facts: Array<[string, string | number]> = [
     ["dedup key", incident.dedup_key],
     ["category", incident.category],
@@ -89,6 +90,7 @@ export function IncidentDetailPage({ incident, events, now }: { incident: Incide
           ))}
         </dl>
       </section>
+      {request && <IncidentActionRequest request={request} now={now} />}
       <section class="card">
         <h2>Timeline</h2>
         <ol class="timeline">

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { openStore } from "../../src/store/index.ts";
-import { IncidentStore, type Incident, type IncidentEvent } from "../../src/watchdog/index.ts";
+import { ActionRequestStore, IncidentStore, type ActionRequest, type Incident, type IncidentEvent } from "../../src/watchdog/index.ts";
 import { startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -29,6 +29,19 @@ function seed(dataDir: string): Seeded {
     store.touch(crash.id, { now: T0 + 5000, severity: "critical", pattern: "worker.crashed", title: "Worker killed by SIGKILL" });
     const check = store.open({ fingerprint: "check:db", pattern: "check.tcp", title: "Check db failing — check:db", category: "daemon", severity: "error", now: T0 + 1000 });
     return { crash: store.get(crash.id), check: store.get(check.id), old: store.get(old.id) };
+  } finally {
+    db.close();
+  }
+}
+
+/** An open incident whose `run_command restart-db` waits for a decision (expiring in an hour). */
+function seedRequest(dataDir: string, title: string): Incident {
+  const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
+  try {
+    const store = new IncidentStore(db);
+    const incident = store.open({ fingerprint: `check:${title}`, pattern: "check.tcp", title, category: "daemon", severity: "error", now: Date.now() });
+    new ActionRequestStore(db, store).create({ incidentId: incident.id, command: "restart-db", tier: 1, reason: "rule restart-db", now: Date.now(), expiresAt: Date.now() + 3_600_000 });
+    return store.get(incident.id);
   } finally {
     db.close();
   }
@@ -123,6 +136,37 @@ describe("agentd incidents against the local store (--data-dir)", () => {
     expect(readIncident(dataDir, id).timeline.map((e) => e.message)).toEqual(["acknowledged by cli", "resolved by cli"]);
   }, 60_000);
 
+  test("approve allows the waiting command once, recorded as the CLI; show tells it; a second decision is refused", async () => {
+    const incident = seedRequest(dataDir, "approve me");
+    const shown = await incidents(home, "--data-dir", dataDir, "show", String(incident.id));
+    expect(shown.stdout).toContain(`  command restart-db (pending): waiting for a decision until `);
+    expect(shown.stdout).toContain(`agentd incidents approve ${incident.id} | deny ${incident.id}\n`);
+
+    const approved = await incidents(home, "--data-dir", dataDir, "approve", String(incident.id));
+    expect(approved.stderr).toBe("");
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toStartWith(`#${incident.id} run_command restart-db: allowed by cli at `);
+    expect(readIncident(dataDir, incident.id).incident.action_request).toMatchObject({ status: "allowed", decided_by: "cli" });
+    expect(readIncident(dataDir, incident.id).timeline.map((e) => e.message)).toEqual(["run_command restart-db allowed by cli"]);
+
+    const again = await incidents(home, "--data-dir", dataDir, "deny", String(incident.id));
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe("");
+    expect(again.stderr).toStartWith(`agentd incidents: The request to run restart-db on incident ${incident.id} is no longer pending: allowed by cli at `);
+  }, 60_000);
+
+  test("deny --json prints the denied request; an incident without one says so", async () => {
+    const incident = seedRequest(dataDir, "deny me");
+    const denied = await incidents(home, "--data-dir", dataDir, "deny", String(incident.id), "--json");
+    expect(denied.stderr).toBe("");
+    expect(denied.code).toBe(0);
+    expect(JSON.parse(denied.stdout) as ActionRequest).toMatchObject({ incident_id: incident.id, command: "restart-db", status: "denied", decided_by: "cli" });
+
+    const none = await incidents(home, "--data-dir", dataDir, "approve", String(seeded.old.id));
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`agentd incidents: Incident ${seeded.old.id} has no action waiting for a decision\n`);
+  }, 60_000);
+
   test("an unknown incident id: exit 1 and one clear line", async () => {
     const result = await incidents(home, "--data-dir", dataDir, "show", "999");
     expect(result.code).toBe(1);
@@ -142,7 +186,8 @@ describe("agentd incidents against the local store (--data-dir)", () => {
 
   test("wrong usage exits 2 with a message and a hint", async () => {
     const cases: Array<[string[], string]> = [
-      [["frobnicate"], 'unknown subcommand "frobnicate": expected list, show, ack or resolve'],
+      [["frobnicate"], 'unknown subcommand "frobnicate": expected one of list, show, ack, resolve, approve, deny'],
+      [["approve"], "approve needs an incident id (a positive integer)"],
       [["show"], "show needs an incident id (a positive integer)"],
       [["ack", "abc"], "ack needs an incident id (a positive integer)"],
       [["resolve", "1", "2"], 'unexpected argument "2"'],
@@ -203,6 +248,18 @@ describe("agentd incidents against a running daemon (--url)", () => {
     const remaining = await incidents(home, "--url", url, "--json");
     expect((JSON.parse(remaining.stdout) as Incident[]).map((r) => r.id)).toEqual([seeded.check.id]);
   }, 120_000);
+
+  test("approve through the API records the CLI as the decider; a second approve is the daemon's 409 message", async () => {
+    const incident = seedRequest(daemon.dataDir, "approve over http");
+    const approved = await incidents(home, "--url", daemon.url, "approve", String(incident.id), "--json");
+    expect(approved.stderr).toBe("");
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout) as ActionRequest).toMatchObject({ incident_id: incident.id, status: "allowed", decided_by: "cli" });
+
+    const again = await incidents(home, "--url", daemon.url, "approve", String(incident.id));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toStartWith(`agentd incidents: The request to run restart-db on incident ${incident.id} is no longer pending: allowed by cli at `);
+  }, 60_000);
 
   test("an unknown id through the API: exit 1 and the daemon's message", async () => {
     const result = await incidents(home, "--url", daemon.url, "ack", "999");

@@ -4,6 +4,8 @@ import { createErrorHandler } from "../../src/web/errorResponse.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { incidentRoutes } from "../../src/watchdog/incidentRoutes.ts";
 import { IncidentStore } from "../../src/watchdog/incidentStore.ts";
+import { ActionRequestStore } from "../../src/watchdog/actionRequestStore.ts";
+import { renderIncidentPage } from "../../src/web/statusIncidentPages.tsx";
 import { createHarness, type Harness } from "./watchdogHarness.ts";
 
 let harness: Harness;
@@ -52,5 +54,110 @@ describe("/api/incidents", () => {
     expect((await api.request(`/api/incidents/silences/${silence.id}`, { method: "DELETE" })).status).toBe(200);
     expect((await api.request(`/api/incidents/silences/${silence.id}`, { method: "DELETE" })).status).toBe(404);
     expect((await api.request("/api/incidents/silences", { method: "POST", body: "{}" })).status).toBe(400);
+  });
+});
+
+describe("/api/incidents/:id/action", () => {
+  /** An incident whose run_command waits for a decision (requested now, expiring in an hour). */
+  function pending(store: IncidentStore, command = "fix") {
+    const incident = store.open({ fingerprint: `c-${command}`, pattern: "app.disk_full", title: "Disk full", category: "config_state", severity: "error", now: Date.now() });
+    new ActionRequestStore(store.db, store).create({ incidentId: incident.id, command, tier: 1, reason: "rule free-space", now: Date.now(), expiresAt: Date.now() + 3_600_000 });
+    return incident;
+  }
+  const post = (api: Hono, id: number, body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+    api.request(`/api/incidents/${id}/action`, { method: "POST", body, headers });
+
+  test("JSON: allow once, then 409 action_already_decided; GET shows the request", async () => {
+    harness = createHarness({});
+    const store = new IncidentStore(harness.db);
+    const incident = pending(store);
+    const api = app(store);
+    const shown = (await (await api.request(`/api/incidents/${incident.id}`)).json()) as { incident: { action_request: { status: string; command: string } } };
+    expect(shown.incident.action_request).toMatchObject({ status: "pending", command: "fix" });
+
+    const allowed = await post(api, incident.id, JSON.stringify({ decision: "allow" }));
+    expect(allowed.status).toBe(200);
+    const body = (await allowed.json()) as { request: { status: string; decided_by: string }; incident: { action_request: { status: string } } };
+    expect(body.request).toMatchObject({ status: "allowed", decided_by: "api" });
+    expect(body.incident.action_request.status).toBe("allowed");
+
+    const again = await post(api, incident.id, JSON.stringify({ decision: "deny" }));
+    expect(again.status).toBe(409);
+    const error = ((await again.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe("action_already_decided");
+    expect(error.message).toContain("allowed by api");
+    expect(store.timeline(incident.id).map((e) => e.message)).toEqual(["run_command fix allowed by api"]);
+  });
+
+  test("form-encoded from the CLI's decided_by, and bad input is a JSON error", async () => {
+    harness = createHarness({});
+    const store = new IncidentStore(harness.db);
+    const incident = pending(store);
+    const none = store.open({ fingerprint: "x", pattern: "p", title: "no request", category: "daemon", severity: "error", now: 1 });
+    const api = app(store);
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const cases: Array<[number, string, Record<string, string>, number, string]> = [
+      [incident.id, "decision=maybe", form, 400, "invalid_request"],
+      [incident.id, JSON.stringify({ decision: "allow", decided_by: "robot" }), { "content-type": "application/json" }, 400, "invalid_request"],
+      [incident.id, "{not json", { "content-type": "application/json" }, 400, "invalid_json"],
+      [none.id, JSON.stringify({ decision: "allow" }), { "content-type": "application/json" }, 409, "no_action_request"],
+      [999, JSON.stringify({ decision: "allow" }), { "content-type": "application/json" }, 404, "incident_not_found"],
+    ];
+    for (const [id, body, headers, status, code] of cases) {
+      const response = await post(api, id, body, headers);
+      expect({ body, status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code }).toEqual({ body, status, code });
+    }
+    const denied = await post(api, incident.id, "decision=deny&decided_by=cli", form);
+    expect(denied.status).toBe(200);
+    expect(((await denied.json()) as { request: unknown }).request).toMatchObject({ status: "denied", decided_by: "cli" });
+  });
+
+  test("from the page (HX-Request): an escaped HTML fragment, the decider recorded as page; a second click says it was decided", async () => {
+    harness = createHarness({});
+    const store = new IncidentStore(harness.db);
+    const incident = pending(store, "<b>fix</b>&co");
+    const api = app(store);
+    const headers = { "content-type": "application/x-www-form-urlencoded", "hx-request": "true" };
+    const first = await post(api, incident.id, "decision=allow", headers);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toStartWith("text/html");
+    const html = await first.text();
+    expect(html).toContain('data-status="allowed"');
+    expect(html).toContain("run_command &lt;b&gt;fix&lt;/b&gt;&amp;co: allowed by page");
+    expect(html).not.toContain("<b>");
+    const second = await post(api, incident.id, "decision=deny", headers);
+    expect(second.status).toBe(200);
+    const conflict = await second.text();
+    expect(conflict).toContain('data-error="action_already_decided"');
+    expect(conflict).not.toContain("<b>");
+    expect(store.get(incident.id).action_request).toMatchObject({ status: "allowed", decided_by: "page" });
+  });
+
+  test("a form posted without JavaScript is sent back to the incident's page", async () => {
+    harness = createHarness({});
+    const store = new IncidentStore(harness.db);
+    const incident = pending(store);
+    const response = await post(app(store), incident.id, "decision=allow", { "content-type": "application/x-www-form-urlencoded", accept: "text/html,application/xhtml+xml" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(`/status/incidents/${incident.id}`);
+    expect(store.get(incident.id).action_request?.status).toBe("allowed");
+  });
+
+  test("the incident page shows Allow/Deny while pending (disabled in flight), and the outcome afterwards", async () => {
+    harness = createHarness({});
+    const store = new IncidentStore(harness.db);
+    const incident = pending(store, "fix<x>");
+    const page = renderIncidentPage(store.get(incident.id), store.timeline(incident.id), Date.now());
+    expect(page).toContain("Command approval");
+    expect(page).toContain(`hx-post="/api/incidents/${incident.id}/action"`);
+    expect(page).toContain(`method="post" action="/api/incidents/${incident.id}/action"`);
+    expect(page).toMatch(/hx-disabled-elt="#action-request-\d+ button"/);
+    expect(page).toContain('name="decision" value="allow"');
+    expect(page).toContain('name="decision" value="deny"');
+    expect(page).toContain("run_command fix&lt;x&gt;");
+    new ActionRequestStore(harness.db, store).decide(incident.id, "deny", "cli", Date.now());
+    const after = renderIncidentPage(store.get(incident.id), store.timeline(incident.id), Date.now());
+    expect(after).not.toContain('name="decision"');
+    expect(after).toContain("denied by cli");
   });
 });

@@ -30,7 +30,7 @@ describe("tier 1 against an upstream 500 storm", () => {
 
     await harness.advance(30_000);
     expect(store.get(incident!.id).verdict).toBe("success");
-    expect(watchdog.memory.actions("http:500+upstream.server_error")).toEqual([{ action: "open_breaker", tries: 1, successes: 1 }]);
+    expect(watchdog.memory.actions("http:500+upstream.server_error")).toEqual([{ action: "open_breaker", command: null, tries: 1, successes: 1 }]);
     await harness.advance(30_000);
     expect(store.get(incident!.id).state).toBe("resolved");
     expect(store.timeline(incident!.id).map((e) => e.kind)).toEqual(["signal", "action", "action_done", "verdict", "note", "state"]);
@@ -55,7 +55,7 @@ describe("tier 1 against an upstream 500 storm", () => {
     const incident = new IncidentStore(harness.db).list()[0]!;
     expect(incident).toMatchObject({ action: "open_breaker", verdict: "failed" });
     expect(harness.events("watchdog.alert")).toHaveLength(1);
-    expect(harness.watchdog.memory.actions(incident.pattern!)).toEqual([{ action: "open_breaker", tries: 1, successes: 0 }]);
+    expect(harness.watchdog.memory.actions(incident.pattern!)).toEqual([{ action: "open_breaker", command: null, tries: 1, successes: 0 }]);
   });
 
   test("a silenced provider is recorded but neither acted on nor alerted", async () => {

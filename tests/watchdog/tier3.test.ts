@@ -59,7 +59,7 @@ describe("tier 3: the model, for patterns nothing else covers", () => {
       await harness.advance(10_000);
     }
     expect(upstream.completionRequests()).toHaveLength(1);
-    expect(harness.watchdog.memory.actions("app.weird")).toEqual([{ action: "restart_worker", tries: 3, successes: 3 }]);
+    expect(harness.watchdog.memory.actions("app.weird")).toEqual([{ action: "restart_worker", command: null, tries: 3, successes: 3 }]);
 
     // Now tier 2 knows: a new component with the same pattern takes the remembered action without the model.
     await harness.watchdog.ingestLine(weirdLine("b"));
@@ -123,5 +123,35 @@ describe("tier 3: the model, for patterns nothing else covers", () => {
     await harness.watchdog.ingestLine(weirdLine("b"));
     expect(upstream.completionRequests()).toHaveLength(1);
     expect(incidentOf(harness, "app:b")).toMatchObject({ action: "alert", details: { tier3_refusal: "budget_exhausted" } });
+  });
+});
+
+describe("tier 3 choosing run_command", () => {
+  test("the schema offers the configured commands; the chosen one waits for approval and does not run", async () => {
+    harness = createHarness({
+      signatures: [weird],
+      commands: { "clear-cache": { argv: ["/bin/false"] } },
+      tier3: { enabled: true, model: "gpt-test", base_url: upstream.url, api_key: "sk-test-secret-key-123456", allowed_actions: ["run_command", "alert"] },
+    });
+    upstream.enqueue({ kind: "text", text: JSON.stringify({ action: "run_command", reason: "the cache is stale", confidence: 0.9, command: "clear-cache" }), usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    await harness.watchdog.ingestLine(weirdLine("c"));
+    const schema = upstream.completionRequests()[0]!.body.response_format.json_schema.schema;
+    expect(schema.properties.command.enum).toEqual(["", "clear-cache"]);
+    expect(schema.required).toContain("command");
+    const incident = new IncidentStore(harness.db).get(incidentOf(harness, "app:c").id);
+    expect(incident).toMatchObject({ tier: 3, action: "run_command", action_request: { command: "clear-cache", status: "pending", tier: 3, reason: "model: the cache is stale" } });
+  });
+
+  test("run_command without a command name is an invalid answer: alert", async () => {
+    harness = createHarness({
+      signatures: [weird],
+      commands: { "clear-cache": { argv: ["/bin/false"] } },
+      tier3: { enabled: true, model: "gpt-test", base_url: upstream.url, api_key: "sk-test-secret-key-123456", allowed_actions: ["run_command", "alert"] },
+    });
+    upstream.enqueue({ kind: "text", text: JSON.stringify({ action: "run_command", reason: "something", confidence: 0.9, command: "" }), usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    await harness.watchdog.ingestLine(weirdLine("d"));
+    const incident = new IncidentStore(harness.db).get(incidentOf(harness, "app:d").id);
+    expect(incident).toMatchObject({ action: "alert", action_request: null, details: { tier3_refusal: "invalid_answer" } });
+    expect(harness.events("watchdog.alert").at(-1)!.message).toBe("tier 3 chose run_command without naming a configured command");
   });
 });

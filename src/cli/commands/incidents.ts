@@ -2,16 +2,19 @@ import { join } from "node:path";
 import { loadConfig, resolveDataDir } from "../../config/index.ts";
 import { allMigrations } from "../../daemon/allMigrations.ts";
 import { openStore } from "../../store/index.ts";
-import { IncidentStore, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
+import { ActionRequestStore, IncidentStore, describeRequestStatus, type ActionDecision, type ActionRequest, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
 
 const STATES = ["open", "acknowledged", "resolved", "unresolved", "all"];
+const VERBS = ["list", "show", "ack", "resolve", "approve", "deny"];
 
 interface Backend {
   list(state: string, limit: number): Promise<Incident[]>;
   show(id: number): Promise<{ incident: Incident; timeline: IncidentEvent[] }>;
   setState(id: number, state: "acknowledged" | "resolved"): Promise<Incident>;
+  /** Allows or denies the command waiting for approval on the incident (exactly once). */
+  decide(id: number, decision: ActionDecision): Promise<ActionRequest>;
   close(): void;
 }
 
@@ -19,11 +22,13 @@ interface Backend {
 function openBackend(values: Record<string, string | boolean | undefined>): Backend {
   if (values.url) {
     const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string });
-    const call = <T>(path: string, method = "GET"): Promise<T> => daemonJson<T>(target, `/api/incidents${path}`, { method });
+    const call = <T>(path: string, method = "GET", body?: unknown): Promise<T> =>
+      daemonJson<T>(target, `/api/incidents${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) });
     return {
       list: async (state, limit) => (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
       show: (id) => call(`/${id}`),
       setState: async (id, state) => (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}`, "POST")).incident,
+      decide: async (id, decision) => (await call<{ request: ActionRequest }>(`/${id}/action`, "POST", { decision, decided_by: "cli" })).request,
       close: () => {},
     };
   }
@@ -31,10 +36,12 @@ function openBackend(values: Record<string, string | boolean | undefined>): Back
   const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
   const store = new IncidentStore(db);
+  const requests = new ActionRequestStore(db, store);
   return {
     list: async (state, limit) => store.list({ state: state === "all" ? undefined : (state as "open"), limit }),
     show: async (id) => ({ incident: store.get(id), timeline: store.timeline(id) }),
     setState: async (id, state) => store.setState(id, state, "cli"),
+    decide: async (id, decision) => requests.decide(id, decision, "cli", Date.now()),
     close: () => db.close(),
   };
 }
@@ -60,14 +67,16 @@ function formatShow({ incident: i, timeline }: { incident: Incident; timeline: I
   ];
   if (typeof i.details.reason === "string") lines.push(`  reason: ${i.details.reason}`);
   if (typeof i.details.model_reason === "string") lines.push(`  model's reason: ${i.details.model_reason}`);
+  const request = i.action_request;
+  if (request) lines.push(`  command ${request.command} (${request.status}): ${describeRequestStatus(request)}${request.status === "pending" ? ` — agentd incidents approve ${i.id} | deny ${i.id}` : ""}`);
   if (timeline.length) lines.push("  timeline:", ...timeline.map((e) => `    ${time(e.ts)}  ${e.kind.padEnd(13)} ${e.message}`));
   return lines.join("\n") + "\n";
 }
 
 export const incidentsCommand: Command = {
   path: ["incidents"],
-  summary: "List, show, acknowledge or resolve the watchdog's incidents.",
-  usage: "agentd incidents [list|show ID|ack ID|resolve ID] [--state S] [--limit N] [--json] [--url URL]",
+  summary: "List, show, acknowledge or resolve the watchdog's incidents; approve or deny a command it waits to run.",
+  usage: "agentd incidents [list|show ID|ack ID|resolve ID|approve ID|deny ID] [--state S] [--limit N] [--json] [--url URL]",
   allowPositionals: true,
   options: {
     state: { type: "string" },
@@ -90,7 +99,7 @@ export const incidentsCommand: Command = {
   async run({ values, positionals }) {
     const [verb = "list", idText, ...extra] = positionals;
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
-    if (!["list", "show", "ack", "resolve"].includes(verb)) throw new UsageError(`unknown subcommand "${verb}": expected list, show, ack or resolve`);
+    if (!VERBS.includes(verb)) throw new UsageError(`unknown subcommand "${verb}": expected one of ${VERBS.join(", ")}`);
     const state = (values.state as string | undefined) ?? "unresolved";
     if (!STATES.includes(state)) throw new UsageError(`Cannot use "${state}" as --state: expected one of ${STATES.join(", ")}`);
     const limit = values.limit === undefined ? 50 : Number(values.limit);
@@ -109,6 +118,9 @@ export const incidentsCommand: Command = {
       } else if (verb === "show") {
         const shown = await backend.show(id);
         print(shown, formatShow(shown));
+      } else if (verb === "approve" || verb === "deny") {
+        const request = await backend.decide(id, verb === "approve" ? "allow" : "deny");
+        print(request, `#${id} run_command ${request.command}: ${describeRequestStatus(request)}\n`);
       } else {
         const incident = await backend.setState(id, verb === "ack" ? "acknowledged" : "resolved");
         print(incident, `#${incident.id} ${incident.state}: ${incident.title}\n`);
