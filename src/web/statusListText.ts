@@ -33,6 +33,7 @@ export function renderIncidentText(incident: Incident, events: IncidentEvent[], 
     `  dedup key  ${oneLine(incident.dedup_key)}`,
     `  category   ${oneLine(incident.category)}   severity ${oneLine(incident.severity)}   count ${incident.count}`,
     `  tier ${incident.tier ?? "-"}   action ${oneLine(incident.action ?? "-")}   verdict ${oneLine(incident.verdict ?? "-")}`,
+    ...commandRequestLines(incident),
     "",
     "TIMELINE",
     ...incidentTimeline(incident, events).map(
@@ -40,6 +41,15 @@ export function renderIncidentText(incident: Incident, events: IncidentEvent[], 
     ),
   ];
   return finish(lines);
+}
+
+/** A command the watchdog wants to run: what it is, its state, and how to decide it while pending. */
+function commandRequestLines(incident: Incident): string[] {
+  const request = incident.action_request;
+  if (!request) return [];
+  const lines = [`  command    ${oneLine(request.command)}   ${request.status}${request.decided_by ? ` by ${oneLine(request.decided_by)}` : ""}${request.outcome ? `: ${oneLine(request.outcome)}` : ""}`];
+  if (request.status === "pending") lines.push(`             decide with: agentd incidents approve ${incident.id} | agentd incidents deny ${incident.id}`);
+  return lines;
 }
 
 /** curl's view of /status/sessions. */
