@@ -66,3 +66,16 @@ export async function daemonJson<T>(target: DaemonTarget, path: string, init: Re
   }
   return body;
 }
+
+/** The options of every command that talks to a daemon (--url, --token, and where to find the local one). */
+export const DAEMON_OPTIONS = {
+  url: { type: "string" },
+  token: { type: "string" },
+  config: { type: "string", short: "c" },
+  "data-dir": { type: "string" },
+} as const;
+
+export function daemonTargetFrom(values: Record<string, string | boolean | undefined>): DaemonTarget {
+  const text = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  return resolveDaemonTarget({ url: text("url"), token: text("token"), configPath: text("config"), dataDir: text("data-dir") });
+}

@@ -1,6 +1,6 @@
 import { AgentdError } from "../../errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget } from "../daemonClient.ts";
+import { daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 const DECISIONS: Record<string, string> = { once: "allow_once", session: "allow_session", deny: "deny", allow_once: "allow_once", allow_session: "allow_session" };
 
@@ -25,7 +25,7 @@ export const approveCommand: Command = {
     "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
   ],
   async run({ values, positionals }) {
-    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    const target = daemonTargetFrom(values);
     if (positionals.length === 0) {
       const response = await daemonFetch(target, "/api/approvals");
       const body = (await response.json()) as { approvals: ApprovalView[] };

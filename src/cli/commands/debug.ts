@@ -4,7 +4,7 @@ import { parseSidecar, readableSidecar } from "../../agent/sidecarRecord.ts";
 import { loadConfig, resolveDataDir } from "../../config/index.ts";
 import { AgentdError } from "../../errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget } from "../daemonClient.ts";
+import { daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 /** The local sidecar files of a session, oldest rotation first; empty when this host has none. */
 function localSidecar(dataDir: string, sessionId: string): string | undefined {
@@ -34,7 +34,7 @@ export const debugCommand: Command = {
       text = localSidecar(resolveDataDir({ flag: values["data-dir"] as string, config }), sessionId);
     }
     if (text === undefined) {
-      const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+      const target = daemonTargetFrom(values);
       const response = await daemonFetch(target, `/api/sessions/${encodeURIComponent(sessionId)}/debug`, { timeoutMs: 30_000 });
       if (!response.ok) {
         const body = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };

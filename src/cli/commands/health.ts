@@ -1,7 +1,7 @@
 import type { HealthDocument } from "../../health/index.ts";
 import { formatUptime } from "../../web/statusText.ts";
 import { parseDuration, type Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget, UnreachableError } from "../daemonClient.ts";
+import { daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
 
 export const HEALTH_EXIT = { pass: 0, warn: 0, fail: 1, unreachable: 2 } as const;
 
@@ -23,7 +23,7 @@ export const healthCommand: Command = {
     "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
   ],
   async run({ values }) {
-    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    const target = daemonTargetFrom(values);
     const deadline = Date.now() + (values.wait ? parseDuration(values.wait as string) : 0);
     for (;;) {
       let outcome: { code: number; line: string; body?: string };

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { UsageError, type Command } from "../command.ts";
+import { DAEMON_OPTIONS, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 // Opening a hop can include uploading ~100 MB over a slow link.
 const OPEN_TIMEOUT_MS = 60 * 60 * 1000;
@@ -27,10 +28,7 @@ export const hopCommand: Command = {
     close: { type: "string" },
     "stop-remote": { type: "boolean" },
     json: { type: "boolean" },
-    url: { type: "string" },
-    token: { type: "string" },
-    config: { type: "string", short: "c" },
-    "data-dir": { type: "string" },
+    ...DAEMON_OPTIONS,
   },
   help: [
     "      --via A,B         jump hosts, in order (user@host[:port] each)",
@@ -43,8 +41,7 @@ export const hopCommand: Command = {
     "      --url URL         agentd that owns the hop (default: the local daemon)",
   ],
   async run({ values, positionals }) {
-    const { daemonFetch, resolveDaemonTarget } = await import("../daemonClient.ts");
-    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    const target = daemonTargetFrom(values);
     if (values.close) {
       if (positionals.length) throw new UsageError("--close takes only the hop's name");
       const query = values["stop-remote"] ? "?stop_remote=1" : "";

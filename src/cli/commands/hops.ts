@@ -1,4 +1,5 @@
 import type { Command } from "../command.ts";
+import { DAEMON_OPTIONS, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 interface HopRow {
   name: string;
@@ -13,11 +14,10 @@ export const hopsCommand: Command = {
   path: ["hops"],
   summary: "List hops (name, chain, state, remote version).",
   usage: "agentd hops [--json] [--url URL]",
-  options: { json: { type: "boolean" }, url: { type: "string" }, token: { type: "string" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  options: { json: { type: "boolean" }, ...DAEMON_OPTIONS },
   help: ["      --json            print the list as JSON", "      --url URL         agentd to ask (default: the local daemon)"],
   async run({ values }) {
-    const { daemonFetch, resolveDaemonTarget } = await import("../daemonClient.ts");
-    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    const target = daemonTargetFrom(values);
     const response = await daemonFetch(target, "/api/hops");
     const body = (await response.json()) as { hops?: HopRow[]; error?: { message: string } };
     if (!response.ok || !body.hops) {

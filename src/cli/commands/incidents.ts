@@ -4,7 +4,7 @@ import { allMigrations } from "../../daemon/allMigrations.ts";
 import { openStore } from "../../store/index.ts";
 import { ActionRequestStore, IncidentStore, describeRequestStatus, type ActionDecision, type ActionRequest, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
+import { DAEMON_OPTIONS, daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
 
 const STATES = ["open", "acknowledged", "resolved", "unresolved", "all"];
 const VERBS = ["list", "show", "ack", "resolve", "approve", "deny"];
@@ -82,10 +82,7 @@ export const incidentsCommand: Command = {
     state: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
-    url: { type: "string" },
-    token: { type: "string" },
-    config: { type: "string", short: "c" },
-    "data-dir": { type: "string" },
+    ...DAEMON_OPTIONS,
   },
   help: [
     `      --state S         ${STATES.join(" | ")} (default unresolved)`,

@@ -1,12 +1,12 @@
 import type { ProviderStatus, StoredQuirk } from "../../proxy/index.ts";
 import { renderTextTable } from "../../web/statusTextTable.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
+import { DAEMON_OPTIONS, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 
 const WIDTH = 100;
 
 function adminCall<T>(values: Record<string, string | boolean | undefined>, path: string, method = "GET"): Promise<T> {
-  const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+  const target = daemonTargetFrom(values);
   return daemonJson<T>(target, `/api/admin/proxy${path}`, { method });
 }
 
@@ -32,10 +32,7 @@ export const providersCommand: Command = {
     json: { type: "boolean" },
     clear: { type: "boolean" },
     provider: { type: "string" },
-    url: { type: "string" },
-    token: { type: "string" },
-    config: { type: "string", short: "c" },
-    "data-dir": { type: "string" },
+    ...DAEMON_OPTIONS,
   },
   allowPositionals: true,
   help: [

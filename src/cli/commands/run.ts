@@ -3,7 +3,7 @@ import { createParser } from "eventsource-parser";
 import { approvalQuestion, parseApprovalAnswer, transcriptLine, type StreamedEvent } from "../../agent/terminalTranscript.ts";
 import { AgentdError } from "../../errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget, type DaemonTarget } from "../daemonClient.ts";
+import { daemonFetch, daemonTargetFrom, type DaemonTarget } from "../daemonClient.ts";
 
 /** Exit code when a decision is needed and nobody can be asked (no TTY). */
 export const RUN_EXIT_APPROVAL_NEEDED = 3;
@@ -80,7 +80,7 @@ export const runCommand: Command = {
   async run({ values, positionals }) {
     const prompt = positionals.join(" ").trim();
     if (!prompt) throw new UsageError("say what the agent should do, e.g. agentd run \"check disk usage\"");
-    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    const target = daemonTargetFrom(values);
     let sessionId = values.session as string | undefined;
     if (!sessionId) {
       const created = await daemonFetch(target, "/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(values.model ? { model: values.model } : {}) });

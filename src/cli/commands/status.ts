@@ -1,5 +1,5 @@
 import type { Command } from "../command.ts";
-import { daemonFetch, resolveDaemonTarget, UnreachableError } from "../daemonClient.ts";
+import { daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
 
 export const statusCommand: Command = {
   path: ["status"],
@@ -12,7 +12,7 @@ export const statusCommand: Command = {
     "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
   ],
   async run({ values }) {
-    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string, configPath: values.config as string, dataDir: values["data-dir"] as string });
+    const target = daemonTargetFrom(values);
     try {
       const accept = values.json ? "application/json" : "text/plain";
       const response = await daemonFetch(target, "/status", { headers: { accept } });
