@@ -79,3 +79,10 @@ export function daemonTargetFrom(values: Record<string, string | boolean | undef
   const text = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
   return resolveDaemonTarget({ url: text("url"), token: text("token"), configPath: text("config"), dataDir: text("data-dir") });
 }
+
+/** Help lines for DAEMON_OPTIONS but --url, whose meaning each command words for itself. */
+export const DAEMON_LOCATION_HELP = [
+  "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
+  "  -c, --config FILE     config file, to find the local daemon",
+  "      --data-dir DIR    data directory, to find the local daemon's ready.json and token",
+];

@@ -1,6 +1,6 @@
 import { AgentdError } from "../../errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 const DECISIONS: Record<string, string> = { once: "allow_once", session: "allow_session", deny: "deny", allow_once: "allow_once", allow_session: "allow_session" };
 
@@ -22,7 +22,7 @@ export const approveCommand: Command = {
   help: [
     "      --url URL         agentd to talk to (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --json            print the answer as JSON",
-    "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
+    ...DAEMON_LOCATION_HELP,
   ],
   async run({ values, positionals }) {
     const target = daemonTargetFrom(values);

@@ -1,7 +1,7 @@
 import type { HealthDocument } from "../../health/index.ts";
 import { formatUptime } from "../../web/statusText.ts";
 import { parseDuration, type Command } from "../command.ts";
-import { daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
 
 export const HEALTH_EXIT = { pass: 0, warn: 0, fail: 1, unreachable: 2 } as const;
 
@@ -20,7 +20,7 @@ export const healthCommand: Command = {
     "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --json            print the health document instead of one line",
     "      --wait DURATION   keep asking until it passes or DURATION ends (e.g. 30s)",
-    "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
+    ...DAEMON_LOCATION_HELP,
   ],
   async run({ values }) {
     const target = daemonTargetFrom(values);

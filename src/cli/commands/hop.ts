@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { UsageError, type Command } from "../command.ts";
-import { DAEMON_OPTIONS, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 // Opening a hop can include uploading ~100 MB over a slow link.
 const OPEN_TIMEOUT_MS = 60 * 60 * 1000;
@@ -39,6 +39,7 @@ export const hopCommand: Command = {
     "      --stop-remote     with --close: also stop the agentd on the remote host",
     "      --json            print the hop as JSON",
     "      --url URL         agentd that owns the hop (default: the local daemon)",
+    ...DAEMON_LOCATION_HELP,
   ],
   async run({ values, positionals }) {
     const target = daemonTargetFrom(values);

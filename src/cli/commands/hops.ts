@@ -1,5 +1,5 @@
 import type { Command } from "../command.ts";
-import { DAEMON_OPTIONS, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 interface HopRow {
   name: string;
@@ -15,7 +15,7 @@ export const hopsCommand: Command = {
   summary: "List hops (name, chain, state, remote version).",
   usage: "agentd hops [--json] [--url URL]",
   options: { json: { type: "boolean" }, ...DAEMON_OPTIONS },
-  help: ["      --json            print the list as JSON", "      --url URL         agentd to ask (default: the local daemon)"],
+  help: ["      --json            print the list as JSON", "      --url URL         agentd to ask (default: the local daemon)", ...DAEMON_LOCATION_HELP],
   async run({ values }) {
     const target = daemonTargetFrom(values);
     const response = await daemonFetch(target, "/api/hops");

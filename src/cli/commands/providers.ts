@@ -1,7 +1,7 @@
 import type { ProviderStatus, StoredQuirk } from "../../proxy/index.ts";
 import { renderTextTable } from "../../web/statusTextTable.ts";
 import { UsageError, type Command } from "../command.ts";
-import { DAEMON_OPTIONS, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 
 const WIDTH = 100;
 
@@ -40,6 +40,7 @@ export const providersCommand: Command = {
     "      --provider NAME   with quirks --clear: only this provider's",
     "      --json            print JSON",
     "      --url URL         agentd to ask (default: the local daemon; the admin routes answer loopback only)",
+    ...DAEMON_LOCATION_HELP,
   ],
   async run({ values, positionals }) {
     const [action = "list", ...extra] = positionals;

@@ -3,7 +3,7 @@ import { createParser } from "eventsource-parser";
 import { approvalQuestion, parseApprovalAnswer, transcriptLine, type StreamedEvent } from "../../agent/terminalTranscript.ts";
 import { AgentdError } from "../../errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, daemonTargetFrom, type DaemonTarget } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, type DaemonTarget } from "../daemonClient.ts";
 
 /** Exit code when a decision is needed and nobody can be asked (no TTY). */
 export const RUN_EXIT_APPROVAL_NEEDED = 3;
@@ -75,7 +75,7 @@ export const runCommand: Command = {
     "      --url URL         agentd to talk to (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --model MODEL     model for a new session (default: agent.model in the config)",
     "      --session ID      continue an existing session instead of starting one",
-    "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
+    ...DAEMON_LOCATION_HELP,
   ],
   async run({ values, positionals }) {
     const prompt = positionals.join(" ").trim();

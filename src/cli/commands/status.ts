@@ -1,5 +1,5 @@
 import type { Command } from "../command.ts";
-import { daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
 
 export const statusCommand: Command = {
   path: ["status"],
@@ -9,7 +9,7 @@ export const statusCommand: Command = {
   help: [
     "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --json            print the JSON document",
-    "      --token TOKEN     bearer token (default: AGENTD_TOKEN or <data_dir>/token)",
+    ...DAEMON_LOCATION_HELP,
   ],
   async run({ values }) {
     const target = daemonTargetFrom(values);
