@@ -1,3 +1,4 @@
+import { redactText } from "./secretRedaction.ts";
 import type { ToolDefinition } from "./toolDefinition.ts";
 
 /**
@@ -12,9 +13,12 @@ export function commandLineOf(tool: ToolDefinition, args: unknown): string | und
   return undefined;
 }
 
-/** One line saying what a call does, for the approval question: exec_command "sudo systemctl restart nginx". */
+/**
+ * One line saying what a call does, for the approval question: exec_command "sudo systemctl restart nginx".
+ * Key-like values are redacted: the line lands in logs, events, the store and the status page.
+ */
 export function callSummary(tool: ToolDefinition, shownArgs: unknown, command: string | undefined): string {
-  if (command !== undefined) return `${tool.name} ${JSON.stringify(command.trim())}`;
+  if (command !== undefined) return `${tool.name} ${JSON.stringify(redactText(command.trim()))}`;
   const text = JSON.stringify(shownArgs ?? {});
   return `${tool.name} ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
 }

@@ -15,7 +15,11 @@ export function matchesCommandGlob(pattern: string, command: string): boolean {
   return new RegExp(`^${source}$`, "s").test(normalizeCommandLine(command));
 }
 
-/** True when any command of a shell line runs through sudo ("sudo x", "cd /; sudo x", "a && sudo -u b x"). */
+/**
+ * True when the line could run sudo anywhere: any word "sudo" counts, after a path, a quote, a
+ * newline, a wrapper (bash -c, nohup, xargs) or an assignment. Shell syntax is too rich to parse
+ * here, and a needless question is the safe mistake; "grep sudo /etc/group" asks too.
+ */
 export function invokesSudo(command: string): boolean {
-  return /(^|[;&|(`]|\$\()\s*(env\s+(\S+=\S*\s+)*)?sudo(\s|$)/.test(command.trim());
+  return /(^|[^\w.-])sudo(\s|$|["'`);&|])/m.test(command);
 }

@@ -4,6 +4,7 @@ import type { ToolDefinition } from "./toolDefinition.ts";
 import type { ToolCallOutcome, ToolCallStore } from "./toolCallStore.ts";
 import type { ToolTarget } from "./toolTarget.ts";
 import { clipToolResult, toolResultText } from "./toolResultText.ts";
+import { redactText } from "./secretRedaction.ts";
 import type { ToolErrorBody } from "./toolArguments.ts";
 
 /** What a turn gives the runner to report through: stored events and the sidecar. */
@@ -112,7 +113,7 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
   const fields = { ...base, outcome, duration_ms: durationMs, output_bytes: outputBytes, error: error?.message };
   if (outcome === "ok") options.logger.info("tool.end", fields);
   else options.logger.warn("tool.end", { ...fields, error_code: error?.code });
-  report.event("tool.end", { call_id: callId, tool: tool.name, outcome, duration_ms: durationMs, output_bytes: outputBytes, ...(error ? { error } : {}), preview: clipToolResult(content, 2000).text });
+  report.event("tool.end", { call_id: callId, tool: tool.name, outcome, duration_ms: durationMs, output_bytes: outputBytes, ...(error ? { error } : {}), preview: redactText(clipToolResult(content, 2000).text) });
   report.sidecar("tool.end", { call_id: callId, tool: tool.name, outcome, duration_ms: durationMs, output_bytes: outputBytes, error, result: clipped.text });
   return { outcome, content: clipped.text };
 }

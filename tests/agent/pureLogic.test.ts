@@ -7,6 +7,7 @@ import { redactHeaders, redactSecrets, redactText } from "../../src/agent/secret
 import { parseSidecar, readableSidecar, renderSidecarRecord } from "../../src/agent/sidecarRecord.ts";
 import { parseApprovalAnswer, transcriptLine } from "../../src/agent/terminalTranscript.ts";
 import { clipToolResult } from "../../src/agent/toolResultText.ts";
+import { callSummary } from "../../src/agent/callSubject.ts";
 
 const defaults = approvalsConfigSchema.parse({});
 
@@ -21,7 +22,11 @@ describe("command globs", () => {
   });
   test("find sudo anywhere a command starts", () => {
     for (const cmd of ["sudo id", "cd / && sudo id", "true; sudo -u x id", "echo $(sudo id)", "env A=1 sudo id"]) expect(invokesSudo(cmd)).toBe(true);
-    for (const cmd of ["echo sudo", "sudoku", "grep sudo /etc/group"]) expect(invokesSudo(cmd)).toBe(false);
+    // Ways around a parser that only looks at command positions: all of them still ask.
+    for (const cmd of ["true\nsudo reboot", "FOO=1 sudo reboot", "/usr/bin/sudo reboot", "bash -c 'sudo reboot'", "{ sudo reboot; }", "nohup sudo x", "time sudo x", "xargs sudo x", "bash -c \"sudo\""]) {
+      expect(invokesSudo(cmd)).toBe(true);
+    }
+    for (const cmd of ["sudoku", "pseudo x", "echo sudoers.d", "ls /etc/sudo.conf"]) expect(invokesSudo(cmd)).toBe(false);
   });
 });
 
@@ -107,5 +112,15 @@ describe("terminal transcript", () => {
     expect(parseApprovalAnswer("yes please")).toBeUndefined();
     expect(transcriptLine({ seq: 1, type: "text.delta", data: { delta: "hi" } })).toEqual({ text: "hi" });
     expect(transcriptLine({ seq: 2, type: "tool.end", data: { tool: "echo", outcome: "timeout", duration_ms: 10.4, error: { code: "timeout", message: "too slow" } } }).note).toBe("← echo timeout in 10 ms: too slow");
+  });
+});
+
+describe("the approval question", () => {
+  test("shows the command with key-like values redacted (it lands in logs, events and the page)", () => {
+    const tool = { name: "exec_command" } as Parameters<typeof callSummary>[0];
+    const summary = callSummary(tool, {}, "OPENAI_API_KEY=sk-proj-abcdefghijklmnop sudo curl -H 'Authorization: Bearer abcdefghijklmnop1234' https://x");
+    expect(summary).not.toContain("sk-proj-abcdefghijklmnop");
+    expect(summary).not.toContain("abcdefghijklmnop1234");
+    expect(summary).toStartWith('exec_command "OPENAI_API_KEY=[redacted] sudo curl');
   });
 });
