@@ -69,6 +69,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
   let lastFailure: UpstreamFailure | undefined;
   const tried: string[] = [];
   const authFailed: string[] = [];
+  const notFound: string[] = [];
   for (const route of plan.routes) {
     const provider = route.provider;
     if (!provider.breaker.tryAcquire()) continue;
@@ -94,7 +95,11 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           provider.breaker.release();
           throw error;
         }
-        if (!(error instanceof UpstreamFailure)) throw error;
+        if (!(error instanceof UpstreamFailure)) {
+          // A half-open probe that ends this way must free its slot, or the provider stays skipped.
+          provider.breaker.release();
+          throw error;
+        }
         lastFailure = error;
         const param = !quirkRetried && provider.config.wire === "chat" && error.body ? detectRejectedParam(error.status, error.body, payload.object) : undefined;
         if (param) {
@@ -109,7 +114,14 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           authFailed.push(provider.name);
           break;
         }
-        if (error.kind === "http_4xx") throw clientError(error);
+        if (error.kind === "http_4xx") {
+          // 404: this provider lacks the model or the endpoint (models default to "*"); another may have it.
+          if (error.status === 404) {
+            notFound.push(provider.name);
+            break;
+          }
+          throw clientError(error);
+        }
         const decision = decideRetry(error.kind, attemptNo, error.retryAfterMs, settings);
         if (!decision.retry || attemptNo >= settings.maxAttemptsPerProvider || total >= settings.maxTotalAttempts) break;
         if (provider.breaker.state() !== "closed") break;
@@ -119,7 +131,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
     }
     if (total >= settings.maxTotalAttempts) break;
   }
-  throw exhausted(tried, authFailed, lastFailure);
+  throw exhausted(tried, authFailed, notFound, lastFailure);
 }
 
 interface SentPayload {
@@ -202,12 +214,19 @@ function clientError(failure: UpstreamFailure): ProxyError {
   return new ProxyError("invalid_request", `The upstream refused the request: ${upstreamErrorMessage(failure.body ?? "")}`, { status: failure.status, param });
 }
 
-function exhausted(tried: string[], authFailed: string[], last: UpstreamFailure | undefined): ProxyError {
+function exhausted(tried: string[], authFailed: string[], notFound: string[], last: UpstreamFailure | undefined): ProxyError {
   if (tried.length === 0) {
     return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly", { status: 503 });
   }
   if (authFailed.length === tried.length) {
     return new ProxyError("upstream_auth_failed", `The provider(s) ${authFailed.join(", ")} rejected the API key; check api_key in agentd.jsonc`, { status: 502, details: { providers: authFailed } });
+  }
+  if (notFound.length > 0 && notFound.length + authFailed.length === tried.length) {
+    return new ProxyError("model_not_found", `No provider has this model or endpoint (404 from ${notFound.join(", ")}): ${last?.message ?? ""}`.trimEnd(), {
+      status: 404,
+      param: "model",
+      details: { providers: tried },
+    });
   }
   const timeout = last?.kind.endsWith("timeout") === true;
   return new ProxyError(timeout ? "upstream_timeout" : "upstream_error", `No provider answered (tried ${tried.join(", ")}): ${last?.message ?? "no attempt made"}`, {

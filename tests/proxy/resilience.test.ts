@@ -29,6 +29,22 @@ function twoProviders(config: Record<string, unknown> = {}, timeouts: Record<str
 const ask = { model: "gpt-test", messages: [{ role: "user" as const, content: "hi" }] };
 
 describe("retries and failover", () => {
+  test("a provider that answers 404 (it lacks the model) fails over at once, and all-404 is model_not_found", async () => {
+    const { a, b, h } = twoProviders();
+    a.enqueue({ kind: "http_error", status: 404, message: "The model gpt-test does not exist" });
+    b.enqueue({ kind: "text", text: "from b" });
+    const answer = await h.client.chat.completions.create(ask);
+    expect(answer.choices[0]!.message.content).toBe("from b");
+    expect(a.completionRequests()).toHaveLength(1);
+
+    a.enqueue({ kind: "http_error", status: 404, message: "no such model" });
+    b.enqueue({ kind: "http_error", status: 404, message: "no such model either" });
+    const missing = await h.client.chat.completions.create(ask).catch((error: unknown) => error as { status: number; code: string; message: string });
+    expect(missing).toMatchObject({ status: 404, code: "model_not_found" });
+    expect(missing.message).toContain("404 from a, b");
+  });
+
+
   test("429 with Retry-After: 1 is retried after the wait, at the same provider", async () => {
     const { a, h } = twoProviders();
     a.enqueue({ kind: "http_error", status: 429, headers: { "retry-after": "1" } }, { kind: "text", text: "after the wait" });
