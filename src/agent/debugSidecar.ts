@@ -60,8 +60,10 @@ export class DebugSidecar {
   /** Writes what is queued and closes the file; a later write opens it again. */
   async close(): Promise<void> {
     await this.flush();
-    await this.#file?.close();
+    // Forget the handle before closing it: a write that arrives meanwhile opens a fresh one.
+    const file = this.#file;
     this.#file = undefined;
+    await file?.close();
   }
 
   async #drain(): Promise<void> {

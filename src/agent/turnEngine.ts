@@ -277,7 +277,10 @@ export class TurnEngine {
     this.deps.sessions.endTurn(turnId, reason, steps, typeof extra.error === "string" ? extra.error : undefined);
     this.deps.sessions.setState(sessionId, "idle");
     this.#emit(sessionId, turnId, "turn.end", { reason, steps, ...extra });
-    this.deps.channel(sessionId).sidecar?.write("turn.end", { turn: turnId, reason, steps, ...extra });
+    const sidecar = this.deps.channel(sessionId).sidecar;
+    sidecar?.write("turn.end", { turn: turnId, reason, steps, ...extra });
+    // Idle sessions hold no file open: a worker with thousands of sessions must not run out of fds.
+    sidecar?.close().catch((error: unknown) => this.deps.logger.warn("sidecar.close_failed", { session: sessionId, error }));
     this.deps.logger.info("turn.end", { session: sessionId, turn: turnId, reason, steps });
   }
 

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../src/agent/index.ts";
 import { startHarness, waitFor, type Harness } from "./agentHarness.ts";
@@ -222,5 +224,29 @@ describe("agent loop", () => {
     const empty = await h.api(`/api/sessions/${id}/messages`, { json: { content: "" } });
     expect(empty.status).toBe(400);
     expect(((await empty.json()) as any).error).toMatchObject({ code: "invalid_request", type: "invalid_request_error" });
+  });
+});
+
+describe("finished sessions", () => {
+  test("hold no debug file open", async () => {
+    h = await startHarness();
+    const openSidecars = () => readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).endsWith(".debug.jsonl");
+      } catch {
+        return false; // the fd closed while we looked
+      }
+    }).length;
+    for (let i = 0; i < 12; i++) {
+      h.upstream.enqueue({ kind: "text", text: `answer ${i}` });
+      const id = await h.createSession();
+      const events = await h.send(id, "hello");
+      expect(events.at(-1)!.event).toBe("turn.end");
+    }
+    // Each sidecar is written in the background; once every one holds its turn.end, none may stay open.
+    const written = () => readdirSync(join(h!.dataDir, "debug")).filter((name) => readFileSync(join(h!.dataDir, "debug", name), "utf8").includes('"kind":"turn.end"')).length;
+    await waitFor(() => written() === 12 || undefined, "every sidecar to hold its turn.end");
+    await waitFor(() => openSidecars() === 0 || undefined, "debug files to close");
+    expect(openSidecars()).toBe(0);
   });
 });
