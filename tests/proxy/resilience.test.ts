@@ -39,7 +39,10 @@ describe("retries and failover", () => {
 
     a.enqueue({ kind: "http_error", status: 404, message: "no such model" });
     b.enqueue({ kind: "http_error", status: 404, message: "no such model either" });
-    const missing = await h.client.chat.completions.create(ask).catch((error: unknown) => error as { status: number; code: string; message: string });
+    const missing = (await h.client.chat.completions.create(ask).then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { status: number; code: string; message: string };
     expect(missing).toMatchObject({ status: 404, code: "model_not_found" });
     expect(missing.message).toContain("404 from a, b");
   });
