@@ -10,7 +10,7 @@ import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
-import { raceTimeout } from "./raceTimeout.ts";
+import { raceTimeout } from "../process/raceTimeout.ts";
 
 const log = createLogger("supervisor");
 

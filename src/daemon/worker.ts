@@ -9,7 +9,7 @@ import { createStatusSource } from "../web/statusSource.ts";
 import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
 import { VERSION } from "../version.ts";
 import { allMigrations } from "./allMigrations.ts";
-import { raceTimeout } from "./raceTimeout.ts";
+import { raceTimeout } from "../process/raceTimeout.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import type { ServeOptions } from "./serveOptions.ts";
 import { createWorkerServices } from "./workerServices.ts";

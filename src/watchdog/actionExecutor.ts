@@ -1,3 +1,4 @@
+import { runCommand } from "../process/index.ts";
 import { errorMessage } from "../errors/index.ts";
 import type { AlertSink } from "./alertSink.ts";
 import type { ProviderTimeout, ProxyAdmin } from "./proxyAdmin.ts";
@@ -94,9 +95,9 @@ export class ActionExecutor {
     const command = name ? this.config.commands[name] : undefined;
     if (!name || !command) return { ok: false, detail: `run_command names no configured command${name ? ` (${name} is not under watchdog.commands)` : ""}` };
     if (!command.pre_approved && !approved) return { ok: false, detail: `command ${name} needs service_control approval (a person allows it, or pre_approved in watchdog.commands.${name})` };
-    const child = Bun.spawn(command.argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", timeout: command.timeout_ms, killSignal: "SIGKILL" });
-    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
-    if (code === 0) return { ok: true, detail: `${name}: exit 0` };
-    return { ok: false, detail: `${name}: exit ${code}${child.signalCode ? ` (${child.signalCode})` : ""} ${stderr.trim().slice(0, 200)}` };
+    const result = await runCommand({ argv: command.argv, timeoutMs: command.timeout_ms, maxOutputBytes: 2048 });
+    if (result.exit_code === 0) return { ok: true, detail: `${name}: exit 0` };
+    const how = result.timed_out ? `timed out after ${command.timeout_ms} ms` : result.signal ? `ended by ${result.signal}` : `exit ${result.exit_code}`;
+    return { ok: false, detail: `${name}: ${how} ${result.output.trim().slice(-200)}`.trimEnd() };
   }
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statfsSync } from "node:fs";
 import { createConnection } from "node:net";
 import { errorMessage } from "../errors/index.ts";
 import type { CheckConfig } from "./watchdogConfig.ts";
+import { runCommand } from "../process/index.ts";
 
 export interface CheckOutcome {
   ok: boolean;
@@ -58,10 +59,12 @@ function tcpCheck(host: string, port: number, timeoutMs: number): Promise<CheckO
 }
 
 async function commandCheck(argv: string[], expectExit: number, timeoutMs: number): Promise<CheckOutcome> {
-  const child = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", timeout: timeoutMs, killSignal: "SIGKILL" });
-  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
-  if (child.signalCode) return { ok: false, detail: `${argv[0]} ended by ${child.signalCode} (timeout ${timeoutMs} ms)` };
-  return code === expectExit ? { ok: true, detail: `exit ${code}` } : { ok: false, detail: `exit ${code}, expected ${expectExit}${stderr.trim() ? `: ${stderr.trim().slice(0, 200)}` : ""}` };
+  const result = await runCommand({ argv, timeoutMs, maxOutputBytes: 2048 });
+  if (result.timed_out) return { ok: false, detail: `${argv[0]} timed out after ${timeoutMs} ms` };
+  if (result.signal) return { ok: false, detail: `${argv[0]} ended by ${result.signal}` };
+  const code = result.exit_code;
+  const said = result.output.trim().slice(-200);
+  return code === expectExit ? { ok: true, detail: `exit ${code}` } : { ok: false, detail: `exit ${code}, expected ${expectExit}${said ? `: ${said}` : ""}` };
 }
 
 function processCheck(name: string | undefined, pidfile: string | undefined): CheckOutcome {

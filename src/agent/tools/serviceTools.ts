@@ -1,27 +1,11 @@
 import { z } from "zod";
+import { runCommand } from "../../process/index.ts";
 import type { ServiceConfig } from "../servicesConfig.ts";
 import { defineTool, ToolError, type ToolContext, type ToolDefinition } from "../toolDefinition.ts";
 
-const OUTPUT_LIMIT = 16 * 1024;
-
 async function runShell(command: string, timeoutMs: number, ctx: ToolContext): Promise<{ exit_code: number | null; output: string; timed_out: boolean }> {
-  const child = Bun.spawn(["sh", "-c", command], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  let timedOut = false;
-  const stop = () => child.kill("SIGTERM");
-  const timer = setTimeout(() => {
-    timedOut = true;
-    stop();
-  }, timeoutMs);
-  ctx.signal.addEventListener("abort", stop, { once: true });
-  try {
-    const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
-    const exitCode = await child.exited;
-    const output = (stdout + stderr).trimEnd();
-    return { exit_code: exitCode, output: output.length > OUTPUT_LIMIT ? `…${output.slice(-OUTPUT_LIMIT)}` : output, timed_out: timedOut };
-  } finally {
-    clearTimeout(timer);
-    ctx.signal.removeEventListener("abort", stop);
-  }
+  const result = await runCommand({ argv: ["sh", "-c", command], timeoutMs, signal: ctx.signal });
+  return { exit_code: result.exit_code, output: (result.truncated ? "…" : "") + result.output.trimEnd(), timed_out: result.timed_out };
 }
 
 export function createServiceTools(services: readonly ServiceConfig[]): ToolDefinition[] {

@@ -1,0 +1,3 @@
+export { runCommand } from "./runCommand.ts";
+export type { CommandResult, RunCommandOptions } from "./runCommand.ts";
+export { raceTimeout } from "./raceTimeout.ts";

@@ -1,0 +1,87 @@
+import { raceTimeout } from "./raceTimeout.ts";
+
+export interface RunCommandOptions {
+  argv: string[];
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Output kept (the tail: the end of a failing command's output says why). */
+  maxOutputBytes?: number;
+  /** Between SIGTERM and SIGKILL when the command is stopped. */
+  graceMs?: number;
+}
+
+export interface CommandResult {
+  exit_code: number | null;
+  /** The signal that ended it, when one did. */
+  signal: string | null;
+  /** stdout and stderr, interleaved as they came, at most maxOutputBytes (the tail). */
+  output: string;
+  truncated: boolean;
+  timed_out: boolean;
+  cancelled: boolean;
+}
+
+const DEFAULT_OUTPUT_BYTES = 16 * 1024;
+const PIPE_GRACE_MS = 1000;
+
+/**
+ * Runs a command in its own process group with a deadline. A timeout or cancel stops the whole
+ * group (SIGTERM, then SIGKILL after a grace), so a shell's children cannot outlive it or hold its
+ * pipes open; the output kept is bounded however much the command writes.
+ */
+export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const limit = options.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES;
+  const child = Bun.spawn(options.argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+  let timedOut = false;
+  let cancelled = false;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const signalGroup = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const stop = () => {
+    signalGroup("SIGTERM");
+    killTimer ??= setTimeout(() => signalGroup("SIGKILL"), options.graceMs ?? 2000);
+  };
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, options.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    stop();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let truncated = false;
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) {
+      kept.push(Buffer.from(chunk));
+      keptBytes += chunk.byteLength;
+      while (keptBytes > limit && kept.length > 1) {
+        keptBytes -= kept.shift()!.byteLength;
+        truncated = true;
+      }
+    }
+  };
+  try {
+    const collected = Promise.all([collect(child.stdout), collect(child.stderr)]);
+    const exitCode = await child.exited;
+    // A background child left holding the pipes must not keep the caller waiting: read a little longer, then stop.
+    await raceTimeout(collected, PIPE_GRACE_MS);
+    let output = Buffer.concat(kept).toString("utf8");
+    if (output.length > limit) {
+      output = output.slice(-limit);
+      truncated = true;
+    }
+    return { exit_code: child.signalCode ? null : exitCode, signal: child.signalCode ? String(child.signalCode) : null, output, truncated, timed_out: timedOut, cancelled };
+  } finally {
+    clearTimeout(deadline);
+    clearTimeout(killTimer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}

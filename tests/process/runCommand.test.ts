@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { runCommand } from "../../src/process/index.ts";
+import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+
+describe("runCommand", () => {
+  test("returns the exit code and the output of both streams", async () => {
+    const result = await runCommand({ argv: ["sh", "-c", "echo out; echo err >&2; exit 3"], timeoutMs: 10_000 });
+    expect(result).toMatchObject({ exit_code: 3, signal: null, timed_out: false, cancelled: false, truncated: false });
+    expect(result.output).toContain("out\n");
+    expect(result.output).toContain("err\n");
+  });
+
+  test("a timeout stops the whole group: a grandchild holding the pipe cannot keep it waiting", async () => {
+    const started = performance.now();
+    const result = await runCommand({ argv: ["sh", "-c", "sleep 30 & echo $!; wait"], timeoutMs: 300, graceMs: 200 });
+    expect(result.timed_out).toBe(true);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const grandchild = Number(result.output.trim().split("\n")[0]);
+    expect(grandchild).toBeGreaterThan(0);
+    await waitFor("the grandchild to be gone", () => !isProcessAlive(grandchild) || undefined, { timeoutMs: 5000 });
+  });
+
+  test("cancel stops it too", async () => {
+    const controller = new AbortController();
+    const running = runCommand({ argv: ["sleep", "30"], timeoutMs: 30_000, signal: controller.signal, graceMs: 200 });
+    controller.abort();
+    const result = await running;
+    expect(result).toMatchObject({ cancelled: true, exit_code: null, signal: "SIGTERM" });
+  });
+
+  test("a flood keeps only the tail, bounded", async () => {
+    const result = await runCommand({ argv: ["sh", "-c", "yes | head -c 5000000; echo; echo the-end"], timeoutMs: 20_000, maxOutputBytes: 4096 });
+    expect(result.exit_code).toBe(0);
+    expect(result.truncated).toBe(true);
+    expect(result.output.length).toBeLessThanOrEqual(4096);
+    expect(result.output.trimEnd().endsWith("the-end")).toBe(true);
+  });
+});
