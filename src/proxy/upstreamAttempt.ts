@@ -2,6 +2,7 @@ import { ClientGoneError } from "./clientGone.ts";
 import { parseRetryAfter } from "./retryPolicy.ts";
 import { SseDecoder, SseOverflowError, type EventSourceMessage } from "./sseDecoder.ts";
 import { causeForStatus, UpstreamFailure, type FailureCause } from "./upstreamFailure.ts";
+import { readBounded } from "./boundedBody.ts";
 
 export interface AttemptTimeouts {
   connect_ms: number;
@@ -71,9 +72,10 @@ export class UpstreamAttempt {
     try {
       const length = Number(response.headers.get("content-length") ?? "0");
       if (length > MAX_JSON_BODY) throw new UpstreamFailure("malformed", `upstream body of ${length} bytes exceeds the limit`, { status: response.status });
-      const text = await response.text();
+      const read = await readBounded(response, MAX_JSON_BODY);
+      if (read.truncated) throw new UpstreamFailure("malformed", `upstream body exceeds the limit of ${MAX_JSON_BODY} bytes`, { status: response.status });
       this.finish();
-      return text;
+      return read.text;
     } catch (error) {
       if (error instanceof UpstreamFailure) throw error;
       throw this.#failure(error, "body");
@@ -169,7 +171,7 @@ export class UpstreamAttempt {
   async #httpFailure(response: Response): Promise<UpstreamFailure | Error> {
     let body = "";
     try {
-      body = (await response.text()).slice(0, MAX_ERROR_BODY);
+      body = (await readBounded(response, MAX_ERROR_BODY)).text;
     } catch (error) {
       return this.#failure(error, "body");
     }

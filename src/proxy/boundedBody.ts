@@ -1,0 +1,23 @@
+/**
+ * Reads at most `limit` bytes of a body (a chunked body has no Content-Length to check first);
+ * past the limit it stops reading and cancels the rest.
+ */
+export async function readBounded(response: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
+  if (!response.body) return { text: "", truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = limit - size;
+    if (value.byteLength > room) {
+      chunks.push(value.subarray(0, room));
+      await reader.cancel();
+      return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+}
