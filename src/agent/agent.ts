@@ -70,7 +70,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const { agent: agentConfig, approvals: approvalsConfig, services } = options.config;
   const db = options.db;
   const sessions = new SessionStore(db);
-  const events = new SessionEvents(db);
+  const events = new SessionEvents(db, (sessionId, error) => logger.warn("session.listener_failed", { session: sessionId, error }));
   const toolCalls = new ToolCallStore(db);
   const approvals = new ApprovalStore(db);
   const builtins: ToolDefinition[] = [

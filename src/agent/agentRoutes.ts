@@ -101,7 +101,14 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
       throw new SessionBusyError(id, state, deps.approvals.pending(id).map((a) => a.id));
     }
     const after = events.lastSeq(id);
-    const turnId = engine.start(session, content);
+    let turnId: string;
+    try {
+      turnId = engine.start(session, content);
+    } catch (error) {
+      // A turn that never started must not leave the session "running" forever.
+      sessions.transition(id, "running", "idle");
+      throw error;
+    }
     return sessionEventStream({
       events,
       sessionId: id,

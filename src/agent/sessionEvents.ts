@@ -31,7 +31,10 @@ export class SessionEvents {
   #listeners = new Map<string, Set<Listener>>();
   readonly #insert;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly onListenerError: (sessionId: string, error: unknown) => void,
+  ) {
     this.#insert = db.query("INSERT INTO agent_events (session_id, seq, turn_id, type, data, ts) VALUES (?, ?, ?, ?, ?, ?)");
   }
 
@@ -40,7 +43,14 @@ export class SessionEvents {
     const event: AgentEvent = { seq, session_id: sessionId, turn_id: turnId, type, data, ts: Date.now() };
     this.#insert.run(sessionId, seq, turnId, type, JSON.stringify(data), event.ts);
     this.#next.set(sessionId, seq + 1);
-    for (const listener of this.#listeners.get(sessionId) ?? []) listener(event);
+    for (const listener of this.#listeners.get(sessionId) ?? []) {
+      try {
+        listener(event);
+      } catch (error) {
+        // One broken stream (a client gone mid-write) must not fail the turn or starve other clients.
+        this.onListenerError(sessionId, error);
+      }
+    }
     return event;
   }
 
