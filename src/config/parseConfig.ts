@@ -20,6 +20,8 @@ export function parseConfig(text: string, options: ParseConfigOptions): AgentdCo
   const first = errors[0];
   if (first) throw new ConfigError(describeSyntaxError(first), { location: locate(first.offset) });
   if (root && root.type !== "object") throw new ConfigError("expected an object at the top level", { location: locate(root.offset) });
+  const duplicate = root ? findDuplicateKey(root, []) : undefined;
+  if (duplicate) throw new ConfigError(`duplicate key "${duplicate.key}" (it is already set above; only one may stay)`, { location: locate(duplicate.offset), path: formatPath(duplicate.path) });
 
   const raw = interpolateEnv(nodeValue(root), options.env, (path, reason) => {
     const node = root ? findNodeAtLocation(root, path as (string | number)[]) : undefined;
@@ -35,6 +37,29 @@ function describeSyntaxError(error: ParseError): string {
   const name = printParseErrorCode(error.error);
   const readable = name.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
   return `invalid JSONC: ${readable}`;
+}
+
+/** The first key set twice in one object: JSON parsers keep the last silently, which surprises. */
+function findDuplicateKey(node: Node, path: (string | number)[]): { key: string; offset: number; path: (string | number)[] } | undefined {
+  if (node.type === "object") {
+    const seen = new Set<string>();
+    for (const property of node.children ?? []) {
+      const keyNode = property.children?.[0];
+      const key = keyNode?.value as string;
+      if (seen.has(key)) return { key, offset: keyNode!.offset, path: [...path, key] };
+      seen.add(key);
+      const value = property.children?.[1];
+      const inner = value ? findDuplicateKey(value, [...path, key]) : undefined;
+      if (inner) return inner;
+    }
+  }
+  if (node.type === "array") {
+    for (const [index, child] of (node.children ?? []).entries()) {
+      const inner = findDuplicateKey(child, [...path, index]);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
 }
 
 function nodeValue(node: Node | undefined): unknown {

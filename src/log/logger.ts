@@ -81,7 +81,9 @@ export function formatLogLine(record: LogRecord): string {
 export function createLogger(component: string): Logger {
   const write = (level: LogLevel, event: string, fields?: LogFields) => {
     if (LEVEL_RANK[level] < LEVEL_RANK[state.level]) return;
-    const record: LogRecord = { ts: new Date().toISOString(), level, component, event, ...fields };
+    const record: LogRecord = { ts: new Date().toISOString(), level, component, event };
+    // A field named like a fixed key ("component", "event") must not rewrite it.
+    if (fields) for (const key in fields) if (!(key in record)) record[key] = fields[key];
     state.sink(formatLogLine(record));
   };
   return {

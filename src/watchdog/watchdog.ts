@@ -166,7 +166,7 @@ export class Watchdog {
     const title = signal.component === "worker" || signal.component === "supervisor" ? signal.title : `${signal.title} — ${signal.component}`;
     const incident = this.store.open({ fingerprint: signal.component, pattern: signal.id, title, category: signal.category, severity: signal.severity, now: signal.ts, details: { component: signal.component, signal: signal.id } });
     this.store.prune(this.deps.config.max_incidents);
-    this.deps.log.warn("watchdog.incident_opened", { incident_id: incident.id, title, component: signal.component, signal: signal.id, severity: signal.severity });
+    this.deps.log.warn("watchdog.incident_opened", { incident_id: incident.id, title, incident_component: signal.component, signal: signal.id, severity: signal.severity });
     const tracked = new TrackedIncident(incident.id, signal.component, title, signal.category, signal.severity, signal.ts);
     this.#tracked.set(signal.component, tracked);
     return { tracked, created: true };

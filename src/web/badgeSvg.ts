@@ -34,7 +34,8 @@ export function renderBadge(label: string, message: string, tone: BadgeTone): st
  * (`store`: the worst of its checks). undefined when nothing matches.
  */
 export function checkBadgeStatus(health: HealthDocument, name: string): HealthStatus | undefined {
-  const exact = health.checks[name];
+  // Own keys only: "constructor" or "__proto__" must not find the prototype's.
+  const exact = Object.hasOwn(health.checks, name) ? health.checks[name] : undefined;
   const entries = exact ?? Object.entries(health.checks).flatMap(([key, list]) => (key.startsWith(`${name}:`) ? list : []));
   return entries.length === 0 ? undefined : worstStatus(entries.map((check) => check.status));
 }

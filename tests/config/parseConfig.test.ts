@@ -121,6 +121,13 @@ describe("parseConfig: errors carry the exact file:line:col", () => {
     expect(errorOf('{\n  "server": {\n    "port": "7070"\n  }\n}\n').message).toBe("agentd.jsonc:3:13: server.port: expected number, received string");
   });
 
+  test("a key set twice points at the second one", () => {
+    expect(errorOf('{\n  "server": {\n    "port": 7070,\n    "port": 7071\n  }\n}\n').message).toBe(
+      'agentd.jsonc:4:5: server.port: duplicate key "port" (it is already set above; only one may stay)',
+    );
+    expect(errorOf('{ "providers": [ { "name": "a", "name": "b", "base_url": "http://x" } ] }').message).toStartWith("agentd.jsonc:1:33: providers[0].name: duplicate key");
+  });
+
   test("a value out of range points at the value", () => {
     expect(errorOf('{ "server": { "port": 70000 } }').message).toMatch(/^agentd\.jsonc:1:23: server\.port: .*65535/);
   });

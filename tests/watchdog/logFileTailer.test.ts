@@ -92,6 +92,6 @@ describe("tailing a log file", () => {
     tailer.stop();
     await Promise.all(pending);
     expect(h.events("watchdog.alert")).toHaveLength(1);
-    expect(h.events("watchdog.incident_opened")[0]).toMatchObject({ component: "nginx", signal: "nginx.upstream_timeout" });
+    expect(h.events("watchdog.incident_opened")[0]).toMatchObject({ incident_component: "nginx", signal: "nginx.upstream_timeout" });
   });
 });

@@ -210,6 +210,7 @@ describe("assets, badges, sessions", () => {
     const unknown = await get("/badge/nope.svg");
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain("#757575");
+    for (const inherited of ["constructor", "__proto__", "toString"]) expect((await get(`/badge/${inherited}.svg`)).status).toBe(404);
   });
 
   test("the sessions page pages through the agent's sessions, or says the agent is absent", async () => {
