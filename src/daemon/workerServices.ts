@@ -37,7 +37,8 @@ export interface WorkerServices {
   close(): Promise<void>;
 }
 
-export const LOCAL_MODEL_BASE_URL = "http://agentd.local/v1";
+/** The agent's requests never touch a socket (localFetch), but they pass the loopback Host check. */
+export const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
 
 export function createWorkerServices(options: WorkerServicesOptions): WorkerServices {
   const { config, db, dataDir, logger } = options;

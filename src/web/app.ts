@@ -5,6 +5,7 @@ import { renderPrometheus, type MetricFamily } from "../metrics/index.ts";
 import { bearerAuth } from "./bearerAuth.ts";
 import { sameOriginGuard } from "./csrfGuard.ts";
 import { createErrorHandler, errorBody } from "./errorResponse.ts";
+import { loopbackHostOnly } from "./hostGuard.ts";
 import { LOGIN_PATHS, loginRoutes } from "./loginRoutes.tsx";
 import { loopbackOnly } from "./loopbackOnly.ts";
 import { probeRoutes, type ProbeDeps } from "./probeRoutes.ts";
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
   app.use(requests.middleware());
   if (deps.requiredToken) app.use(bearerAuth({ token: deps.requiredToken, exempt: ["/livez", ...LOGIN_PATHS, ...PUBLIC_ASSET_PATHS] }));
+  else app.use(loopbackHostOnly());
   // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.
   app.use(sameOriginGuard());
   app.use(

@@ -1,0 +1,24 @@
+import type { MiddlewareHandler } from "hono";
+import { errorBody } from "./errorResponse.ts";
+import { isLoopbackAddress } from "./token.ts";
+
+/** The host name of a Host header ("127.0.0.1:7070", "[::1]:7070", "localhost"). */
+export function hostnameOf(hostHeader: string): string {
+  const bracketed = /^\[([^\]]+)\]/.exec(hostHeader);
+  if (bracketed) return bracketed[1]!;
+  const colon = hostHeader.lastIndexOf(":");
+  return colon > 0 && hostHeader.indexOf(":") === colon ? hostHeader.slice(0, colon) : hostHeader;
+}
+
+/**
+ * On a loopback bind without a token, answers only requests addressed to a loopback name. A web
+ * page whose DNS name was rebound to 127.0.0.1 sends its own name as Host (and as Origin), so
+ * same-origin checks pass; this refuses it before it reaches a route that runs commands.
+ */
+export function loopbackHostOnly(): MiddlewareHandler {
+  return async (c, next) => {
+    const host = hostnameOf(c.req.header("host") ?? new URL(c.req.url).host);
+    if (isLoopbackAddress(host)) return next();
+    return c.json(errorBody("bad_host", `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`), 421);
+  };
+}
