@@ -21,7 +21,7 @@ function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
 
 async function collect(chunks: (string | Uint8Array)[], maxLineBytes?: number): Promise<string[]> {
   const out: string[] = [];
-  await readLines(streamOf(chunks), (line) => out.push(line), maxLineBytes);
+  await readLines(streamOf(chunks), (line) => out.push(line), { maxLineBytes });
   return out;
 }
 
@@ -37,6 +37,18 @@ describe("readLines", () => {
   test("a multi-byte character split between chunks is decoded whole", async () => {
     const bytes = new TextEncoder().encode("é→ok\n");
     expect(await collect([bytes.slice(0, 1), bytes.slice(1, 3), bytes.slice(3)])).toEqual(["é→ok"]);
+  });
+
+  test("a handler that throws is reported and reading goes on", async () => {
+    const seen: string[] = [];
+    const errors: unknown[] = [];
+    const handler = (line: string) => {
+      if (line === "bad") throw new Error("disk full");
+      seen.push(line);
+    };
+    await readLines(streamOf(["a\nbad\nb\n"]), handler, { onError: (error) => errors.push(error) });
+    expect(seen).toEqual(["a", "b"]);
+    expect(errors).toHaveLength(1);
   });
 
   test("a line that never ends is cut at the limit", async () => {
