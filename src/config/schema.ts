@@ -17,6 +17,8 @@ const serverSchema = z
     port: z.number().int().min(0).max(65535).default(DEFAULT_PORT),
     body_limit_bytes: z.number().int().min(1024).default(10 * 1024 * 1024),
     drain_timeout_ms: z.number().int().min(0).default(10_000),
+    /** Require the bearer token on a loopback bind too (beyond loopback it always is). */
+    require_token: z.boolean().default(false),
   })
   .prefault({});
 

@@ -1,4 +1,5 @@
 import type { LogLevel } from "../log/index.ts";
+import { isLoopbackAddress } from "../web/token.ts";
 
 /** What `agentd serve` was asked for on its command line; each overrides the config file. */
 export interface ServeOptions {
@@ -7,6 +8,13 @@ export interface ServeOptions {
   bind?: string;
   port?: number;
   logLevel?: LogLevel;
+  /** Require the bearer token even on a loopback bind (a hop's remote agentd: other users share its loopback). */
+  requireToken?: boolean;
+}
+
+/** Whether the API needs the bearer token: always beyond loopback, and on loopback when asked. */
+export function tokenRequired(bind: string, requireToken: boolean): boolean {
+  return requireToken || !isLoopbackAddress(bind);
 }
 
 export function serveArgs(options: ServeOptions): string[] {
@@ -16,5 +24,6 @@ export function serveArgs(options: ServeOptions): string[] {
   if (options.bind) args.push("--bind", options.bind);
   if (options.port !== undefined) args.push("--port", String(options.port));
   if (options.logLevel) args.push("--log-level", options.logLevel);
+  if (options.requireToken) args.push("--require-token");
   return args;
 }

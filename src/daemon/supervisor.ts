@@ -8,7 +8,7 @@ import { RestartPolicy } from "../watchdog/restartPolicy.ts";
 import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
-import { serveArgs, type ServeOptions } from "./serveOptions.ts";
+import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import { raceTimeout } from "../process/raceTimeout.ts";
 
@@ -33,7 +33,8 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   setLogSink(writeLine);
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
   const bind = options.bind ?? config.server.bind;
-  announceToken(bind, dataDir);
+  const needsToken = tokenRequired(bind, options.requireToken ?? config.server.require_token);
+  if (needsToken) announceToken(bind, dataDir);
 
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
@@ -54,7 +55,7 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     config: config.watchdog,
     db,
     log: log.child("watchdog"),
-    token: isLoopbackAddress(bind) ? undefined : ensureApiToken(dataDir).token,
+    token: needsToken ? ensureApiToken(dataDir).token : undefined,
     secrets: config.providers.map((p) => p.api_key),
     workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
     restartWorker: async (reason) => {
@@ -157,9 +158,9 @@ async function stopWorker(worker: Subprocess, graceMs: number): Promise<"SIGTERM
 }
 
 function announceToken(bind: string, dataDir: string): void {
-  if (isLoopbackAddress(bind)) return;
   const token = ensureApiToken(dataDir);
-  // Printed once, to the terminal only: the log file must never hold the secret.
-  if (token.created) process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
+  // Printed once, to the terminal only: the log file must never hold the secret. A loopback bind
+  // that requires it (a hop's remote agentd) never prints it: its reader takes it from the file.
+  if (token.created && !isLoopbackAddress(bind)) process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
   log.info("auth.token", { path: token.path, created: token.created });
 }

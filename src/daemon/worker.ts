@@ -6,12 +6,12 @@ import { openStore, probeStoreWritable } from "../store/index.ts";
 import { createApp } from "../web/app.ts";
 import { healthDocument, type ProbeDeps } from "../web/probeRoutes.ts";
 import { createStatusSource } from "../web/statusSource.ts";
-import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
+import { ensureApiToken } from "../web/token.ts";
 import { VERSION } from "../version.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { raceTimeout } from "../process/raceTimeout.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
-import type { ServeOptions } from "./serveOptions.ts";
+import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerServices } from "./workerServices.ts";
 
 const log = createLogger("worker");
@@ -27,7 +27,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const supervisorPid = Number(process.env.AGENTD_SUPERVISOR_PID) || null;
   const restarts = Number(process.env.AGENTD_WORKER_RESTARTS) || 0;
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
-  const requiredToken = isLoopbackAddress(bind) ? undefined : ensureApiToken(dataDir).token;
+  const requiredToken = tokenRequired(bind, options.requireToken ?? config.server.require_token) ? ensureApiToken(dataDir).token : undefined;
 
   let app: Hono | undefined;
   const services = createWorkerServices({

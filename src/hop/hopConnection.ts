@@ -10,6 +10,7 @@ import { HopError } from "./hopErrors.ts";
 import { platformMismatch } from "./platformMatch.ts";
 import { HttpRemoteAgentdClient, type RemoteAgentdClient } from "./remoteAgentdClient.ts";
 import { runRemote } from "./remoteCommand.ts";
+import { probeRemoteAuth } from "./remoteAuth.ts";
 import { ensureRemoteDaemon, stopRemoteDaemon } from "./remoteDaemon.ts";
 import { parseProbeOutput, probeScript, type RemoteFacts } from "./remoteProbe.ts";
 import { resolveRemotePath } from "./shellQuote.ts";
@@ -74,6 +75,8 @@ export class HopConnection {
   private chain: SshChain | undefined;
   private tunnel: ForwardTunnel | undefined;
   private remotePort: number | undefined;
+  /** The remote agentd's bearer token: in memory only, never in the store, a log line or an error. */
+  private remoteToken: string | undefined;
   private remoteClient: RemoteAgentdClient | undefined;
   private readonly stopping = new AbortController();
 
@@ -205,18 +208,7 @@ export class HopConnection {
     }
     progress({ step: "start", message: "starting the remote agentd" });
     try {
-      const ready = await ensureRemoteDaemon({
-        client: ssh,
-        binPath,
-        dataDir: this.remoteDir!,
-        setsid: facts.setsid,
-        restart: !same,
-        readyTimeoutMs: config.remote_ready_timeout_ms,
-        commandTimeoutMs: COMMAND_TIMEOUT_MS,
-        log,
-      });
-      this.remotePort = ready.port;
-      this.remoteVersion = ready.version;
+      await this.startRemote(ssh, !same);
     } catch (error) {
       if (error instanceof HopError && error.code === "hop_remote_start_failed") return this.fallBack(error.message, progress);
       throw error;
@@ -231,11 +223,49 @@ export class HopConnection {
     this.tunnel = tunnel;
     this.remoteClient = new HttpRemoteAgentdClient(this.spec.name, {
       baseUrl: () => this.tunnelUrl,
+      token: () => this.remoteToken,
       unavailable: () => this.unavailable(),
       callTimeoutMarginMs: config.call_timeout_margin_ms,
     });
-    const live = await fetch(`http://127.0.0.1:${tunnel.port}/livez`, { signal: AbortSignal.timeout(COMMAND_TIMEOUT_MS) }).catch((error: unknown) => error as Error);
+    await this.checkThroughTunnel(ssh);
+  }
+
+  /** Makes sure the remote agentd runs (requiring its token) and takes its port, version and token. */
+  private async startRemote(ssh: Client, restart: boolean): Promise<void> {
+    const { ready, token } = await ensureRemoteDaemon({
+      client: ssh,
+      binPath: `${this.remoteDir}/bin/agentd`,
+      dataDir: this.remoteDir!,
+      setsid: this.facts?.setsid ?? true,
+      restart,
+      readyTimeoutMs: this.deps.config.remote_ready_timeout_ms,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      log: this.deps.log,
+    });
+    this.remotePort = ready.port;
+    this.remoteVersion = ready.version;
+    this.remoteToken = token;
+  }
+
+  /**
+   * Checks the remote agentd through the tunnel: it answers /livez (no token needed), refuses a
+   * request without the token and accepts the hop's. One that answers without the token (started
+   * before hops required it) or refuses the hop's is ours, so it is restarted with --require-token
+   * once; its PTY sessions end with it.
+   */
+  private async checkThroughTunnel(ssh: Client): Promise<void> {
+    const base = `http://127.0.0.1:${this.tunnel!.port}`;
+    const live = await fetch(`${base}/livez`, { signal: AbortSignal.timeout(COMMAND_TIMEOUT_MS) }).catch((error: unknown) => error as Error);
     if (live instanceof Error || !live.ok) throw new HopError("hop_remote_start_failed", `The remote agentd does not answer through the tunnel: ${live instanceof Error ? live.message : `HTTP ${live.status}`}`);
+    await live.arrayBuffer();
+    let auth = await probeRemoteAuth(base, this.remoteToken!, COMMAND_TIMEOUT_MS);
+    if (auth === "ok") return;
+    this.deps.log.warn("hop.remote_restarting", { hop: this.spec.name, reason: auth === "open" ? "the remote agentd answers without a token" : "the remote agentd refuses the token in its data dir" });
+    await this.startRemote(ssh, true);
+    // Pooled connections through the tunnel led to the old process's port.
+    this.tunnel!.dropConnections();
+    auth = await probeRemoteAuth(base, this.remoteToken!, COMMAND_TIMEOUT_MS);
+    if (auth !== "ok") throw new HopError("hop_remote_start_failed", `The restarted remote agentd ${auth === "open" ? "still answers without a token" : "refuses the token in its data dir"}`);
   }
 
   private fallBack(reason: string, progress: (event: HopProgress) => void): void {
@@ -249,19 +279,10 @@ export class HopConnection {
   /** After a reconnect: the remote agentd normally still runs; start it again if the host rebooted. */
   private async restartIfGone(ssh: Client): Promise<void> {
     const binary = await this.deps.binary();
-    const ready = await ensureRemoteDaemon({
-      client: ssh,
-      binPath: `${this.remoteDir}/bin/agentd`,
-      dataDir: this.remoteDir!,
-      setsid: this.facts?.setsid ?? true,
-      restart: false,
-      readyTimeoutMs: this.deps.config.remote_ready_timeout_ms,
-      commandTimeoutMs: COMMAND_TIMEOUT_MS,
-      log: this.deps.log,
-    });
-    if (ready.port !== this.remotePort) this.deps.log.warn("hop.remote_restarted", { hop: this.spec.name, note: "the remote agentd is a new process; its earlier sessions are gone", version: binary.version });
-    this.remotePort = ready.port;
-    this.remoteVersion = ready.version;
+    const before = this.remotePort;
+    await this.startRemote(ssh, false);
+    await this.checkThroughTunnel(ssh);
+    if (this.remotePort !== before) this.deps.log.warn("hop.remote_restarted", { hop: this.spec.name, note: "the remote agentd is a new process; its earlier sessions are gone", version: binary.version });
   }
 
   private async onDrop(chain: SshChain): Promise<void> {

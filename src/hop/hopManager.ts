@@ -45,6 +45,8 @@ export interface HopInfo {
   /** e.g. "Linux x86_64 glibc". */
   remote_platform: string | null;
   remote_dir: string | null;
+  /** The local end of the tunnel to the remote agentd while connected (its API still needs the remote's token). */
+  tunnel_url: string | null;
   fallback_reason: string | null;
   last_error: string | null;
   opened_at: number;
@@ -85,6 +87,7 @@ function infoOf(hop: HopConnection): HopInfo {
     remote_version: hop.remoteVersion,
     remote_platform: facts ? `${facts.os} ${facts.machine} ${facts.libc}` : null,
     remote_dir: hop.remoteDir ?? null,
+    tunnel_url: hop.tunnelUrl ?? null,
     fallback_reason: hop.fallbackReason ?? null,
     last_error: hop.lastError ?? null,
     opened_at: hop.openedAt,
@@ -183,6 +186,7 @@ export function createHopManager(options: HopManagerOptions): HopManager {
         remote_version: record.remote_version,
         remote_platform: record.remote_platform,
         remote_dir: null,
+        tunnel_url: null,
         fallback_reason: null,
         last_error: record.last_error,
         opened_at: record.opened_at,

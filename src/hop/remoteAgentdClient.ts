@@ -2,6 +2,7 @@ import { AgentdError } from "../errors/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
 import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "../files/fileSchemas.ts";
 import { HopError } from "./hopErrors.ts";
+import { bearerHeader } from "./remoteAuth.ts";
 
 /** The tool operations on a hop's host, whether through its agentd or the SSH fallback. */
 export interface RemoteAgentdClient {
@@ -18,6 +19,8 @@ export interface RemoteAgentdClient {
 export interface HttpClientLink {
   /** The tunnel's base URL while the hop is connected; undefined while it reconnects or is closed. */
   baseUrl(): string | undefined;
+  /** The remote agentd's bearer token, read from its data dir; held in memory only. */
+  token(): string | undefined;
   /** Why there is no link right now (reconnecting, closed), for the error message. */
   unavailable(): HopError;
   callTimeoutMarginMs: number;
@@ -59,14 +62,15 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
 
   private async call<T>(method: string, path: string, body: unknown, waitMs: number, signal?: AbortSignal): Promise<T> {
     const base = this.link.baseUrl();
-    if (!base) throw this.link.unavailable();
+    const token = this.link.token();
+    if (!base || !token) throw this.link.unavailable();
     const limitMs = waitMs + this.link.callTimeoutMarginMs;
     const timeout = AbortSignal.timeout(limitMs);
     let response: Response;
     try {
       response = await fetch(base + path, {
         method,
-        headers: body === undefined ? undefined : { "content-type": "application/json" },
+        headers: body === undefined ? bearerHeader(token) : { ...bearerHeader(token), "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
@@ -87,6 +91,9 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
       parsed = JSON.parse(text);
     } catch {
       throw new HopError("hop_remote_error", `Hop ${this.hop}: ${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
+    if (response.status === 401) {
+      throw new HopError("hop_remote_error", `Hop ${this.hop}: the remote agentd refused the hop's token (its token file changed while it ran); reopen the hop with agentd hop`);
     }
     if (!response.ok) {
       const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }).error;

@@ -25,7 +25,15 @@ export interface RemoteDaemonOptions {
   log: Logger;
 }
 
+/** A running remote agentd and the bearer token its API requires (kept in memory only, never logged). */
+export interface RemoteDaemon {
+  ready: RemoteReady;
+  token: string;
+}
+
 const POLL_MS = 200;
+// ensureApiToken writes 32 random bytes as base64url; anything else is not a token file we can use.
+const TOKEN = /^[A-Za-z0-9_-]{16,}$/;
 
 function parseReady(text: string): RemoteReady | undefined {
   const line = text.split("\n").find((l) => l.startsWith("{"));
@@ -45,6 +53,15 @@ async function readRemoteReady(client: Client, dataDir: string, timeoutMs: numbe
   return { ready: parseReady(out), alive: /^alive=1$/m.test(out) };
 }
 
+/**
+ * Reads `<dataDir>/token` over the exec channel. The caller keeps it in memory only: it is never
+ * logged and never part of an error message.
+ */
+export async function readRemoteToken(client: Client, dataDir: string, timeoutMs: number): Promise<string | undefined> {
+  const out = (await runRemote(client, `cat ${shellQuote(`${dataDir}/token`)} 2>/dev/null`, timeoutMs)).stdout.trim();
+  return TOKEN.test(out) ? out : undefined;
+}
+
 /** Stops the remote agentd named by its ready file: SIGTERM to the supervisor, SIGKILL after a grace. */
 export async function stopRemoteDaemon(client: Client, dataDir: string, commandTimeoutMs: number): Promise<boolean> {
   const { ready, alive } = await readRemoteReady(client, dataDir, commandTimeoutMs);
@@ -55,17 +72,23 @@ export async function stopRemoteDaemon(client: Client, dataDir: string, commandT
 }
 
 /**
- * Makes sure an agentd runs on the remote host, bound to its loopback, and returns its ready
- * file. A running one is reused unless `restart`; a new one is started detached (setsid, nohup)
- * so it outlives this SSH connection.
+ * Makes sure an agentd runs on the remote host, bound to its loopback and requiring its bearer
+ * token (other users of that host share its loopback), and returns its ready file and token. A
+ * running one is reused unless `restart` or it has no token file (one started before hops
+ * required the token); a new one is started detached (setsid, nohup) so it outlives this SSH
+ * connection.
  */
-export async function ensureRemoteDaemon(options: RemoteDaemonOptions): Promise<RemoteReady> {
+export async function ensureRemoteDaemon(options: RemoteDaemonOptions): Promise<RemoteDaemon> {
   const { client, dataDir } = options;
   const current = await readRemoteReady(client, dataDir, options.commandTimeoutMs);
-  if (current.ready && current.alive && !options.restart) return current.ready;
-  if (current.ready && current.alive) await stopRemoteDaemon(client, dataDir, options.commandTimeoutMs);
+  if (current.ready && current.alive) {
+    const token = options.restart ? undefined : await readRemoteToken(client, dataDir, options.commandTimeoutMs);
+    if (token) return { ready: current.ready, token };
+    if (!options.restart) options.log.warn("hop.remote_restarting", { pid: current.ready.pid, reason: "the running remote agentd has no token file, so it does not require one" });
+    await stopRemoteDaemon(client, dataDir, options.commandTimeoutMs);
+  }
   const detach = options.setsid ? "setsid nohup" : "nohup";
-  const serve = `${shellQuote(options.binPath)} serve --bind 127.0.0.1 --port 0 --data-dir ${shellQuote(dataDir)}`;
+  const serve = `${shellQuote(options.binPath)} serve --bind 127.0.0.1 --port 0 --require-token --data-dir ${shellQuote(dataDir)}`;
   const out = await runRemoteChecked(
     client,
     `rm -f ${shellQuote(`${dataDir}/ready.json`)}; cd "$HOME" 2>/dev/null; ${detach} ${serve} </dev/null >/dev/null 2>&1 & echo "started=$!"`,
@@ -77,7 +100,12 @@ export async function ensureRemoteDaemon(options: RemoteDaemonOptions): Promise<
   const deadline = Date.now() + options.readyTimeoutMs;
   for (;;) {
     const state = await readRemoteReady(client, dataDir, options.commandTimeoutMs);
-    if (state.ready && state.alive) return state.ready;
+    if (state.ready && state.alive) {
+      // The supervisor writes the token file before it starts the worker, so it is there by now.
+      const token = await readRemoteToken(client, dataDir, options.commandTimeoutMs);
+      if (!token) throw await startFailure(options, `it wrote no usable ${dataDir}/token`);
+      return { ready: state.ready, token };
+    }
     const running = await runRemote(client, `kill -0 ${startedPid} 2>/dev/null && echo running=1`, options.commandTimeoutMs);
     if (!/running=1/.test(running.stdout)) throw await startFailure(options, `it exited right after starting`);
     if (Date.now() >= deadline) {

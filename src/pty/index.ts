@@ -10,3 +10,4 @@ export { execCommandArgs, writeStdinArgs, listSessionsArgs, closeSessionArgs } f
 export type {
   ExecCommandArgs, WriteStdinArgs, CloseSessionArgs, PtyCommandResult, PtySessionInfo, PtyCloseResult,
 } from "./ptySchemas.ts";
+export { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "./ptyGroupRegistry.ts";

@@ -17,6 +17,8 @@ import {
 } from "./spawnRequest.ts";
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
+import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
+
 export interface PtyManagerOptions {
   dataDir: string;
   config: PtyConfig;
@@ -41,10 +43,12 @@ export class PtyManager {
   private readonly sweepTimer: ReturnType<typeof setInterval>;
   private epoll: EpollLoop | undefined;
   private closing = false;
+  private readonly groups: PtyGroupRegistry;
 
   constructor(options: PtyManagerOptions) {
     this.config = options.config;
     this.log = options.logger ?? createLogger("pty");
+    this.groups = new PtyGroupRegistry(join(options.dataDir, PTY_GROUPS_DIR));
     this.outputStore = new ToolOutputStore(join(options.dataDir, "tool-output"), {
       maxBytes: options.config.tool_output_max_bytes,
       maxAgeMs: options.config.tool_output_max_age_s * 1000,
@@ -80,6 +84,7 @@ export class PtyManager {
       onExit: (ended, status) => this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
     });
     this.sessions.set(id, session);
+    this.groups.add(session.pid);
     this.log.info("pty.open", { session_id: id, pid: session.pid, tty: session.ttyName, cmd: args.cmd, shell });
     const yieldMs = clampYield(args.yield_time_ms, EXEC_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
@@ -167,7 +172,7 @@ export class PtyManager {
     if (status && this.sessions.get(session.id) === session) {
       // Its exit code has now been reported: the session is gone, even if a daemon it started still holds the terminal.
       this.sessions.delete(session.id);
-      session.dispose();
+      this.release(session);
       this.log.info("pty.close", { session_id: session.id, reason: "exited", exit_code: status.exitCode });
     }
     return {
@@ -200,10 +205,16 @@ export class PtyManager {
     return `Session limit (${this.config.max_sessions}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
   }
 
+  /** A session nobody reads any more: its fds close and its group leaves the registry. */
+  private release(session: PtySession): void {
+    session.dispose();
+    this.groups.remove(session.pid);
+  }
+
   /** Terminates and disposes a session already removed from the map. */
   private async end(session: PtySession, reason: string, force: boolean) {
     const status = await session.terminate(this.config.close_grace_ms, force);
-    session.dispose();
+    this.release(session);
     if (session.running) this.lingering.add(session);
     this.log.info("pty.close", { session_id: session.id, reason, exit_code: status?.exitCode ?? null, signal: status?.signal });
     return status;

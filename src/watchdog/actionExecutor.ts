@@ -24,8 +24,12 @@ export interface ActionResult {
 }
 
 export interface WorkerControl {
-  /** SIGTERM, then SIGKILL after the grace period; the supervisor starts a new worker. */
-  restartWorker(reason: string): Promise<string>;
+  /**
+   * SIGTERM, then SIGKILL after the grace period; the supervisor starts a new worker. `pid` is the
+   * worker the signals were about: a decision that arrives after that worker was replaced must not
+   * restart its healthy successor.
+   */
+  restartWorker(reason: string, pid?: number): Promise<string>;
 }
 
 const TIMEOUT_BY_CAUSE: Record<string, ProviderTimeout> = {
@@ -62,8 +66,10 @@ export class ActionExecutor {
   async #run(action: ActionName, target: ActionTarget): Promise<ActionResult> {
     const { limits } = this.config;
     switch (action) {
-      case "restart_worker":
-        return { ok: true, detail: await this.worker.restartWorker(target.reason) };
+      case "restart_worker": {
+        const pid = target.signals.map((signal) => signal.fields.pid).find((value): value is number => typeof value === "number");
+        return { ok: true, detail: await this.worker.restartWorker(target.reason, pid) };
+      }
       case "open_breaker":
       case "switch_provider": {
         const provider = providerOf(target);

@@ -16,7 +16,7 @@ export interface WatchdogRuntimeOptions {
   token?: string;
   secrets?: Iterable<string | undefined>;
   workerPid: () => number | undefined;
-  restartWorker: (reason: string) => Promise<string>;
+  restartWorker: (reason: string, pid?: number) => Promise<string>;
 }
 
 /**

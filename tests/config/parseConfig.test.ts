@@ -25,7 +25,7 @@ describe("parseConfig: valid files", () => {
   ]
 }`);
     expect(config.data_dir).toBe("/var/lib/agentd");
-    expect(config.server).toEqual({ bind: "0.0.0.0", port: 8080, body_limit_bytes: 10 * 1024 * 1024, drain_timeout_ms: 10_000 });
+    expect(config.server).toEqual({ bind: "0.0.0.0", port: 8080, body_limit_bytes: 10 * 1024 * 1024, drain_timeout_ms: 10_000, require_token: false });
     expect(config.log.level).toBe("debug");
     expect(config.log.file_keep).toBe(5);
     expect(config.supervisor.restart_max).toBe(5);

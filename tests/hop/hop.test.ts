@@ -1,13 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHopManager, hopMigrations, hopsConfigSchema, type HopManager, type HopsConfig } from "../../src/hop/index.ts";
 import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
-import { ensureBinary } from "../support/binary.ts";
+import type { Subprocess } from "bun";
+import type { Logger } from "../../src/log/index.ts";
+import { cleanEnv, ensureBinary, stopChild } from "../support/binary.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+
+/** A logger that keeps every line, to prove the remote token never reaches one. */
+function recordingLogger(lines: string[], component = "hop"): Logger {
+  const write = (level: string) => (event: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ level, component, event, ...fields }));
+  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), child: (sub) => recordingLogger(lines, `${component}.${sub}`) };
+}
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
@@ -32,7 +40,12 @@ describe("hops against a real OpenSSH server", () => {
   let manager: HopManager;
   const homes: string[] = [];
   const servers: TestSshd[] = [];
+  const logLines: string[] = [];
+  /** agentds a test started itself on the "remote" side (as an older hop would have left them). */
+  const legacyDaemons: Subprocess[] = [];
   let dest: string;
+  const remoteToken = () => readFileSync(join(remoteHome, ".agentd", "token"), "utf8").trim();
+  const newManager = () => createHopManager({ db, dataDir: local, config, selfBinaryPath: binary, logger: recordingLogger(logLines) });
 
   const open = (extra: Record<string, unknown> = {}) => manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", ...extra });
 
@@ -47,11 +60,12 @@ describe("hops against a real OpenSSH server", () => {
     knownHosts = join(local, "ssh", "known_hosts");
     db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
     config = hopsConfigSchema.parse({ known_hosts: knownHosts, identity_files: [], use_agent: false, reconnect_initial_ms: 100, reconnect_max_ms: 1000, keepalive_interval_ms: 2000 });
-    manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: binary });
+    manager = newManager();
   }, 180_000);
 
   afterAll(async () => {
     await manager?.close();
+    for (const legacy of legacyDaemons) await stopChild(legacy);
     for (const home of homes) await stopRemoteAgentd(home);
     for (const server of servers) await server.stop();
     db?.close();
@@ -82,6 +96,31 @@ describe("hops against a real OpenSSH server", () => {
     expect(manager.list().find((h) => h.name === "t")?.state).toBe("connected");
     expect([...steps]).toEqual(["connect", "probe", "upload", "start", "tunnel", "ready"]);
   }, 180_000);
+
+  test("the remote agentd requires its token even on loopback: through the tunnel port nothing runs without it", async () => {
+    const url = manager.get("t").tunnel_url!;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const tokenPath = join(remoteHome, ".agentd", "token");
+    expect(statSync(tokenPath).mode & 0o777).toBe(0o600);
+    const token = remoteToken();
+    expect((await fetch(`${url}/livez`)).status).toBe(200);
+    const marker = join(remoteHome, "driven-without-token");
+    const attempt = (headers: Record<string, string>) =>
+      fetch(`${url}/api/pty`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ cmd: `touch ${marker}`, yield_time_ms: 2000 }) });
+    const refused = await attempt({});
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+    expect((await attempt({ authorization: "Bearer not-the-token-at-all" })).status).toBe(401);
+    expect((await fetch(`${url}/api/pty`)).status).toBe(401);
+    expect(existsSync(marker)).toBe(false);
+    const listed = await fetch(`${url}/api/pty`, { headers: { authorization: `Bearer ${token}` } });
+    expect(listed.status).toBe(200);
+    // The token stays in the hop's memory: not in a log line, a stored row or what the API shows.
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.filter((line) => line.includes(token))).toEqual([]);
+    expect(JSON.stringify(db.query("SELECT * FROM hops").all())).not.toContain(token);
+    expect(JSON.stringify(manager.list())).not.toContain(token);
+  }, 60_000);
 
   test("exec_command runs on the hop: a marker file lands in the remote agentd's data dir", async () => {
     const client = manager.client("t");
@@ -122,7 +161,7 @@ describe("hops against a real OpenSSH server", () => {
       { name: "t", state: "connected", identity: target.clientKeyPath },
     ]);
 
-    manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: binary });
+    manager = newManager();
     expect(manager.get("t").state).toBe("reconnecting");
     expect(manager.get("gone").state).toBe("closed");
     await waitFor("the hop to come back", () => manager.get("t").state === "connected", { timeoutMs: 90_000 });
@@ -175,6 +214,37 @@ describe("hops against a real OpenSSH server", () => {
     expect(performance.now() - started).toBeLessThan(30_000);
     expect((await manager.client("t").exec({ cmd: "echo again", yield_time_ms: 5000 })).output).toContain("again");
   }, 120_000);
+
+  test("a remote agentd that does not require the token is restarted with --require-token; one that refuses the hop's token too", async () => {
+    const dataDir = join(remoteHome, ".agentd");
+    const readReady = () => JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number; supervisor_pid: number | null };
+    await manager.closeHop("t");
+    await stopRemoteAgentd(remoteHome);
+    // As a hop before this change left it: loopback, no token file, no --require-token.
+    rmSync(join(dataDir, "token"), { force: true });
+    const legacy = Bun.spawn([binary, "serve", "--bind", "127.0.0.1", "--port", "0", "--data-dir", dataDir], { cwd: remoteHome, env: cleanEnv({ HOME: remoteHome }), stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    legacyDaemons.push(legacy);
+    await waitFor("the legacy remote agentd", () => existsSync(join(dataDir, "ready.json")) && readReady().supervisor_pid === legacy.pid && isProcessAlive(readReady().pid), { timeoutMs: 60_000 });
+    expect(existsSync(join(dataDir, "token"))).toBe(false);
+
+    const hop = await open();
+    expect(hop.state).toBe("connected");
+    expect(await legacy.exited).toBeDefined();
+    expect(readReady().supervisor_pid).not.toBe(legacy.pid);
+    expect(logLines.some((line) => line.includes('"hop.remote_restarting"'))).toBe(true);
+    expect((await fetch(`${hop.tunnel_url}/api/pty`)).status).toBe(401);
+    expect((await manager.client("t").exec({ cmd: "echo guarded", yield_time_ms: 5000 })).output).toContain("guarded");
+
+    // The token file replaced under a running agentd: it refuses the token the hop reads, so the hop restarts it.
+    await manager.closeHop("t");
+    const before = readReady().supervisor_pid;
+    writeFileSync(join(dataDir, "token"), "replaced-token-0123456789abcdef\n", { mode: 0o600 });
+    const again = await open();
+    expect(again.state).toBe("connected");
+    expect(readReady().supervisor_pid).not.toBe(before);
+    expect((await manager.client("t").exec({ cmd: "echo guarded again", yield_time_ms: 5000 })).output).toContain("guarded again");
+    expect(logLines.filter((line) => line.includes(remoteToken()))).toEqual([]);
+  }, 180_000);
 
   test("a jump chain of two reaches the target, and losing a jump host drops the hop", async () => {
     // Every server trusts the target's test key, so one --identity serves the whole chain.

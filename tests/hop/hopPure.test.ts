@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { formatDestination, parseDestination } from "../../src/hop/destination.ts";
 import { platformMismatch } from "../../src/hop/platformMatch.ts";
+import { classifyRemoteAuth } from "../../src/hop/remoteAuth.ts";
 import { parseProbeOutput, probeScript } from "../../src/hop/remoteProbe.ts";
 import { remotePathExpression, resolveRemotePath, shellQuote } from "../../src/hop/shellQuote.ts";
 import { ProgressRenderer, describeProgress } from "../../src/hop/uploadProgress.ts";
@@ -18,6 +19,16 @@ describe("destinations", () => {
     for (const text of ["ops@", "ops@db1:0", "ops@db1:99999", "ops@a:b:c", "ops@db 1"]) {
       expect(() => parseDestination(text, "me")).toThrow(expect.objectContaining({ code: "hop_bad_destination" }));
     }
+  });
+});
+
+describe("remote agentd auth", () => {
+  test("ok only when a request without the token is refused and one with it is not", () => {
+    expect(classifyRemoteAuth(401, 200)).toBe("ok");
+    expect(classifyRemoteAuth(401, 503)).toBe("ok");
+    expect(classifyRemoteAuth(200, 200)).toBe("open");
+    expect(classifyRemoteAuth(503, 503)).toBe("open");
+    expect(classifyRemoteAuth(401, 401)).toBe("rejected");
   });
 });
 

@@ -4,13 +4,14 @@ import { UsageError, type Command } from "../command.ts";
 export const serveCommand: Command = {
   path: ["serve"],
   summary: "Run agentd: a supervisor that runs and watches the worker (HTTP proxy, agent, status page).",
-  usage: "agentd serve [--port N] [--bind ADDR] [--config FILE] [--data-dir DIR] [--log-level LEVEL]",
+  usage: "agentd serve [--port N] [--bind ADDR] [--config FILE] [--data-dir DIR] [--log-level LEVEL] [--require-token]",
   options: {
     port: { type: "string", short: "p" },
     bind: { type: "string" },
     config: { type: "string", short: "c" },
     "data-dir": { type: "string" },
     "log-level": { type: "string" },
+    "require-token": { type: "boolean" },
     worker: { type: "boolean" },
   },
   help: [
@@ -19,6 +20,7 @@ export const serveCommand: Command = {
     "  -c, --config FILE     config file (default: AGENTD_CONFIG, ./agentd.jsonc, ~/.config/agentd/agentd.jsonc)",
     "      --data-dir DIR    data directory (default: AGENTD_DATA_DIR, config data_dir, ./.agentd)",
     `      --log-level LEVEL ${LOG_LEVELS.join(" | ")}`,
+    "      --require-token   require the bearer token on a loopback bind too (<data_dir>/token)",
     "      --worker          run the worker itself (the supervisor starts it this way)",
   ],
   async run({ values }) {
@@ -33,6 +35,7 @@ export const serveCommand: Command = {
       configPath: values.config as string | undefined,
       dataDir: values["data-dir"] as string | undefined,
       logLevel,
+      requireToken: values["require-token"] === true ? true : undefined,
     };
     // Loaded on use so that quick commands (version, help) do not pay for the whole daemon.
     if (values.worker) return (await import("../../daemon/worker.ts")).runWorker(options);

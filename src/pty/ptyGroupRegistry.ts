@@ -1,0 +1,62 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** Under the data dir: one file per live PTY process group. */
+export const PTY_GROUPS_DIR = "pty-groups";
+
+/**
+ * The process groups of the worker's live PTY sessions, one file per group leader under
+ * `<data_dir>/pty-groups/`. A worker killed with SIGKILL cannot close its PTYs; the supervisor
+ * reads this directory afterwards and ends what is left, so nothing of a dead worker runs on.
+ * Each file holds the leader's start time, so a pid the kernel reused is never signalled.
+ */
+export class PtyGroupRegistry {
+  constructor(private readonly dir: string) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+
+  add(pid: number): void {
+    const started = processStartTime(pid);
+    if (started !== undefined) writeFileSync(join(this.dir, String(pid)), started);
+  }
+
+  remove(pid: number): void {
+    rmSync(join(this.dir, String(pid)), { force: true });
+  }
+}
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
+function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined; // already gone
+  }
+}
+
+/** Ends the groups a dead worker left behind (SIGKILL: nobody reads those terminals any more). */
+export function killOrphanedPtyGroups(dir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return []; // no PTY was ever opened
+  }
+  const killed: number[] = [];
+  for (const name of names) {
+    const pid = Number(name);
+    const path = join(dir, name);
+    const recorded = readFileSync(path, "utf8").trim();
+    if (Number.isInteger(pid) && pid > 1 && recorded !== "" && processStartTime(pid) === recorded) {
+      try {
+        process.kill(-pid, "SIGKILL");
+        killed.push(pid);
+      } catch {
+        // The group ended between the check and the signal.
+      }
+    }
+    rmSync(path, { force: true });
+  }
+  return killed;
+}
