@@ -11,6 +11,8 @@ import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import { raceTimeout } from "../process/raceTimeout.ts";
+import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
+import { restrictDataDir } from "./dataDirAccess.ts";
 
 const log = createLogger("supervisor");
 
@@ -25,17 +27,31 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   const { config } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
-  const logFile = new RotatingFile({ path: join(dataDir, "logs", "agentd.log"), maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
+  const restrictProblem = restrictDataDir(dataDir);
+  const logPath = join(dataDir, "logs", "agentd.log");
+  const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
+  let logFileProblem: string | undefined;
   const writeLine = (line: string) => {
     process.stdout.write(line + "\n");
-    logFile.write(line);
+    try {
+      logFile.write(line);
+      logFileProblem = undefined;
+    } catch (error) {
+      // A full disk must not stop the supervisor reading the worker: stdout still gets every line.
+      const message = (error as Error).message;
+      if (message !== logFileProblem) process.stderr.write(`agentd: cannot write ${logPath}: ${message}\n`);
+      logFileProblem = message;
+    }
   };
   setLogSink(writeLine);
+  if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
   const bind = options.bind ?? config.server.bind;
   const needsToken = tokenRequired(bind, options.requireToken ?? config.server.require_token);
   if (needsToken) announceToken(bind, dataDir);
 
+  // A restart waits for the worker's own stop: the drain, then each PTY's SIGHUP→SIGTERM→SIGKILL.
+  const restartGraceMs = Math.max(config.watchdog.restart_grace_ms, config.server.drain_timeout_ms + 3 * config.pty.close_grace_ms + 2000);
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
     windowMs: config.supervisor.restart_window_s * 1000,
@@ -58,12 +74,13 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     token: needsToken ? ensureApiToken(dataDir).token : undefined,
     secrets: config.providers.map((p) => p.api_key),
     workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
-    restartWorker: async (reason) => {
+    restartWorker: async (reason, pid) => {
       const worker = current;
       if (!worker || worker.exitCode !== null || worker.signalCode !== null) return "the worker is down; the supervisor's restart policy starts it again";
+      if (pid !== undefined && worker.pid !== pid) return `worker ${pid} is already gone; ${worker.pid} was started since and is left alone`;
       requestedExits.add(worker.pid);
       log.warn("worker.restart", { pid: worker.pid, reason });
-      const how = await stopWorker(worker, config.watchdog.restart_grace_ms);
+      const how = await stopWorker(worker, restartGraceMs);
       return `worker ${worker.pid} stopped (${how}); the supervisor starts a new one`;
     },
   });
@@ -99,6 +116,9 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     const fields = { pid: worker.pid, code: outcome.code, signal: worker.signalCode ? String(worker.signalCode) : null, uptime_ms: Date.now() - startedAt };
     const requested = requestedExits.delete(worker.pid);
     log.warn("worker.exit", { ...fields, requested });
+    // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more.
+    const orphans = killOrphanedPtyGroups(join(dataDir, PTY_GROUPS_DIR));
+    if (orphans.length > 0) log.warn("pty.orphans_killed", { worker_pid: worker.pid, process_groups: orphans });
     recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
     // Exit 0 without a request is an operator stopping the worker by hand: not an incident.
     if (!requested && (outcome.code !== 0 || worker.signalCode)) void watchdog.report(workerCrashSignal(fields));
@@ -138,10 +158,12 @@ function spawnWorker(args: string[], restarts: number, onLine: (pid: number) => 
   });
   const writeLine = onLine(worker.pid);
   const readFailed = (stream: string) => (error: unknown) => log.error("worker.pipe_error", { pid: worker.pid, stream, error });
-  readLines(worker.stdout, writeLine).catch(readFailed("stdout"));
+  readLines(worker.stdout, writeLine, { onError: readFailed("stdout") }).catch(readFailed("stdout"));
   // Anything the worker writes to stderr (a crash before its logger exists) still lands in the log.
-  readLines(worker.stderr, (line) =>
-    writeLine(formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line })),
+  readLines(
+    worker.stderr,
+    (line) => writeLine(formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line })),
+    { onError: readFailed("stderr") },
   ).catch(readFailed("stderr"));
   return worker;
 }

@@ -13,6 +13,7 @@ import { raceTimeout } from "../process/raceTimeout.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerServices } from "./workerServices.ts";
+import { restrictDataDir } from "./dataDirAccess.ts";
 
 const log = createLogger("worker");
 
@@ -26,6 +27,8 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const startedAt = Date.now();
   const supervisorPid = Number(process.env.AGENTD_SUPERVISOR_PID) || null;
   const restarts = Number(process.env.AGENTD_WORKER_RESTARTS) || 0;
+  const restrictProblem = restrictDataDir(dataDir);
+  if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   const requiredToken = tokenRequired(bind, options.requireToken ?? config.server.require_token) ? ensureApiToken(dataDir).token : undefined;
 
@@ -109,7 +112,9 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const reason = await stopped.promise;
   clearInterval(orphanWatch);
   log.info("worker.stopping", { reason, drain_timeout_ms: config.server.drain_timeout_ms });
-  await drain(server, config.server.drain_timeout_ms);
+  // Terminals close while requests drain: a PTY call waiting on its yield ends at once instead of
+  // holding the drain, and no terminal outlives the worker if the supervisor's grace runs out.
+  await Promise.all([drain(server, config.server.drain_timeout_ms), services.pty.close()]);
   await services.close();
   removeReadyFile(dataDir, process.pid);
   db.close();

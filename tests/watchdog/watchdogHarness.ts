@@ -50,6 +50,8 @@ export interface Harness {
   config: WatchdogConfig;
   logLines: string[];
   restarts: string[];
+  /** The worker pid each restart was aimed at (undefined: whichever worker runs). */
+  restartTargets: (number | undefined)[];
   clock: { now: number };
   health: { ok: boolean };
   /** Log lines the watchdog wrote, parsed. */
@@ -64,6 +66,7 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
   const logLines: string[] = [];
   setLogSink((line) => logLines.push(line));
   const restarts: string[] = [];
+  const restartTargets: (number | undefined)[] = [];
   const clock = { now: Date.UTC(2030, 0, 15, 12) };
   const health = { ok: true };
   const watchdog = new Watchdog({
@@ -71,8 +74,9 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
     db,
     log: createLogger("watchdog"),
     worker: {
-      restartWorker: async (reason) => {
+      restartWorker: async (reason, pid) => {
         restarts.push(reason);
+        restartTargets.push(pid);
         return "restarted";
       },
     },
@@ -87,6 +91,7 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
     config,
     logLines,
     restarts,
+    restartTargets,
     clock,
     health,
     events: (name) => logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.event === name),
