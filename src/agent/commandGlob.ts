@@ -18,8 +18,12 @@ export function matchesCommandGlob(pattern: string, command: string): boolean {
 /**
  * True when the line could run sudo anywhere: any word "sudo" counts, after a path, a quote, a
  * newline, a wrapper (bash -c, nohup, xargs) or an assignment. Shell syntax is too rich to parse
- * here, and a needless question is the safe mistake; "grep sudo /etc/group" asks too.
+ * here, and a needless question is the safe mistake; "grep sudo /etc/group" asks too. A command
+ * built at run time (x=su; ${x}do) cannot be seen in the text: approvals are no sandbox.
  */
 export function invokesSudo(command: string): boolean {
-  return /(^|[^\w.-])sudo(\s|$|["'`);&|])/m.test(command);
+  // The shell drops quotes, backslashes and line continuations before it runs a word: su''do, s\udo
+  // and "sud"o are sudo, and so is a brace expansion {sudo,id}.
+  const words = command.replace(/\\\n/g, "").replace(/["'\\]/g, "");
+  return /(^|[^\w.-])sudo($|[^\w.-])/m.test(words);
 }

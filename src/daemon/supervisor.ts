@@ -50,8 +50,6 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   const needsToken = tokenRequired(bind, options.requireToken ?? config.server.require_token);
   if (needsToken) announceToken(bind, dataDir);
 
-  // A restart waits for the worker's own stop: the drain, then each PTY's SIGHUP→SIGTERM→SIGKILL.
-  const restartGraceMs = Math.max(config.watchdog.restart_grace_ms, config.server.drain_timeout_ms + 3 * config.pty.close_grace_ms + 2000);
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
     windowMs: config.supervisor.restart_window_s * 1000,
@@ -80,7 +78,8 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
       if (pid !== undefined && worker.pid !== pid) return `worker ${pid} is already gone; ${worker.pid} was started since and is left alone`;
       requestedExits.add(worker.pid);
       log.warn("worker.restart", { pid: worker.pid, reason });
-      const how = await stopWorker(worker, restartGraceMs);
+      // A hung worker ignores SIGTERM: the grace stays short, and endOrphanedTerminals ends what it leaves.
+      const how = await stopWorker(worker, config.watchdog.restart_grace_ms);
       return `worker ${worker.pid} stopped (${how}); the supervisor starts a new one`;
     },
   });
@@ -97,6 +96,15 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     }
     watchdog.ingestLine(line);
   };
+  // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more.
+  const endOrphanedTerminals = (workerPid: number) => {
+    try {
+      const orphans = killOrphanedPtyGroups(join(dataDir, PTY_GROUPS_DIR));
+      if (orphans.length > 0) log.warn("pty.orphans_killed", { worker_pid: workerPid, process_groups: orphans });
+    } catch (error) {
+      log.error("pty.orphans_failed", { worker_pid: workerPid, error });
+    }
+  };
   let restarts = 0;
   let exitCode = 0;
   log.info("supervisor.start", { pid: process.pid, data_dir: dataDir });
@@ -111,14 +119,13 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     if (outcome.kind === "stop") {
       log.info("supervisor.stopping", { signal: outcome.signal, worker_pid: worker.pid });
       await stopWorker(worker, config.supervisor.stop_grace_ms);
+      endOrphanedTerminals(worker.pid);
       break;
     }
     const fields = { pid: worker.pid, code: outcome.code, signal: worker.signalCode ? String(worker.signalCode) : null, uptime_ms: Date.now() - startedAt };
     const requested = requestedExits.delete(worker.pid);
     log.warn("worker.exit", { ...fields, requested });
-    // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more.
-    const orphans = killOrphanedPtyGroups(join(dataDir, PTY_GROUPS_DIR));
-    if (orphans.length > 0) log.warn("pty.orphans_killed", { worker_pid: worker.pid, process_groups: orphans });
+    endOrphanedTerminals(worker.pid);
     recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
     // Exit 0 without a request is an operator stopping the worker by hand: not an incident.
     if (!requested && (outcome.code !== 0 || worker.signalCode)) void watchdog.report(workerCrashSignal(fields));

@@ -27,9 +27,16 @@ interface LoggerState {
 // costs more than the request itself. Every line is still written, in order.
 let pending = "";
 const flushPending = () => {
-  const text = pending;
+  const bytes = Buffer.from(pending);
   pending = "";
-  process.stdout.write(text);
+  try {
+    // Synchronous: nothing waits in a userland buffer that an abrupt exit would drop.
+    const written = writeSync(1, bytes);
+    if (written < bytes.length) process.stdout.write(bytes.subarray(written));
+  } catch (error) {
+    // EPIPE: nobody reads stdout any more (the supervisor is gone); the lines have no reader.
+    if ((error as NodeJS.ErrnoException).code !== "EPIPE") process.stdout.write(bytes);
+  }
 };
 const batchedStdout: LogSink = (line) => {
   if (pending === "") setImmediate(flushPending);
@@ -83,7 +90,7 @@ export function createLogger(component: string): Logger {
     if (LEVEL_RANK[level] < LEVEL_RANK[state.level]) return;
     const record: LogRecord = { ts: new Date().toISOString(), level, component, event };
     // A field named like a fixed key ("component", "event") must not rewrite it.
-    if (fields) for (const key in fields) if (!(key in record)) record[key] = fields[key];
+    if (fields) for (const key in fields) if (!Object.hasOwn(record, key)) record[key] = fields[key];
     state.sink(formatLogLine(record));
   };
   return {

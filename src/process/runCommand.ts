@@ -55,13 +55,15 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     stop();
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let truncated = false;
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) {
-      kept.push(Buffer.from(chunk));
-      keptBytes += chunk.byteLength;
+  const readers = [child.stdout.getReader(), child.stderr.getReader()];
+  const collect = async (reader: (typeof readers)[number]) => {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      kept.push(Buffer.from(read.value));
+      keptBytes += read.value.byteLength;
       while (keptBytes > limit && kept.length > 1) {
         keptBytes -= kept.shift()!.byteLength;
         truncated = true;
@@ -69,10 +71,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     }
   };
   try {
-    const collected = Promise.all([collect(child.stdout), collect(child.stderr)]);
+    const collected = Promise.all(readers.map(collect));
     const exitCode = await child.exited;
-    // A background child left holding the pipes must not keep the caller waiting: read a little longer, then stop.
-    await raceTimeout(collected, PIPE_GRACE_MS);
+    // A background child left holding the pipes must not keep the caller waiting (or the pipes
+    // open): read a little longer, then let go of them.
+    if ((await raceTimeout(collected, PIPE_GRACE_MS)) === "timeout") {
+      // A reader may already be closed; cancelling it then has nothing to say.
+      await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
+    }
     let output = Buffer.concat(kept).toString("utf8");
     if (output.length > limit) {
       output = output.slice(-limit);
@@ -81,7 +87,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     return { exit_code: child.signalCode ? null : exitCode, signal: child.signalCode ? String(child.signalCode) : null, output, truncated, timed_out: timedOut, cancelled };
   } finally {
     clearTimeout(deadline);
-    clearTimeout(killTimer);
+    // killTimer stays: members of a stopped group can outlive its leader and still get the SIGKILL.
     options.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -67,7 +67,8 @@ export class ActionExecutor {
     const { limits } = this.config;
     switch (action) {
       case "restart_worker": {
-        const pid = target.signals.map((signal) => signal.fields.pid).find((value): value is number => typeof value === "number");
+        // The newest signal names the worker the decision is about.
+        const pid = [...target.signals].sort((a, b) => b.ts - a.ts).map((signal) => signal.fields.pid).find((value): value is number => typeof value === "number");
         return { ok: true, detail: await this.worker.restartWorker(target.reason, pid) };
       }
       case "open_breaker":

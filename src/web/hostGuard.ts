@@ -17,7 +17,10 @@ export function hostnameOf(hostHeader: string): string {
  */
 export function loopbackHostOnly(): MiddlewareHandler {
   return async (c, next) => {
-    const host = hostnameOf(c.req.header("host") ?? new URL(c.req.url).host);
+    const header = c.req.header("host");
+    // Browsers always send Host: a request without one (HTTP/1.0 probes, in-process calls) is no rebinding.
+    if (header === undefined) return next();
+    const host = hostnameOf(header).replace(/\.$/, "");
     if (isLoopbackAddress(host)) return next();
     return c.json(errorBody("bad_host", `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`), 421);
   };

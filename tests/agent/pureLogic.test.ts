@@ -23,7 +23,7 @@ describe("command globs", () => {
   test("find sudo anywhere a command starts", () => {
     for (const cmd of ["sudo id", "cd / && sudo id", "true; sudo -u x id", "echo $(sudo id)", "env A=1 sudo id"]) expect(invokesSudo(cmd)).toBe(true);
     // Ways around a parser that only looks at command positions: all of them still ask.
-    for (const cmd of ["true\nsudo reboot", "FOO=1 sudo reboot", "/usr/bin/sudo reboot", "bash -c 'sudo reboot'", "{ sudo reboot; }", "nohup sudo x", "time sudo x", "xargs sudo x", "bash -c \"sudo\""]) {
+    for (const cmd of ["su''do id", "s\\udo id", "sudo>/tmp/o id", "sudo</dev/null id", "{sudo,id}", "sudo\\\n id", "true\nsudo reboot", "FOO=1 sudo reboot", "/usr/bin/sudo reboot", "bash -c 'sudo reboot'", "{ sudo reboot; }", "nohup sudo x", "time sudo x", "xargs sudo x", "bash -c \"sudo\""]) {
       expect(invokesSudo(cmd)).toBe(true);
     }
     for (const cmd of ["sudoku", "pseudo x", "echo sudoers.d", "ls /etc/sudo.conf"]) expect(invokesSudo(cmd)).toBe(false);

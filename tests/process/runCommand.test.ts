@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
 import { runCommand } from "../../src/process/index.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 
@@ -34,5 +35,39 @@ describe("runCommand", () => {
     expect(result.truncated).toBe(true);
     expect(result.output.length).toBeLessThanOrEqual(4096);
     expect(result.output.trimEnd().endsWith("the-end")).toBe(true);
+  });
+});
+
+describe("runCommand leaves nothing behind", () => {
+  test("a group member that ignores SIGTERM still gets the SIGKILL after the grace", async () => {
+    const result = await runCommand({ argv: ["sh", "-c", "(trap '' TERM; echo member=$(sh -c 'echo $PPID'); sleep 40) & wait"], timeoutMs: 300, graceMs: 300 });
+    expect(result.timed_out).toBe(true);
+    const member = Number(/member=(\d+)/.exec(result.output)?.[1]);
+    expect(member).toBeGreaterThan(0);
+    await waitFor("the member that ignored SIGTERM to be killed", () => !isProcessAlive(member) || undefined, { timeoutMs: 5000 });
+  });
+
+  test("a background child holding the pipes does not keep them open once the command exited", async () => {
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const before = fds();
+    const leftovers: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const result = await runCommand({ argv: ["sh", "-c", "(sleep 30; echo late) & echo started $$"], timeoutMs: 10_000 });
+      const match = /^started (\d+)$/.exec(result.output.trim());
+      expect(match).not.toBeNull();
+      leftovers.push(Number(match![1]));
+    }
+    await waitFor("the pipes to be closed", () => fds() <= before || undefined, { timeoutMs: 5000 });
+    // Each command led its own process group: what it left behind goes with the group.
+    for (const group of leftovers) process.kill(-group, "SIGKILL");
+  });
+
+  test("an already aborted signal stops the command at once", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const started = performance.now();
+    const result = await runCommand({ argv: ["sleep", "5"], timeoutMs: 30_000, signal: controller.signal, graceMs: 200 });
+    expect(result.cancelled).toBe(true);
+    expect(performance.now() - started).toBeLessThan(4000);
   });
 });

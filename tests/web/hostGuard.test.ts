@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { hostnameOf } from "../../src/web/hostGuard.ts";
+import { waitFor } from "../support/waitFor.ts";
 import { startApp, type RunningApp } from "./appHarness.ts";
 
 let running: RunningApp | undefined;
@@ -40,6 +41,20 @@ describe("DNS rebinding on a loopback bind", () => {
     const port = new URL(running.url).port;
     const response = await fetch(`${running.url}/health`, { headers: { host: `agentd.example.net:${port}`, authorization: "Bearer a-long-enough-test-token" } });
     expect(response.status).toBe(200);
+  });
+
+  test("a request without Host (an HTTP/1.0 probe) is not refused nor an error; a fully qualified localhost. passes", async () => {
+    running = startApp();
+    const { port } = new URL(running.url);
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port: Number(port), socket: { data: (_s, data) => void (answer += data.toString()) } });
+    let answer = "";
+    socket.write("GET /livez HTTP/1.0\r\n\r\n");
+    await waitFor("the answer's head", () => answer.includes("\r\n\r\n") || undefined, { timeoutMs: 5000 });
+    socket.end();
+    // Bun cannot build the request's URL without a Host, so no route matches (404); what matters
+    // here is that the guard lets it through without a 500 (which opened an incident) or a 421.
+    expect(answer).toMatch(/^HTTP\/1\.1 (200|404) /);
+    expect((await fetch(`${running.url}/livez`, { headers: { host: `localhost.:${port}` } })).status).toBe(200);
   });
 
   test("host names are read from Host headers of every shape", () => {
