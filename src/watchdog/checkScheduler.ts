@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { CheckDebouncer } from "./checkDebouncer.ts";
 import { runCheck, type CheckContext } from "./checkRunners.ts";
+import { Redactor } from "./redaction.ts";
 import type { Signal } from "./signal.ts";
 import type { CheckConfig, WatchdogConfig } from "./watchdogConfig.ts";
 
@@ -24,6 +25,8 @@ interface Scheduled {
 }
 
 /** Runs each configured check on its own interval, debounced; a state change becomes a signal. */
+const redactor = new Redactor();
+
 export class CheckScheduler {
   readonly #checks: Scheduled[];
   #running = false;
@@ -73,7 +76,9 @@ export class CheckScheduler {
     const scheduled = this.#checks.find((s) => s.check.name === name);
     if (!scheduled) return;
     const { check } = scheduled;
-    const outcome = await runCheck(check, this.context);
+    const ran = await runCheck(check, this.context);
+    // A check's output is shown on the page and stored: key-shaped text in it is redacted first.
+    const outcome = { ...ran, detail: redactor.redact(ran.detail) };
     const now = this.now();
     const result = scheduled.debouncer.observe(outcome.ok, now);
     const state = result.state === "failing" ? "fail" : result.state === "ok" ? "pass" : "unknown";

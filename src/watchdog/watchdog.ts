@@ -211,8 +211,9 @@ export class Watchdog {
     return this.#afterAction(tracked, decision, result);
   }
 
-  #execute(tracked: TrackedIncident, decision: Decision, approved: boolean): Promise<ActionResult> {
-    return this.#executor.execute(decision.action, {
+  /** Runs an action; what it printed is redacted before it reaches the incident, the log or the page. */
+  async #execute(tracked: TrackedIncident, decision: Decision, approved: boolean): Promise<ActionResult> {
+    const result = await this.#executor.execute(decision.action, {
       incidentId: tracked.id,
       title: tracked.title,
       severity: tracked.severity,
@@ -222,6 +223,7 @@ export class Watchdog {
       command: decision.command,
       approved,
     });
+    return { ...result, detail: this.#redactor.redact(result.detail) };
   }
 
   /** Records what an action did; a remedial action that ran is verified, one that failed escalates. */

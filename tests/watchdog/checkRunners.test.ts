@@ -221,6 +221,15 @@ describe("scheduled checks are debounced", () => {
     expect(readCheckRows(db)).toEqual([expect.objectContaining({ state: "pass", last_change: now, output: "exit 0" })]);
   });
 
+  test("what a check printed is redacted before the page and the store see it", async () => {
+    const config = watchdogConfigSchema.parse({ checks: [{ type: "command", name: "leaky", argv: ["sh", "-c", "echo api_key=sk-live-abcdefghij123456; exit 1"], failure_threshold: 1 }] });
+    const scheduler = new CheckScheduler(config.checks, config.flapping, noWorker, () => {}, undefined);
+    await scheduler.runOnce("leaky");
+    const output = scheduler.rows()[0]!.output ?? "";
+    expect(output).toContain("exit 1");
+    expect(output).not.toContain("abcdefghij123456");
+  });
+
   test("a disk check's failure is a config_state signal", async () => {
     const dir = makeTempDir("agentd-check-");
     const signals: Signal[] = [];
