@@ -48,7 +48,10 @@ export function killOrphanedPtyGroups(dir: string): number[] {
     const pid = Number(name);
     const path = join(dir, name);
     const recorded = readFileSync(path, "utf8").trim();
-    if (Number.isInteger(pid) && pid > 1 && recorded !== "" && processStartTime(pid) === recorded) {
+    const leader = processStartTime(pid);
+    // The leader may have exited while members of its group run on: Linux does not hand out a pid
+    // that is still some group's id, so a group without its leader is still the one recorded.
+    if (Number.isInteger(pid) && pid > 1 && recorded !== "" && (leader === recorded || leader === undefined)) {
       try {
         process.kill(-pid, "SIGKILL");
         killed.push(pid);
