@@ -1,4 +1,4 @@
-import { redactText } from "./secretRedaction.ts";
+import { redactText } from "../redaction/index.ts";
 import type { ToolDefinition } from "./toolDefinition.ts";
 
 /**

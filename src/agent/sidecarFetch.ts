@@ -2,7 +2,7 @@ import { createParser } from "eventsource-parser";
 import type { SidecarLevel } from "./agentConfig.ts";
 import { ChatChunkAccumulator } from "./chatChunkAccumulator.ts";
 import type { DebugSidecar } from "./debugSidecar.ts";
-import { redactHeaders } from "./secretRedaction.ts";
+import { redactHeaders } from "../redaction/index.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

@@ -4,7 +4,7 @@ import type { ToolDefinition } from "./toolDefinition.ts";
 import type { ToolCallOutcome, ToolCallStore } from "./toolCallStore.ts";
 import type { ToolTarget } from "./toolTarget.ts";
 import { clipToolResult, toolResultText } from "./toolResultText.ts";
-import { redactText } from "./secretRedaction.ts";
+import { redactText } from "../redaction/index.ts";
 import type { ToolErrorBody } from "./toolArguments.ts";
 
 /** What a turn gives the runner to report through: stored events and the sidecar. */

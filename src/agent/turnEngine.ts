@@ -11,7 +11,7 @@ import { callSummary, commandLineOf } from "./callSubject.ts";
 import type { DebugSidecar } from "./debugSidecar.ts";
 import { streamModelStep } from "./modelStep.ts";
 import { requestSummary } from "./sidecarFetch.ts";
-import { redactSecrets } from "./secretRedaction.ts";
+import { redactSecrets } from "../redaction/index.ts";
 import type { AgentEventType, SessionEvents } from "./sessionEvents.ts";
 import type { ChatMessage, SessionRecord, SessionStore } from "./sessionStore.ts";
 import { parseToolArguments, type ToolErrorBody } from "./toolArguments.ts";

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { CheckDebouncer } from "./checkDebouncer.ts";
 import { runCheck, type CheckContext } from "./checkRunners.ts";
-import { Redactor } from "./redaction.ts";
+import { Redactor } from "../redaction/index.ts";
 import type { Signal } from "./signal.ts";
 import type { CheckConfig, WatchdogConfig } from "./watchdogConfig.ts";
 

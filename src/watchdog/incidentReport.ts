@@ -1,6 +1,6 @@
 import type { Incident } from "./incidentStore.ts";
 import type { PatternOutcome } from "./patternMemory.ts";
-import type { Redactor } from "./redaction.ts";
+import type { Redactor } from "../redaction/index.ts";
 import type { IncidentReport } from "./tier3Advisor.ts";
 import type { TrackedIncident } from "./trackedIncident.ts";
 import type { HealthView } from "./watchdog.ts";

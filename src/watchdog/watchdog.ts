@@ -10,7 +10,7 @@ import { IncidentStore } from "./incidentStore.ts";
 import { PatternMemory } from "./patternMemory.ts";
 import { describePortHolder } from "./portHolder.ts";
 import type { ProxyAdmin } from "./proxyAdmin.ts";
-import { Redactor } from "./redaction.ts";
+import { Redactor } from "../redaction/index.ts";
 import { RuleEngine, toRule } from "./ruleEngine.ts";
 import { severityAtLeast, type Decision, type Signal } from "./signal.ts";
 import { SignatureMatcher } from "./signatureMatcher.ts";

@@ -3,7 +3,7 @@ import { decideCallPolicy } from "../../src/agent/approvalPolicy.ts";
 import { approvalsConfigSchema } from "../../src/agent/approvalsConfig.ts";
 import { ChatChunkAccumulator } from "../../src/agent/chatChunkAccumulator.ts";
 import { invokesSudo, matchesCommandGlob } from "../../src/agent/commandGlob.ts";
-import { redactHeaders, redactSecrets, redactText } from "../../src/agent/secretRedaction.ts";
+import { redactHeaders, redactSecrets, redactText } from "../../src/redaction/index.ts";
 import { parseSidecar, readableSidecar, renderSidecarRecord } from "../../src/agent/sidecarRecord.ts";
 import { parseApprovalAnswer, transcriptLine } from "../../src/agent/terminalTranscript.ts";
 import { clipToolResult } from "../../src/agent/toolResultText.ts";

@@ -91,7 +91,7 @@ describe("alert webhook", () => {
     const [incident] = wd.watchdog.store.list();
     expect(incident).toBeDefined();
     expect(post!.body).toMatchObject({ kind: "alert", incident_id: incident!.id, title: "Nightly export failed — exporter", severity: "error", at: new Date(wd.clock.now).toISOString() });
-    expect(String(post!.body.message)).toStartWith("rule alert-export: Nightly export failed — export rejected: credential [REDACTED]");
+    expect(String(post!.body.message)).toStartWith("rule alert-export: Nightly export failed — export rejected: credential [redacted]");
     for (const secret of [HELD_SECRET, MODEL_KEY, WEBHOOK_TOKEN]) expect(post!.raw).not.toContain(secret);
     expect(wd.failures()).toEqual([]);
     expect(wd.logLines.filter((l) => l.event === "watchdog.alert")).toHaveLength(1);

@@ -7,10 +7,35 @@ const SECRET_VALUE =
   /\b(sk-[A-Za-z0-9_-]{12,}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)/gi;
+// The same in JSON or header form: "api_key": "…", authorization: …
+const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
 
-/** Replaces key-shaped substrings of a text (bearer tokens, sk-…, KEY=value assignments). */
+/** Replaces key-shaped substrings of a text (bearer tokens, sk-…, KEY=value and "key": value forms). */
 export function redactText(text: string): string {
-  return text.replace(BEARER, `$1 ${REDACTED}`).replace(SECRET_VALUE, REDACTED).replace(ASSIGNMENT, `$1=${REDACTED}`);
+  return text
+    .replace(BEARER, `$1 ${REDACTED}`)
+    .replace(SECRET_VALUE, REDACTED)
+    .replace(ASSIGNMENT, `$1=${REDACTED}`)
+    // A value already redacted, or the scheme word of "Authorization: Bearer [redacted]", stays.
+    .replace(JSON_FIELD, (match, head: string, value: string) => (value === REDACTED || /^(Bearer|Basic)$/i.test(value) ? match : `${head}${REDACTED}`));
+}
+
+/**
+ * Text redaction that also knows the exact secrets agentd holds (provider keys, the model key), for
+ * log lines stored on incidents or sent to a model.
+ */
+export class Redactor {
+  readonly #known: string[];
+
+  constructor(knownSecrets: Iterable<string | undefined> = []) {
+    this.#known = [...knownSecrets].filter((s): s is string => typeof s === "string" && s.length >= 6).sort((a, b) => b.length - a.length);
+  }
+
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.#known) out = out.split(secret).join(REDACTED);
+    return redactText(out);
+  }
 }
 
 /** Deep copy with secret-named fields and key-shaped values replaced; safe on any JSON value. */

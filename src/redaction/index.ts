@@ -1,0 +1,1 @@
+export { REDACTED, Redactor, redactHeaders, redactSecrets, redactText } from "./secretRedaction.ts";
