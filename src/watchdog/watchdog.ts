@@ -7,6 +7,8 @@ import { BUILTIN_SIGNATURES } from "./signatureCatalog.ts";
 import { DEFAULT_RULES } from "./defaultRules.ts";
 import { buildIncidentReport } from "./incidentReport.ts";
 import { IncidentStore } from "./incidentStore.ts";
+import { IncidentTracker } from "./incidentTracker.ts";
+import { IncidentVerifier } from "./incidentVerifier.ts";
 import { PatternMemory } from "./patternMemory.ts";
 import { describePortHolder } from "./portHolder.ts";
 import type { ProxyAdmin } from "./proxyAdmin.ts";
@@ -16,7 +18,7 @@ import { severityAtLeast, type Decision, type Signal } from "./signal.ts";
 import { SignatureMatcher } from "./signatureMatcher.ts";
 import { SilenceStore } from "./silenceStore.ts";
 import { Tier3Advisor } from "./tier3Advisor.ts";
-import { TrackedIncident } from "./trackedIncident.ts";
+import type { TrackedIncident } from "./trackedIncident.ts";
 import type { WatchdogConfig } from "./watchdogConfig.ts";
 
 export interface HealthView {
@@ -58,7 +60,8 @@ export class Watchdog {
   readonly #executor: ActionExecutor;
   readonly #advisor: Tier3Advisor;
   readonly #redactor: Redactor;
-  readonly #tracked = new Map<string, TrackedIncident>();
+  readonly #tracker: IncidentTracker;
+  readonly #verifier: IncidentVerifier;
   readonly #recent: string[] = [];
   readonly #now: () => number;
   #queue: Promise<void> = Promise.resolve();
@@ -77,18 +80,24 @@ export class Watchdog {
     this.approvals = new CommandApprovals(this.store, this.alerts, log, config, this.#now);
     this.#advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands));
     this.#redactor = new Redactor([config.tier3.api_key, ...(deps.secrets ?? [])]);
+    this.#tracker = new IncidentTracker({ config, db, log, store: this.store, approvals: this.approvals });
+    this.#verifier = new IncidentVerifier({
+      config,
+      log,
+      store: this.store,
+      memory: this.memory,
+      alerts: this.alerts,
+      tracker: this.#tracker,
+      healthy: () => deps.health().ok,
+      checkFailing: (name) => deps.checkFailing?.(name) ?? false,
+      escalate: (tracked, fromTier, failedAction) => this.#decideUnmatched(tracked, fromTier, failedAction),
+      now: this.#now,
+    });
   }
 
   /** Takes over the incidents left unresolved by a previous run, so they can resolve or recur. */
   adoptUnresolved(): number {
-    const open = this.store.list({ state: "unresolved", limit: 1000 });
-    for (const incident of open) {
-      const tracked = TrackedIncident.adopt(incident);
-      if (this.#tracked.has(tracked.fingerprint)) continue;
-      this.#tracked.set(tracked.fingerprint, tracked);
-      this.approvals.adopt(tracked);
-    }
-    return open.length;
+    return this.#tracker.adoptUnresolved();
   }
 
   /** A line from the worker's stdout or a tailed log file. */
@@ -116,7 +125,7 @@ export class Watchdog {
   }
 
   tracked(fingerprint: string): TrackedIncident | undefined {
-    return this.#tracked.get(fingerprint);
+    return this.#tracker.get(fingerprint);
   }
 
   #serialize(work: () => Promise<void>): Promise<void> {
@@ -127,7 +136,7 @@ export class Watchdog {
 
   async #handle(signal: Signal): Promise<void> {
     const now = signal.ts;
-    const { tracked, created } = this.#incidentFor(signal);
+    const { tracked, created } = this.#tracker.incidentFor(signal);
     const first = tracked.add(signal);
     if (!created) this.store.touch(tracked.id, { now, severity: tracked.severity, pattern: tracked.pattern, title: tracked.title });
     if (first) this.store.addEvent(tracked.id, "signal", signal.title, { signal: signal.id, ...signal.fields, ...(signal.line ? { line: signal.line.slice(0, 500) } : {}) }, now);
@@ -156,20 +165,6 @@ export class Watchdog {
     const colon = signal.component.indexOf(":");
     if (colon > 0) targets.push(signal.component.slice(colon + 1));
     return targets;
-  }
-
-  #incidentFor(signal: Signal): { tracked: TrackedIncident; created: boolean } {
-    const existing = this.#tracked.get(signal.component);
-    const groupMs = this.deps.config.group_window_s * 1000;
-    if (existing && signal.ts - existing.lastSignalAt <= groupMs) return { tracked: existing, created: false };
-    if (existing) this.#resolve(existing, `quiet for over ${this.deps.config.group_window_s}s; a new episode starts`, signal.ts);
-    const title = signal.component === "worker" || signal.component === "supervisor" ? signal.title : `${signal.title} — ${signal.component}`;
-    const incident = this.store.open({ fingerprint: signal.component, pattern: signal.id, title, category: signal.category, severity: signal.severity, now: signal.ts, details: { component: signal.component, signal: signal.id } });
-    this.store.prune(this.deps.config.max_incidents);
-    this.deps.log.warn("watchdog.incident_opened", { incident_id: incident.id, title, incident_component: signal.component, signal: signal.id, severity: signal.severity });
-    const tracked = new TrackedIncident(incident.id, signal.component, title, signal.category, signal.severity, signal.ts);
-    this.#tracked.set(signal.component, tracked);
-    return { tracked, created: true };
   }
 
   /** Tier 2, then tier 3, then an alert for what is serious enough. */
@@ -228,7 +223,7 @@ export class Watchdog {
 
   /** Records what an action did; a remedial action that ran is verified, one that failed escalates. */
   async #afterAction(tracked: TrackedIncident, decision: Decision, result: ActionResult): Promise<void> {
-    const { log, config } = this.deps;
+    const { log } = this.deps;
     this.store.addEvent(tracked.id, result.ok ? "action_done" : "action_failed", result.detail, { action: decision.action }, this.#now());
     if (decision.action === "alert") {
       tracked.alerted = true;
@@ -237,18 +232,10 @@ export class Watchdog {
     tracked.tried.push(decision.action);
     if (!result.ok) {
       log.warn("watchdog.action_failed", { incident_id: tracked.id, action: decision.action, detail: result.detail });
-      this.#conclude(tracked, decision.tier, decision.action, "failed", decision.command);
+      this.#verifier.conclude(tracked, decision.tier, decision.action, "failed", decision.command);
       return this.#decideUnmatched(tracked, decision.tier, decision.action);
     }
-    const start = this.#now();
-    tracked.verification = {
-      tier: decision.tier,
-      action: decision.action,
-      startedAt: start,
-      deadline: start + config.verify_window_s * 1000,
-      triggers: new Set(tracked.signals.keys()),
-      ...(decision.command ? { command: decision.command } : {}),
-    };
+    this.#verifier.begin(tracked, decision);
   }
 
   /** An allowed command runs here, in the watchdog's process, then is verified like any action. */
@@ -262,66 +249,12 @@ export class Watchdog {
     await this.#afterAction(tracked, decision, result);
   }
 
-  #conclude(tracked: TrackedIncident, tier: number, action: Decision["action"], verdict: "success" | "failed", command?: string): void {
-    const now = this.#now();
-    this.store.setVerdict(tracked.id, verdict);
-    this.memory.record(tracked.pattern, action, tier, verdict, tracked.id, now, command);
-    this.store.addEvent(tracked.id, "verdict", `${action}: ${verdict}`, { action, tier, verdict }, now);
-    this.deps.log.info("watchdog.verdict", { incident_id: tracked.id, action, tier, verdict });
-  }
-
   async #tick(): Promise<void> {
     const now = this.#now();
-    const { config } = this.deps;
-    this.#forgetClosedByOperator();
-    for (const tracked of [...this.#tracked.values()]) {
+    this.#tracker.forgetClosedByOperator();
+    for (const tracked of this.#tracker.all()) {
       if (tracked.approval) await this.#pollApproval(tracked);
-      const v = tracked.verification;
-      if (v) {
-        const settleMs = Math.min(1000, (v.deadline - v.startedAt) / 4);
-        const recurred = tracked.triggerRecurred(settleMs);
-        if (!recurred && now < v.deadline) continue;
-        tracked.verification = undefined;
-        const success = !recurred && this.#clear(tracked);
-        this.#conclude(tracked, v.tier, v.action, success ? "success" : "failed", v.command);
-        if (!success) await this.#decideUnmatched(tracked, v.tier, v.action);
-        continue;
-      }
-      if (now - tracked.lastSignalAt >= config.resolve_after_s * 1000 && this.#clear(tracked)) {
-        this.#resolve(tracked, `signals clear for ${config.resolve_after_s}s and health passes`, now);
-        if (tracked.alerted) await this.alerts.alert({ incidentId: tracked.id, title: tracked.title, severity: tracked.severity, message: `resolved: ${tracked.title}`, kind: "resolved" });
-      }
-    }
-  }
-
-  #clear(tracked: TrackedIncident): boolean {
-    if (tracked.fingerprint.startsWith("check:")) return !(this.deps.checkFailing?.(tracked.fingerprint.slice("check:".length)) ?? false);
-    return this.deps.health().ok;
-  }
-
-  #resolve(tracked: TrackedIncident, why: string, now: number): void {
-    this.#tracked.delete(tracked.fingerprint);
-    this.approvals.drop(tracked, "the incident resolved before the command ran");
-    this.store.addEvent(tracked.id, "note", why, {}, now);
-    this.store.setState(tracked.id, "resolved", "watchdog");
-    this.deps.log.info("watchdog.incident_resolved", { incident_id: tracked.id, title: tracked.title, why });
-  }
-
-  /** An operator resolved an incident by hand: the next signal opens a new episode. */
-  #forgetClosedByOperator(): void {
-    if (this.#tracked.size === 0) return;
-    const ids = [...this.#tracked.values()].map((t) => t.id);
-    const resolved = new Set(
-      this.deps.db
-        .query<{ id: number }, number[]>(`SELECT id FROM incidents WHERE state = 'resolved' AND id IN (${ids.map(() => "?").join(", ")})`)
-        .all(...ids)
-        .map((r) => r.id),
-    );
-    if (resolved.size === 0) return;
-    for (const [key, tracked] of this.#tracked) {
-      if (!resolved.has(tracked.id)) continue;
-      this.#tracked.delete(key);
-      this.approvals.drop(tracked, "the incident was resolved by hand before the command ran");
+      await this.#verifier.review(tracked, now);
     }
   }
 }
