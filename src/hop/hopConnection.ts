@@ -1,17 +1,18 @@
 import type { Client } from "ssh2";
 import type { Logger } from "../log/index.ts";
-import { binaryRunsCheck, type LocalBinary } from "./localBinary.ts";
-import { uploadBinary } from "./binaryUpload.ts";
+import { installAgentd, type UploadReport } from "./agentdInstall.ts";
 import { formatDestination, type Destination } from "./destination.ts";
 import { FallbackClient } from "./fallbackClient.ts";
 import { ForwardTunnel } from "./forwardTunnel.ts";
 import type { HopsConfig } from "./hopConfig.ts";
 import { HopError } from "./hopErrors.ts";
-import { platformMismatch } from "./platformMatch.ts";
+import type { HopProgress } from "./hopProgress.ts";
+import type { LocalBinary } from "./localBinary.ts";
+import { retryUntilConnected } from "./reconnectLoop.ts";
 import { HttpRemoteAgentdClient, type RemoteAgentdClient } from "./remoteAgentdClient.ts";
+import { RemoteAgentdLink, type RemoteAgentdPlace } from "./remoteAgentdLink.ts";
 import { runRemote } from "./remoteCommand.ts";
-import { probeRemoteAuth } from "./remoteAuth.ts";
-import { ensureRemoteDaemon, stopRemoteDaemon } from "./remoteDaemon.ts";
+import { stopRemoteDaemon } from "./remoteDaemon.ts";
 import { parseProbeOutput, probeScript, type RemoteFacts } from "./remoteProbe.ts";
 import { resolveRemotePath } from "./shellQuote.ts";
 import { connectChain, forwardOut, type SshChain } from "./sshChain.ts";
@@ -25,24 +26,6 @@ export interface HopSpec {
   via: Destination[];
   identity?: string;
   acceptNew: boolean;
-}
-
-export type HopStep = "connect" | "probe" | "upload" | "start" | "tunnel" | "ready";
-
-export interface HopProgress {
-  step: HopStep;
-  message: string;
-  bytes?: number;
-  total?: number;
-  elapsed_ms?: number;
-}
-
-export interface UploadReport {
-  uploaded: boolean;
-  binary_bytes: number;
-  wire_bytes: number;
-  compressed: boolean;
-  verified?: "sha256" | "size";
 }
 
 export interface HopDeps {
@@ -65,7 +48,6 @@ export class HopConnection {
   state: HopState = "connecting";
   mode: "agentd" | "fallback" | null = null;
   facts: RemoteFacts | undefined;
-  remoteVersion: string | null = null;
   remoteDir: string | undefined;
   fallbackReason: string | undefined;
   lastError: string | undefined;
@@ -74,14 +56,18 @@ export class HopConnection {
   lastChange = Date.now();
   private chain: SshChain | undefined;
   private tunnel: ForwardTunnel | undefined;
-  private remotePort: number | undefined;
-  /** The remote agentd's bearer token: in memory only, never in the store, a log line or an error. */
-  private remoteToken: string | undefined;
+  private readonly daemon: RemoteAgentdLink;
   private remoteClient: RemoteAgentdClient | undefined;
   private readonly stopping = new AbortController();
 
   constructor(readonly spec: HopSpec, private readonly deps: HopDeps) {
     this.openedAt = deps.openedAt ?? Date.now();
+    this.daemon = new RemoteAgentdLink({ hop: spec.name, readyTimeoutMs: deps.config.remote_ready_timeout_ms, commandTimeoutMs: COMMAND_TIMEOUT_MS, log: deps.log });
+  }
+
+  /** The remote agentd's version; none in fallback mode. */
+  get remoteVersion(): string | null {
+    return this.mode === "fallback" ? null : this.daemon.version;
   }
 
   get client(): RemoteAgentdClient | undefined {
@@ -177,38 +163,21 @@ export class HopConnection {
   }
 
   private async installAndStart(ssh: Client, facts: RemoteFacts, progress: (event: HopProgress) => void): Promise<void> {
-    const { config, log } = this.deps;
-    const binary = await this.deps.binary();
-    const mismatch = platformMismatch(binary.platform, facts);
-    if (mismatch) return this.fallBack(mismatch, progress);
-    const binPath = `${this.remoteDir}/bin/agentd`;
-    const same = facts.installed?.sha256 === binary.sha256;
-    this.upload = { uploaded: false, binary_bytes: binary.bytes.length, wire_bytes: 0, compressed: false };
-    if (same && !facts.installed!.runs) return this.fallBack(`the installed agentd (same sha256) does not run there: \`${binPath} version\` failed`, progress);
-    if (!same) {
-      if (facts.freeKb !== null && facts.freeKb * 1024 < binary.bytes.length * 2.5) {
-        throw new HopError("hop_upload_failed", `Not enough free disk on the remote host: ${facts.freeKb} KiB free, the upload needs about ${Math.ceil((binary.bytes.length * 2.5) / 1024)} KiB`);
-      }
-      const started = Date.now();
-      progress({ step: "upload", message: `uploading agentd (${binary.bytes.length} bytes${facts.gzip ? ", gzip on the wire" : ""}) to ${binPath}` });
-      const result = await uploadBinary({
-        client: ssh,
-        binary: binary.bytes,
-        sha256: binary.sha256,
-        binPath,
-        gzip: facts.gzip,
-        shaTool: facts.shaTool,
-        commandTimeoutMs: COMMAND_TIMEOUT_MS,
-        onProgress: (bytes, total) => progress({ step: "upload", message: "uploading", bytes, total, elapsed_ms: Date.now() - started }),
-      });
-      this.upload = { uploaded: true, binary_bytes: binary.bytes.length, wire_bytes: result.wireBytes, compressed: result.compressed, verified: result.verified };
-      log.info("hop.uploaded", { hop: this.spec.name, bytes: binary.bytes.length, wire_bytes: result.wireBytes, verified: result.verified, ms: Date.now() - started });
-      const runs = await binaryRunsCheck(ssh, binPath, COMMAND_TIMEOUT_MS);
-      if (!runs.ok) return this.fallBack(`the uploaded agentd does not run there: ${runs.reason}`, progress);
-    }
+    const install = await installAgentd({
+      hop: this.spec.name,
+      ssh,
+      binary: await this.deps.binary(),
+      facts,
+      remoteDir: this.remoteDir!,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      log: this.deps.log,
+      progress,
+      onUpload: (report) => (this.upload = report),
+    });
+    if (install.kind === "fallback") return this.fallBack(install.reason, progress);
     progress({ step: "start", message: "starting the remote agentd" });
     try {
-      await this.startRemote(ssh, !same);
+      await this.daemon.start(ssh, this.place(), install.uploaded);
     } catch (error) {
       if (error instanceof HopError && error.code === "hop_remote_start_failed") return this.fallBack(error.message, progress);
       throw error;
@@ -217,61 +186,26 @@ export class HopConnection {
     this.mode = "agentd";
     const tunnel = new ForwardTunnel(() => {
       const live = this.liveSsh();
-      return live && this.remotePort ? forwardOut(live, "127.0.0.1", this.remotePort) : Promise.reject(this.unavailable());
+      return live && this.daemon.port ? forwardOut(live, "127.0.0.1", this.daemon.port) : Promise.reject(this.unavailable());
     });
     await tunnel.listen();
     this.tunnel = tunnel;
     this.remoteClient = new HttpRemoteAgentdClient(this.spec.name, {
       baseUrl: () => this.tunnelUrl,
-      token: () => this.remoteToken,
+      token: () => this.daemon.token,
       unavailable: () => this.unavailable(),
-      callTimeoutMarginMs: config.call_timeout_margin_ms,
+      callTimeoutMarginMs: this.deps.config.call_timeout_margin_ms,
     });
-    await this.checkThroughTunnel(ssh);
+    await this.daemon.checkThroughTunnel(ssh, this.place(), tunnel);
   }
 
-  /** Makes sure the remote agentd runs (requiring its token) and takes its port, version and token. */
-  private async startRemote(ssh: Client, restart: boolean): Promise<void> {
-    const { ready, token } = await ensureRemoteDaemon({
-      client: ssh,
-      binPath: `${this.remoteDir}/bin/agentd`,
-      dataDir: this.remoteDir!,
-      setsid: this.facts?.setsid ?? true,
-      restart,
-      readyTimeoutMs: this.deps.config.remote_ready_timeout_ms,
-      commandTimeoutMs: COMMAND_TIMEOUT_MS,
-      log: this.deps.log,
-    });
-    this.remotePort = ready.port;
-    this.remoteVersion = ready.version;
-    this.remoteToken = token;
-  }
-
-  /**
-   * Checks the remote agentd through the tunnel: it answers /livez (no token needed), refuses a
-   * request without the token and accepts the hop's. One that answers without the token (started
-   * before hops required it) or refuses the hop's is ours, so it is restarted with --require-token
-   * once; its PTY sessions end with it.
-   */
-  private async checkThroughTunnel(ssh: Client): Promise<void> {
-    const base = `http://127.0.0.1:${this.tunnel!.port}`;
-    const live = await fetch(`${base}/livez`, { signal: AbortSignal.timeout(COMMAND_TIMEOUT_MS) }).catch((error: unknown) => error as Error);
-    if (live instanceof Error || !live.ok) throw new HopError("hop_remote_start_failed", `The remote agentd does not answer through the tunnel: ${live instanceof Error ? live.message : `HTTP ${live.status}`}`);
-    await live.arrayBuffer();
-    let auth = await probeRemoteAuth(base, this.remoteToken!, COMMAND_TIMEOUT_MS);
-    if (auth === "ok") return;
-    this.deps.log.warn("hop.remote_restarting", { hop: this.spec.name, reason: auth === "open" ? "the remote agentd answers without a token" : "the remote agentd refuses the token in its data dir" });
-    await this.startRemote(ssh, true);
-    // Pooled connections through the tunnel led to the old process's port.
-    this.tunnel!.dropConnections();
-    auth = await probeRemoteAuth(base, this.remoteToken!, COMMAND_TIMEOUT_MS);
-    if (auth !== "ok") throw new HopError("hop_remote_start_failed", `The restarted remote agentd ${auth === "open" ? "still answers without a token" : "refuses the token in its data dir"}`);
+  private place(): RemoteAgentdPlace {
+    return { dataDir: this.remoteDir!, setsid: this.facts?.setsid ?? true };
   }
 
   private fallBack(reason: string, progress: (event: HopProgress) => void): void {
     this.mode = "fallback";
     this.fallbackReason = reason;
-    this.remoteVersion = null;
     this.deps.log.warn("hop.fallback", { hop: this.spec.name, reason });
     progress({ step: "start", message: `fallback: ${reason}; commands will run over SSH exec with a pty` });
   }
@@ -279,10 +213,10 @@ export class HopConnection {
   /** After a reconnect: the remote agentd normally still runs; start it again if the host rebooted. */
   private async restartIfGone(ssh: Client): Promise<void> {
     const binary = await this.deps.binary();
-    const before = this.remotePort;
-    await this.startRemote(ssh, false);
-    await this.checkThroughTunnel(ssh);
-    if (this.remotePort !== before) this.deps.log.warn("hop.remote_restarted", { hop: this.spec.name, note: "the remote agentd is a new process; its earlier sessions are gone", version: binary.version });
+    const before = this.daemon.port;
+    await this.daemon.start(ssh, this.place(), false);
+    await this.daemon.checkThroughTunnel(ssh, this.place(), this.tunnel!);
+    if (this.daemon.port !== before) this.deps.log.warn("hop.remote_restarted", { hop: this.spec.name, note: "the remote agentd is a new process; its earlier sessions are gone", version: binary.version });
   }
 
   private async onDrop(chain: SshChain): Promise<void> {
@@ -299,32 +233,32 @@ export class HopConnection {
   /** Retries with backoff until connected, closed, refused by a host key, or past `giveUpAt`. */
   private async reconnect(giveUpAt: number): Promise<void> {
     const { config, log } = this.deps;
-    let delay = config.reconnect_initial_ms;
-    for (let attempt = 1; !this.stopping.signal.aborted; attempt++) {
-      try {
-        await this.establish(() => undefined, false);
-        if (this.stopping.signal.aborted) {
-          // Closed while this attempt was connecting: drop what it built.
+    const outcome = await retryUntilConnected({
+      signal: this.stopping.signal,
+      giveUpAt,
+      initialMs: config.reconnect_initial_ms,
+      maxMs: config.reconnect_max_ms,
+      attempt: () =>
+        this.establish(() => undefined, false).catch((error: unknown) => {
           this.dropChain();
-          await this.tunnel?.close();
-          return;
-        }
-        log.info("hop.reconnected", { hop: this.spec.name, attempt });
-        return;
-      } catch (error) {
-        this.dropChain();
-        if (this.stopping.signal.aborted) return;
+          throw error;
+        }),
+      onFailure: (error, attempt, nextMs) => {
         this.lastError = (error as Error).message;
         this.setState("reconnecting");
-        log.warn("hop.reconnect_failed", { hop: this.spec.name, attempt, error, next_ms: delay });
-        if ((error instanceof HopError && (error.code === "hop_host_key_changed" || error.code === "hop_host_unknown")) || Date.now() >= giveUpAt) {
-          await this.tunnel?.close();
-          this.setState("closed");
-          return;
-        }
-      }
-      await abortableSleep(delay * (0.8 + Math.random() * 0.4), this.stopping.signal);
-      delay = Math.min(delay * 2, config.reconnect_max_ms);
+        log.warn("hop.reconnect_failed", { hop: this.spec.name, attempt, error, next_ms: nextMs });
+      },
+      isFinal: (error) => error instanceof HopError && (error.code === "hop_host_key_changed" || error.code === "hop_host_unknown"),
+    });
+    if (outcome.kind === "connected") {
+      log.info("hop.reconnected", { hop: this.spec.name, attempt: outcome.attempt });
+    } else if (outcome.kind === "connected_after_stop") {
+      // Closed while this attempt was connecting: drop what it built.
+      this.dropChain();
+      await this.tunnel?.close();
+    } else if (outcome.kind === "gave_up") {
+      await this.tunnel?.close();
+      this.setState("closed");
     }
   }
 
@@ -353,16 +287,4 @@ export class HopConnection {
     this.lastChange = Date.now();
     this.deps.onChange(this);
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

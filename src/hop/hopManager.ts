@@ -1,9 +1,11 @@
 import type { Database } from "bun:sqlite";
 import type { Hono } from "hono";
 import { createLogger, type Logger } from "../log/index.ts";
+import type { UploadReport } from "./agentdInstall.ts";
 import { formatDestination, parseDestination } from "./destination.ts";
 import type { HopsConfig } from "./hopConfig.ts";
-import { HopConnection, type HopProgress, type HopSpec, type HopState, type UploadReport } from "./hopConnection.ts";
+import { HopConnection, type HopSpec, type HopState } from "./hopConnection.ts";
+import type { HopProgress } from "./hopProgress.ts";
 import { HopError } from "./hopErrors.ts";
 import { createHopRoutes } from "./hopRoutes.ts";
 import { HopStore, RESUMABLE_STATES, type HopRecord } from "./hopStore.ts";

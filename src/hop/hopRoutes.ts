@@ -4,7 +4,7 @@ import { z } from "zod";
 import { AgentdError } from "../errors/index.ts";
 import { createLogger } from "../log/index.ts";
 import { createErrorHandler, errorBody } from "../web/errorResponse.ts";
-import type { HopProgress } from "./hopConnection.ts";
+import type { HopProgress } from "./hopProgress.ts";
 import type { HopManager } from "./hopManager.ts";
 
 const openRequest = z.strictObject({

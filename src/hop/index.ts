@@ -1,6 +1,8 @@
 export { createHopManager } from "./hopManager.ts";
 export type { HopManager, HopManagerOptions, HopInfo, OpenHopRequest } from "./hopManager.ts";
-export type { HopProgress, HopState, HopStep, UploadReport } from "./hopConnection.ts";
+export type { HopState } from "./hopConnection.ts";
+export type { HopProgress, HopStep } from "./hopProgress.ts";
+export type { UploadReport } from "./agentdInstall.ts";
 export type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
 export { hopsConfigSchema } from "./hopConfig.ts";
 export type { HopsConfig } from "./hopConfig.ts";
