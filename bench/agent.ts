@@ -1,5 +1,6 @@
 // Agent loop overhead per step with a scripted upstream that answers instantly.
-// Run: node_modules/.bin/bun bench/agent.ts [--steps 1000]
+// Run: node_modules/.bin/bun bench/agent.ts [--steps 1000] [--rounds 3]
+// The machine is shared and noisy: off and on alternate for several rounds and each reports its median run.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,8 +12,9 @@ import type { Logger } from "../src/log/index.ts";
 import { baseMigrations, openStore } from "../src/store/index.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../tests/support/scriptedUpstream.ts";
 
-const { values } = parseArgs({ options: { steps: { type: "string", default: "1000" } } });
+const { values } = parseArgs({ options: { steps: { type: "string", default: "1000" }, rounds: { type: "string", default: "3" } } });
 const STEPS = Number(values.steps);
+const ROUNDS = Number(values.rounds);
 const STEPS_PER_TURN = 200;
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
@@ -33,6 +35,11 @@ function stats(samples: number[]) {
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length };
 }
 
+/** The run with the median wall per step. */
+function medianRun(runs: AgentRun[]): AgentRun {
+  return [...runs].sort((a, b) => a.wallPerStep - b.wallPerStep)[Math.floor(runs.length / 2)]!;
+}
+
 /** A fetch that notes when each model request leaves and when its stream has been read to the end. */
 function observedFetch(times: StepTimes): typeof fetch {
   return (async (input: any, init?: RequestInit) => {
@@ -48,7 +55,15 @@ async function readToEnd(response: Response): Promise<void> {
   for await (const _chunk of response.body!);
 }
 
-async function runAgent(upstream: ScriptedUpstream, sidecar: "off" | "info"): Promise<{ toTool: number[]; toModel: number[]; wallPerStep: number }> {
+interface AgentRun {
+  toTool: number[];
+  toModel: number[];
+  wallPerStep: number;
+}
+
+async function runAgent(upstream: ScriptedUpstream, sidecar: "off" | "info"): Promise<AgentRun> {
+  // The upstream keeps every request it got; left to grow, it would make each later run pay more GC.
+  upstream.requests.length = 0;
   const dataDir = mkdtempSync(join(tmpdir(), "agentd-bench-"));
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: [...baseMigrations, ...agentMigrations] });
   const times: StepTimes = { streamEnd: [], request: [], toolStart: [], toolEnd: [] };
@@ -120,8 +135,17 @@ upstream.setDefault({ kind: "text", toolCalls: [{ name: "noop", arguments: '{"n"
 const ms = (n: number) => n.toFixed(3);
 try {
   await runAgent(upstream, "off"); // warm-up: JIT, SQLite page cache
-  const off = await runAgent(upstream, "off");
-  const on = await runAgent(upstream, "info");
+  const offRuns: AgentRun[] = [];
+  const onRuns: AgentRun[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate which goes first, so neither always runs on the warmer (or busier) side of a pair.
+    for (const level of round % 2 === 0 ? (["off", "info"] as const) : (["info", "off"] as const)) {
+      (level === "off" ? offRuns : onRuns).push(await runAgent(upstream, level));
+    }
+  }
+  const off = medianRun(offRuns);
+  const on = medianRun(onRuns);
+  upstream.requests.length = 0;
   const bare = await runBareSdk(upstream);
   const rows: string[][] = [];
   for (const [name, run] of [["sidecar off", off], ["sidecar on (info)", on]] as const) {
@@ -131,6 +155,7 @@ try {
   }
   const lines = [
     `Agent per-step overhead, ${STEPS} steps (${STEPS_PER_TURN} steps a turn), scripted upstream answering instantly, times in ms`,
+    `Median of ${ROUNDS} alternating rounds; wall per step, off: ${offRuns.map((r) => ms(r.wallPerStep)).join(" ")}; on: ${onRuns.map((r) => ms(r.wallPerStep)).join(" ")}`,
     "",
     "| run | stream end → tool start p50 | p99 | tool end → next request p50 | p99 | wall per step | steps |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",

@@ -22,12 +22,13 @@ export function sidecarPath(dir: string, sessionId: string): string {
 }
 
 /**
- * The debug file of one session. write() only queues: a background drain appends batches, so
- * the turn never waits on the disk; flush() writes out whatever is queued and waits for it.
+ * The debug file of one session. write() only queues the record: a background drain redacts,
+ * renders and appends batches, so the turn waits on neither the disk nor the rendering; flush()
+ * writes out whatever is queued and waits for it.
  */
 export class DebugSidecar {
   readonly path: string;
-  #queue: string[] = [];
+  #queue: SidecarRecord[] = [];
   #draining: Promise<void> | undefined;
   #size = 0;
   #file: FileHandle | undefined;
@@ -37,9 +38,9 @@ export class DebugSidecar {
     this.path = sidecarPath(options.dir, options.sessionId);
   }
 
+  /** Queues a record; it is rendered later, so `fields` must not be changed after this call. */
   write(kind: string, fields: Record<string, unknown>): void {
-    const record: SidecarRecord = { ts: new Date().toISOString(), session: this.options.sessionId, kind, ...fields };
-    this.#queue.push(renderSidecarRecord(redactSecrets(record, this.options.secrets)));
+    this.#queue.push({ ts: new Date().toISOString(), session: this.options.sessionId, kind, ...fields });
     if (this.#draining || this.#timer) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
@@ -79,7 +80,9 @@ export class DebugSidecar {
         // One append per batch, but the file still rotates at a record boundary once it is full.
         let chunk = "";
         let chunkBytes = 0;
-        for (const record of records) {
+        for (const raw of records) {
+          const record = this.#render(raw);
+          if (record === undefined) continue;
           const bytes = Buffer.byteLength(record);
           if (this.#size + chunkBytes > 0 && this.#size + chunkBytes + bytes > this.options.maxBytes) {
             if (chunk) await this.#file!.write(chunk);
@@ -98,6 +101,16 @@ export class DebugSidecar {
       this.#queue = [];
     } finally {
       this.#draining = undefined;
+    }
+  }
+
+  /** One record as file text, secrets hidden; a record that cannot be rendered is logged and left out. */
+  #render(record: SidecarRecord): string | undefined {
+    try {
+      return renderSidecarRecord(redactSecrets(record, this.options.secrets));
+    } catch (error) {
+      this.options.logger.warn("sidecar.render_failed", { session: this.options.sessionId, kind: record.kind, error });
+      return undefined;
     }
   }
 

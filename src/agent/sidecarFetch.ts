@@ -97,6 +97,8 @@ function gatherStream(sidecar: DebugSidecar, head: Record<string, unknown>, star
   };
   const parser = createParser({
     onEvent(event) {
+      // The record is rendered later, in the sidecar's drain: what it holds must not change after finish.
+      if (done) return;
       if (level === "full") raw.push(event.data);
       if (event.data === "[DONE]") return;
       try {

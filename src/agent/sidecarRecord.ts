@@ -14,11 +14,8 @@ export const SIDECAR_SEPARATOR = "# ----";
  */
 export function renderSidecarRecord(record: SidecarRecord): string {
   const compact = JSON.stringify(record);
-  const pretty = JSON.stringify(record, null, 2)
-    .split("\n")
-    .map((line) => `# ${line}`)
-    .join("\n");
-  return `${compact}\n${pretty}\n${SIDECAR_SEPARATOR}\n`;
+  const pretty = JSON.stringify(record, null, 2).replaceAll("\n", "\n# ");
+  return `${compact}\n# ${pretty}\n${SIDECAR_SEPARATOR}\n`;
 }
 
 /** The records of a sidecar text: its JSON lines; comment lines are the human rendering and skipped. */

@@ -6,7 +6,7 @@ import type { Logger } from "../log/index.ts";
 import type { AgentConfig } from "./agentConfig.ts";
 import type { ApprovalsConfig } from "./approvalsConfig.ts";
 import type { ApprovalStore } from "./approvalStore.ts";
-import { decideCallPolicy } from "./approvalPolicy.ts";
+import { callVerdict, deniedMessage, type CallVerdictContext } from "./callVerdict.ts";
 import { callSummary, commandLineOf } from "./callSubject.ts";
 import type { DebugSidecar } from "./debugSidecar.ts";
 import { streamModelStep } from "./modelStep.ts";
@@ -14,7 +14,7 @@ import { requestSummary } from "./sidecarFetch.ts";
 import { redactSecrets } from "../redaction/index.ts";
 import type { AgentEventType, SessionEvents } from "./sessionEvents.ts";
 import type { ChatMessage, SessionRecord, SessionStore } from "./sessionStore.ts";
-import { parseToolArguments, type ToolErrorBody } from "./toolArguments.ts";
+import { argumentsByCallId, argumentValue, parseToolArguments, type ToolErrorBody } from "./toolArguments.ts";
 import type { ToolCatalog } from "./toolCatalog.ts";
 import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
@@ -166,7 +166,7 @@ export class TurnEngine {
     history.push(message);
     gathered.toolCalls.forEach((call, ordinal) => {
       const tool = this.deps.catalog.byName.get(call.name);
-      this.deps.toolCalls.plan({ sessionId: session.id, turnId, step, ordinal, callId: call.id, tool: call.name, scope: tool?.scope ?? null, arguments: redactSecrets(safeJson(call.arguments)) });
+      this.deps.toolCalls.plan({ sessionId: session.id, turnId, step, ordinal, callId: call.id, tool: call.name, scope: tool?.scope ?? null, arguments: redactSecrets(argumentValue(call.arguments)) });
     });
     return message;
   }
@@ -175,8 +175,12 @@ export class TurnEngine {
   async #runCalls(session: SessionRecord, turnId: string, step: number, history: ChatMessage[], signal: AbortSignal): Promise<StepResult> {
     const open = this.deps.toolCalls.unfinished(turnId);
     const argumentText = argumentsByCallId(history);
-    const grants = this.deps.approvals.grants(session.id);
-    const policy = { ...this.deps.approvalsConfig.policy, ...session.policy };
+    const verdictContext: CallVerdictContext = {
+      approvals: this.deps.approvals,
+      approvalsConfig: this.deps.approvalsConfig,
+      policy: { ...this.deps.approvalsConfig.policy, ...session.policy },
+      grants: this.deps.approvals.grants(session.id),
+    };
     const waiting: ToolCallRecord[] = [];
     for (const record of open) {
       if (signal.aborted) throw signal.reason;
@@ -191,18 +195,7 @@ export class TurnEngine {
         continue;
       }
       const command = commandLineOf(tool, parsed.args);
-      let verdict: "allow" | "ask" | "deny";
-      let scope: string = tool.scope;
-      let reason: string;
-      if (record.status === "awaiting_approval" && record.approval_id) {
-        const approval = this.deps.approvals.get(record.approval_id);
-        scope = approval.scope;
-        verdict = approval.status === "allow_once" || approval.status === "allow_session" ? "allow" : approval.status === "pending" ? "ask" : "deny";
-        reason = `user:${approval.status}`;
-      } else {
-        const decision = decideCallPolicy({ scope: tool.scope, command, policy, rules: this.deps.approvalsConfig.rules, grants });
-        ({ verdict, scope, reason } = decision);
-      }
+      const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext);
       if (waiting.length > 0 || verdict === "ask") {
         // Once one call waits, later calls wait too, so the model's order is kept.
         if (verdict === "ask" && record.status !== "awaiting_approval") {
@@ -215,9 +208,7 @@ export class TurnEngine {
         continue;
       }
       if (verdict === "deny") {
-        const byUser = reason.startsWith("user:");
-        const message = byUser ? `denied by the user: ${tool.name} was not run` : `denied by policy (${reason}): ${tool.name} was not run`;
-        this.#answerUnrun(session.id, turnId, record, history, "denied", { code: "denied", message });
+        this.#answerUnrun(session.id, turnId, record, history, "denied", { code: "denied", message: deniedMessage(tool, reason) });
         continue;
       }
       // Read per call, not from `session`: a hop earlier in this turn may have switched the host.
@@ -296,21 +287,4 @@ export class TurnEngine {
         this.deps.channel(sessionId).sidecar?.write(kind, this.deps.agent.debug.level === "full" || typeof fields.result !== "string" ? fields : { ...fields, result: clipToolResult(fields.result, 2000).text }),
     };
   }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** The argument text of each call of the newest model message that made calls, by call id. */
-function argumentsByCallId(history: ChatMessage[]): Map<string, string> {
-  for (let i = history.length - 1; i >= 0; i--) {
-    const calls = history[i]!.tool_calls as Array<{ id: string; function: { arguments: string } }> | undefined;
-    if (calls) return new Map(calls.map((call) => [call.id, call.function.arguments]));
-  }
-  return new Map();
 }

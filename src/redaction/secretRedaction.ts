@@ -47,7 +47,7 @@ function redactValue(value: unknown, key: string | undefined, extra: readonly st
   if (typeof value === "string") {
     if (key !== undefined && SECRET_NAME.test(key) && value.length > 0) return REDACTED;
     let text = redactText(value);
-    for (const secret of extra) if (secret.length >= 6) text = text.split(secret).join(REDACTED);
+    for (const secret of extra) if (secret.length >= 6 && text.includes(secret)) text = text.split(secret).join(REDACTED);
     return text;
   }
   if (Array.isArray(value)) return value.map((item) => redactValue(item, undefined, extra));

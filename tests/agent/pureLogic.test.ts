@@ -4,10 +4,11 @@ import { approvalsConfigSchema } from "../../src/agent/approvalsConfig.ts";
 import { ChatChunkAccumulator } from "../../src/agent/chatChunkAccumulator.ts";
 import { invokesSudo, matchesCommandGlob } from "../../src/agent/commandGlob.ts";
 import { redactHeaders, redactSecrets, redactText } from "../../src/redaction/index.ts";
-import { parseSidecar, readableSidecar, renderSidecarRecord } from "../../src/agent/sidecarRecord.ts";
+import { parseSidecar, readableSidecar, renderSidecarRecord, SIDECAR_SEPARATOR } from "../../src/agent/sidecarRecord.ts";
 import { parseApprovalAnswer, transcriptLine } from "../../src/agent/terminalTranscript.ts";
 import { clipToolResult } from "../../src/agent/toolResultText.ts";
 import { callSummary } from "../../src/agent/callSubject.ts";
+import { argumentsByCallId, argumentValue } from "../../src/agent/toolArguments.ts";
 
 const defaults = approvalsConfigSchema.parse({});
 
@@ -72,6 +73,32 @@ describe("sidecar records", () => {
     expect(parseSidecar(text)).toEqual([record, { ...record, kind: "turn.end" }]);
     expect(text.split("\n")[1]).toBe("# {");
     expect(readableSidecar(text)).toContain('"kind": "tool.end"');
+  });
+
+  test("every line of the readable rendering is a comment, one per line of the indented JSON", () => {
+    const record = { ts: "2026-01-01T00:00:00.000Z", session: "ses_1", kind: "tool.start", arguments: { cmd: "ls", nested: [1, { a: "b" }] } };
+    const pretty = JSON.stringify(record, null, 2).split("\n");
+    const lines = renderSidecarRecord(record).split("\n");
+    expect(lines).toEqual([JSON.stringify(record), ...pretty.map((line) => `# ${line}`), SIDECAR_SEPARATOR, ""]);
+  });
+});
+
+describe("tool call arguments", () => {
+  test("the newest model message that made calls gives each call's argument text", () => {
+    const call = (id: string, args: string) => ({ id, type: "function", function: { name: "t", arguments: args } });
+    const history = [
+      { role: "assistant", content: null, tool_calls: [call("old", "{}")] },
+      { role: "tool", tool_call_id: "old", content: "ok" },
+      { role: "assistant", content: null, tool_calls: [call("a", '{"n":1}'), call("b", "")] },
+      { role: "tool", tool_call_id: "a", content: "ok" },
+    ];
+    expect(argumentsByCallId(history)).toEqual(new Map([["a", '{"n":1}'], ["b", ""]]));
+    expect(argumentsByCallId([{ role: "user", content: "hi" }])).toEqual(new Map());
+  });
+
+  test("are stored parsed when they are JSON and as text when not", () => {
+    expect(argumentValue('{"n":1}')).toEqual({ n: 1 });
+    expect(argumentValue("{not json")).toBe("{not json");
   });
 });
 
