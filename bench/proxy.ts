@@ -13,6 +13,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** A difference with its sign: RSS may also shrink while streams are open (the GC runs). */
+const signed = (value: number, digits: number) => `${value < 0 ? "−" : "+"}${Math.abs(value).toFixed(digits)}`;
+
 const role = process.argv[2];
 const CHAT_JSON = JSON.stringify({
   id: "chatcmpl-bench",
@@ -244,16 +247,16 @@ async function orchestrate(): Promise<void> {
     const ms = (v: number) => v.toFixed(3);
     const [d1, p1, d32, p32] = [c1.d.sorted(), c1.p.sorted(), c32.d.sorted(), c32.p.sorted()];
     const rows: [string, string, string, string][] = [
-      ["non-stream p50 latency, c=1 (ms)", ms(percentile(d1, 50)), ms(percentile(p1, 50)), `+${ms(percentile(p1, 50) - percentile(d1, 50))} ms`],
-      ["non-stream p99 latency, c=1 (ms)", ms(percentile(d1, 99)), ms(percentile(p1, 99)), `+${ms(percentile(p1, 99) - percentile(d1, 99))} ms`],
+      ["non-stream p50 latency, c=1 (ms)", ms(percentile(d1, 50)), ms(percentile(p1, 50)), `${signed(percentile(p1, 50) - percentile(d1, 50), 3)} ms`],
+      ["non-stream p99 latency, c=1 (ms)", ms(percentile(d1, 99)), ms(percentile(p1, 99)), `${signed(percentile(p1, 99) - percentile(d1, 99), 3)} ms`],
       ["non-stream p50 latency, c=32 (ms)", ms(percentile(d32, 50)), ms(percentile(p32, 50)), `×${(percentile(p32, 50) / percentile(d32, 50)).toFixed(2)}`],
       ["non-stream p99 latency, c=32 (ms)", ms(percentile(d32, 99)), ms(percentile(p32, 99)), `×${(percentile(p32, 99) / percentile(d32, 99)).toFixed(2)}`],
       ["throughput, c=32 (req/s)", c32.d.rps().toFixed(0), c32.p.rps().toFixed(0), `×${(c32.p.rps() / c32.d.rps()).toFixed(2)}`],
       ["cores busy at c=32", c32.d.cores(), c32.p.cores(), "—"],
       ["proxy CPU per request, c=32 (µs)", "—", ((c32.p.cpu.get("proxy")! / c32.p.requests) * 1e6).toFixed(1), "—"],
-      ["stream TTFB p50, c=1 (ms)", ms(ds.ttfbP50), ms(ps.ttfbP50), `+${ms(ps.ttfbP50 - ds.ttfbP50)} ms`],
+      ["stream TTFB p50, c=1 (ms)", ms(ds.ttfbP50), ms(ps.ttfbP50), `${signed(ps.ttfbP50 - ds.ttfbP50, 3)} ms`],
       [`stream chunks/s, c=1 (${STREAM_CHUNKS + 2}-event streams)`, ds.chunksPerSecond.toFixed(0), ps.chunksPerSecond.toFixed(0), `×${(ps.chunksPerSecond / ds.chunksPerSecond).toFixed(2)}`],
-      ["proxy RSS idle → 1,000 open slow streams (MB)", "—", `${idleRss.toFixed(1)} → ${streamsRss.toFixed(1)}`, `+${(streamsRss - idleRss).toFixed(1)} MB`],
+      ["proxy RSS idle → 1,000 open slow streams (MB)", "—", `${idleRss.toFixed(1)} → ${streamsRss.toFixed(1)}`, `${signed(streamsRss - idleRss, 1)} MB`],
     ];
     console.log(`\nagentd proxy benchmark — Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores shared by client, proxy and upstream, loopback; direct and proxied rounds alternate\n`);
     console.log("| measure | direct | through agentd | proxy vs direct |");
