@@ -1,25 +1,9 @@
 import { Hono } from "hono";
-import type { z } from "zod";
-import { AgentdError } from "../errors/index.ts";
 import { createLogger } from "../log/index.ts";
 import { createErrorHandler } from "../web/errorResponse.ts";
+import { readValidatedBody } from "../web/requestBody.ts";
 import { readFileArgs, writeFileArgs } from "./fileSchemas.ts";
 import { readLocalFile, writeLocalFile } from "./localFiles.ts";
-
-async function parseBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await request.text());
-  } catch {
-    throw new AgentdError("invalid_arguments", "The request body is not valid JSON", { status: 400 });
-  }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    throw new AgentdError("invalid_arguments", issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), { status: 400, details: { issues } });
-  }
-  return parsed.data;
-}
 
 /**
  * `/api/files`: POST /read {path, offset?, max_bytes?, encoding?} and POST /write {path, content,
@@ -29,7 +13,7 @@ async function parseBody<S extends z.ZodType>(request: Request, schema: S): Prom
 export function createFileRoutes(): Hono {
   const app = new Hono();
   app.onError(createErrorHandler(createLogger("files.http")));
-  app.post("/read", async (c) => c.json(await readLocalFile(await parseBody(c.req.raw, readFileArgs))));
-  app.post("/write", async (c) => c.json(await writeLocalFile(await parseBody(c.req.raw, writeFileArgs))));
+  app.post("/read", async (c) => c.json(await readLocalFile(await readValidatedBody(c.req.raw, readFileArgs))));
+  app.post("/write", async (c) => c.json(await writeLocalFile(await readValidatedBody(c.req.raw, writeFileArgs))));
   return app;
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AgentdError } from "../errors/index.ts";
 import { createLogger } from "../log/index.ts";
 import { createErrorHandler, errorBody } from "../web/errorResponse.ts";
+import { readValidatedBody } from "../web/requestBody.ts";
 import type { HopProgress } from "./hopProgress.ts";
 import type { HopManager } from "./hopManager.ts";
 
@@ -19,18 +20,9 @@ const openRequest = z.strictObject({
 const PROGRESS_EVERY_MS = 100;
 
 async function readOpenRequest(request: Request) {
-  let body: unknown;
-  try {
-    body = JSON.parse(await request.text());
-  } catch {
-    throw new AgentdError("invalid_arguments", "The request body is not valid JSON", { status: 400 });
-  }
-  const parsed = openRequest.safeParse(body);
-  if (!parsed.success) {
-    throw new AgentdError("invalid_arguments", parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "), { status: 400 });
-  }
-  const via = typeof parsed.data.via === "string" ? parsed.data.via.split(",").filter(Boolean) : parsed.data.via;
-  return { ...parsed.data, via };
+  const body = await readValidatedBody(request, openRequest);
+  const via = typeof body.via === "string" ? body.via.split(",").filter(Boolean) : body.via;
+  return { ...body, via };
 }
 
 /**

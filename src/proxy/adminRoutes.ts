@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Logger } from "../log/index.ts";
+import { readValidatedBody } from "../web/requestBody.ts";
 import type { ProxyCore } from "./proxyCore.ts";
-import { invalidRequest, ProxyError } from "./proxyError.ts";
+import { ProxyError } from "./proxyError.ts";
 import { providerStatus } from "./providerStatus.ts";
 import { clearQuirks, listQuirks } from "./quirkStore.ts";
 import type { AttemptTimeouts } from "./upstreamAttempt.ts";
@@ -16,20 +17,7 @@ const timeoutsSchema = z.strictObject({
   reason: z.string().max(500).optional(),
 });
 
-async function jsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
-  const text = await request.text();
-  let value: unknown = {};
-  if (text.trim()) {
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw invalidRequest("The request body is not valid JSON");
-    }
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw invalidRequest(parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "));
-  return parsed.data;
-}
+const bodyCodes = { json: "invalid_request", invalid: "invalid_request" };
 
 /**
  * What the watchdog may do to the proxy (mounted behind a loopback-only guard by the lead):
@@ -47,7 +35,7 @@ export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
 
   app.post("/providers/:name/breaker/open", async (c) => {
     const provider = providerOr404(c.req.param("name"));
-    const body = await jsonBody(c.req.raw, openSchema);
+    const body = await readValidatedBody(c.req.raw, openSchema, { codes: bodyCodes });
     const applied = provider.breaker.forceOpen(body.cooldown_ms ?? core.config.breaker.cooldown_5xx_ms);
     logger.warn("proxy.admin", { action: "breaker_open", provider: provider.name, cooldown_ms: applied, reason: body.reason });
     return c.json(providerStatus(provider));
@@ -63,7 +51,7 @@ export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
 
   app.post("/providers/:name/timeouts", async (c) => {
     const provider = providerOr404(c.req.param("name"));
-    const { reason, ...wanted } = await jsonBody(c.req.raw, timeoutsSchema);
+    const { reason, ...wanted } = await readValidatedBody(c.req.raw, timeoutsSchema, { codes: bodyCodes });
     const factor = core.config.timeout_raise_max_factor;
     const applied: Partial<AttemptTimeouts> = {};
     for (const key of Object.keys(wanted) as (keyof AttemptTimeouts)[]) {

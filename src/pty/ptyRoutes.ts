@@ -1,32 +1,12 @@
 import { Hono } from "hono";
-import type { z } from "zod";
 import { AgentdError } from "../errors/index.ts";
 import { createLogger } from "../log/index.ts";
 import { createErrorHandler } from "../web/errorResponse.ts";
+import { readValidatedBody } from "../web/requestBody.ts";
 import type { PtyManager } from "./ptyManager.ts";
 import { closeSessionArgs, execCommandArgs, writeStdinArgs } from "./ptySchemas.ts";
 
 const stdinBody = writeStdinArgs.omit({ session_id: true });
-
-function invalid(message: string, details?: Record<string, unknown>): AgentdError {
-  return new AgentdError("invalid_arguments", message, { status: 400, details });
-}
-
-async function parseBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
-  let body: unknown;
-  try {
-    const text = await request.text();
-    body = text.trim() === "" ? {} : JSON.parse(text);
-  } catch {
-    throw invalid("The request body is not valid JSON");
-  }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    throw invalid(issues.map((issue) => `${issue.path || "body"}: ${issue.message}`).join("; "), { issues });
-  }
-  return parsed.data;
-}
 
 /**
  * `/api/pty`: the same operations and shapes as the agent tools, so a hop's local side can drive
@@ -37,12 +17,12 @@ export function createPtyRoutes(manager: PtyManager): Hono {
   app.onError(createErrorHandler(createLogger("pty.http")));
 
   app.post("/", async (c) => {
-    const args = await parseBody(c.req.raw, execCommandArgs);
+    const args = await readValidatedBody(c.req.raw, execCommandArgs);
     return c.json(await manager.exec(args, c.req.raw.signal));
   });
 
   app.post("/:id/stdin", async (c) => {
-    const args = await parseBody(c.req.raw, stdinBody);
+    const args = await readValidatedBody(c.req.raw, stdinBody);
     return c.json(await manager.writeStdin({ ...args, session_id: c.req.param("id") }, c.req.raw.signal));
   });
 
@@ -50,7 +30,7 @@ export function createPtyRoutes(manager: PtyManager): Hono {
 
   app.delete("/:id", async (c) => {
     const force = c.req.query("force");
-    if (force !== undefined && force !== "true" && force !== "false") throw invalid("force: expected true or false");
+    if (force !== undefined && force !== "true" && force !== "false") throw new AgentdError("invalid_arguments", "force: expected true or false", { status: 400 });
     const args = closeSessionArgs.parse({ session_id: c.req.param("id"), force: force === undefined ? undefined : force === "true" });
     return c.json(await manager.closeSession(args));
   });

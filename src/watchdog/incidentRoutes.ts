@@ -5,6 +5,7 @@ import { actionDecisionFragment, actionErrorFragment } from "./actionRequestFrag
 import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
+import { readBodyValue } from "../web/requestBody.ts";
 
 const STATES = ["open", "acknowledged", "resolved", "unresolved"] as const;
 
@@ -21,25 +22,16 @@ function boundedInt(text: string | undefined, fallback: number, max: number, nam
   return value;
 }
 
-async function jsonBody(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
-  if (!text.trim()) return {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Reported below.
-  }
+/** A JSON object body (or form fields, where the page's buttons post). */
+async function objectBody(request: Request, form = false): Promise<Record<string, unknown>> {
+  const value = await readBodyValue(request, { form, codes: { json: "invalid_json", invalid: "invalid_request" } });
+  if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
   throw new AgentdError("invalid_json", "The request body must be a JSON object", { status: 400 });
 }
 
 /** `{decision: "allow"|"deny", decided_by?}` as JSON or a form (the page's buttons post forms). */
 async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
-  const type = c.req.header("content-type") ?? "";
-  let body: Record<string, unknown>;
-  if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) body = await c.req.parseBody();
-  else body = await jsonBody(c.req.raw);
-  const { decision, decided_by: decidedBy } = body;
+  const { decision, decided_by: decidedBy } = await objectBody(c.req.raw, true);
   if (typeof decision !== "string" || !(ACTION_DECISIONS as readonly string[]).includes(decision)) {
     throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decision ?? null)} as decision: expected "allow" or "deny"`, { status: 400 });
   }
@@ -68,7 +60,7 @@ export function incidentRoutes(store: IncidentStore): Hono {
   });
   app.get("/silences", (c) => c.json({ silences: silences.active() }));
   app.post("/silences", async (c) => {
-    const body = await jsonBody(c.req.raw);
+    const body = await objectBody(c.req.raw);
     const target = typeof body.target === "string" ? body.target : "";
     const durationMs = typeof body.duration_ms === "number" ? body.duration_ms : typeof body.duration_s === "number" ? body.duration_s * 1000 : NaN;
     const reason = typeof body.reason === "string" ? body.reason : undefined;
