@@ -47,8 +47,7 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
   const bind = options.bind ?? config.server.bind;
-  const needsToken = tokenRequired(bind, options.requireToken ?? config.server.require_token);
-  if (needsToken) announceToken(bind, dataDir);
+  const token = tokenRequired(bind, options.requireToken ?? config.server.require_token) ? announceToken(bind, dataDir) : undefined;
 
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
@@ -69,7 +68,7 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     config: config.watchdog,
     db,
     log: log.child("watchdog"),
-    token: needsToken ? ensureApiToken(dataDir).token : undefined,
+    token,
     secrets: config.providers.map((p) => p.api_key),
     workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
     restartWorker: async (reason, pid) => {
@@ -186,10 +185,12 @@ async function stopWorker(worker: Subprocess, graceMs: number): Promise<"SIGTERM
   return "SIGTERM";
 }
 
-function announceToken(bind: string, dataDir: string): void {
+/** Creates the token at first start and says where it is; returns it for the watchdog's probes. */
+function announceToken(bind: string, dataDir: string): string {
   const token = ensureApiToken(dataDir);
   // Printed once, to the terminal only: the log file must never hold the secret. A loopback bind
   // that requires it (a hop's remote agentd) never prints it: its reader takes it from the file.
   if (token.created && !isLoopbackAddress(bind)) process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
   log.info("auth.token", { path: token.path, created: token.created });
+  return token.token;
 }

@@ -4,6 +4,7 @@ import { loadConfig, resolveDataDir } from "../config/index.ts";
 import { createLogger, setLogLevel, type LogLevel } from "../log/index.ts";
 import { openStore, probeStoreWritable } from "../store/index.ts";
 import { createApp } from "../web/app.ts";
+import { cachedFor } from "../health/index.ts";
 import { healthDocument, type ProbeDeps } from "../web/probeRoutes.ts";
 import { createStatusSource } from "../web/statusSource.ts";
 import { ensureApiToken } from "../web/token.ts";
@@ -42,14 +43,14 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     localFetch: (request) => app!.fetch(request),
   });
 
-  const storeProblem = () => {
+  const storeProblem = cachedFor(1000, () => {
     try {
       probeStoreWritable(db);
       return undefined;
     } catch (error) {
       return `store not writable: ${(error as Error).message}`;
     }
-  };
+  });
   let requestsTotal = () => 0;
   const probes: ProbeDeps = {
     version: VERSION,

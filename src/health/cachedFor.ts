@@ -1,0 +1,12 @@
+/**
+ * A check that does I/O, answered from its last result for `ttlMs`: probes come often and in
+ * bursts (CI polling, 200 concurrent /health calls), and one store write a second is enough.
+ */
+export function cachedFor<T>(ttlMs: number, run: () => T, now: () => number = Date.now): () => T {
+  let last: { at: number; value: T } | undefined;
+  return () => {
+    const at = now();
+    if (!last || at - last.at >= ttlMs) last = { at, value: run() };
+    return last.value;
+  };
+}

@@ -1,0 +1,15 @@
+import { describe, expect, test } from "bun:test";
+import { cachedFor } from "../../src/health/index.ts";
+
+describe("cachedFor", () => {
+  test("runs the check once per period, then again after it", () => {
+    let clock = 0;
+    let runs = 0;
+    const check = cachedFor(1000, () => ++runs, () => clock);
+    expect([check(), check(), check()]).toEqual([1, 1, 1]);
+    clock = 999;
+    expect(check()).toBe(1);
+    clock = 1000;
+    expect(check()).toBe(2);
+  });
+});
