@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import OpenAI from "openai";
 import { z } from "zod";
-import { agentConfigSchema, agentMigrations, approvalsConfigSchema, createAgent, defineTool, type ToolDefinition } from "../src/agent/index.ts";
+import {
+  agentConfigSchema,
+  agentMigrations,
+  approvalsConfigSchema,
+  createAgent,
+  defineTool,
+  type ToolDefinition,
+} from "../src/agent/index.ts";
 import type { Logger } from "../src/log/index.ts";
 import { baseMigrations, openStore } from "../src/store/index.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../tests/support/scriptedUpstream.ts";
@@ -82,7 +89,11 @@ async function runAgent(upstream: ScriptedUpstream, sidecar: "off" | "info"): Pr
   const agent = createAgent({
     db,
     dataDir,
-    config: { agent: agentConfigSchema.parse({ max_steps: STEPS_PER_TURN, debug: { level: sidecar } }), approvals: approvalsConfigSchema.parse({}), services: [] },
+    config: {
+      agent: agentConfigSchema.parse({ max_steps: STEPS_PER_TURN, debug: { level: sidecar } }),
+      approvals: approvalsConfigSchema.parse({}),
+      services: [],
+    },
     modelBaseUrl: upstream.url,
     modelApiKey: "sk-bench-0000000000000000",
     tools: [tool],
@@ -90,9 +101,17 @@ async function runAgent(upstream: ScriptedUpstream, sidecar: "off" | "info"): Pr
     fetch: observedFetch(times),
   });
   const started = performance.now();
-  const session = (await (await agent.routes.request("/sessions", { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).json()) as { id: string };
+  const session = (await (
+    await agent.routes.request("/sessions", { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
+  ).json()) as { id: string };
   for (let done = 0; done < STEPS; done += STEPS_PER_TURN) {
-    await readToEnd(await agent.routes.request(`/sessions/${session.id}/messages`, { method: "POST", body: JSON.stringify({ content: "go" }), headers: { "content-type": "application/json" } }));
+    await readToEnd(
+      await agent.routes.request(`/sessions/${session.id}/messages`, {
+        method: "POST",
+        body: JSON.stringify({ content: "go" }),
+        headers: { "content-type": "application/json" },
+      }),
+    );
   }
   const wall = performance.now() - started;
   await agent.close();
@@ -117,13 +136,18 @@ async function runBareSdk(upstream: ScriptedUpstream): Promise<number> {
   for (let step = 0; step < STEPS; step++) {
     const stream = await client.chat.completions.create({ model: "gpt-test", messages, stream: true });
     const calls: { id: string; name: string; arguments: string }[] = [];
-    for await (const chunk of stream) for (const c of chunk.choices[0]?.delta.tool_calls ?? []) {
-      const slot = (calls[c.index] ??= { id: "", name: "", arguments: "" });
-      slot.id ||= c.id ?? "";
-      slot.name += c.function?.name ?? "";
-      slot.arguments += c.function?.arguments ?? "";
-    }
-    messages.push({ role: "assistant", content: null, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) });
+    for await (const chunk of stream)
+      for (const c of chunk.choices[0]?.delta.tool_calls ?? []) {
+        const slot = (calls[c.index] ??= { id: "", name: "", arguments: "" });
+        slot.id ||= c.id ?? "";
+        slot.name += c.function?.name ?? "";
+        slot.arguments += c.function?.arguments ?? "";
+      }
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+    });
     for (const call of calls) messages.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(JSON.parse(call.arguments)) });
     if ((step + 1) % STEPS_PER_TURN === 0) messages.splice(1);
   }
@@ -148,7 +172,10 @@ try {
   upstream.requests.length = 0;
   const bare = await runBareSdk(upstream);
   const rows: string[][] = [];
-  for (const [name, run] of [["sidecar off", off], ["sidecar on (info)", on]] as const) {
+  for (const [name, run] of [
+    ["sidecar off", off],
+    ["sidecar on (info)", on],
+  ] as const) {
     const a = stats(run.toTool);
     const b = stats(run.toModel);
     rows.push([name, ms(a.p50), ms(a.p99), ms(b.p50), ms(b.p99), ms(run.wallPerStep), String(a.n)]);
@@ -163,9 +190,10 @@ try {
     `| bare SDK loop (baseline) | – | – | – | – | ${ms(bare)} | ${STEPS} |`,
     "",
     `sidecar on/off: overhead p50 ${(
-      (stats(on.toTool).p50 + stats(on.toModel).p50) /
-      (stats(off.toTool).p50 + stats(off.toModel).p50)
-    ).toFixed(2)}×, wall per step ${(on.wallPerStep / off.wallPerStep).toFixed(2)}×; agent/bare SDK wall per step ${(off.wallPerStep / bare).toFixed(2)}×`,
+      (stats(on.toTool).p50 + stats(on.toModel).p50) / (stats(off.toTool).p50 + stats(off.toModel).p50)
+    ).toFixed(
+      2,
+    )}×, wall per step ${(on.wallPerStep / off.wallPerStep).toFixed(2)}×; agent/bare SDK wall per step ${(off.wallPerStep / bare).toFixed(2)}×`,
   ];
   process.stdout.write(lines.join("\n") + "\n");
 } finally {

@@ -41,8 +41,18 @@ const remoteHome = makeTempDir("agentd-bench-hop-remote-");
 const local = makeTempDir("agentd-bench-hop-local-");
 const sshd = await startSshd({ env: { HOME: remoteHome } });
 const db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
-const manager = createHopManager({ db, dataDir: local, config: hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false }), selfBinaryPath: binary });
-const localAgentd = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", join(local, "daemon")], { stdin: "ignore", stdout: "ignore", stderr: "ignore", env: { ...process.env, AGENTD_CONFIG: undefined, AGENTD_DATA_DIR: undefined } });
+const manager = createHopManager({
+  db,
+  dataDir: local,
+  config: hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false }),
+  selfBinaryPath: binary,
+});
+const localAgentd = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", join(local, "daemon")], {
+  stdin: "ignore",
+  stdout: "ignore",
+  stderr: "ignore",
+  env: { ...process.env, AGENTD_CONFIG: undefined, AGENTD_DATA_DIR: undefined },
+});
 try {
   const request = { destination: `${sshd.user}@127.0.0.1:${sshd.port}`, identity: sshd.clientKeyPath, accept_new: true, name: "bench" };
   let started = performance.now();
@@ -56,15 +66,23 @@ try {
 
   const client = manager.client("bench");
   const remoteMs = await timeEcho(() => client.exec({ cmd: "echo hi", yield_time_ms: 5000 }));
-  const ready = await waitFor("the local agentd's ready file", () => {
-    try {
-      return JSON.parse(readFileSync(join(local, "daemon", "ready.json"), "utf8")) as { url: string };
-    } catch {
-      return undefined;
-    }
-  }, { timeoutMs: 30_000 });
+  const ready = await waitFor(
+    "the local agentd's ready file",
+    () => {
+      try {
+        return JSON.parse(readFileSync(join(local, "daemon", "ready.json"), "utf8")) as { url: string };
+      } catch {
+        return undefined;
+      }
+    },
+    { timeoutMs: 30_000 },
+  );
   const localMs = await timeEcho(async () => {
-    const response = await fetch(`${ready.url}/api/pty`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ cmd: "echo hi", yield_time_ms: 5000 }) });
+    const response = await fetch(`${ready.url}/api/pty`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ cmd: "echo hi", yield_time_ms: 5000 }),
+    });
     if (!response.ok) throw new Error(`local /api/pty answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as { output: string };
   });
@@ -73,7 +91,11 @@ try {
   const wire = first.upload!.wire_bytes;
   const rows = [
     ["first hop (upload + start)", `${(firstMs / 1000).toFixed(2)} s`, "—"],
-    ["bytes on the wire / binary size", `${(wire / 1048576).toFixed(1)} MiB / ${(size / 1048576).toFixed(1)} MiB = ${(wire / size).toFixed(2)}×`, "≤ 0.5×"],
+    [
+      "bytes on the wire / binary size",
+      `${(wire / 1048576).toFixed(1)} MiB / ${(size / 1048576).toFixed(1)} MiB = ${(wire / size).toFixed(2)}×`,
+      "≤ 0.5×",
+    ],
     ["second hop (nothing uploaded)", `${(secondMs / 1000).toFixed(2)} s`, "≤ 1.5 s"],
     [`exec_command("echo hi") remote, median of ${ECHO_ROUNDS}`, `${remoteMs.toFixed(1)} ms`, "—"],
     [`exec_command("echo hi") local agentd, median of ${ECHO_ROUNDS}`, `${localMs.toFixed(1)} ms`, "—"],

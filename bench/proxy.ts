@@ -27,11 +27,15 @@ const CHAT_JSON = JSON.stringify({
 });
 const STREAM_CHUNKS = 50;
 
-
 async function runUpstream(portFile: string): Promise<void> {
   const encoder = new TextEncoder();
-  const chunk = (i: number) => encoder.encode(`data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{"content":"t${i} "},"finish_reason":null}]}\n\n`);
-  const finish = encoder.encode(`data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`);
+  const chunk = (i: number) =>
+    encoder.encode(
+      `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{"content":"t${i} "},"finish_reason":null}]}\n\n`,
+    );
+  const finish = encoder.encode(
+    `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`,
+  );
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -64,7 +68,11 @@ async function runProxy(portFile: string, upstreamUrl: string): Promise<void> {
   const { createProxy, providerConfigSchema, proxyConfigSchema, proxyMigrations } = await import("../src/proxy/index.ts");
   const { baseMigrations, openStore } = await import("../src/store/index.ts");
   const db = openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
-  const proxy = createProxy({ providers: [providerConfigSchema.parse({ name: "bench", base_url: upstreamUrl })], config: proxyConfigSchema.parse({}), db });
+  const proxy = createProxy({
+    providers: [providerConfigSchema.parse({ name: "bench", base_url: upstreamUrl })],
+    config: proxyConfigSchema.parse({}),
+    db,
+  });
   const app = new Hono();
   app.route("/v1", proxy.routes);
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, idleTimeout: 0 });
@@ -149,7 +157,14 @@ class Side {
  * Direct and through-agentd rounds alternate, so load from anything else on the machine falls on
  * both sides alike rather than on whichever ran second.
  */
-async function compare(direct: string, through: string, concurrency: number, perRound: number, rounds: number, pids: Record<string, number>) {
+async function compare(
+  direct: string,
+  through: string,
+  concurrency: number,
+  perRound: number,
+  rounds: number,
+  pids: Record<string, number>,
+) {
   const d = new Side();
   const p = new Side();
   for (let i = 0; i < rounds; i++) {
@@ -187,7 +202,13 @@ async function streamStats(direct: string, through: string, count: number) {
     await streamOnce(direct, d);
     await streamOnce(through, p);
   }
-  const summary = (s: typeof d) => ({ ttfbP50: percentile(s.ttfb.sort((a, b) => a - b), 50), chunksPerSecond: s.chunks / s.seconds });
+  const summary = (s: typeof d) => ({
+    ttfbP50: percentile(
+      s.ttfb.sort((a, b) => a - b),
+      50,
+    ),
+    chunksPerSecond: s.chunks / s.seconds,
+  });
   return { ds: summary(d), ps: summary(p) };
 }
 
@@ -204,7 +225,12 @@ async function openSlowStreams(url: string, count: number, pid: number): Promise
     Array.from({ length: count }, async () => {
       const controller = new AbortController();
       controllers.push(controller);
-      const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: body(true, "slow"), signal: controller.signal });
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: body(true, "slow"),
+        signal: controller.signal,
+      });
       await response.body!.getReader().read();
     }),
   );
@@ -225,11 +251,19 @@ async function orchestrate(): Promise<void> {
   // Bun's fetch allows 256 connections at a time by default; 1,000 streams need more.
   const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "4096" };
   try {
-    const upstream = spawn([process.execPath, import.meta.path, "--upstream", join(dir, "upstream")], { stdout: "ignore", stderr: "inherit", env });
+    const upstream = spawn([process.execPath, import.meta.path, "--upstream", join(dir, "upstream")], {
+      stdout: "ignore",
+      stderr: "inherit",
+      env,
+    });
     children.push(upstream);
     const upstreamUrl = `http://127.0.0.1:${await waitForFile(join(dir, "upstream"), upstream)}/v1`;
     // A pipe, as in production (the supervisor reads the worker's stdout): writing to a file is another cost.
-    const proxy = spawn([process.execPath, import.meta.path, "--proxy", join(dir, "proxy"), upstreamUrl], { stdout: "pipe", stderr: "inherit", env });
+    const proxy = spawn([process.execPath, import.meta.path, "--proxy", join(dir, "proxy"), upstreamUrl], {
+      stdout: "pipe",
+      stderr: "inherit",
+      env,
+    });
     children.push(proxy);
     const drained = drain(proxy.stdout);
     const proxyUrl = `http://127.0.0.1:${await waitForFile(join(dir, "proxy"), proxy)}/v1`;
@@ -247,18 +281,50 @@ async function orchestrate(): Promise<void> {
     const ms = (v: number) => v.toFixed(3);
     const [d1, p1, d32, p32] = [c1.d.sorted(), c1.p.sorted(), c32.d.sorted(), c32.p.sorted()];
     const rows: [string, string, string, string][] = [
-      ["non-stream p50 latency, c=1 (ms)", ms(percentile(d1, 50)), ms(percentile(p1, 50)), `${signed(percentile(p1, 50) - percentile(d1, 50), 3)} ms`],
-      ["non-stream p99 latency, c=1 (ms)", ms(percentile(d1, 99)), ms(percentile(p1, 99)), `${signed(percentile(p1, 99) - percentile(d1, 99), 3)} ms`],
-      ["non-stream p50 latency, c=32 (ms)", ms(percentile(d32, 50)), ms(percentile(p32, 50)), `×${(percentile(p32, 50) / percentile(d32, 50)).toFixed(2)}`],
-      ["non-stream p99 latency, c=32 (ms)", ms(percentile(d32, 99)), ms(percentile(p32, 99)), `×${(percentile(p32, 99) / percentile(d32, 99)).toFixed(2)}`],
+      [
+        "non-stream p50 latency, c=1 (ms)",
+        ms(percentile(d1, 50)),
+        ms(percentile(p1, 50)),
+        `${signed(percentile(p1, 50) - percentile(d1, 50), 3)} ms`,
+      ],
+      [
+        "non-stream p99 latency, c=1 (ms)",
+        ms(percentile(d1, 99)),
+        ms(percentile(p1, 99)),
+        `${signed(percentile(p1, 99) - percentile(d1, 99), 3)} ms`,
+      ],
+      [
+        "non-stream p50 latency, c=32 (ms)",
+        ms(percentile(d32, 50)),
+        ms(percentile(p32, 50)),
+        `×${(percentile(p32, 50) / percentile(d32, 50)).toFixed(2)}`,
+      ],
+      [
+        "non-stream p99 latency, c=32 (ms)",
+        ms(percentile(d32, 99)),
+        ms(percentile(p32, 99)),
+        `×${(percentile(p32, 99) / percentile(d32, 99)).toFixed(2)}`,
+      ],
       ["throughput, c=32 (req/s)", c32.d.rps().toFixed(0), c32.p.rps().toFixed(0), `×${(c32.p.rps() / c32.d.rps()).toFixed(2)}`],
       ["cores busy at c=32", c32.d.cores(), c32.p.cores(), "—"],
       ["proxy CPU per request, c=32 (µs)", "—", ((c32.p.cpu.get("proxy")! / c32.p.requests) * 1e6).toFixed(1), "—"],
       ["stream TTFB p50, c=1 (ms)", ms(ds.ttfbP50), ms(ps.ttfbP50), `${signed(ps.ttfbP50 - ds.ttfbP50, 3)} ms`],
-      [`stream chunks/s, c=1 (${STREAM_CHUNKS + 2}-event streams)`, ds.chunksPerSecond.toFixed(0), ps.chunksPerSecond.toFixed(0), `×${(ps.chunksPerSecond / ds.chunksPerSecond).toFixed(2)}`],
-      ["proxy RSS idle → 1,000 open slow streams (MB)", "—", `${idleRss.toFixed(1)} → ${streamsRss.toFixed(1)}`, `${signed(streamsRss - idleRss, 1)} MB`],
+      [
+        `stream chunks/s, c=1 (${STREAM_CHUNKS + 2}-event streams)`,
+        ds.chunksPerSecond.toFixed(0),
+        ps.chunksPerSecond.toFixed(0),
+        `×${(ps.chunksPerSecond / ds.chunksPerSecond).toFixed(2)}`,
+      ],
+      [
+        "proxy RSS idle → 1,000 open slow streams (MB)",
+        "—",
+        `${idleRss.toFixed(1)} → ${streamsRss.toFixed(1)}`,
+        `${signed(streamsRss - idleRss, 1)} MB`,
+      ],
     ];
-    console.log(`\nagentd proxy benchmark — Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores shared by client, proxy and upstream, loopback; direct and proxied rounds alternate\n`);
+    console.log(
+      `\nagentd proxy benchmark — Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores shared by client, proxy and upstream, loopback; direct and proxied rounds alternate\n`,
+    );
     console.log("| measure | direct | through agentd | proxy vs direct |");
     console.log("| --- | ---: | ---: | ---: |");
     for (const row of rows) console.log(`| ${row.join(" | ")} |`);

@@ -23,7 +23,13 @@ const loop = new EpollLoop((error) => console.error("poll error", error));
 let nextId = 0;
 
 function ffiSession(argv: string[]): PtySession {
-  return new PtySession({ id: `bench-${nextId++}`, cmd: argv.join(" "), spec: { argv, env, cols: 80, rows: 24 }, bufferBytes: 1 << 20, loop });
+  return new PtySession({
+    id: `bench-${nextId++}`,
+    cmd: argv.join(" "),
+    spec: { argv, env, cols: 80, rows: 24 },
+    bufferBytes: 1 << 20,
+    loop,
+  });
 }
 
 async function closeFfi(session: PtySession): Promise<void> {
@@ -52,7 +58,10 @@ function percentile(values: number[], p: number): number {
 async function ffiCat(): Promise<number> {
   const started = performance.now();
   const session = ffiSession(["cat", textFile]);
-  await withDeadline(session.waitUntil(() => !session.running, Date.now() + DEADLINE_MS), "FFI cat");
+  await withDeadline(
+    session.waitUntil(() => !session.running, Date.now() + DEADLINE_MS),
+    "FFI cat",
+  );
   const seconds = (performance.now() - started) / 1000;
   if (session.bytesOut < FILE_BYTES) throw new Error(`FFI PTY delivered ${session.bytesOut} of ${FILE_BYTES} bytes`);
   session.dispose();
@@ -64,7 +73,10 @@ async function builtinCat(): Promise<number> {
   const started = performance.now();
   let ended: () => void = () => {};
   const eof = new Promise<void>((resolve) => (ended = resolve));
-  const child = Bun.spawn(["cat", textFile], { env, terminal: { cols: 80, rows: 24, data: (_t, data) => void (bytes += data.length), exit: () => ended() } });
+  const child = Bun.spawn(["cat", textFile], {
+    env,
+    terminal: { cols: 80, rows: 24, data: (_t, data) => void (bytes += data.length), exit: () => ended() },
+  });
   await withDeadline(Promise.all([child.exited, eof]), "built-in cat");
   const seconds = (performance.now() - started) / 1000;
   child.terminal?.close();
@@ -76,10 +88,13 @@ async function pipeCat(): Promise<number> {
   let bytes = 0;
   const started = performance.now();
   const child = Bun.spawn(["cat", textFile], { env, stdout: "pipe" });
-  await withDeadline((async () => {
-    for await (const chunk of child.stdout) bytes += chunk.length;
-    await child.exited;
-  })(), "pipe cat");
+  await withDeadline(
+    (async () => {
+      for await (const chunk of child.stdout) bytes += chunk.length;
+      await child.exited;
+    })(),
+    "pipe cat",
+  );
   return bytes / ((performance.now() - started) / 1000);
 }
 
@@ -151,7 +166,9 @@ async function idleRss(kind: "ffi" | "builtin"): Promise<{ before: number; after
     await Promise.all(sessions.map(closeFfi));
     return { before, after };
   }
-  const children = Array.from({ length: IDLE_SESSIONS }, () => Bun.spawn(["cat"], { env, terminal: { cols: 80, rows: 24, data: () => {} } }));
+  const children = Array.from({ length: IDLE_SESSIONS }, () =>
+    Bun.spawn(["cat"], { env, terminal: { cols: 80, rows: 24, data: () => {} } }),
+  );
   const after = rssMb();
   for (const child of children) child.kill("SIGHUP");
   await Promise.all(children.map((child) => child.exited));
@@ -190,12 +207,47 @@ async function main(): Promise<void> {
 
   const rows: string[][] = [
     ["measure", "FFI PTY", "built-in PTY", "pipe", "FFI ÷ built-in", "target"],
-    [`cat ${FILE_BYTES / 1024 / 1024} MB, MB/s (median of ${THROUGHPUT_ROUNDS})`, fmt(ffiRate), fmt(builtinRate), fmt(pipeRate), `${fmt(ffiRate / builtinRate, 2)}× (FFI ÷ pipe ${fmt(ffiRate / pipeRate, 2)}×)`, "≥ 1.0×"],
-    [`keystroke round trip p50, ms (${ROUND_TRIPS})`, fmt(percentile(ffiTrips, 50), 3), fmt(percentile(builtinTrips, 50), 3), "–", `${fmt(percentile(ffiTrips, 50) / percentile(builtinTrips, 50), 2)}×`, "≤ 0.1 ms"],
-    [`keystroke round trip p99, ms (${ROUND_TRIPS})`, fmt(percentile(ffiTrips, 99), 3), fmt(percentile(builtinTrips, 99), 3), "–", `${fmt(percentile(ffiTrips, 99) / percentile(builtinTrips, 99), 2)}×`, "≤ 1 ms"],
-    [`open + close ${OPEN_CLOSE_SESSIONS} sessions, ms`, fmt(ffiOpen), fmt(builtinOpen), "–", `${fmt(ffiOpen / builtinOpen, 2)}×`, "≤ 1000 ms"],
+    [
+      `cat ${FILE_BYTES / 1024 / 1024} MB, MB/s (median of ${THROUGHPUT_ROUNDS})`,
+      fmt(ffiRate),
+      fmt(builtinRate),
+      fmt(pipeRate),
+      `${fmt(ffiRate / builtinRate, 2)}× (FFI ÷ pipe ${fmt(ffiRate / pipeRate, 2)}×)`,
+      "≥ 1.0×",
+    ],
+    [
+      `keystroke round trip p50, ms (${ROUND_TRIPS})`,
+      fmt(percentile(ffiTrips, 50), 3),
+      fmt(percentile(builtinTrips, 50), 3),
+      "–",
+      `${fmt(percentile(ffiTrips, 50) / percentile(builtinTrips, 50), 2)}×`,
+      "≤ 0.1 ms",
+    ],
+    [
+      `keystroke round trip p99, ms (${ROUND_TRIPS})`,
+      fmt(percentile(ffiTrips, 99), 3),
+      fmt(percentile(builtinTrips, 99), 3),
+      "–",
+      `${fmt(percentile(ffiTrips, 99) / percentile(builtinTrips, 99), 2)}×`,
+      "≤ 1 ms",
+    ],
+    [
+      `open + close ${OPEN_CLOSE_SESSIONS} sessions, ms`,
+      fmt(ffiOpen),
+      fmt(builtinOpen),
+      "–",
+      `${fmt(ffiOpen / builtinOpen, 2)}×`,
+      "≤ 1000 ms",
+    ],
     // RSS moves by a few MB with the GC on its own, so the growth is shown as a signed difference, not a ratio.
-    [`RSS with ${IDLE_SESSIONS} idle sessions, MB (change over before)`, `${fmt(ffiRss.after)} (${signed(ffiRss.after - ffiRss.before)})`, `${fmt(builtinRss.after)} (${signed(builtinRss.after - builtinRss.before)})`, "–", `${fmt(ffiRss.after / builtinRss.after, 2)}× RSS`, "–"],
+    [
+      `RSS with ${IDLE_SESSIONS} idle sessions, MB (change over before)`,
+      `${fmt(ffiRss.after)} (${signed(ffiRss.after - ffiRss.before)})`,
+      `${fmt(builtinRss.after)} (${signed(builtinRss.after - builtinRss.before)})`,
+      "–",
+      `${fmt(ffiRss.after / builtinRss.after, 2)}× RSS`,
+      "–",
+    ],
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const render = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(" | ")} |`;

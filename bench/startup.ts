@@ -27,7 +27,10 @@ try {
 
 const work = mkdtempSync(join(tmpdir(), "agentd-bench-"));
 const trivialServer = join(work, "trivial-serve.ts");
-writeFileSync(trivialServer, 'const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok\\n") });\nconsole.log(JSON.stringify({ event: "http.listening", port: server.port }));\n');
+writeFileSync(
+  trivialServer,
+  'const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok\\n") });\nconsole.log(JSON.stringify({ event: "http.listening", port: server.port }));\n',
+);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -118,7 +121,15 @@ async function stop(started: Started): Promise<void> {
   }
 }
 
-const samples = { version: [] as number[], bunVersion: [] as number[], ready: [] as number[], trivialReady: [] as number[], supervisorRss: [] as number[], workerRss: [] as number[], trivialRss: [] as number[] };
+const samples = {
+  version: [] as number[],
+  bunVersion: [] as number[],
+  ready: [] as number[],
+  trivialReady: [] as number[],
+  supervisorRss: [] as number[],
+  workerRss: [] as number[],
+  trivialRss: [] as number[],
+};
 
 try {
   for (let run = 0; run < RUNS; run++) {
@@ -152,11 +163,46 @@ const mb = (value: number) => `${(value / MB).toFixed(1)} MB`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const met = (ok: boolean | undefined) => (ok === undefined ? "" : ok ? "yes" : "NO");
 const rows: Row[] = [
-  ["`agentd version` wall time", ms(median(samples.version)), `${ms(median(samples.bunVersion))} (\`bun --version\`)`, ratio(median(samples.version), median(samples.bunVersion)), "≤ 40 ms", met(median(samples.version) <= 40)],
-  ["`agentd serve` exec → first 200 on /livez", ms(median(samples.ready)), `${ms(median(samples.trivialReady))} (trivial Bun.serve)`, ratio(median(samples.ready), median(samples.trivialReady)), "≤ 400 ms", met(median(samples.ready) <= 400)],
-  ["idle RSS, supervisor", mb(median(samples.supervisorRss)), `${mb(median(samples.trivialRss))} (trivial Bun.serve)`, ratio(median(samples.supervisorRss), median(samples.trivialRss)), "", ""],
-  ["idle RSS, worker", mb(median(samples.workerRss)), `${mb(median(samples.trivialRss))} (trivial Bun.serve)`, ratio(median(samples.workerRss), median(samples.trivialRss)), "", ""],
-  ["idle RSS, both", mb(median(bothRss)), `${mb(median(samples.trivialRss))} (trivial Bun.serve)`, ratio(median(bothRss), median(samples.trivialRss)), "≤ 90 MB", met(median(bothRss) <= 90 * MB)],
+  [
+    "`agentd version` wall time",
+    ms(median(samples.version)),
+    `${ms(median(samples.bunVersion))} (\`bun --version\`)`,
+    ratio(median(samples.version), median(samples.bunVersion)),
+    "≤ 40 ms",
+    met(median(samples.version) <= 40),
+  ],
+  [
+    "`agentd serve` exec → first 200 on /livez",
+    ms(median(samples.ready)),
+    `${ms(median(samples.trivialReady))} (trivial Bun.serve)`,
+    ratio(median(samples.ready), median(samples.trivialReady)),
+    "≤ 400 ms",
+    met(median(samples.ready) <= 400),
+  ],
+  [
+    "idle RSS, supervisor",
+    mb(median(samples.supervisorRss)),
+    `${mb(median(samples.trivialRss))} (trivial Bun.serve)`,
+    ratio(median(samples.supervisorRss), median(samples.trivialRss)),
+    "",
+    "",
+  ],
+  [
+    "idle RSS, worker",
+    mb(median(samples.workerRss)),
+    `${mb(median(samples.trivialRss))} (trivial Bun.serve)`,
+    ratio(median(samples.workerRss), median(samples.trivialRss)),
+    "",
+    "",
+  ],
+  [
+    "idle RSS, both",
+    mb(median(bothRss)),
+    `${mb(median(samples.trivialRss))} (trivial Bun.serve)`,
+    ratio(median(bothRss), median(samples.trivialRss)),
+    "≤ 90 MB",
+    met(median(bothRss) <= 90 * MB),
+  ],
   ["binary size", mb(binarySize), `${mb(bunSize)} (bun executable)`, ratio(binarySize, bunSize), "", ""],
 ];
 

@@ -39,14 +39,36 @@ else await measure();
 async function serve(dir: string): Promise<void> {
   const db = openStore({ path: join(dir, "agentd.db"), migrations: [...baseMigrations, ...agentMigrations] });
   const now = Date.now();
-  const insertIncident = db.prepare("INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen, count, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  const insertSession = db.prepare("INSERT INTO agent_sessions (id, created_at, updated_at, model, target, title, state) VALUES (?, ?, ?, ?, 'local', ?, ?)");
+  const insertIncident = db.prepare(
+    "INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen, count, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const insertSession = db.prepare(
+    "INSERT INTO agent_sessions (id, created_at, updated_at, model, target, title, state) VALUES (?, ?, ?, ?, 'local', ?, ?)",
+  );
   db.transaction(() => {
     for (let i = 0; i < INCIDENTS; i++) {
       const state = i < UNRESOLVED ? (i % 3 === 0 ? "acknowledged" : "open") : "resolved";
-      insertIncident.run(`bench-${i}`, `upstream 502 from provider-${i % 7} while streaming <chunk ${i}>`, "upstream", "error", state, now - (INCIDENTS - i) * 60_000, now - (INCIDENTS - i) * 1_000, 1 + (i % 40), JSON.stringify({ reason: "x".repeat(200) }));
+      insertIncident.run(
+        `bench-${i}`,
+        `upstream 502 from provider-${i % 7} while streaming <chunk ${i}>`,
+        "upstream",
+        "error",
+        state,
+        now - (INCIDENTS - i) * 60_000,
+        now - (INCIDENTS - i) * 1_000,
+        1 + (i % 40),
+        JSON.stringify({ reason: "x".repeat(200) }),
+      );
     }
-    for (let i = 0; i < SESSIONS; i++) insertSession.run(`ses_${i}`, now - i * 5_000, now - i * 1_000, "gpt-4o-mini", `fix nginx config on web-${i}`, i % 10 === 0 ? "running" : "idle");
+    for (let i = 0; i < SESSIONS; i++)
+      insertSession.run(
+        `ses_${i}`,
+        now - i * 5_000,
+        now - i * 1_000,
+        "gpt-4o-mini",
+        `fix nginx config on web-${i}`,
+        i % 10 === 0 ? "running" : "idle",
+      );
   })();
   const sessionCount = db.query<{ n: number }, []>("SELECT count(*) AS n FROM agent_sessions");
   const sessionPage = db.query<SessionRow & { created_at: number; updated_at: number }, [number, number]>(
@@ -64,16 +86,43 @@ async function serve(dir: string): Promise<void> {
         probeStoreWritable(db);
         return [{ key: "store:writable", status: "pass" as const, observedValue: true }];
       },
-      process: () => [{ key: "worker:memory", status: "pass" as const, observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" }],
+      process: () => [
+        {
+          key: "worker:memory",
+          status: "pass" as const,
+          observedValue: Math.round(process.memoryUsage.rss() / 1048576),
+          observedUnit: "MiB",
+        },
+      ],
     },
   };
   const status = createStatusSource({
     health: () => healthDocument({ ...probes, requestsTotal: () => requests.total }),
-    worker: () => ({ pid: process.pid, supervisor_pid: null, version: "bench", uptime_s: Math.round((Date.now() - startedAt) / 1000), restarts: 0, memory_mb: Math.round(process.memoryUsage.rss() / 104857.6) / 10 }),
+    worker: () => ({
+      pid: process.pid,
+      supervisor_pid: null,
+      version: "bench",
+      uptime_s: Math.round((Date.now() - startedAt) / 1000),
+      restarts: 0,
+      memory_mb: Math.round(process.memoryUsage.rss() / 104857.6) / 10,
+    }),
     incidents: new IncidentStore(db),
-    sessions: (page) => ({ total: sessionCount.get()!.n, rows: sessionPage.all(page.limit, page.offset).map(({ created_at: _c, updated_at: _u, ...row }) => ({ ...row, title: row.title ?? undefined })) }),
+    sessions: (page) => ({
+      total: sessionCount.get()!.n,
+      rows: sessionPage
+        .all(page.limit, page.offset)
+        .map(({ created_at: _c, updated_at: _u, ...row }) => ({ ...row, title: row.title ?? undefined })),
+    }),
   });
-  const { app, requests } = createApp({ ...probes, logger: createLogger("bench"), bodyLimitBytes: 1 << 20, metricFamilies: () => [], metricsText: [], mounts: [], status });
+  const { app, requests } = createApp({
+    ...probes,
+    logger: createLogger("bench"),
+    bodyLimitBytes: 1 << 20,
+    metricFamilies: () => [],
+    metricsText: [],
+    mounts: [],
+    status,
+  });
   const handlerTimes: Record<string, number[]> = {};
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -166,16 +215,51 @@ async function measure(): Promise<void> {
     const ratio = (ms: number, baseline: number) => `${(ms / baseline).toFixed(1)}×`;
     const serverRow = (label: string, key: string, baseKey: string): string[] => {
       const times = inServer(key);
-      return [label, fmt(percentile(times, 50)), fmt(percentile(times, 99)), ratio(percentile(times, 99), percentile(inServer(baseKey), 99)), "", ""];
+      return [
+        label,
+        fmt(percentile(times, 50)),
+        fmt(percentile(times, 99)),
+        ratio(percentile(times, 99), percentile(inServer(baseKey), 99)),
+        "",
+        "",
+      ];
     };
     const rows: string[][] = [
       ["`/livez` (baseline, sequential)", fmt(percentile(seqBase, 50)), fmt(percentile(seqBase, 99)), "1.0×", `${livezSeq.bytes} B`, ""],
-      ["`/status` HTML", fmt(percentile(html.times, 50)), fmt(percentile(html.times, 99)), ratio(percentile(html.times, 99), percentile(seqBase, 99)), `${(html.bytes / 1024).toFixed(1)} KB`, "p99 ≤ 25 ms, ≤ 150 KB"],
-      ["`/status` text", fmt(percentile(text.times, 50)), fmt(percentile(text.times, 99)), ratio(percentile(text.times, 99), percentile(seqBase, 99)), `${(text.bytes / 1024).toFixed(1)} KB`, "p99 ≤ 25 ms"],
-      ["`/status` JSON", fmt(percentile(json.times, 50)), fmt(percentile(json.times, 99)), ratio(percentile(json.times, 99), percentile(seqBase, 99)), `${(json.bytes / 1024).toFixed(1)} KB`, ""],
+      [
+        "`/status` HTML",
+        fmt(percentile(html.times, 50)),
+        fmt(percentile(html.times, 99)),
+        ratio(percentile(html.times, 99), percentile(seqBase, 99)),
+        `${(html.bytes / 1024).toFixed(1)} KB`,
+        "p99 ≤ 25 ms, ≤ 150 KB",
+      ],
+      [
+        "`/status` text",
+        fmt(percentile(text.times, 50)),
+        fmt(percentile(text.times, 99)),
+        ratio(percentile(text.times, 99), percentile(seqBase, 99)),
+        `${(text.bytes / 1024).toFixed(1)} KB`,
+        "p99 ≤ 25 ms",
+      ],
+      [
+        "`/status` JSON",
+        fmt(percentile(json.times, 50)),
+        fmt(percentile(json.times, 99)),
+        ratio(percentile(json.times, 99), percentile(seqBase, 99)),
+        `${(json.bytes / 1024).toFixed(1)} KB`,
+        "",
+      ],
       ["HTML render only (in process)", fmt(percentile(render, 50)), fmt(percentile(render, 99)), "", "", ""],
       [`\`/livez\` (baseline, ${CONCURRENCY} concurrent)`, fmt(percentile(concBase, 50)), fmt(percentile(concBase, 99)), "1.0×", "", ""],
-      [`\`/health\` (${CONCURRENCY} concurrent)`, fmt(percentile(health, 50)), fmt(percentile(health, 99)), ratio(percentile(health, 99), percentile(concBase, 99)), "", "p99 ≤ 5 ms"],
+      [
+        `\`/health\` (${CONCURRENCY} concurrent)`,
+        fmt(percentile(health, 50)),
+        fmt(percentile(health, 99)),
+        ratio(percentile(health, 99), percentile(concBase, 99)),
+        "",
+        "p99 ≤ 5 ms",
+      ],
       serverRow("in server: `/livez` (baseline)", "/livez */*", "/livez */*"),
       serverRow("in server: `/status` HTML", "/status text/html", "/livez */*"),
       serverRow("in server: `/status` text", "/status */*", "/livez */*"),

@@ -39,7 +39,11 @@ function start(watchdog: Record<string, unknown>, supervisor: Record<string, unk
   const dir = mkdtempSync(join(tmpdir(), "agentd-bench-wd-"));
   writeFileSync(join(dir, "agentd.jsonc"), JSON.stringify({ watchdog, supervisor }));
   const spawnedAt = performance.now();
-  const proc = Bun.spawn([BINARY, "serve", "--port", "0", "--config", join(dir, "agentd.jsonc"), "--data-dir", dir], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+  const proc = Bun.spawn([BINARY, "serve", "--port", "0", "--config", join(dir, "agentd.jsonc"), "--data-dir", dir], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const lines: Array<Record<string, unknown>> = [];
   void readLines(proc.stdout as ReadableStream<Uint8Array>, (line) => {
     try {
@@ -141,9 +145,44 @@ function matchingThroughput(): { signatures: number; linesPerSecond: number; mat
   const matcher = new SignatureMatcher([...extra, ...BUILTIN_SIGNATURES]);
   const ts = new Date().toISOString();
   const sample = [
-    ...Array.from({ length: 90 }, (_, i) => JSON.stringify({ ts, level: "info", component: "proxy", event: "proxy.request", provider: "openai", model: "gpt-4o-mini", status: 200, duration_ms: 100 + i, tokens_in: 420, tokens_out: 80 })),
-    ...Array.from({ length: 4 }, () => JSON.stringify({ ts, level: "warn", component: "proxy", event: "upstream.error", provider: "openai", status: 500, cause: "http_5xx", attempt: 1, message: "upstream answered 500" })),
-    ...Array.from({ length: 3 }, (_, i) => JSON.stringify({ ts, level: "info", component: "agent", event: "tool.end", tool: "exec_command", outcome: i === 0 ? "error" : "ok", duration_ms: 20 })),
+    ...Array.from({ length: 90 }, (_, i) =>
+      JSON.stringify({
+        ts,
+        level: "info",
+        component: "proxy",
+        event: "proxy.request",
+        provider: "openai",
+        model: "gpt-4o-mini",
+        status: 200,
+        duration_ms: 100 + i,
+        tokens_in: 420,
+        tokens_out: 80,
+      }),
+    ),
+    ...Array.from({ length: 4 }, () =>
+      JSON.stringify({
+        ts,
+        level: "warn",
+        component: "proxy",
+        event: "upstream.error",
+        provider: "openai",
+        status: 500,
+        cause: "http_5xx",
+        attempt: 1,
+        message: "upstream answered 500",
+      }),
+    ),
+    ...Array.from({ length: 3 }, (_, i) =>
+      JSON.stringify({
+        ts,
+        level: "info",
+        component: "agent",
+        event: "tool.end",
+        tool: "exec_command",
+        outcome: i === 0 ? "error" : "ok",
+        duration_ms: 20,
+      }),
+    ),
     ...Array.from({ length: 3 }, (_, i) => `2030/01/01 12:00:0${i} [notice] worker process ${i} exited normally`),
   ];
   const total = 1_000_000;
@@ -157,7 +196,12 @@ function matchingThroughput(): { signatures: number; linesPerSecond: number; mat
 
 const rows: string[][] = [];
 const throughput = matchingThroughput();
-rows.push(["signature matching", `${Math.round(throughput.linesPerSecond).toLocaleString("en-US")} lines/s (${throughput.signatures} signatures, ${throughput.matched.toLocaleString("en-US")} of 1,000,000 lines matched)`, "≥ 200,000 lines/s", `${(throughput.linesPerSecond / 200_000).toFixed(1)}× target`]);
+rows.push([
+  "signature matching",
+  `${Math.round(throughput.linesPerSecond).toLocaleString("en-US")} lines/s (${throughput.signatures} signatures, ${throughput.matched.toLocaleString("en-US")} of 1,000,000 lines matched)`,
+  "≥ 200,000 lines/s",
+  `${(throughput.linesPerSecond / 200_000).toFixed(1)}× target`,
+]);
 
 const colds: number[] = [];
 for (let i = 0; i < 5; i++) colds.push(await coldStartMs());
@@ -165,17 +209,32 @@ const cold = median(colds);
 const recoveries = await recoveryTimes(10);
 const recovery = median(recoveries);
 rows.push(["cold start of `serve` (spawn → first 200 on /livez)", `${cold.toFixed(0)} ms (median of 5)`, "baseline", "1.00×"]);
-rows.push(["recovery after kill -9 of the worker (→ first 200 on /livez)", `${recovery.toFixed(0)} ms (median of 10; min ${Math.min(...recoveries).toFixed(0)}, max ${Math.max(...recoveries).toFixed(0)})`, "≤ 1.5× cold start; < 240 ms", `${(recovery / cold).toFixed(2)}× cold start`]);
+rows.push([
+  "recovery after kill -9 of the worker (→ first 200 on /livez)",
+  `${recovery.toFixed(0)} ms (median of 10; min ${Math.min(...recoveries).toFixed(0)}, max ${Math.max(...recoveries).toFixed(0)})`,
+  "≤ 1.5× cold start; < 240 ms",
+  `${(recovery / cold).toFixed(2)}× cold start`,
+]);
 
 const probe = { interval_ms: 500, timeout_ms: 500, failure_threshold: 3 };
 const bound = probe.interval_ms * probe.failure_threshold + probe.timeout_ms;
 const detections: number[] = [];
 for (let i = 0; i < 3; i++) detections.push(await hangDetection(probe));
 const detection = median(detections);
-rows.push([`hung worker detection (SIGSTOP; interval ${probe.interval_ms} ms × ${probe.failure_threshold} + timeout ${probe.timeout_ms} ms)`, `${detection.toFixed(0)} ms (median of 3)`, `≤ ${bound} ms bound`, `${(detection / bound).toFixed(2)}× bound`]);
+rows.push([
+  `hung worker detection (SIGSTOP; interval ${probe.interval_ms} ms × ${probe.failure_threshold} + timeout ${probe.timeout_ms} ms)`,
+  `${detection.toFixed(0)} ms (median of 3)`,
+  `≤ ${bound} ms bound`,
+  `${(detection / bound).toFixed(2)}× bound`,
+]);
 
 const idle = await idleCpuShare(20);
-rows.push(["supervisor CPU while idle (default probes, 20 s)", `${(idle * 100).toFixed(2)} % of a core`, "≤ 1 %", idle <= 0.01 ? "within target" : "over target"]);
+rows.push([
+  "supervisor CPU while idle (default probes, 20 s)",
+  `${(idle * 100).toFixed(2)} % of a core`,
+  "≤ 1 %",
+  idle <= 0.01 ? "within target" : "over target",
+]);
 
 console.log("| measure | result | target / baseline | ratio |");
 console.log("| --- | --- | --- | --- |");

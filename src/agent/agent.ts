@@ -105,7 +105,14 @@ export function createAgent(options: CreateAgentOptions): Agent {
     const sidecar =
       level === "off"
         ? undefined
-        : new DebugSidecar({ dir: debugDir, sessionId, maxBytes: agentConfig.debug.max_bytes, keep: agentConfig.debug.keep, secrets: options.modelApiKey ? [options.modelApiKey] : [], logger });
+        : new DebugSidecar({
+            dir: debugDir,
+            sessionId,
+            maxBytes: agentConfig.debug.max_bytes,
+            keep: agentConfig.debug.keep,
+            secrets: options.modelApiKey ? [options.modelApiKey] : [],
+            logger,
+          });
     // Retries and failover are the proxy's job; a retry here would repeat a half-streamed step.
     const created: ModelChannel = { client: undefined as never, sidecar };
     const takeNote = () => {
@@ -113,7 +120,13 @@ export function createAgent(options: CreateAgentOptions): Agent {
       created.note = undefined;
       return note;
     };
-    created.client = new OpenAI({ apiKey, baseURL: options.modelBaseUrl, maxRetries: 0, timeout: 30 * 60_000, fetch: sidecar ? sidecarFetch(base, sidecar, level, takeNote) : base });
+    created.client = new OpenAI({
+      apiKey,
+      baseURL: options.modelBaseUrl,
+      maxRetries: 0,
+      timeout: 30 * 60_000,
+      fetch: sidecar ? sidecarFetch(base, sidecar, level, takeNote) : base,
+    });
     channels.set(sessionId, created);
     return created;
   };
@@ -122,7 +135,18 @@ export function createAgent(options: CreateAgentOptions): Agent {
     if (!found) throw new AgentdError("unknown_target", `The session's target ${name} is not connected`, { status: 409 });
     return found;
   };
-  const engine = new TurnEngine({ sessions, events, toolCalls, approvals, catalog, target, channel, agent: agentConfig, approvalsConfig, logger });
+  const engine = new TurnEngine({
+    sessions,
+    events,
+    toolCalls,
+    approvals,
+    catalog,
+    target,
+    channel,
+    agent: agentConfig,
+    approvalsConfig,
+    logger,
+  });
   engine.recoverInterrupted();
   const approvalService = new ApprovalService({ approvals, sessions, events, engine, channel, logger });
   const routes = agentRoutes({

@@ -19,13 +19,25 @@ export const agentConfigSchema = z
     /** A running tool call emits tool.progress at least this often. */
     progress_interval_ms: z.number().int().min(10).max(60_000).default(5000),
     /** Tool results longer than this reach the model cut in the middle (head and tail kept). */
-    tool_result_max_bytes: z.number().int().min(1024).default(64 * 1024),
-    read_file_max_bytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+    tool_result_max_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(64 * 1024),
+    read_file_max_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(8 * 1024 * 1024),
     debug: z
       .strictObject({
         /** off: no sidecar; info: requests, gathered responses, tool calls; full: adds whole bodies and results. */
         level: z.enum(sidecarLevels).default("info"),
-        max_bytes: z.number().int().min(4096).default(20 * 1024 * 1024),
+        max_bytes: z
+          .number()
+          .int()
+          .min(4096)
+          .default(20 * 1024 * 1024),
         keep: z.number().int().min(0).max(20).default(2),
       })
       .prefault({}),

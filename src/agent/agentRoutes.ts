@@ -52,15 +52,22 @@ const decisionBody = z.object({
 
 class SessionBusyError extends AgentdError {
   constructor(id: string, state: string, pending: string[]) {
-    const why = state === "awaiting_approval" ? `it waits for a decision on ${pending.join(", ")} (agentd approve <id> once|session|deny)` : "a turn is running";
-    super("session_busy", `Session ${id} cannot take a message now: ${why}`, { status: 409, details: { state, pending_approvals: pending } });
+    const why =
+      state === "awaiting_approval"
+        ? `it waits for a decision on ${pending.join(", ")} (agentd approve <id> once|session|deny)`
+        : "a turn is running";
+    super("session_busy", `Session ${id} cannot take a message now: ${why}`, {
+      status: 409,
+      details: { state, pending_approvals: pending },
+    });
   }
 }
 
 function parseAfter(value: string | undefined, name: string): number {
   if (value === undefined || value === "") return 0;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new AgentdError("invalid_request", `${name} must be a whole number ≥ 0, got "${value}"`, { status: 400 });
+  if (!Number.isInteger(n) || n < 0)
+    throw new AgentdError("invalid_request", `${name} must be a whole number ≥ 0, got "${value}"`, { status: 400 });
   return n;
 }
 
@@ -72,7 +79,8 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
   app.post("/sessions", async (c) => {
     const body = await readRequestBody(c, createSessionBody);
     const target = body.target ?? "local";
-    if (!deps.hasTarget(target)) throw new AgentdError("unknown_target", `No target named ${target}; sessions run on "local" or on a connected hop`, { status: 400 });
+    if (!deps.hasTarget(target))
+      throw new AgentdError("unknown_target", `No target named ${target}; sessions run on "local" or on a connected hop`, { status: 400 });
     const session = sessions.create({ model: body.model ?? deps.defaultModel, target, policy: body.policy ?? {} });
     return c.json(session, 201);
   });
@@ -98,7 +106,11 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const { content } = await readRequestBody(c, messageBody);
     if (!sessions.transition(id, "idle", "running")) {
       const state = sessions.get(id).state;
-      throw new SessionBusyError(id, state, deps.approvals.pending(id).map((a) => a.id));
+      throw new SessionBusyError(
+        id,
+        state,
+        deps.approvals.pending(id).map((a) => a.id),
+      );
     }
     const after = events.lastSeq(id);
     let turnId: string;
@@ -150,14 +162,18 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const id = c.req.param("id");
     sessions.get(id);
     const path = sidecarPath(deps.debugDir, id);
-    const files = [...Array.from({ length: deps.debugKeep }, (_, i) => `${path}.${deps.debugKeep - i}`), path].filter((file) => existsSync(file));
-    if (files.length === 0) throw new AgentdError("no_sidecar", `Session ${id} has no debug sidecar (agent.debug.level may be "off")`, { status: 404 });
+    const files = [...Array.from({ length: deps.debugKeep }, (_, i) => `${path}.${deps.debugKeep - i}`), path].filter((file) =>
+      existsSync(file),
+    );
+    if (files.length === 0)
+      throw new AgentdError("no_sidecar", `Session ${id} has no debug sidecar (agent.debug.level may be "off")`, { status: 404 });
     return c.body(files.map((file) => readFileSync(file, "utf8")).join(""), 200, { "Content-Type": "text/plain; charset=utf-8" });
   });
 
   app.get("/approvals", (c) => {
     const status = c.req.query("status") ?? "pending";
-    if (status !== "pending" && status !== "all") throw new AgentdError("invalid_request", `status must be "pending" or "all", got "${status}"`, { status: 400 });
+    if (status !== "pending" && status !== "all")
+      throw new AgentdError("invalid_request", `status must be "pending" or "all", got "${status}"`, { status: 400 });
     return c.json({ approvals: status === "pending" ? deps.approvals.pending() : deps.approvals.list() });
   });
 
@@ -172,7 +188,8 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
       return fromPage ? c.html(decisionFragment(result)) : c.json(result);
     } catch (error) {
       // htmx swaps only 2xx answers; the page shows why the button did nothing.
-      if (fromPage && error instanceof AgentdError) return c.html(decisionErrorFragment(id, error.message), error instanceof ApprovalConflictError ? 200 : (error.status as 400));
+      if (fromPage && error instanceof AgentdError)
+        return c.html(decisionErrorFragment(id, error.message), error instanceof ApprovalConflictError ? 200 : (error.status as 400));
       throw error;
     }
   });

@@ -1,6 +1,11 @@
 import type { DecisionResult } from "./approvalService.ts";
 
-const DECISION_TEXT: Record<string, string> = { allow_once: "Allowed once", allow_session: "Allowed for this session", deny: "Denied", cancelled: "Cancelled" };
+const DECISION_TEXT: Record<string, string> = {
+  allow_once: "Allowed once",
+  allow_session: "Allowed for this session",
+  deny: "Denied",
+  cancelled: "Cancelled",
+};
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
@@ -10,7 +15,12 @@ function escapeHtml(text: string): string {
 export function decisionFragment(result: DecisionResult): string {
   const { approval } = result;
   const what = `${DECISION_TEXT[approval.status] ?? approval.status}: ${approval.summary}`;
-  const more = [result.released.length ? `${result.released.length} more pending call(s) released` : "", result.resumed ? "the turn continues" : ""].filter(Boolean).join("; ");
+  const more = [
+    result.released.length ? `${result.released.length} more pending call(s) released` : "",
+    result.resumed ? "the turn continues" : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
   return `<span class="approval-result" data-approval="${escapeHtml(approval.id)}" data-status="${escapeHtml(approval.status)}">${escapeHtml(what)}${more ? ` (${escapeHtml(more)})` : ""}</span>`;
 }
 

@@ -7,10 +7,14 @@ import type { ModelChannel, TurnEngine } from "./turnEngine.ts";
 
 export class ApprovalConflictError extends AgentdError {
   constructor(approval: ApprovalRecord) {
-    super("approval_already_decided", `Approval ${approval.id} was already decided (${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ""})`, {
-      status: 409,
-      details: { status: approval.status, decided_by: approval.decided_by },
-    });
+    super(
+      "approval_already_decided",
+      `Approval ${approval.id} was already decided (${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ""})`,
+      {
+        status: 409,
+        details: { status: approval.status, decided_by: approval.decided_by },
+      },
+    );
   }
 }
 
@@ -54,7 +58,15 @@ export class ApprovalService {
   }
 
   #announce(approval: ApprovalRecord, decidedBy: DecidedBy, releasedBy?: string): void {
-    const fields = { approval_id: approval.id, tool: approval.tool, scope: approval.scope, summary: approval.summary, decision: approval.status, decided_by: decidedBy, ...(releasedBy ? { released_by: releasedBy } : {}) };
+    const fields = {
+      approval_id: approval.id,
+      tool: approval.tool,
+      scope: approval.scope,
+      summary: approval.summary,
+      decision: approval.status,
+      decided_by: decidedBy,
+      ...(releasedBy ? { released_by: releasedBy } : {}),
+    };
     this.deps.events.append(approval.session_id, approval.turn_id, "approval.decided", fields);
     this.deps.channel(approval.session_id).sidecar?.write("approval.decided", fields);
     this.deps.logger.info("approval.decided", { session: approval.session_id, ...fields });

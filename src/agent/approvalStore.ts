@@ -36,7 +36,9 @@ export class ApprovalStore {
   create(input: Pick<ApprovalRecord, "session_id" | "turn_id" | "tool_call_id" | "tool" | "scope" | "summary">): ApprovalRecord {
     const id = newId("apr");
     this.db
-      .query("INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)")
+      .query(
+        "INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+      )
       .run(id, input.session_id, input.turn_id, input.tool_call_id, input.tool, input.scope, input.summary, Date.now());
     return this.get(id);
   }
@@ -53,20 +55,33 @@ export class ApprovalStore {
 
   /** Records the decision if the approval is still pending; false when someone decided first. */
   decide(id: string, status: ApprovalDecision | "cancelled", decidedBy: string): boolean {
-    return this.db.query("UPDATE agent_approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'").run(status, decidedBy, Date.now(), id).changes === 1;
+    return (
+      this.db
+        .query("UPDATE agent_approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
+        .run(status, decidedBy, Date.now(), id).changes === 1
+    );
   }
 
   pending(sessionId?: string): ApprovalRecord[] {
-    if (sessionId) return this.db.query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid").all(sessionId);
+    if (sessionId)
+      return this.db
+        .query<ApprovalRecord, [string]>(
+          "SELECT * FROM agent_approvals WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid",
+        )
+        .all(sessionId);
     return this.db.query<ApprovalRecord, []>("SELECT * FROM agent_approvals WHERE status = 'pending' ORDER BY created_at, rowid").all();
   }
 
   forTurn(turnId: string): ApprovalRecord[] {
-    return this.db.query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE turn_id = ? ORDER BY created_at, rowid").all(turnId);
+    return this.db
+      .query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE turn_id = ? ORDER BY created_at, rowid")
+      .all(turnId);
   }
 
   forSession(sessionId: string): ApprovalRecord[] {
-    return this.db.query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE session_id = ? ORDER BY created_at, rowid").all(sessionId);
+    return this.db
+      .query<ApprovalRecord, [string]>("SELECT * FROM agent_approvals WHERE session_id = ? ORDER BY created_at, rowid")
+      .all(sessionId);
   }
 
   list(limit = 100): ApprovalRecord[] {
@@ -74,10 +89,17 @@ export class ApprovalStore {
   }
 
   grant(sessionId: string, scope: string, approvalId: string): void {
-    this.db.query("INSERT INTO agent_grants (session_id, scope, approval_id, granted_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(sessionId, scope, approvalId, Date.now());
+    this.db
+      .query("INSERT INTO agent_grants (session_id, scope, approval_id, granted_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      .run(sessionId, scope, approvalId, Date.now());
   }
 
   grants(sessionId: string): Set<string> {
-    return new Set(this.db.query<{ scope: string }, [string]>("SELECT scope FROM agent_grants WHERE session_id = ?").all(sessionId).map((r) => r.scope));
+    return new Set(
+      this.db
+        .query<{ scope: string }, [string]>("SELECT scope FROM agent_grants WHERE session_id = ?")
+        .all(sessionId)
+        .map((r) => r.scope),
+    );
   }
 }

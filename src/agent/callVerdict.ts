@@ -24,16 +24,30 @@ export interface CallVerdict {
  * Whether one planned call runs, waits or is refused: a call that already waited for the user
  * gets the user's answer; any other call is judged by the policy, command rules and grants.
  */
-export function callVerdict(record: ToolCallRecord, tool: ToolDefinition, command: string | undefined, context: CallVerdictContext): CallVerdict {
+export function callVerdict(
+  record: ToolCallRecord,
+  tool: ToolDefinition,
+  command: string | undefined,
+  context: CallVerdictContext,
+): CallVerdict {
   if (record.status === "awaiting_approval" && record.approval_id) {
     const approval = context.approvals.get(record.approval_id);
-    const verdict = approval.status === "allow_once" || approval.status === "allow_session" ? "allow" : approval.status === "pending" ? "ask" : "deny";
+    const verdict =
+      approval.status === "allow_once" || approval.status === "allow_session" ? "allow" : approval.status === "pending" ? "ask" : "deny";
     return { verdict, scope: approval.scope, reason: `user:${approval.status}` };
   }
-  return decideCallPolicy({ scope: tool.scope, command, policy: context.policy, rules: context.approvalsConfig.rules, grants: context.grants });
+  return decideCallPolicy({
+    scope: tool.scope,
+    command,
+    policy: context.policy,
+    rules: context.approvalsConfig.rules,
+    grants: context.grants,
+  });
 }
 
 /** What the model is told about a refused call. */
 export function deniedMessage(tool: ToolDefinition, reason: string): string {
-  return reason.startsWith("user:") ? `denied by the user: ${tool.name} was not run` : `denied by policy (${reason}): ${tool.name} was not run`;
+  return reason.startsWith("user:")
+    ? `denied by the user: ${tool.name} was not run`
+    : `denied by policy (${reason}): ${tool.name} was not run`;
 }

@@ -15,7 +15,10 @@ export interface GatheredMessage {
 
 interface ChunkLike {
   choices?: Array<{
-    delta?: { content?: string | null; tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> };
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+    };
     finish_reason?: string | null;
   }>;
   usage?: GatheredMessage["usage"] | null;
@@ -50,6 +53,12 @@ export class ChatChunkAccumulator {
   }
 
   result(): GatheredMessage {
-    return { content: this.#content, toolCalls: this.#calls.filter(Boolean), finishReason: this.#finish, usage: this.#usage, chunks: this.#chunks };
+    return {
+      content: this.#content,
+      toolCalls: this.#calls.filter(Boolean),
+      finishReason: this.#finish,
+      usage: this.#usage,
+      chunks: this.#chunks,
+    };
   }
 }

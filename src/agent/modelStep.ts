@@ -10,7 +10,12 @@ export interface ModelStepRequest {
 }
 
 /** One streamed model call: hands each text delta on as it arrives and returns the whole message. */
-export async function streamModelStep(client: OpenAI, request: ModelStepRequest, signal: AbortSignal, onDelta: (text: string) => void): Promise<GatheredMessage> {
+export async function streamModelStep(
+  client: OpenAI,
+  request: ModelStepRequest,
+  signal: AbortSignal,
+  onDelta: (text: string) => void,
+): Promise<GatheredMessage> {
   const stream = await client.chat.completions.create(
     {
       model: request.model,

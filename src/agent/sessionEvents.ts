@@ -61,7 +61,9 @@ export class SessionEvents {
 
   after(sessionId: string, after: number, limit = 10_000): AgentEvent[] {
     return this.db
-      .query<Omit<AgentEvent, "data"> & { data: string }, [string, number, number]>("SELECT * FROM agent_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?")
+      .query<Omit<AgentEvent, "data"> & { data: string }, [string, number, number]>(
+        "SELECT * FROM agent_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      )
       .all(sessionId, after, limit)
       .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
   }
@@ -79,7 +81,9 @@ export class SessionEvents {
   #nextSeq(sessionId: string): number {
     let next = this.#next.get(sessionId);
     if (next === undefined) {
-      next = (this.db.query<{ n: number | null }, [string]>("SELECT max(seq) AS n FROM agent_events WHERE session_id = ?").get(sessionId)?.n ?? 0) + 1;
+      next =
+        (this.db.query<{ n: number | null }, [string]>("SELECT max(seq) AS n FROM agent_events WHERE session_id = ?").get(sessionId)?.n ??
+          0) + 1;
       this.#next.set(sessionId, next);
     }
     return next;

@@ -53,7 +53,9 @@ export class SessionStore {
   create(input: { model: string; target: string; policy: SessionRecord["policy"] }): SessionRecord {
     const now = Date.now();
     const id = newId("ses");
-    this.db.query("INSERT INTO agent_sessions (id, created_at, updated_at, model, target, policy) VALUES (?, ?, ?, ?, ?, ?)").run(id, now, now, input.model, input.target, JSON.stringify(input.policy));
+    this.db
+      .query("INSERT INTO agent_sessions (id, created_at, updated_at, model, target, policy) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(id, now, now, input.model, input.target, JSON.stringify(input.policy));
     return this.get(id);
   }
 
@@ -81,7 +83,10 @@ export class SessionStore {
 
   /** Moves the session from one state to another; false when another request moved it first. */
   transition(id: string, from: SessionState, to: SessionState): boolean {
-    return this.db.query("UPDATE agent_sessions SET state = ?, updated_at = ? WHERE id = ? AND state = ?").run(to, Date.now(), id, from).changes === 1;
+    return (
+      this.db.query("UPDATE agent_sessions SET state = ?, updated_at = ? WHERE id = ? AND state = ?").run(to, Date.now(), id, from)
+        .changes === 1
+    );
   }
 
   setState(id: string, state: SessionState): void {
@@ -98,7 +103,9 @@ export class SessionStore {
 
   startTurn(sessionId: string): TurnRecord {
     const id = newId("turn");
-    this.db.query("INSERT INTO agent_turns (id, session_id, status, started_at) VALUES (?, ?, 'running', ?)").run(id, sessionId, Date.now());
+    this.db
+      .query("INSERT INTO agent_turns (id, session_id, status, started_at) VALUES (?, ?, 'running', ?)")
+      .run(id, sessionId, Date.now());
     return this.getTurn(id);
   }
 
@@ -114,7 +121,13 @@ export class SessionStore {
 
   /** The turn that is running or paused, if any. */
   openTurn(sessionId: string): TurnRecord | undefined {
-    return this.db.query<TurnRecord, [string]>("SELECT * FROM agent_turns WHERE session_id = ? AND status != 'done' ORDER BY started_at DESC, rowid DESC LIMIT 1").get(sessionId) ?? undefined;
+    return (
+      this.db
+        .query<TurnRecord, [string]>(
+          "SELECT * FROM agent_turns WHERE session_id = ? AND status != 'done' ORDER BY started_at DESC, rowid DESC LIMIT 1",
+        )
+        .get(sessionId) ?? undefined
+    );
   }
 
   /** Turns left running by a worker that stopped without closing them. */
@@ -132,16 +145,22 @@ export class SessionStore {
   }
 
   endTurn(id: string, reason: string, steps: number, error?: string): void {
-    this.db.query("UPDATE agent_turns SET status = 'done', end_reason = ?, steps = ?, error = ?, ended_at = ? WHERE id = ?").run(reason, steps, error ?? null, Date.now(), id);
+    this.db
+      .query("UPDATE agent_turns SET status = 'done', end_reason = ?, steps = ?, error = ?, ended_at = ? WHERE id = ?")
+      .run(reason, steps, error ?? null, Date.now(), id);
   }
 
   addMessage(sessionId: string, turnId: string, message: ChatMessage): void {
-    this.db.query("INSERT INTO agent_messages (session_id, turn_id, role, body, ts) VALUES (?, ?, ?, ?, ?)").run(sessionId, turnId, message.role, JSON.stringify(message), Date.now());
+    this.db
+      .query("INSERT INTO agent_messages (session_id, turn_id, role, body, ts) VALUES (?, ?, ?, ?, ?)")
+      .run(sessionId, turnId, message.role, JSON.stringify(message), Date.now());
   }
 
   messages(sessionId: string): StoredMessage[] {
     return this.db
-      .query<Omit<StoredMessage, "body"> & { body: string }, [string]>("SELECT id, turn_id, role, body, ts FROM agent_messages WHERE session_id = ? ORDER BY id")
+      .query<Omit<StoredMessage, "body"> & { body: string }, [string]>(
+        "SELECT id, turn_id, role, body, ts FROM agent_messages WHERE session_id = ? ORDER BY id",
+      )
       .all(sessionId)
       .map((row) => ({ ...row, body: JSON.parse(row.body) as ChatMessage }));
   }

@@ -17,13 +17,18 @@ function clip(text: string, level: SidecarLevel): string {
 export type RequestNote = () => Record<string, unknown> | undefined;
 
 /** A request's shape and newest messages, for the info level. */
-export function requestSummary(body: { model: string; tools?: unknown[]; messages: Array<Record<string, unknown>> }, level: SidecarLevel): Record<string, unknown> {
+export function requestSummary(
+  body: { model: string; tools?: unknown[]; messages: Array<Record<string, unknown>> },
+  level: SidecarLevel,
+): Record<string, unknown> {
   return {
     model: body.model,
     stream: true,
     tools: body.tools?.map((t: any) => t?.function?.name),
     message_count: body.messages.length,
-    last_messages: body.messages.slice(-INFO_TAIL_MESSAGES).map((m) => ({ ...m, content: typeof m.content === "string" ? clip(m.content, level) : m.content })),
+    last_messages: body.messages
+      .slice(-INFO_TAIL_MESSAGES)
+      .map((m) => ({ ...m, content: typeof m.content === "string" ? clip(m.content, level) : m.content })),
   };
 }
 
@@ -52,7 +57,13 @@ export function sidecarFetch(base: Fetch, sidecar: DebugSidecar, level: SidecarL
     const started = performance.now();
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const rawBody = typeof init?.body === "string" ? init.body : undefined;
-    sidecar.write("model.request", { request, method: init?.method ?? "GET", url, headers: redactHeaders(new Headers(init?.headers)), body: (level === "info" ? note() : undefined) ?? describeBody(rawBody, level) });
+    sidecar.write("model.request", {
+      request,
+      method: init?.method ?? "GET",
+      url,
+      headers: redactHeaders(new Headers(init?.headers)),
+      body: (level === "info" ? note() : undefined) ?? describeBody(rawBody, level),
+    });
     let response: Response;
     try {
       response = await base(input, init);
@@ -84,7 +95,13 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;
 }
 
-function gatherStream(sidecar: DebugSidecar, head: Record<string, unknown>, started: number, level: SidecarLevel, signal: AbortSignal | undefined): TransformStream<Uint8Array, Uint8Array> {
+function gatherStream(
+  sidecar: DebugSidecar,
+  head: Record<string, unknown>,
+  started: number,
+  level: SidecarLevel,
+  signal: AbortSignal | undefined,
+): TransformStream<Uint8Array, Uint8Array> {
   const accumulator = new ChatChunkAccumulator();
   const raw: string[] = [];
   const decoder = new TextDecoder();
@@ -93,7 +110,14 @@ function gatherStream(sidecar: DebugSidecar, head: Record<string, unknown>, star
     if (done) return;
     done = true;
     const message = accumulator.result();
-    sidecar.write("model.response", { ...head, duration_ms: elapsed(started), stream: true, message, ...(level === "full" ? { events: raw } : {}), ...extra });
+    sidecar.write("model.response", {
+      ...head,
+      duration_ms: elapsed(started),
+      stream: true,
+      message,
+      ...(level === "full" ? { events: raw } : {}),
+      ...extra,
+    });
   };
   const parser = createParser({
     onEvent(event) {

@@ -28,13 +28,17 @@ export function transcriptLine(event: StreamedEvent): TranscriptOutput {
     case "tool.progress":
       return { note: `  … ${d.tool} ${d.message ?? "running"} (${Math.round(Number(d.elapsed_ms ?? 0) / 1000)} s)` };
     case "tool.end":
-      return { note: `← ${d.tool} ${d.outcome} in ${Math.round(Number(d.duration_ms ?? 0))} ms${d.error ? `: ${d.error.message ?? d.error.code}` : ""}` };
+      return {
+        note: `← ${d.tool} ${d.outcome} in ${Math.round(Number(d.duration_ms ?? 0))} ms${d.error ? `: ${d.error.message ?? d.error.code}` : ""}`,
+      };
     case "approval.decided":
       return { note: `✓ ${d.summary}: ${d.decision} (by ${d.decided_by})` };
     case "error":
       return { note: `error: ${d.message ?? d.code}` };
     case "turn.end":
-      return { note: d.reason === "stop" ? undefined : `turn ended: ${d.reason}${d.cause ? ` (${d.cause})` : ""}${d.error ? `: ${d.error}` : ""}` };
+      return {
+        note: d.reason === "stop" ? undefined : `turn ended: ${d.reason}${d.cause ? ` (${d.cause})` : ""}${d.error ? `: ${d.error}` : ""}`,
+      };
     default:
       return {};
   }

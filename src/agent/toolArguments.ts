@@ -18,7 +18,11 @@ export function parseToolArguments(tool: ToolDefinition, text: string): ParsedAr
   try {
     raw = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
-    return { ok: false, raw: text, error: { code: "invalid_arguments", message: `Arguments for ${tool.name} are not valid JSON: ${(error as Error).message}` } };
+    return {
+      ok: false,
+      raw: text,
+      error: { code: "invalid_arguments", message: `Arguments for ${tool.name} are not valid JSON: ${(error as Error).message}` },
+    };
   }
   const result = tool.parameters.safeParse(raw);
   if (result.success) return { ok: true, args: result.data, raw };

@@ -43,11 +43,33 @@ export interface ToolCallEnd {
 export class ToolCallStore {
   constructor(private readonly db: Database) {}
 
-  plan(input: { sessionId: string; turnId: string; step: number; ordinal: number; callId: string; tool: string; scope: string | null; arguments: unknown }): ToolCallRecord {
+  plan(input: {
+    sessionId: string;
+    turnId: string;
+    step: number;
+    ordinal: number;
+    callId: string;
+    tool: string;
+    scope: string | null;
+    arguments: unknown;
+  }): ToolCallRecord {
     const id = newId("tc");
     this.db
-      .query("INSERT INTO agent_tool_calls (id, session_id, turn_id, step, ordinal, call_id, tool, scope, arguments, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)")
-      .run(id, input.sessionId, input.turnId, input.step, input.ordinal, input.callId, input.tool, input.scope, JSON.stringify(input.arguments ?? null), Date.now());
+      .query(
+        "INSERT INTO agent_tool_calls (id, session_id, turn_id, step, ordinal, call_id, tool, scope, arguments, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)",
+      )
+      .run(
+        id,
+        input.sessionId,
+        input.turnId,
+        input.step,
+        input.ordinal,
+        input.callId,
+        input.tool,
+        input.scope,
+        JSON.stringify(input.arguments ?? null),
+        Date.now(),
+      );
     return this.get(id);
   }
 
@@ -63,21 +85,33 @@ export class ToolCallStore {
 
   /** Marks the call running; false when it already ran (so nothing runs twice). */
   start(id: string): boolean {
-    return this.db.query("UPDATE agent_tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status IN ('planned', 'awaiting_approval')").run(Date.now(), id).changes === 1;
+    return (
+      this.db
+        .query("UPDATE agent_tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status IN ('planned', 'awaiting_approval')")
+        .run(Date.now(), id).changes === 1
+    );
   }
 
   finish(id: string, end: ToolCallEnd): void {
     this.db
-      .query("UPDATE agent_tool_calls SET status = 'finished', outcome = ?, ended_at = ?, duration_ms = ?, output_bytes = ?, error_code = ?, error_message = ? WHERE id = ?")
+      .query(
+        "UPDATE agent_tool_calls SET status = 'finished', outcome = ?, ended_at = ?, duration_ms = ?, output_bytes = ?, error_code = ?, error_message = ? WHERE id = ?",
+      )
       .run(end.outcome, Date.now(), end.durationMs, end.outputBytes, end.errorCode ?? null, end.errorMessage ?? null, id);
   }
 
   /** Calls of a step not yet finished, in the order the model listed them. */
   unfinished(turnId: string): ToolCallRecord[] {
-    return this.db.query<Row, [string]>("SELECT * FROM agent_tool_calls WHERE turn_id = ? AND status != 'finished' ORDER BY step, ordinal").all(turnId).map(toRecord);
+    return this.db
+      .query<Row, [string]>("SELECT * FROM agent_tool_calls WHERE turn_id = ? AND status != 'finished' ORDER BY step, ordinal")
+      .all(turnId)
+      .map(toRecord);
   }
 
   forSession(sessionId: string): ToolCallRecord[] {
-    return this.db.query<Row, [string]>("SELECT * FROM agent_tool_calls WHERE session_id = ? ORDER BY created_at, step, ordinal").all(sessionId).map(toRecord);
+    return this.db
+      .query<Row, [string]>("SELECT * FROM agent_tool_calls WHERE session_id = ? ORDER BY created_at, step, ordinal")
+      .all(sessionId)
+      .map(toRecord);
   }
 }

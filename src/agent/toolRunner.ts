@@ -54,7 +54,13 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
   const base = { session: run.sessionId, tool: tool.name, call_id: callId };
   options.logger.info("tool.start", { ...base, target: run.target.name });
   report.event("tool.start", { call_id: callId, tool: tool.name, arguments: run.shownArgs, target: run.target.name });
-  report.sidecar("tool.start", { call_id: callId, tool: tool.name, arguments: run.shownArgs, target: run.target.name, timeout_ms: tool.timeoutMs });
+  report.sidecar("tool.start", {
+    call_id: callId,
+    tool: tool.name,
+    arguments: run.shownArgs,
+    target: run.target.name,
+    timeout_ms: tool.timeoutMs,
+  });
 
   const controller = new AbortController();
   const onTurnAbort = () => controller.abort(run.signal.reason);
@@ -79,7 +85,9 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
   let error: ToolErrorBody | undefined;
   try {
     const settled = await Promise.race([
-      run.target.execute(tool.name, run.args, { signal: controller.signal, progress, sessionId: run.sessionId }).then((value) => ({ kind: "ok" as const, value })),
+      run.target
+        .execute(tool.name, run.args, { signal: controller.signal, progress, sessionId: run.sessionId })
+        .then((value) => ({ kind: "ok" as const, value })),
       stopped,
     ]);
     if (settled.kind === "ok") {
@@ -96,7 +104,10 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
     }
   } catch (thrown) {
     outcome = "error";
-    error = thrown instanceof AgentdError ? { code: thrown.code, message: thrown.message, ...(thrown.details ? { details: thrown.details } : {}) } : { code: "tool_failed", message: errorMessage(thrown) };
+    error =
+      thrown instanceof AgentdError
+        ? { code: thrown.code, message: thrown.message, ...(thrown.details ? { details: thrown.details } : {}) }
+        : { code: "tool_failed", message: errorMessage(thrown) };
     content = errorContent(error);
   } finally {
     clearInterval(ticker);
@@ -113,7 +124,23 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
   const fields = { ...base, outcome, duration_ms: durationMs, output_bytes: outputBytes, error: error?.message };
   if (outcome === "ok") options.logger.info("tool.end", fields);
   else options.logger.warn("tool.end", { ...fields, error_code: error?.code });
-  report.event("tool.end", { call_id: callId, tool: tool.name, outcome, duration_ms: durationMs, output_bytes: outputBytes, ...(error ? { error } : {}), preview: redactText(clipToolResult(content, 2000).text) });
-  report.sidecar("tool.end", { call_id: callId, tool: tool.name, outcome, duration_ms: durationMs, output_bytes: outputBytes, error, result: clipped.text });
+  report.event("tool.end", {
+    call_id: callId,
+    tool: tool.name,
+    outcome,
+    duration_ms: durationMs,
+    output_bytes: outputBytes,
+    ...(error ? { error } : {}),
+    preview: redactText(clipToolResult(content, 2000).text),
+  });
+  report.sidecar("tool.end", {
+    call_id: callId,
+    tool: tool.name,
+    outcome,
+    duration_ms: durationMs,
+    output_bytes: outputBytes,
+    error,
+    result: clipped.text,
+  });
   return { outcome, content: clipped.text };
 }

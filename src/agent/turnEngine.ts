@@ -96,14 +96,20 @@ export class TurnEngine {
   closePaused(sessionId: string, turnId: string, decidedBy: string): void {
     for (const approval of this.deps.approvals.forTurn(turnId)) this.deps.approvals.decide(approval.id, "cancelled", decidedBy);
     const step = this.deps.sessions.getTurn(turnId).steps;
-    this.#answerRemaining(sessionId, turnId, "cancelled", { code: "cancelled", message: "The user cancelled the turn before this call ran" });
+    this.#answerRemaining(sessionId, turnId, "cancelled", {
+      code: "cancelled",
+      message: "The user cancelled the turn before this call ran",
+    });
     this.#end(sessionId, turnId, step, "cancelled");
   }
 
   /** Turns a previous worker left running: their open calls are answered as interrupted and the turn ends. */
   recoverInterrupted(): void {
     for (const turn of this.deps.sessions.runningTurns()) {
-      this.#answerRemaining(turn.session_id, turn.id, "interrupted", { code: "interrupted", message: "agentd restarted while this call was pending" });
+      this.#answerRemaining(turn.session_id, turn.id, "interrupted", {
+        code: "interrupted",
+        message: "agentd restarted while this call was pending",
+      });
       this.#emit(turn.session_id, turn.id, "error", { code: "turn_interrupted", message: "The worker stopped during this turn" });
       this.#end(turn.session_id, turn.id, turn.steps, "interrupted");
     }
@@ -135,38 +141,61 @@ export class TurnEngine {
     } catch (error) {
       if (signal.aborted) {
         const reason = signal.reason instanceof TurnCancelled ? signal.reason.message : "cancelled";
-        this.#answerRemaining(sessionId, turnId, "cancelled", { code: "cancelled", message: "The turn was cancelled before this call ran" });
+        this.#answerRemaining(sessionId, turnId, "cancelled", {
+          code: "cancelled",
+          message: "The turn was cancelled before this call ran",
+        });
         return this.#end(sessionId, turnId, step, "cancelled", { cause: reason });
       }
       const status = (error as { status?: number }).status;
       this.deps.logger.warn("turn.failed", { session: sessionId, turn: turnId, step, error });
-      this.#emit(sessionId, turnId, "error", { code: status ? "model_error" : "turn_failed", message: errorMessage(error), ...(status ? { status } : {}) });
+      this.#emit(sessionId, turnId, "error", {
+        code: status ? "model_error" : "turn_failed",
+        message: errorMessage(error),
+        ...(status ? { status } : {}),
+      });
       this.deps.channel(sessionId).sidecar?.write("error", { turn: turnId, step, error: errorMessage(error), status });
       this.#answerRemaining(sessionId, turnId, "error", { code: "turn_failed", message: "The turn failed before this call ran" });
       this.#end(sessionId, turnId, step, "error", { error: errorMessage(error) });
     }
   }
 
-  async #modelStep(session: SessionRecord, turnId: string, step: number, history: ChatMessage[], signal: AbortSignal): Promise<ChatMessage> {
+  async #modelStep(
+    session: SessionRecord,
+    turnId: string,
+    step: number,
+    history: ChatMessage[],
+    signal: AbortSignal,
+  ): Promise<ChatMessage> {
     const channel = this.deps.channel(session.id);
     const messages = [{ role: "system", content: this.deps.agent.system_prompt }, ...history] as ChatCompletionMessageParam[];
     const request = { model: session.model, messages, tools: this.deps.catalog.forModel, temperature: this.deps.agent.temperature };
     if (channel.sidecar) channel.note = requestSummary(request as never, this.deps.agent.debug.level);
-    const gathered = await streamModelStep(
-      channel.client,
-      request,
-      signal,
-      (delta) => this.#emit(session.id, turnId, "text.delta", { step, delta }),
+    const gathered = await streamModelStep(channel.client, request, signal, (delta) =>
+      this.#emit(session.id, turnId, "text.delta", { step, delta }),
     );
     const message: ChatMessage = { role: "assistant", content: gathered.content || null };
     if (gathered.toolCalls.length > 0) {
-      message.tool_calls = gathered.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }));
+      message.tool_calls = gathered.toolCalls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      }));
     }
     this.deps.sessions.addMessage(session.id, turnId, message);
     history.push(message);
     gathered.toolCalls.forEach((call, ordinal) => {
       const tool = this.deps.catalog.byName.get(call.name);
-      this.deps.toolCalls.plan({ sessionId: session.id, turnId, step, ordinal, callId: call.id, tool: call.name, scope: tool?.scope ?? null, arguments: redactSecrets(argumentValue(call.arguments)) });
+      this.deps.toolCalls.plan({
+        sessionId: session.id,
+        turnId,
+        step,
+        ordinal,
+        callId: call.id,
+        tool: call.name,
+        scope: tool?.scope ?? null,
+        arguments: redactSecrets(argumentValue(call.arguments)),
+      });
     });
     return message;
   }
@@ -186,7 +215,10 @@ export class TurnEngine {
       if (signal.aborted) throw signal.reason;
       const tool = this.deps.catalog.byName.get(record.tool);
       if (!tool) {
-        this.#answerUnrun(session.id, turnId, record, history, "error", { code: "unknown_tool", message: `There is no tool named ${record.tool}; available: ${[...this.deps.catalog.byName.keys()].join(", ")}` });
+        this.#answerUnrun(session.id, turnId, record, history, "error", {
+          code: "unknown_tool",
+          message: `There is no tool named ${record.tool}; available: ${[...this.deps.catalog.byName.keys()].join(", ")}`,
+        });
         continue;
       }
       const parsed = parseToolArguments(tool, argumentText.get(record.call_id) ?? "");
@@ -200,7 +232,14 @@ export class TurnEngine {
         // Once one call waits, later calls wait too, so the model's order is kept.
         if (verdict === "ask" && record.status !== "awaiting_approval") {
           const shown = redactSecrets(parsed.raw);
-          const approval = this.deps.approvals.create({ session_id: session.id, turn_id: turnId, tool_call_id: record.id, tool: tool.name, scope, summary: callSummary(tool, shown, command) });
+          const approval = this.deps.approvals.create({
+            session_id: session.id,
+            turn_id: turnId,
+            tool_call_id: record.id,
+            tool: tool.name,
+            scope,
+            summary: callSummary(tool, shown, command),
+          });
           this.deps.toolCalls.awaitApproval(record.id, approval.id);
           this.deps.logger.info("approval.required", { session: session.id, approval: approval.id, tool: tool.name, scope, reason });
         }
@@ -214,8 +253,22 @@ export class TurnEngine {
       // Read per call, not from `session`: a hop earlier in this turn may have switched the host.
       const target = this.deps.target(tool.hostBound ? this.deps.sessions.get(session.id).target : LOCAL_TARGET);
       const result = await runToolCall(
-        { recordId: record.id, callId: record.call_id, sessionId: session.id, tool, args: parsed.args, shownArgs: redactSecrets(parsed.raw), target, signal },
-        { store: this.deps.toolCalls, logger: this.deps.logger, progressIntervalMs: this.deps.agent.progress_interval_ms, resultMaxBytes: this.deps.agent.tool_result_max_bytes },
+        {
+          recordId: record.id,
+          callId: record.call_id,
+          sessionId: session.id,
+          tool,
+          args: parsed.args,
+          shownArgs: redactSecrets(parsed.raw),
+          target,
+          signal,
+        },
+        {
+          store: this.deps.toolCalls,
+          logger: this.deps.logger,
+          progressIntervalMs: this.deps.agent.progress_interval_ms,
+          resultMaxBytes: this.deps.agent.tool_result_max_bytes,
+        },
         this.#reporter(session.id, turnId),
       );
       if (result) this.#addToolMessage(session.id, turnId, history, record.call_id, result.content);
@@ -225,17 +278,36 @@ export class TurnEngine {
     if (pending.length === 0) return "continue";
     this.deps.sessions.setTurnStatus(turnId, "awaiting_approval", step);
     this.deps.sessions.setState(session.id, "awaiting_approval");
-    const approvals = pending.map((a) => ({ approval_id: a.id, call_id: this.deps.toolCalls.get(a.tool_call_id).call_id, tool: a.tool, scope: a.scope, summary: a.summary }));
+    const approvals = pending.map((a) => ({
+      approval_id: a.id,
+      call_id: this.deps.toolCalls.get(a.tool_call_id).call_id,
+      tool: a.tool,
+      scope: a.scope,
+      summary: a.summary,
+    }));
     this.#emit(session.id, turnId, "approval_required", { step, approvals, decisions: ["allow_once", "allow_session", "deny"] });
     this.deps.channel(session.id).sidecar?.write("approval.required", { turn: turnId, step, approvals });
     return "paused";
   }
 
   /** Records and answers a call that is not run (bad arguments, unknown tool, denied). */
-  #answerUnrun(sessionId: string, turnId: string, record: ToolCallRecord, history: ChatMessage[], outcome: ToolCallOutcome, error: ToolErrorBody): void {
+  #answerUnrun(
+    sessionId: string,
+    turnId: string,
+    record: ToolCallRecord,
+    history: ChatMessage[],
+    outcome: ToolCallOutcome,
+    error: ToolErrorBody,
+  ): void {
     if (!this.deps.toolCalls.start(record.id)) return;
     const content = errorContent(error);
-    this.deps.toolCalls.finish(record.id, { outcome, durationMs: 0, outputBytes: Buffer.byteLength(content), errorCode: error.code, errorMessage: error.message });
+    this.deps.toolCalls.finish(record.id, {
+      outcome,
+      durationMs: 0,
+      outputBytes: Buffer.byteLength(content),
+      errorCode: error.code,
+      errorMessage: error.message,
+    });
     const fields = { session: sessionId, tool: record.tool, call_id: record.call_id };
     this.deps.logger.info("tool.start", fields);
     this.deps.logger.warn("tool.end", { ...fields, outcome, duration_ms: 0, error: error.message, error_code: error.code });
@@ -251,8 +323,20 @@ export class TurnEngine {
     for (const record of this.deps.toolCalls.unfinished(turnId)) {
       if (record.status === "running") {
         const content = errorContent(error);
-        this.deps.toolCalls.finish(record.id, { outcome, durationMs: 0, outputBytes: Buffer.byteLength(content), errorCode: error.code, errorMessage: error.message });
-        this.deps.logger.warn("tool.end", { session: sessionId, tool: record.tool, call_id: record.call_id, outcome, error: error.message });
+        this.deps.toolCalls.finish(record.id, {
+          outcome,
+          durationMs: 0,
+          outputBytes: Buffer.byteLength(content),
+          errorCode: error.code,
+          errorMessage: error.message,
+        });
+        this.deps.logger.warn("tool.end", {
+          session: sessionId,
+          tool: record.tool,
+          call_id: record.call_id,
+          outcome,
+          error: error.message,
+        });
         this.#addToolMessage(sessionId, turnId, history, record.call_id, content);
       } else this.#answerUnrun(sessionId, turnId, record, history, outcome, error);
     }
@@ -284,7 +368,14 @@ export class TurnEngine {
       event: (type, data) => this.#emit(sessionId, turnId, type, data),
       // At info level a result is kept to its start; full level keeps what the model got.
       sidecar: (kind, fields) =>
-        this.deps.channel(sessionId).sidecar?.write(kind, this.deps.agent.debug.level === "full" || typeof fields.result !== "string" ? fields : { ...fields, result: clipToolResult(fields.result, 2000).text }),
+        this.deps
+          .channel(sessionId)
+          .sidecar?.write(
+            kind,
+            this.deps.agent.debug.level === "full" || typeof fields.result !== "string"
+              ? fields
+              : { ...fields, result: clipToolResult(fields.result, 2000).text },
+          ),
     };
   }
 }

@@ -29,7 +29,12 @@ export class UsageError extends AgentdError {
 
 export function parseCommandArgs(command: Command, argv: string[]): CommandInput {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: { ...command.options, help: { type: "boolean", short: "h" } }, allowPositionals: command.allowPositionals ?? false, strict: true });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      allowPositionals: command.allowPositionals ?? false,
+      strict: true,
+    });
     return { values: values as CommandInput["values"], positionals };
   } catch (error) {
     // parseArgs messages are clear but mention its own option names; keep the first sentence.
@@ -39,7 +44,16 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandInput
 }
 
 export function formatHelp(command: Command): string {
-  return [`Usage: ${command.usage}`, "", command.summary, "", "Options:", ...command.help, "  -h, --help            show this help", ""].join("\n");
+  return [
+    `Usage: ${command.usage}`,
+    "",
+    command.summary,
+    "",
+    "Options:",
+    ...command.help,
+    "  -h, --help            show this help",
+    "",
+  ].join("\n");
 }
 
 /** Parses "30s", "2m", "500ms", "1h", or a plain number of seconds. */

@@ -55,11 +55,14 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(await topLevelHelp());
     return first === undefined ? 2 : 0;
   }
-  if (first === "--version" || first === "-v") return (await import("./commands/version.ts")).versionCommand.run({ values: {}, positionals: [] });
+  if (first === "--version" || first === "-v")
+    return (await import("./commands/version.ts")).versionCommand.run({ values: {}, positionals: [] });
   const found = findCommand(argv);
   if (!found) {
     const group = COMMANDS.filter((c) => c.path.length > 1 && c.path[0] === first);
-    const hint = group.length ? `; try ${group.map((c) => `'agentd ${c.path.join(" ")}'`).join(", ")}` : "; run 'agentd --help' for the list";
+    const hint = group.length
+      ? `; try ${group.map((c) => `'agentd ${c.path.join(" ")}'`).join(", ")}`
+      : "; run 'agentd --help' for the list";
     process.stderr.write(`agentd: unknown command "${argv.slice(0, group.length ? 2 : 1).join(" ")}"${hint}\n`);
     return 2;
   }
@@ -74,7 +77,9 @@ export async function runCli(argv: string[]): Promise<number> {
     return await command.run(input);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`agentd ${command.path.join(" ")}: ${error.message}\nRun 'agentd ${command.path.join(" ")} --help' for usage.\n`);
+      process.stderr.write(
+        `agentd ${command.path.join(" ")}: ${error.message}\nRun 'agentd ${command.path.join(" ")} --help' for usage.\n`,
+      );
       return 2;
     }
     if (error instanceof ConfigError) {

@@ -6,11 +6,17 @@ type ErrorFactory = (path: readonly (string | number)[], reason: string) => Erro
  * Replaces `{env:NAME}` in every string value, so secrets stay out of the file. A reference to an
  * unset variable is an error at that value's location, not a silent empty string.
  */
-export function interpolateEnv(value: unknown, env: Record<string, string | undefined>, fail: ErrorFactory, path: (string | number)[] = []): unknown {
+export function interpolateEnv(
+  value: unknown,
+  env: Record<string, string | undefined>,
+  fail: ErrorFactory,
+  path: (string | number)[] = [],
+): unknown {
   if (typeof value === "string") {
     return value.replace(ENV_REFERENCE, (_match, name: string) => {
       const resolved = env[name];
-      if (resolved === undefined || resolved === "") throw fail(path, `environment variable ${name} is not set (referenced as {env:${name}})`);
+      if (resolved === undefined || resolved === "")
+        throw fail(path, `environment variable ${name} is not set (referenced as {env:${name}})`);
       return resolved;
     });
   }

@@ -29,7 +29,10 @@ export function findConfigFile(options: LoadConfigOptions): string | undefined {
     if (!existsSync(explicit)) throw new ConfigError(`Cannot read the config file ${explicit}: it does not exist`);
     return explicit;
   }
-  const candidates = [join(options.cwd ?? process.cwd(), "agentd.jsonc"), join(options.home ?? homedir(), ".config", "agentd", "agentd.jsonc")];
+  const candidates = [
+    join(options.cwd ?? process.cwd(), "agentd.jsonc"),
+    join(options.home ?? homedir(), ".config", "agentd", "agentd.jsonc"),
+  ];
   return candidates.find((candidate) => existsSync(candidate));
 }
 
@@ -73,7 +76,12 @@ function defaultOpenAiProvider(apiKey: string, baseUrl: string | undefined): Age
 }
 
 /** Data dir: --data-dir, AGENTD_DATA_DIR, the config's data_dir, else ./.agentd. */
-export function resolveDataDir(options: { flag?: string; env?: Record<string, string | undefined>; config: AgentdConfig; cwd?: string }): string {
+export function resolveDataDir(options: {
+  flag?: string;
+  env?: Record<string, string | undefined>;
+  config: AgentdConfig;
+  cwd?: string;
+}): string {
   const env = options.env ?? process.env;
   const chosen = options.flag ?? env.AGENTD_DATA_DIR ?? options.config.data_dir ?? ".agentd";
   const expanded = chosen.startsWith("~/") ? join(homedir(), chosen.slice(2)) : chosen;

@@ -21,7 +21,11 @@ export function parseConfig(text: string, options: ParseConfigOptions): AgentdCo
   if (first) throw new ConfigError(describeSyntaxError(first), { location: locate(first.offset) });
   if (root && root.type !== "object") throw new ConfigError("expected an object at the top level", { location: locate(root.offset) });
   const duplicate = root ? findDuplicateKey(root, []) : undefined;
-  if (duplicate) throw new ConfigError(`duplicate key "${duplicate.key}" (it is already set above; only one may stay)`, { location: locate(duplicate.offset), path: formatPath(duplicate.path) });
+  if (duplicate)
+    throw new ConfigError(`duplicate key "${duplicate.key}" (it is already set above; only one may stay)`, {
+      location: locate(duplicate.offset),
+      path: formatPath(duplicate.path),
+    });
 
   const raw = interpolateEnv(nodeValue(root), options.env, (path, reason) => {
     const node = root ? findNodeAtLocation(root, path as (string | number)[]) : undefined;
@@ -66,7 +70,9 @@ function nodeValue(node: Node | undefined): unknown {
   if (!node) return undefined;
   switch (node.type) {
     case "object":
-      return Object.fromEntries((node.children ?? []).map((property) => [property.children![0]!.value as string, nodeValue(property.children![1])]));
+      return Object.fromEntries(
+        (node.children ?? []).map((property) => [property.children![0]!.value as string, nodeValue(property.children![1])]),
+      );
     case "array":
       return (node.children ?? []).map(nodeValue);
     default:
@@ -74,7 +80,11 @@ function nodeValue(node: Node | undefined): unknown {
   }
 }
 
-function issueToError(issue: z.core.$ZodIssue, root: Node | undefined, locate: (offset: number) => { file: string; line: number; column: number }): ConfigError {
+function issueToError(
+  issue: z.core.$ZodIssue,
+  root: Node | undefined,
+  locate: (offset: number) => { file: string; line: number; column: number },
+): ConfigError {
   const path = issue.path as (string | number)[];
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0]!;

@@ -15,7 +15,11 @@ const serverSchema = z
   .strictObject({
     bind: z.string().min(1).default(DEFAULT_BIND),
     port: z.number().int().min(0).max(65535).default(DEFAULT_PORT),
-    body_limit_bytes: z.number().int().min(1024).default(10 * 1024 * 1024),
+    body_limit_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(10 * 1024 * 1024),
     drain_timeout_ms: z.number().int().min(0).default(10_000),
     /** Require the bearer token on a loopback bind too (beyond loopback it always is). */
     require_token: z.boolean().default(false),
@@ -25,7 +29,11 @@ const serverSchema = z
 const logSchema = z
   .strictObject({
     level: z.enum(LOG_LEVELS as [string, ...string[]]).default("info"),
-    file_max_bytes: z.number().int().min(4096).default(10 * 1024 * 1024),
+    file_max_bytes: z
+      .number()
+      .int()
+      .min(4096)
+      .default(10 * 1024 * 1024),
     file_keep: z.number().int().min(0).max(100).default(5),
   })
   .prefault({});

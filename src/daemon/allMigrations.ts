@@ -5,4 +5,10 @@ import { proxyMigrations } from "../proxy/proxyMigrations.ts";
 import { agentMigrations } from "../agent/agentMigrations.ts";
 
 /** Every capability's migrations; supervisor and worker open the store with the same list. */
-export const allMigrations: readonly Migration[] = [...baseMigrations, ...proxyMigrations, ...agentMigrations, ...watchdogMigrations, ...hopMigrations];
+export const allMigrations: readonly Migration[] = [
+  ...baseMigrations,
+  ...proxyMigrations,
+  ...agentMigrations,
+  ...watchdogMigrations,
+  ...hopMigrations,
+];

@@ -13,7 +13,8 @@ export function restrictDataDir(dataDir: string): string | undefined {
   const info = statSync(dataDir);
   if ((info.mode & 0o7077) === 0) return undefined;
   const ours = !existed || (info.uid === process.getuid?.() && (info.mode & 0o1000) === 0 && existsSync(join(dataDir, "agentd.db")));
-  if (!ours) return `${dataDir} is open to other users (mode ${(info.mode & 0o7777).toString(8)}) and is not agentd's own, so it is left as it is; give agentd a directory of its own`;
+  if (!ours)
+    return `${dataDir} is open to other users (mode ${(info.mode & 0o7777).toString(8)}) and is not agentd's own, so it is left as it is; give agentd a directory of its own`;
   try {
     chmodSync(dataDir, 0o700);
     return undefined;

@@ -32,7 +32,14 @@ export function sessionRow(session: SessionSummary): SessionRow {
 }
 
 export function approvalRow(approval: ApprovalRecord): ApprovalRow {
-  return { id: approval.id, session_id: approval.session_id, tool: approval.tool, scope: approval.scope, summary: approval.summary, requested_at: approval.created_at };
+  return {
+    id: approval.id,
+    session_id: approval.session_id,
+    tool: approval.tool,
+    scope: approval.scope,
+    summary: approval.summary,
+    requested_at: approval.created_at,
+  };
 }
 
 export function ptySessionRow(session: PtySessionInfo, now = Date.now()): PtySessionRow {
@@ -49,5 +56,13 @@ export function ptySessionRow(session: PtySessionInfo, now = Date.now()): PtySes
 
 export function hopRow(hop: HopInfo): HopRow {
   const output = hop.fallback_reason ?? hop.last_error ?? undefined;
-  return { name: hop.name, target: hop.destination, via: hop.via, state: hop.state, remote_version: hop.remote_version, last_change: hop.last_change, ...(output ? { output } : {}) };
+  return {
+    name: hop.name,
+    target: hop.destination,
+    via: hop.via,
+    state: hop.state,
+    remote_version: hop.remote_version,
+    last_change: hop.last_change,
+    ...(output ? { output } : {}),
+  };
 }

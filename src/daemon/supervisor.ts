@@ -1,7 +1,16 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
 import { loadConfig, resolveDataDir } from "../config/index.ts";
-import { createLogger, formatLogLine, parseLogLine, readLines, RotatingFile, setLogLevel, setLogSink, type LogLevel } from "../log/index.ts";
+import {
+  createLogger,
+  formatLogLine,
+  parseLogLine,
+  readLines,
+  RotatingFile,
+  setLogLevel,
+  setLogSink,
+  type LogLevel,
+} from "../log/index.ts";
 import { openStore, recordEvent } from "../store/index.ts";
 import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
 import { RestartPolicy } from "../watchdog/restartPolicy.ts";
@@ -73,8 +82,10 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
     restartWorker: async (reason, pid) => {
       const worker = current;
-      if (!worker || worker.exitCode !== null || worker.signalCode !== null) return "the worker is down; the supervisor's restart policy starts it again";
-      if (pid !== undefined && worker.pid !== pid) return `worker ${pid} is already gone; ${worker.pid} was started since and is left alone`;
+      if (!worker || worker.exitCode !== null || worker.signalCode !== null)
+        return "the worker is down; the supervisor's restart policy starts it again";
+      if (pid !== undefined && worker.pid !== pid)
+        return `worker ${pid} is already gone; ${worker.pid} was started since and is left alone`;
       requestedExits.add(worker.pid);
       log.warn("worker.restart", { pid: worker.pid, reason });
       // A hung worker ignores SIGTERM: the grace stays short, and endOrphanedTerminals ends what it leaves.
@@ -113,7 +124,10 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     const worker = spawnWorker(workerArgs, restarts, onWorkerLine);
     current = worker;
     log.info("worker.spawned", { pid: worker.pid, restarts });
-    const outcome = await Promise.race([worker.exited.then((code) => ({ kind: "exit" as const, code })), stopRequested.promise.then((signal) => ({ kind: "stop" as const, signal }))]);
+    const outcome = await Promise.race([
+      worker.exited.then((code) => ({ kind: "exit" as const, code })),
+      stopRequested.promise.then((signal) => ({ kind: "stop" as const, signal })),
+    ]);
     watchdog.workerGone();
     if (outcome.kind === "stop") {
       log.info("supervisor.stopping", { signal: outcome.signal, worker_pid: worker.pid });
@@ -121,7 +135,12 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
       endOrphanedTerminals(worker.pid);
       break;
     }
-    const fields = { pid: worker.pid, code: outcome.code, signal: worker.signalCode ? String(worker.signalCode) : null, uptime_ms: Date.now() - startedAt };
+    const fields = {
+      pid: worker.pid,
+      code: outcome.code,
+      signal: worker.signalCode ? String(worker.signalCode) : null,
+      uptime_ms: Date.now() - startedAt,
+    };
     const requested = requestedExits.delete(worker.pid);
     log.warn("worker.exit", { ...fields, requested });
     endOrphanedTerminals(worker.pid);
@@ -168,7 +187,10 @@ function spawnWorker(args: string[], restarts: number, onLine: (pid: number) => 
   // Anything the worker writes to stderr (a crash before its logger exists) still lands in the log.
   readLines(
     worker.stderr,
-    (line) => writeLine(formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line })),
+    (line) =>
+      writeLine(
+        formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line }),
+      ),
     { onError: readFailed("stderr") },
   ).catch(readFailed("stderr"));
   return worker;
@@ -190,7 +212,8 @@ function announceToken(bind: string, dataDir: string): string {
   const token = ensureApiToken(dataDir);
   // Printed once, to the terminal only: the log file must never hold the secret. A loopback bind
   // that requires it (a hop's remote agentd) never prints it: its reader takes it from the file.
-  if (token.created && !isLoopbackAddress(bind)) process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
+  if (token.created && !isLoopbackAddress(bind))
+    process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
   log.info("auth.token", { path: token.path, created: token.created });
   return token.token;
 }

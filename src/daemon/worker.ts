@@ -31,7 +31,9 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
-  const requiredToken = tokenRequired(bind, options.requireToken ?? config.server.require_token) ? ensureApiToken(dataDir).token : undefined;
+  const requiredToken = tokenRequired(bind, options.requireToken ?? config.server.require_token)
+    ? ensureApiToken(dataDir).token
+    : undefined;
 
   let app: Hono | undefined;
   const services = createWorkerServices({
@@ -63,7 +65,9 @@ export async function runWorker(options: ServeOptions): Promise<number> {
         const problem = storeProblem();
         return [{ key: "store:writable", status: problem ? "fail" : "pass", observedValue: !problem, output: problem }];
       },
-      process: () => [{ key: "worker:memory", status: "pass", observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" }],
+      process: () => [
+        { key: "worker:memory", status: "pass", observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" },
+      ],
       ...services.healthSources,
     },
   };
@@ -84,7 +88,14 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     logger: log,
     requiredToken,
     bodyLimitBytes: config.server.body_limit_bytes,
-    metricFamilies: () => [{ name: "agentd_worker_restarts_total", help: "Times the supervisor restarted the worker.", type: "counter", samples: [{ value: restarts }] }],
+    metricFamilies: () => [
+      {
+        name: "agentd_worker_restarts_total",
+        help: "Times the supervisor restarted the worker.",
+        type: "counter",
+        samples: [{ value: restarts }],
+      },
+    ],
     metricsText: services.metricsText,
     mounts: services.mounts,
     status,
@@ -96,13 +107,26 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   try {
     server = Bun.serve({ hostname: bind, port, fetch: created.app.fetch, idleTimeout: 0 });
   } catch (error) {
-    log.error("http.listen_failed", { bind, port, error, cause: (error as { code?: string }).code === "EADDRINUSE" ? "port_in_use" : "listen" });
+    log.error("http.listen_failed", {
+      bind,
+      port,
+      error,
+      cause: (error as { code?: string }).code === "EADDRINUSE" ? "port_in_use" : "listen",
+    });
     await services.close();
     db.close();
     return 1;
   }
   const url = `http://${bind.includes(":") ? `[${bind}]` : bind}:${server.port}`;
-  writeReadyFile(dataDir, { pid: process.pid, supervisor_pid: supervisorPid, bind, port: server.port!, url, version: VERSION, started_at: new Date(startedAt).toISOString() });
+  writeReadyFile(dataDir, {
+    pid: process.pid,
+    supervisor_pid: supervisorPid,
+    bind,
+    port: server.port!,
+    url,
+    version: VERSION,
+    started_at: new Date(startedAt).toISOString(),
+  });
   log.info("http.listening", { bind, port: server.port, url, auth: requiredToken ? "bearer" : "loopback" });
 
   const stopped = Promise.withResolvers<string>();

@@ -55,10 +55,15 @@ export function createWorkerServices(options: WorkerServicesOptions): WorkerServ
     hops: {
       target: (name) => createHopToolTarget(hops, name, { readFileMaxBytes: config.agent.read_file_max_bytes }),
       describe: (name) => ({ ...hops.get(name) }),
-      names: () => hops.list().filter((hop) => hop.state !== "closed").map((hop) => hop.name),
+      names: () =>
+        hops
+          .list()
+          .filter((hop) => hop.state !== "closed")
+          .map((hop) => hop.name),
     },
     logger: logger.child("agent"),
-    fetch: async (input, init) => options.localFetch(typeof input === "string" || input instanceof URL ? new Request(String(input), init) : new Request(input, init)),
+    fetch: async (input, init) =>
+      options.localFetch(typeof input === "string" || input instanceof URL ? new Request(String(input), init) : new Request(input, init)),
   });
   const incidents = new IncidentStore(db);
   return {

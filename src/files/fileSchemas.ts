@@ -9,7 +9,10 @@ export const readFileArgs = z.strictObject({
   path: z.string().min(1).describe("File to read; relative paths start at the daemon user's home directory"),
   offset: z.number().int().min(0).optional().describe("Byte offset to start at (default 0)"),
   max_bytes: z.number().int().min(1).max(MAX_READ_BYTES).optional().describe(`Most bytes to return (default ${DEFAULT_READ_BYTES})`),
-  encoding: z.enum(["auto", "utf8", "base64"]).optional().describe("auto (default): utf8 for text, base64 when the bytes are not UTF-8 text"),
+  encoding: z
+    .enum(["auto", "utf8", "base64"])
+    .optional()
+    .describe("auto (default): utf8 for text, base64 when the bytes are not UTF-8 text"),
 });
 
 export const writeFileArgs = z.strictObject({
@@ -18,7 +21,11 @@ export const writeFileArgs = z.strictObject({
   encoding: z.enum(["utf8", "base64"]).optional().describe("How content is encoded (default utf8)"),
   append: z.boolean().optional().describe("Append instead of replacing the file"),
   create_dirs: z.boolean().optional().describe("Create missing parent directories"),
-  mode: z.string().regex(/^[0-7]{3,4}$/).optional().describe("Octal permissions for a new file, e.g. 644"),
+  mode: z
+    .string()
+    .regex(/^[0-7]{3,4}$/)
+    .optional()
+    .describe("Octal permissions for a new file, e.g. 644"),
 });
 
 export type ReadFileArgs = z.infer<typeof readFileArgs>;

@@ -4,7 +4,14 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { AgentdError } from "../errors/index.ts";
 import {
-  DEFAULT_READ_BYTES, chooseEncoding, decodeContent, encodeContent, type ReadFileArgs, type ReadFileResult, type WriteFileArgs, type WriteFileResult,
+  DEFAULT_READ_BYTES,
+  chooseEncoding,
+  decodeContent,
+  encodeContent,
+  type ReadFileArgs,
+  type ReadFileResult,
+  type WriteFileArgs,
+  type WriteFileResult,
 } from "./fileSchemas.ts";
 
 /** File reads and writes on this host, for the file API every agentd serves. */
@@ -16,11 +23,14 @@ function resolvePath(path: string): string {
 
 function fileError(error: unknown, path: string, writing = false): AgentdError {
   const code = (error as { code?: string }).code;
-  if (code === "ENOENT" && writing) return new AgentdError("directory_not_found", `${dirname(path)} does not exist; pass create_dirs: true to create it`, { status: 404 });
+  if (code === "ENOENT" && writing)
+    return new AgentdError("directory_not_found", `${dirname(path)} does not exist; pass create_dirs: true to create it`, { status: 404 });
   if (code === "ENOENT") return new AgentdError("file_not_found", `${path} does not exist`, { status: 404 });
-  if (code === "EISDIR") return new AgentdError("file_is_directory", `${path} is a directory; list it with exec_command "ls -la ${path}"`, { status: 400 });
+  if (code === "EISDIR")
+    return new AgentdError("file_is_directory", `${path} is a directory; list it with exec_command "ls -la ${path}"`, { status: 400 });
   if (code === "ENOTDIR") return new AgentdError("file_not_found", `A parent of ${path} is not a directory`, { status: 404 });
-  if (code === "EACCES" || code === "EPERM") return new AgentdError("file_permission_denied", `Permission denied: ${path}`, { status: 403 });
+  if (code === "EACCES" || code === "EPERM")
+    return new AgentdError("file_permission_denied", `Permission denied: ${path}`, { status: 403 });
   return new AgentdError("file_io_error", `Cannot access ${path}: ${(error as Error).message}`, { status: 500 });
 }
 
@@ -37,7 +47,15 @@ export async function readLocalFile(args: ReadFileArgs): Promise<ReadFileResult>
       const { bytesRead } = await handle.read(buffer, 0, length, offset);
       const bytes = buffer.subarray(0, bytesRead);
       const encoding = chooseEncoding(bytes, args.encoding);
-      return { path, size: info.size, offset, bytes: bytesRead, encoding, content: encodeContent(bytes, encoding), truncated: offset + bytesRead < info.size };
+      return {
+        path,
+        size: info.size,
+        offset,
+        bytes: bytesRead,
+        encoding,
+        content: encodeContent(bytes, encoding),
+        truncated: offset + bytesRead < info.size,
+      };
     } finally {
       await handle.close();
     }

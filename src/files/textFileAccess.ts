@@ -18,17 +18,28 @@ export interface TextReadRequest {
 export async function readTextLines(files: FileAccess, request: TextReadRequest, maxBytes: number): Promise<LineSlice & { path: string }> {
   const result = await files.read({ path: request.path, max_bytes: maxBytes, encoding: "auto" });
   if (result.truncated) {
-    throw new AgentdError("file_too_large", `${result.path} is ${result.size} bytes, over the ${maxBytes}-byte limit of read_file; read parts with exec_command (head, tail, grep, sed -n)`, {
+    throw new AgentdError(
+      "file_too_large",
+      `${result.path} is ${result.size} bytes, over the ${maxBytes}-byte limit of read_file; read parts with exec_command (head, tail, grep, sed -n)`,
+      {
+        status: 400,
+        details: { size: result.size },
+      },
+    );
+  }
+  if (result.encoding !== "utf8")
+    throw new AgentdError("binary_file", `${result.path} looks binary; read_file only reads text`, {
       status: 400,
       details: { size: result.size },
     });
-  }
-  if (result.encoding !== "utf8") throw new AgentdError("binary_file", `${result.path} looks binary; read_file only reads text`, { status: 400, details: { size: result.size } });
   return { path: result.path, ...sliceLines(result.content, request.offset, request.limit) };
 }
 
 /** The agent's write_file: the whole file replaced atomically. */
-export async function writeTextFile(files: FileAccess, request: { path: string; content: string; create_dirs: boolean }): Promise<{ path: string; bytes: number; created: boolean }> {
+export async function writeTextFile(
+  files: FileAccess,
+  request: { path: string; content: string; create_dirs: boolean },
+): Promise<{ path: string; bytes: number; created: boolean }> {
   const result = await files.write({ path: request.path, content: request.content, create_dirs: request.create_dirs });
   return { path: result.path, bytes: result.bytes_written, created: result.created };
 }

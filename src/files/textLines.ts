@@ -12,5 +12,11 @@ export function sliceLines(text: string, offset: number, limit: number): LineSli
   if (lines.length > 1 && lines.at(-1) === "") lines.pop();
   const from = offset - 1;
   const slice = lines.slice(from, from + limit);
-  return { total_lines: lines.length, offset, lines_returned: slice.length, more: from + slice.length < lines.length, content: slice.join("\n") };
+  return {
+    total_lines: lines.length,
+    offset,
+    lines_returned: slice.length,
+    more: from + slice.length < lines.length,
+    content: slice.join("\n"),
+  };
 }

@@ -46,7 +46,9 @@ export async function collectChecks(sources: Record<string, HealthSource>): Prom
       try {
         return (await source()).map((check) => ({ time, ...check }));
       } catch (error) {
-        return [{ key: `${name}:check`, status: "fail" as const, output: `Cannot run the ${name} check: ${(error as Error).message}`, time }];
+        return [
+          { key: `${name}:check`, status: "fail" as const, output: `Cannot run the ${name} check: ${(error as Error).message}`, time },
+        ];
       }
     }),
   );

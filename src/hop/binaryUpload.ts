@@ -33,7 +33,9 @@ function openSftp(client: Client): Promise<SFTPWrapper> {
 }
 
 async function sftpWriteAll(sftp: SFTPWrapper, path: string, payload: Uint8Array, onProgress: (sent: number) => void): Promise<void> {
-  const handle = await new Promise<Buffer>((resolve, reject) => sftp.open(path, "w", { mode: 0o600 }, (error, h) => (error ? reject(error) : resolve(h))));
+  const handle = await new Promise<Buffer>((resolve, reject) =>
+    sftp.open(path, "w", { mode: 0o600 }, (error, h) => (error ? reject(error) : resolve(h))),
+  );
   const data = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   let next = 0;
   let sent = 0;
@@ -42,7 +44,9 @@ async function sftpWriteAll(sftp: SFTPWrapper, path: string, payload: Uint8Array
       const offset = next;
       const length = Math.min(CHUNK, data.length - offset);
       next += length;
-      await new Promise<void>((resolve, reject) => sftp.write(handle, data, offset, length, offset, (error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        sftp.write(handle, data, offset, length, offset, (error) => (error ? reject(error) : resolve())),
+      );
       sent += length;
       onProgress(sent);
     }
@@ -79,9 +83,20 @@ export async function uploadBinary(options: UploadOptions): Promise<UploadResult
     } finally {
       sftp.end();
     }
-    if (options.gzip) await runRemoteChecked(options.client, `gzip -dc ${shellQuote(sent)} > ${shellQuote(temp)} && rm -f ${shellQuote(sent)}`, timeout, "Unpacking the upload");
+    if (options.gzip)
+      await runRemoteChecked(
+        options.client,
+        `gzip -dc ${shellQuote(sent)} > ${shellQuote(temp)} && rm -f ${shellQuote(sent)}`,
+        timeout,
+        "Unpacking the upload",
+      );
     const verified = await verify(options, temp);
-    await runRemoteChecked(options.client, `chmod 755 ${shellQuote(temp)} && mv -f ${shellQuote(temp)} ${shellQuote(options.binPath)}`, timeout, "Installing the binary");
+    await runRemoteChecked(
+      options.client,
+      `chmod 755 ${shellQuote(temp)} && mv -f ${shellQuote(temp)} ${shellQuote(options.binPath)}`,
+      timeout,
+      "Installing the binary",
+    );
     return { wireBytes: payload.length, compressed: options.gzip, verified };
   } catch (error) {
     await runRemote(options.client, `rm -f ${shellQuote(temp)} ${shellQuote(`${temp}.gz`)}`, timeout).catch(() => undefined);
@@ -92,11 +107,16 @@ export async function uploadBinary(options: UploadOptions): Promise<UploadResult
 async function verify(options: UploadOptions, temp: string): Promise<"sha256" | "size"> {
   if (options.shaTool === "none") {
     const out = await runRemoteChecked(options.client, `wc -c < ${shellQuote(temp)}`, options.commandTimeoutMs, "Measuring the upload");
-    if (Number(out.trim()) !== options.binary.length) throw new HopError("hop_upload_failed", `The uploaded file has ${out.trim()} bytes, expected ${options.binary.length}`);
+    if (Number(out.trim()) !== options.binary.length)
+      throw new HopError("hop_upload_failed", `The uploaded file has ${out.trim()} bytes, expected ${options.binary.length}`);
     return "size";
   }
   const out = await runRemoteChecked(options.client, shaCommand(shellQuote(temp), "sha="), options.commandTimeoutMs, "Hashing the upload");
   const remoteSha = /sha=([0-9a-f]{64})/.exec(out)?.[1];
-  if (remoteSha !== options.sha256) throw new HopError("hop_upload_failed", `The uploaded binary's sha256 is ${remoteSha ?? "unreadable"}, expected ${options.sha256}; the transfer was corrupted`);
+  if (remoteSha !== options.sha256)
+    throw new HopError(
+      "hop_upload_failed",
+      `The uploaded binary's sha256 is ${remoteSha ?? "unreadable"}, expected ${options.sha256}; the transfer was corrupted`,
+    );
   return "sha256";
 }

@@ -5,7 +5,14 @@ import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResul
 import { renderOutput } from "../pty/renderOutput.ts";
 import { FallbackSession } from "./fallbackSession.ts";
 import {
-  DEFAULT_READ_BYTES, chooseEncoding, decodeContent, encodeContent, type ReadFileArgs, type ReadFileResult, type WriteFileArgs, type WriteFileResult,
+  DEFAULT_READ_BYTES,
+  chooseEncoding,
+  decodeContent,
+  encodeContent,
+  type ReadFileArgs,
+  type ReadFileResult,
+  type WriteFileArgs,
+  type WriteFileResult,
 } from "../files/fileSchemas.ts";
 import type { HopError } from "./hopErrors.ts";
 import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
@@ -37,17 +44,25 @@ export class FallbackClient implements RemoteAgentdClient {
   private readonly sessions = new Map<string, FallbackSession>();
   private counter = 0;
 
-  constructor(readonly hop: string, private readonly link: FallbackLink) {}
+  constructor(
+    readonly hop: string,
+    private readonly link: FallbackLink,
+  ) {}
 
   async exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
     const started = performance.now();
-    if (this.sessions.size >= MAX_SESSIONS) throw new AgentdError("pty_limit_reached", `Hop ${this.hop} already has ${MAX_SESSIONS} sessions; close one first`, { status: 429 });
+    if (this.sessions.size >= MAX_SESSIONS)
+      throw new AgentdError("pty_limit_reached", `Hop ${this.hop} already has ${MAX_SESSIONS} sessions; close one first`, { status: 429 });
     const ssh = this.ssh();
-    const env = Object.entries(args.env ?? {}).map(([key, value]) => `export ${key}=${shellQuote(value)}; `).join("");
+    const env = Object.entries(args.env ?? {})
+      .map(([key, value]) => `export ${key}=${shellQuote(value)}; `)
+      .join("");
     const body = args.shell ? `exec ${shellQuote(args.shell)} ${args.login ? "-lc" : "-c"} ${shellQuote(args.cmd)}` : args.cmd;
     const command = `${args.workdir ? `cd ${shellQuote(args.workdir)} || exit 1; ` : ""}${env}${body}`;
     const channel = await new Promise<import("ssh2").ClientChannel>((resolve, reject) =>
-      ssh.exec(command, { pty: { cols: args.cols ?? 80, rows: args.rows ?? 24, term: "xterm-256color" } }, (error, ch) => (error ? reject(this.dropped(error)) : resolve(ch))),
+      ssh.exec(command, { pty: { cols: args.cols ?? 80, rows: args.rows ?? 24, term: "xterm-256color" } }, (error, ch) =>
+        error ? reject(this.dropped(error)) : resolve(ch),
+      ),
     );
     const id = `f${++this.counter}`;
     const session = new FallbackSession(id, args.cmd, channel);
@@ -86,13 +101,20 @@ export class FallbackClient implements RemoteAgentdClient {
     await session.waitUntil(Date.now() + 5000, false);
     this.sessions.delete(session.id);
     const rendered = renderOutput(session.take().bytes, { maxOutputTokens: 10_000, stripAnsi: false });
-    return { session_id: session.id, exit_code: session.exitCode, signal: session.signal, output: rendered.output, truncated: rendered.truncated };
+    return {
+      session_id: session.id,
+      exit_code: session.exitCode,
+      signal: session.signal,
+      output: rendered.output,
+      truncated: rendered.truncated,
+    };
   }
 
   async readFile(args: ReadFileArgs): Promise<ReadFileResult> {
     const path = this.absolute(args.path);
     return this.withSftp(path, async (sftp) => {
-      const size = (await new Promise<import("ssh2").Stats>((resolve, reject) => sftp.stat(path, (e, s) => (e ? reject(e) : resolve(s))))).size;
+      const size = (await new Promise<import("ssh2").Stats>((resolve, reject) => sftp.stat(path, (e, s) => (e ? reject(e) : resolve(s)))))
+        .size;
       const offset = Math.min(args.offset ?? 0, size);
       const length = Math.min(args.max_bytes ?? DEFAULT_READ_BYTES, size - offset);
       const handle = await new Promise<Buffer>((resolve, reject) => sftp.open(path, "r", (e, h) => (e ? reject(e) : resolve(h))));
@@ -100,7 +122,9 @@ export class FallbackClient implements RemoteAgentdClient {
       let read = 0;
       try {
         while (read < length) {
-          const n = await new Promise<number>((resolve, reject) => sftp.read(handle, buffer, read, length - read, offset + read, (e, got) => (e ? reject(e) : resolve(got))));
+          const n = await new Promise<number>((resolve, reject) =>
+            sftp.read(handle, buffer, read, length - read, offset + read, (e, got) => (e ? reject(e) : resolve(got))),
+          );
           if (n === 0) break;
           read += n;
         }
@@ -118,11 +142,15 @@ export class FallbackClient implements RemoteAgentdClient {
     const data = decodeContent(args.content, args.encoding);
     if (args.create_dirs) {
       const dir = path.slice(0, path.lastIndexOf("/")) || "/";
-      await new Promise<void>((resolve, reject) => this.ssh().exec(`mkdir -p ${shellQuote(dir)}`, (e, ch) => (e ? reject(this.dropped(e)) : ch.on("close", () => resolve()).resume())));
+      await new Promise<void>((resolve, reject) =>
+        this.ssh().exec(`mkdir -p ${shellQuote(dir)}`, (e, ch) => (e ? reject(this.dropped(e)) : ch.on("close", () => resolve()).resume())),
+      );
     }
     return this.withSftp(path, async (sftp) => {
-      const stat = (p: string) => new Promise<import("ssh2").Stats | undefined>((resolve) => sftp.stat(p, (e, s) => resolve(e ? undefined : s)));
-      const write = (p: string, flag: string, mode: number) => new Promise<void>((resolve, reject) => sftp.writeFile(p, data, { flag, mode }, (e) => (e ? reject(e) : resolve())));
+      const stat = (p: string) =>
+        new Promise<import("ssh2").Stats | undefined>((resolve) => sftp.stat(p, (e, s) => resolve(e ? undefined : s)));
+      const write = (p: string, flag: string, mode: number) =>
+        new Promise<void>((resolve, reject) => sftp.writeFile(p, data, { flag, mode }, (e) => (e ? reject(e) : resolve())));
       const existing = await stat(path);
       if (args.append) {
         await write(path, "a", args.mode ? parseInt(args.mode, 8) : 0o644);
@@ -163,7 +191,12 @@ export class FallbackClient implements RemoteAgentdClient {
 
   private session(id: string): FallbackSession {
     const session = this.sessions.get(id);
-    if (!session) throw new AgentdError("pty_session_not_found", `No session ${id} on hop ${this.hop} (fallback sessions end when they exit or the connection drops)`, { status: 404 });
+    if (!session)
+      throw new AgentdError(
+        "pty_session_not_found",
+        `No session ${id} on hop ${this.hop} (fallback sessions end when they exit or the connection drops)`,
+        { status: 404 },
+      );
     return session;
   }
 
@@ -174,7 +207,9 @@ export class FallbackClient implements RemoteAgentdClient {
   }
 
   private dropped(error: Error): AgentdError {
-    return this.link.ssh() ? new AgentdError("hop_remote_command_failed", `Hop ${this.hop}: ${error.message}`, { status: 502 }) : this.link.unavailable();
+    return this.link.ssh()
+      ? new AgentdError("hop_remote_command_failed", `Hop ${this.hop}: ${error.message}`, { status: 502 })
+      : this.link.unavailable();
   }
 
   private absolute(path: string): string {

@@ -16,7 +16,11 @@ export class FallbackSession {
   private unreadBytes = 0;
   private readonly waiters = new Set<() => void>();
 
-  constructor(readonly id: string, readonly cmd: string, private readonly channel: ClientChannel) {
+  constructor(
+    readonly id: string,
+    readonly cmd: string,
+    private readonly channel: ClientChannel,
+  ) {
     const take = (chunk: Buffer) => this.append(chunk);
     channel.on("data", take);
     channel.stderr.on("data", take);

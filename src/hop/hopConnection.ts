@@ -60,9 +60,17 @@ export class HopConnection {
   private remoteClient: RemoteAgentdClient | undefined;
   private readonly stopping = new AbortController();
 
-  constructor(readonly spec: HopSpec, private readonly deps: HopDeps) {
+  constructor(
+    readonly spec: HopSpec,
+    private readonly deps: HopDeps,
+  ) {
     this.openedAt = deps.openedAt ?? Date.now();
-    this.daemon = new RemoteAgentdLink({ hop: spec.name, readyTimeoutMs: deps.config.remote_ready_timeout_ms, commandTimeoutMs: COMMAND_TIMEOUT_MS, log: deps.log });
+    this.daemon = new RemoteAgentdLink({
+      hop: spec.name,
+      readyTimeoutMs: deps.config.remote_ready_timeout_ms,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      log: deps.log,
+    });
   }
 
   /** The remote agentd's version; none in fallback mode. */
@@ -127,11 +135,12 @@ export class HopConnection {
     progress({ step: "connect", message: `connecting to ${chainText}` });
     const chain = await connectChain({
       chain: [...this.spec.via, this.spec.target],
-      auth: (destination) => planAuth(destination.user, {
-        identity: this.spec.identity,
-        identityFiles: config.identity_files,
-        agentSocket: config.use_agent ? process.env.SSH_AUTH_SOCK : undefined,
-      }),
+      auth: (destination) =>
+        planAuth(destination.user, {
+          identity: this.spec.identity,
+          identityFiles: config.identity_files,
+          agentSocket: config.use_agent ? process.env.SSH_AUTH_SOCK : undefined,
+        }),
       knownHostsPath: expandHome(config.known_hosts),
       acceptNew,
       connectTimeoutMs: config.connect_timeout_ms,
@@ -146,7 +155,11 @@ export class HopConnection {
       progress({ step: "probe", message: "probing the remote host" });
       const probe = await runRemote(ssh, probeScript(config.remote_dir), COMMAND_TIMEOUT_MS);
       const facts = parseProbeOutput(probe.stdout);
-      if (!facts.home) throw new HopError("hop_remote_command_failed", `The remote probe did not report a home directory (exit ${probe.code}): ${probe.stderr.trim().slice(0, 300)}`);
+      if (!facts.home)
+        throw new HopError(
+          "hop_remote_command_failed",
+          `The remote probe did not report a home directory (exit ${probe.code}): ${probe.stderr.trim().slice(0, 300)}`,
+        );
       this.facts = facts;
       this.remoteDir = resolveRemotePath(config.remote_dir, facts.home);
       await this.installAndStart(ssh, facts, progress);
@@ -154,12 +167,22 @@ export class HopConnection {
       await this.restartIfGone(ssh);
     }
     if (this.mode === "fallback" && !(this.remoteClient instanceof FallbackClient)) {
-      this.remoteClient = new FallbackClient(this.spec.name, { ssh: () => this.liveSsh(), unavailable: () => this.unavailable(), home: this.facts!.home });
+      this.remoteClient = new FallbackClient(this.spec.name, {
+        ssh: () => this.liveSsh(),
+        unavailable: () => this.unavailable(),
+        home: this.facts!.home,
+      });
     }
     this.setState(this.mode === "agentd" ? "connected" : "fallback");
     this.lastError = undefined;
     void chain.closed.then(() => this.onDrop(chain));
-    progress({ step: "ready", message: this.mode === "agentd" ? `hop ${this.spec.name} is up (agentd ${this.remoteVersion})` : `hop ${this.spec.name} is up in fallback mode: ${this.fallbackReason}` });
+    progress({
+      step: "ready",
+      message:
+        this.mode === "agentd"
+          ? `hop ${this.spec.name} is up (agentd ${this.remoteVersion})`
+          : `hop ${this.spec.name} is up in fallback mode: ${this.fallbackReason}`,
+    });
   }
 
   private async installAndStart(ssh: Client, facts: RemoteFacts, progress: (event: HopProgress) => void): Promise<void> {
@@ -216,7 +239,12 @@ export class HopConnection {
     const before = this.daemon.port;
     await this.daemon.start(ssh, this.place(), false);
     await this.daemon.checkThroughTunnel(ssh, this.place(), this.tunnel!);
-    if (this.daemon.port !== before) this.deps.log.warn("hop.remote_restarted", { hop: this.spec.name, note: "the remote agentd is a new process; its earlier sessions are gone", version: binary.version });
+    if (this.daemon.port !== before)
+      this.deps.log.warn("hop.remote_restarted", {
+        hop: this.spec.name,
+        note: "the remote agentd is a new process; its earlier sessions are gone",
+        version: binary.version,
+      });
   }
 
   private async onDrop(chain: SshChain): Promise<void> {
@@ -274,9 +302,13 @@ export class HopConnection {
 
   private unavailable(): HopError {
     if (this.state === "reconnecting") {
-      return new HopError("hop_disconnected", `Hop ${this.spec.name} lost its connection and is reconnecting${this.lastError ? ` (last attempt: ${this.lastError})` : ""}; try again shortly`);
+      return new HopError(
+        "hop_disconnected",
+        `Hop ${this.spec.name} lost its connection and is reconnecting${this.lastError ? ` (last attempt: ${this.lastError})` : ""}; try again shortly`,
+      );
     }
-    if (this.state === "closed") return new HopError("hop_closed", `Hop ${this.spec.name} is closed${this.lastError ? `: ${this.lastError}` : ""}`);
+    if (this.state === "closed")
+      return new HopError("hop_closed", `Hop ${this.spec.name} is closed${this.lastError ? `: ${this.lastError}` : ""}`);
     return new HopError("hop_disconnected", `Hop ${this.spec.name} is not connected yet`);
   }
 

@@ -113,7 +113,12 @@ export function createHopManager(options: HopManagerOptions): HopManager {
   const binarySource = options.selfBinaryPath ? createLocalBinarySource(options.selfBinaryPath) : undefined;
   const binary = (): Promise<LocalBinary> =>
     binarySource?.() ??
-    Promise.reject(new HopError("hop_upload_failed", "This agentd runs from source, so there is no single binary to copy; build one with `npm run build` and run ./agentd"));
+    Promise.reject(
+      new HopError(
+        "hop_upload_failed",
+        "This agentd runs from source, so there is no single binary to copy; build one with `npm run build` and run ./agentd",
+      ),
+    );
 
   const persist = (hop: HopConnection) => {
     if (stopping) return;
@@ -131,7 +136,13 @@ export function createHopManager(options: HopManagerOptions): HopManager {
     try {
       const via = record.via.map((hop) => parseDestination(hop, user));
       // accept_new is never kept: the key it accepted is in known_hosts now.
-      spec = { name: record.name, target: parseDestination(record.destination, user), via, identity: record.identity ?? undefined, acceptNew: false };
+      spec = {
+        name: record.name,
+        target: parseDestination(record.destination, user),
+        via,
+        identity: record.identity ?? undefined,
+        acceptNew: false,
+      };
     } catch (error) {
       store.markClosed(record.name, `Cannot reopen the hop after a restart: ${(error as Error).message}`, Date.now());
       log.warn("hop.resume_failed", { hop: record.name, error });
@@ -157,14 +168,26 @@ export function createHopManager(options: HopManagerOptions): HopManager {
       const target = parseDestination(request.destination, user);
       const via = (request.via ?? []).filter((hop) => hop.trim()).map((hop) => parseDestination(hop, user));
       const name = request.name ?? (target.port === 22 ? target.host : `${target.host}-${target.port}`);
-      if (!NAME.test(name)) throw new HopError("hop_bad_destination", `Hop name "${name}" may only use letters, digits, ".", "_" and "-" (at most 64)`);
+      if (!NAME.test(name))
+        throw new HopError("hop_bad_destination", `Hop name "${name}" may only use letters, digits, ".", "_" and "-" (at most 64)`);
       const existing = hops.get(name);
       if (existing && existing.state !== "closed") {
-        const same = formatDestination(existing.spec.target) === formatDestination(target) && existing.spec.via.map(formatDestination).join() === via.map(formatDestination).join();
+        const same =
+          formatDestination(existing.spec.target) === formatDestination(target) &&
+          existing.spec.via.map(formatDestination).join() === via.map(formatDestination).join();
         if (same) return infoOf(existing);
-        throw new HopError("hop_name_taken", `Hop ${name} is already open to ${formatDestination(existing.spec.target)}; pass --name or close it first`);
+        throw new HopError(
+          "hop_name_taken",
+          `Hop ${name} is already open to ${formatDestination(existing.spec.target)}; pass --name or close it first`,
+        );
       }
-      const hop = connection({ name, target, via, identity: request.identity ? expandHome(request.identity) : undefined, acceptNew: request.accept_new ?? false });
+      const hop = connection({
+        name,
+        target,
+        via,
+        identity: request.identity ? expandHome(request.identity) : undefined,
+        acceptNew: request.accept_new ?? false,
+      });
       hops.set(name, hop);
       persist(hop);
       try {
@@ -204,7 +227,11 @@ export function createHopManager(options: HopManagerOptions): HopManager {
     },
     client(name) {
       const hop = live(name);
-      if (hop.state === "closed") throw new HopError("hop_closed", `Hop ${name} is closed${hop.lastError ? `: ${hop.lastError}` : ""}; open it again with agentd hop`);
+      if (hop.state === "closed")
+        throw new HopError(
+          "hop_closed",
+          `Hop ${name} is closed${hop.lastError ? `: ${hop.lastError}` : ""}; open it again with agentd hop`,
+        );
       if (!hop.client) throw new HopError("hop_disconnected", `Hop ${name} is still connecting`);
       return hop.client;
     },
@@ -216,7 +243,9 @@ export function createHopManager(options: HopManagerOptions): HopManager {
     },
     async close() {
       stopping = true;
-      const kept = [...hops.values()].filter((hop) => (RESUMABLE_STATES as readonly string[]).includes(hop.state)).map((hop) => hop.spec.name);
+      const kept = [...hops.values()]
+        .filter((hop) => (RESUMABLE_STATES as readonly string[]).includes(hop.state))
+        .map((hop) => hop.spec.name);
       await Promise.all([...hops.values()].map((hop) => hop.close(false)));
       log.info("hop.tunnels_closed", { kept_for_restart: kept });
     },

@@ -54,7 +54,10 @@ export function createHopRoutes(manager: HopManager): Hono {
         const hop = await manager.open(request, send);
         await stream.writeSSE({ event: "hop", data: JSON.stringify(hop) });
       } catch (error) {
-        const body = error instanceof AgentdError ? errorBody(error.code, error.message, error.details) : errorBody("internal_error", (error as Error).message);
+        const body =
+          error instanceof AgentdError
+            ? errorBody(error.code, error.message, error.details)
+            : errorBody("internal_error", (error as Error).message);
         await stream.writeSSE({ event: "error", data: JSON.stringify(body) });
       }
     });

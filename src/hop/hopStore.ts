@@ -56,11 +56,15 @@ export class HopStore {
 
   /** At start-up: a first open the previous worker did not finish is not retried. */
   closeUnfinishedOpens(reason: string, now: number): void {
-    this.db.query("UPDATE hops SET state = 'closed', last_change = $now, last_error = $reason WHERE state = 'connecting'").run({ now, reason });
+    this.db
+      .query("UPDATE hops SET state = 'closed', last_change = $now, last_error = $reason WHERE state = 'connecting'")
+      .run({ now, reason });
   }
 
   /** Marks one hop closed without a live connection (its stored spec can no longer be used). */
   markClosed(name: string, reason: string, now: number): void {
-    this.db.query("UPDATE hops SET state = 'closed', last_change = $now, last_error = $reason WHERE name = $name").run({ name, now, reason });
+    this.db
+      .query("UPDATE hops SET state = 'closed', last_change = $now, last_error = $reason WHERE name = $name")
+      .run({ name, now, reason });
   }
 }

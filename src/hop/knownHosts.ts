@@ -21,7 +21,7 @@ export function parseKnownHosts(text: string): KnownHostEntry[] {
   text.split("\n").forEach((raw, index) => {
     const fields = raw.trim().split(/\s+/);
     if (!fields[0] || fields[0].startsWith("#")) return;
-    const marker = fields[0] === "@revoked" || fields[0] === "@cert-authority" ? fields.shift() as KnownHostEntry["marker"] : undefined;
+    const marker = fields[0] === "@revoked" || fields[0] === "@cert-authority" ? (fields.shift() as KnownHostEntry["marker"]) : undefined;
     const [hosts, keyType, keyBase64] = fields;
     if (!hosts || !keyType || !keyBase64) return;
     entries.push({ line: index + 1, marker, hosts, keyType, keyBase64 });
@@ -30,7 +30,10 @@ export function parseKnownHosts(text: string): KnownHostEntry[] {
 }
 
 function wildcardMatches(pattern: string, name: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${source}$`, "i").test(name);
 }
 

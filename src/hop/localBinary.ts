@@ -51,7 +51,11 @@ export function createLocalBinarySource(path: string): () => Promise<LocalBinary
 }
 
 /** Runs `<bin> version --json` remotely: proof the binary runs on that host. */
-export async function binaryRunsCheck(ssh: Client, binPath: string, timeoutMs: number): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function binaryRunsCheck(
+  ssh: Client,
+  binPath: string,
+  timeoutMs: number,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   const result = await runRemote(ssh, `${shellQuote(binPath)} version --json`, timeoutMs);
   if (result.code === 0 && result.stdout.trim().startsWith("{")) return { ok: true };
   return { ok: false, reason: `exit ${result.code ?? "none"}: ${(result.stderr || result.stdout).trim().slice(0, 300) || "no output"}` };

@@ -32,7 +32,10 @@ const DEFAULT_WAIT_MS = 10_000;
 export class HttpRemoteAgentdClient implements RemoteAgentdClient {
   readonly mode = "agentd";
 
-  constructor(readonly hop: string, private readonly link: HttpClientLink) {}
+  constructor(
+    readonly hop: string,
+    private readonly link: HttpClientLink,
+  ) {}
 
   exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
     return this.call("POST", "/api/pty", args, args.yield_time_ms ?? DEFAULT_WAIT_MS, signal);
@@ -76,7 +79,8 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (timeout.aborted) throw new HopError("hop_timeout", `Hop ${this.hop}: the remote agentd did not answer ${method} ${path} within ${limitMs} ms`);
+      if (timeout.aborted)
+        throw new HopError("hop_timeout", `Hop ${this.hop}: the remote agentd did not answer ${method} ${path} within ${limitMs} ms`);
       throw new HopError(
         "hop_disconnected",
         `Hop ${this.hop}: the connection dropped during ${method} ${path} (${(error as Error).message}). A command it started keeps running in the remote agentd; after the hop reconnects, list_sessions shows it.`,
@@ -84,23 +88,34 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
       );
     }
     const text = await response.text().catch((error: unknown) => {
-      throw new HopError("hop_disconnected", `Hop ${this.hop}: the connection dropped while reading the answer to ${method} ${path}`, { cause: error });
+      throw new HopError("hop_disconnected", `Hop ${this.hop}: the connection dropped while reading the answer to ${method} ${path}`, {
+        cause: error,
+      });
     });
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new HopError("hop_remote_error", `Hop ${this.hop}: ${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+      throw new HopError(
+        "hop_remote_error",
+        `Hop ${this.hop}: ${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+      );
     }
     if (response.status === 401) {
-      throw new HopError("hop_remote_error", `Hop ${this.hop}: the remote agentd refused the hop's token (its token file changed while it ran); reopen the hop with agentd hop`);
+      throw new HopError(
+        "hop_remote_error",
+        `Hop ${this.hop}: the remote agentd refused the hop's token (its token file changed while it ran); reopen the hop with agentd hop`,
+      );
     }
     if (!response.ok) {
       const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }).error;
       if (response.status === 404 && error?.code === "not_found") {
         throw new HopError("hop_remote_error", `Hop ${this.hop}: the remote agentd has no ${path} (it is an older or different build)`);
       }
-      throw new AgentdError(error?.code ?? "hop_remote_error", `${error?.message ?? `HTTP ${response.status}`} (on hop ${this.hop})`, { status: response.status, details: error?.details });
+      throw new AgentdError(error?.code ?? "hop_remote_error", `${error?.message ?? `HTTP ${response.status}`} (on hop ${this.hop})`, {
+        status: response.status,
+        details: error?.details,
+      });
     }
     return parsed as T;
   }

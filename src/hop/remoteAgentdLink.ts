@@ -57,15 +57,26 @@ export class RemoteAgentdLink {
     const { commandTimeoutMs } = this.options;
     const base = `http://127.0.0.1:${tunnel.port}`;
     const live = await fetch(`${base}/livez`, { signal: AbortSignal.timeout(commandTimeoutMs) }).catch((error: unknown) => error as Error);
-    if (live instanceof Error || !live.ok) throw new HopError("hop_remote_start_failed", `The remote agentd does not answer through the tunnel: ${live instanceof Error ? live.message : `HTTP ${live.status}`}`);
+    if (live instanceof Error || !live.ok)
+      throw new HopError(
+        "hop_remote_start_failed",
+        `The remote agentd does not answer through the tunnel: ${live instanceof Error ? live.message : `HTTP ${live.status}`}`,
+      );
     await live.arrayBuffer();
     let auth = await probeRemoteAuth(base, this.bearer!, commandTimeoutMs);
     if (auth === "ok") return;
-    this.options.log.warn("hop.remote_restarting", { hop: this.options.hop, reason: auth === "open" ? "the remote agentd answers without a token" : "the remote agentd refuses the token in its data dir" });
+    this.options.log.warn("hop.remote_restarting", {
+      hop: this.options.hop,
+      reason: auth === "open" ? "the remote agentd answers without a token" : "the remote agentd refuses the token in its data dir",
+    });
     await this.start(ssh, place, true);
     // Pooled connections through the tunnel led to the old process's port.
     tunnel.dropConnections();
     auth = await probeRemoteAuth(base, this.bearer!, commandTimeoutMs);
-    if (auth !== "ok") throw new HopError("hop_remote_start_failed", `The restarted remote agentd ${auth === "open" ? "still answers without a token" : "refuses the token in its data dir"}`);
+    if (auth !== "ok")
+      throw new HopError(
+        "hop_remote_start_failed",
+        `The restarted remote agentd ${auth === "open" ? "still answers without a token" : "refuses the token in its data dir"}`,
+      );
   }
 }

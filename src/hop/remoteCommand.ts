@@ -20,10 +20,16 @@ export function runRemote(client: Client, command: string, timeoutMs: number): P
       clearTimeout(timer);
       action();
     };
-    const timer = setTimeout(() => finish(() => reject(new HopError("hop_timeout", `A remote command did not finish within ${timeoutMs} ms`))), timeoutMs);
+    const timer = setTimeout(
+      () => finish(() => reject(new HopError("hop_timeout", `A remote command did not finish within ${timeoutMs} ms`))),
+      timeoutMs,
+    );
     try {
       client.exec(command, (error, channel) => {
-        if (error) return finish(() => reject(new HopError("hop_disconnected", `Cannot run a command on the remote host: ${error.message}`, { cause: error })));
+        if (error)
+          return finish(() =>
+            reject(new HopError("hop_disconnected", `Cannot run a command on the remote host: ${error.message}`, { cause: error })),
+          );
         const stdout: Buffer[] = [];
         const stderr: Buffer[] = [];
         let size = 0;
@@ -42,7 +48,9 @@ export function runRemote(client: Client, command: string, timeoutMs: number): P
         timer.refresh();
       });
     } catch (error) {
-      finish(() => reject(new HopError("hop_disconnected", `Cannot run a command on the remote host: ${(error as Error).message}`, { cause: error })));
+      finish(() =>
+        reject(new HopError("hop_disconnected", `Cannot run a command on the remote host: ${(error as Error).message}`, { cause: error })),
+      );
     }
   });
 }
@@ -52,7 +60,10 @@ export async function runRemoteChecked(client: Client, command: string, timeoutM
   const result = await runRemote(client, command, timeoutMs);
   if (result.code !== 0) {
     const detail = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" | ");
-    throw new HopError("hop_remote_command_failed", `${what} failed on the remote host (exit ${result.code ?? "none"}): ${detail || "no output"}`);
+    throw new HopError(
+      "hop_remote_command_failed",
+      `${what} failed on the remote host (exit ${result.code ?? "none"}): ${detail || "no output"}`,
+    );
   }
   return result.stdout;
 }

@@ -49,7 +49,13 @@ function parseReady(text: string): RemoteReady | undefined {
 /** Reads the ready file and whether its processes are alive, in one round trip. */
 async function readRemoteReady(client: Client, dataDir: string, timeoutMs: number): Promise<{ ready?: RemoteReady; alive: boolean }> {
   const file = shellQuote(`${dataDir}/ready.json`);
-  const out = (await runRemote(client, `cat ${file} 2>/dev/null; echo; p=$(sed -n 's/.*"supervisor_pid":\\([0-9]*\\).*/\\1/p' ${file} 2>/dev/null); w=$(sed -n 's/.*"pid":\\([0-9]*\\).*/\\1/p' ${file} 2>/dev/null); if [ -n "$w" ] && kill -0 "$w" 2>/dev/null && { [ -z "$p" ] || kill -0 "$p" 2>/dev/null; }; then echo alive=1; fi`, timeoutMs)).stdout;
+  const out = (
+    await runRemote(
+      client,
+      `cat ${file} 2>/dev/null; echo; p=$(sed -n 's/.*"supervisor_pid":\\([0-9]*\\).*/\\1/p' ${file} 2>/dev/null); w=$(sed -n 's/.*"pid":\\([0-9]*\\).*/\\1/p' ${file} 2>/dev/null); if [ -n "$w" ] && kill -0 "$w" 2>/dev/null && { [ -z "$p" ] || kill -0 "$p" 2>/dev/null; }; then echo alive=1; fi`,
+      timeoutMs,
+    )
+  ).stdout;
   return { ready: parseReady(out), alive: /^alive=1$/m.test(out) };
 }
 
@@ -67,7 +73,11 @@ export async function stopRemoteDaemon(client: Client, dataDir: string, commandT
   const { ready, alive } = await readRemoteReady(client, dataDir, commandTimeoutMs);
   if (!ready || !alive) return false;
   const pid = ready.supervisor_pid ?? ready.pid;
-  await runRemote(client, `kill -TERM ${pid} 2>/dev/null; i=0; while kill -0 ${pid} 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; kill -KILL ${pid} 2>/dev/null; true`, commandTimeoutMs + 25_000);
+  await runRemote(
+    client,
+    `kill -TERM ${pid} 2>/dev/null; i=0; while kill -0 ${pid} 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; kill -KILL ${pid} 2>/dev/null; true`,
+    commandTimeoutMs + 25_000,
+  );
   return true;
 }
 
@@ -84,7 +94,11 @@ export async function ensureRemoteDaemon(options: RemoteDaemonOptions): Promise<
   if (current.ready && current.alive) {
     const token = options.restart ? undefined : await readRemoteToken(client, dataDir, options.commandTimeoutMs);
     if (token) return { ready: current.ready, token };
-    if (!options.restart) options.log.warn("hop.remote_restarting", { pid: current.ready.pid, reason: "the running remote agentd has no token file, so it does not require one" });
+    if (!options.restart)
+      options.log.warn("hop.remote_restarting", {
+        pid: current.ready.pid,
+        reason: "the running remote agentd has no token file, so it does not require one",
+      });
     await stopRemoteDaemon(client, dataDir, options.commandTimeoutMs);
   }
   const detach = options.setsid ? "setsid nohup" : "nohup";
@@ -117,7 +131,11 @@ export async function ensureRemoteDaemon(options: RemoteDaemonOptions): Promise<
 }
 
 async function startFailure(options: RemoteDaemonOptions, why: string): Promise<HopError> {
-  const log = await runRemote(options.client, `tail -n 5 ${shellQuote(`${options.dataDir}/logs/agentd.log`)} 2>/dev/null`, options.commandTimeoutMs).catch(() => undefined);
+  const log = await runRemote(
+    options.client,
+    `tail -n 5 ${shellQuote(`${options.dataDir}/logs/agentd.log`)} 2>/dev/null`,
+    options.commandTimeoutMs,
+  ).catch(() => undefined);
   const tail = log?.stdout.trim();
   return new HopError("hop_remote_start_failed", `The remote agentd did not start: ${why}${tail ? `; its log ends with: ${tail}` : ""}`);
 }

@@ -60,12 +60,13 @@ export function parseProbeOutput(text: string): RemoteFacts {
     gzip: values.get("gzip") === "1",
     setsid: values.get("setsid") === "1",
     shaTool: sha === "sha256sum" || sha === "openssl" ? sha : "none",
-    installed: values.get("installed") === "1"
-      ? {
-          sha256: installedSha && /^[0-9a-f]{64}$/.test(installedSha) ? installedSha : null,
-          versionJson: values.get("version_json") || null,
-          runs: values.get("version_exit") === "0" && Boolean(values.get("version_json")),
-        }
-      : null,
+    installed:
+      values.get("installed") === "1"
+        ? {
+            sha256: installedSha && /^[0-9a-f]{64}$/.test(installedSha) ? installedSha : null,
+            versionJson: values.get("version_json") || null,
+            runs: values.get("version_exit") === "0" && Boolean(values.get("version_json")),
+          }
+        : null,
   };
 }

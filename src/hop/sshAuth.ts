@@ -29,7 +29,9 @@ export function localUserName(): string {
   if (fromEnv) return fromEnv;
   const uid = process.getuid?.();
   try {
-    const line = readFileSync("/etc/passwd", "utf8").split("\n").find((entry) => entry.split(":")[2] === String(uid));
+    const line = readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .find((entry) => entry.split(":")[2] === String(uid));
     if (line) return line.split(":")[0]!;
   } catch {
     // No passwd file: fall through.
@@ -55,7 +57,9 @@ export function planAuth(username: string, sources: AuthSources): AuthPlan {
     }
     const parsed = utils.parseKey(text);
     if (parsed instanceof Error) {
-      const reason = /encrypted|passphrase/i.test(parsed.message) ? "protected by a passphrase; load it into ssh-agent instead" : parsed.message;
+      const reason = /encrypted|passphrase/i.test(parsed.message)
+        ? "protected by a passphrase; load it into ssh-agent instead"
+        : parsed.message;
       if (sources.identity) throw new HopError("hop_auth_failed", `Cannot use the identity file ${path}: ${reason}`);
       plan.skipped.push(`${path} (${reason})`);
       continue;

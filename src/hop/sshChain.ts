@@ -6,7 +6,13 @@ import type { Logger } from "../log/index.ts";
 import { formatDestination, knownHostsName, type Destination } from "./destination.ts";
 import { HopError } from "./hopErrors.ts";
 import {
-  fingerprintSha256, hostKeyAlgorithms, keyTypeOfBlob, knownHostsLine, knownKeyTypes, parseKnownHosts, verifyHostKey,
+  fingerprintSha256,
+  hostKeyAlgorithms,
+  keyTypeOfBlob,
+  knownHostsLine,
+  knownKeyTypes,
+  parseKnownHosts,
+  verifyHostKey,
 } from "./knownHosts.ts";
 import type { AuthPlan } from "./sshAuth.ts";
 
@@ -57,10 +63,18 @@ function connectionError(destination: Destination, error: Error & { level?: stri
   if (error.level === "client-authentication") {
     const tried = plan.offered.length ? plan.offered.join(", ") : "no key (none of the default key files exist and no ssh-agent)";
     const skipped = plan.skipped.length ? `; skipped ${plan.skipped.join(", ")}` : "";
-    return new HopError("hop_auth_failed", `${where} refused every key offered: ${tried}${skipped}. Pass --identity FILE or add the key to its authorized_keys.`, { cause: error });
+    return new HopError(
+      "hop_auth_failed",
+      `${where} refused every key offered: ${tried}${skipped}. Pass --identity FILE or add the key to its authorized_keys.`,
+      { cause: error },
+    );
   }
-  if (error.level === "client-timeout") return new HopError("hop_connect_failed", `${where} did not complete the SSH handshake in time`, { cause: error });
-  return new HopError("hop_connect_failed", `Cannot connect to ${where}: ${error.message}`, { cause: error, details: error.code ? { cause_code: error.code } : undefined });
+  if (error.level === "client-timeout")
+    return new HopError("hop_connect_failed", `${where} did not complete the SSH handshake in time`, { cause: error });
+  return new HopError("hop_connect_failed", `Cannot connect to ${where}: ${error.message}`, {
+    cause: error,
+    details: error.code ? { cause_code: error.code } : undefined,
+  });
 }
 
 function connectOne(destination: Destination, sock: Duplex | undefined, options: ChainOptions): Promise<Client> {
@@ -96,7 +110,9 @@ function connectOne(destination: Destination, sock: Duplex | undefined, options:
     options.log.error("hop.host_key_changed", { host: name, fingerprint, known_hosts: options.knownHostsPath, line });
     return false;
   };
-  const algorithms: Algorithms | undefined = types.length ? { serverHostKey: hostKeyAlgorithms(types) as Algorithms["serverHostKey"] } : undefined;
+  const algorithms: Algorithms | undefined = types.length
+    ? { serverHostKey: hostKeyAlgorithms(types) as Algorithms["serverHostKey"] }
+    : undefined;
   return new Promise((resolve, reject) => {
     const client = new Client();
     const onError = (error: Error) => {
@@ -138,7 +154,11 @@ export async function connectChain(options: ChainOptions): Promise<SshChain> {
         try {
           sock = await forwardOut(previous, destination.host, destination.port);
         } catch (error) {
-          throw new HopError("hop_connect_failed", `The jump host ${formatDestination(options.chain[clients.length - 1]!)} cannot reach ${formatDestination(destination)}: ${(error as Error).message}`, { cause: error });
+          throw new HopError(
+            "hop_connect_failed",
+            `The jump host ${formatDestination(options.chain[clients.length - 1]!)} cannot reach ${formatDestination(destination)}: ${(error as Error).message}`,
+            { cause: error },
+          );
         }
       }
       clients.push(await connectOne(destination, sock, options));

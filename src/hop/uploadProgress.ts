@@ -47,7 +47,10 @@ export class ProgressRenderer {
   private lastStep = -1;
   private lastDraw = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly tty: boolean, private readonly minRedrawMs = 100) {}
+  constructor(
+    private readonly tty: boolean,
+    private readonly minRedrawMs = 100,
+  ) {}
 
   render(sample: ProgressSample): string {
     const done = sample.bytes >= sample.total;

@@ -84,7 +84,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       output = output.slice(-limit);
       truncated = true;
     }
-    return { exit_code: child.signalCode ? null : exitCode, signal: child.signalCode ? String(child.signalCode) : null, output, truncated, timed_out: timedOut, cancelled };
+    return {
+      exit_code: child.signalCode ? null : exitCode,
+      signal: child.signalCode ? String(child.signalCode) : null,
+      output,
+      truncated,
+      timed_out: timedOut,
+      cancelled,
+    };
   } finally {
     clearTimeout(deadline);
     // killTimer stays: members of a stopped group can outlive its leader and still get the SIGKILL.

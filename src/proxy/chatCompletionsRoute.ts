@@ -33,7 +33,11 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   assertChatToolNames(body.tools);
   const stream = body.stream === true;
   const { routes, payloads } = plan(core.routes(model, ["chat", "responses"]), body, raw);
-  const committed = await core.dispatch({ routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal }, model, t0);
+  const committed = await core.dispatch(
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal },
+    model,
+    t0,
+  );
   const committedAt = performance.now();
   const headers: Record<string, string> = {};
   passedResponseHeaders(committed.response.headers, headers);
@@ -52,18 +56,33 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
     }
     record(core, committed, model, t0, "ok", undefined, usage);
     headers["content-type"] = "application/json";
-    return new Response(text, { status: 200, headers: agentdHeaders(committed.provider.name, overhead + (performance.now() - committedAt), headers) });
+    return new Response(text, {
+      status: 200,
+      headers: agentdHeaders(committed.provider.name, overhead + (performance.now() - committedAt), headers),
+    });
   }
   const ttftMs = committedAt - t0;
-  const shape = committed.wire === "responses" ? fromResponsesShape(core, committed, model, t0, ttftMs, includeUsage(body)) : chatShape(core, committed, model, t0, ttftMs, parseText);
+  const shape =
+    committed.wire === "responses"
+      ? fromResponsesShape(core, committed, model, t0, ttftMs, includeUsage(body))
+      : chatShape(core, committed, model, t0, ttftMs, parseText);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
-  const body$ = relayStream(committed, shape, (failure) => core.noteFailure(committed.provider, failure, committed.upstreamModel, committed.attempts));
-  return new Response(body$, { status: 200, headers: agentdHeaders(committed.provider.name, overhead + (performance.now() - committedAt), headers) });
+  const body$ = relayStream(committed, shape, (failure) =>
+    core.noteFailure(committed.provider, failure, committed.upstreamModel, committed.attempts),
+  );
+  return new Response(body$, {
+    status: 200,
+    headers: agentdHeaders(committed.provider.name, overhead + (performance.now() - committedAt), headers),
+  });
 }
 
 /** The chat body as it came for chat upstreams; a translation for Responses upstreams, only when one may be tried. */
-function plan(routes: Route<ProviderRuntime>[], body: Json, raw: string): { routes: Route<ProviderRuntime>[]; payloads: { chat?: WirePayload; responses?: WirePayload } } {
+function plan(
+  routes: Route<ProviderRuntime>[],
+  body: Json,
+  raw: string,
+): { routes: Route<ProviderRuntime>[]; payloads: { chat?: WirePayload; responses?: WirePayload } } {
   const hasChat = routes.some((r) => r.provider.config.wire === "chat");
   const payloads: { chat?: WirePayload; responses?: WirePayload } = {};
   if (hasChat) payloads.chat = { object: body, raw };
@@ -82,7 +101,15 @@ function includeUsage(body: Json): boolean {
   return (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
 }
 
-function record(core: ProxyCore, committed: Committed, model: string, t0: number, outcome: "ok" | "error" | "client_gone", ttftMs: number | undefined, usage: Usage): void {
+function record(
+  core: ProxyCore,
+  committed: Committed,
+  model: string,
+  t0: number,
+  outcome: "ok" | "error" | "client_gone",
+  ttftMs: number | undefined,
+  usage: Usage,
+): void {
   core.recorder.record({
     provider: committed.provider,
     model,
@@ -119,7 +146,14 @@ function chatShape(core: ProxyCore, committed: StreamCommitted, model: string, t
 }
 
 /** A Responses upstream's events as chat chunks; the stream ends with [DONE] after the terminal event. */
-function fromResponsesShape(core: ProxyCore, committed: StreamCommitted, model: string, t0: number, ttftMs: number, withUsage: boolean): RelayShape {
+function fromResponsesShape(
+  core: ProxyCore,
+  committed: StreamCommitted,
+  model: string,
+  t0: number,
+  ttftMs: number,
+  withUsage: boolean,
+): RelayShape {
   const translator = new ResponsesStreamToChat(model, withUsage);
   return {
     opening: () => "",
@@ -139,7 +173,14 @@ function fromResponsesShape(core: ProxyCore, committed: StreamCommitted, model: 
 /** After bytes reached the client a failure is an error chunk then [DONE]: never a silent 200. */
 function errorFrames(failure: UpstreamFailure): string {
   const code = failure.kind.endsWith("timeout") ? "upstream_timeout" : "upstream_error";
-  const error = { error: { code, message: `The upstream stream failed after it began (${failure.kind}): ${failure.message}`, type: "server_error", param: null } };
+  const error = {
+    error: {
+      code,
+      message: `The upstream stream failed after it began (${failure.kind}): ${failure.message}`,
+      type: "server_error",
+      param: null,
+    },
+  };
   return `data: ${JSON.stringify(error)}\n\ndata: [DONE]\n\n`;
 }
 

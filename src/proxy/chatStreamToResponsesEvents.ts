@@ -1,4 +1,14 @@
-import { buildResponse, functionCallItem, messageItem, newId, reasoningItem, statusForFinish, usageFromChat, type ResponseShell, type ResponseUsage } from "./responseObject.ts";
+import {
+  buildResponse,
+  functionCallItem,
+  messageItem,
+  newId,
+  reasoningItem,
+  statusForFinish,
+  usageFromChat,
+  type ResponseShell,
+  type ResponseUsage,
+} from "./responseObject.ts";
 
 type Json = Record<string, unknown>;
 
@@ -95,10 +105,24 @@ export class ChatStreamToResponses {
       const item = reasoningItem(reasoning.id, "", "in_progress");
       this.#output.push(item);
       events.push(this.#event("response.output_item.added", { output_index: reasoning.index, item }));
-      events.push(this.#event("response.content_part.added", { item_id: reasoning.id, output_index: reasoning.index, content_index: 0, part: { type: "reasoning_text", text: "" } }));
+      events.push(
+        this.#event("response.content_part.added", {
+          item_id: reasoning.id,
+          output_index: reasoning.index,
+          content_index: 0,
+          part: { type: "reasoning_text", text: "" },
+        }),
+      );
     }
     this.#reasoning.text += delta;
-    events.push(this.#event("response.reasoning_text.delta", { item_id: this.#reasoning.id, output_index: this.#reasoning.index, content_index: 0, delta }));
+    events.push(
+      this.#event("response.reasoning_text.delta", {
+        item_id: this.#reasoning.id,
+        output_index: this.#reasoning.index,
+        content_index: 0,
+        delta,
+      }),
+    );
   }
 
   #closeReasoning(events: ResponsesEvent[]): void {
@@ -121,10 +145,25 @@ export class ChatStreamToResponses {
       const item = messageItem(text.id, "", "in_progress");
       this.#output.push(item);
       events.push(this.#event("response.output_item.added", { output_index: text.index, item }));
-      events.push(this.#event("response.content_part.added", { item_id: text.id, output_index: text.index, content_index: 0, part: { type: "output_text", text: "", annotations: [], logprobs: [] } }));
+      events.push(
+        this.#event("response.content_part.added", {
+          item_id: text.id,
+          output_index: text.index,
+          content_index: 0,
+          part: { type: "output_text", text: "", annotations: [], logprobs: [] },
+        }),
+      );
     }
     this.#text.text += delta;
-    events.push(this.#event("response.output_text.delta", { item_id: this.#text.id, output_index: this.#text.index, content_index: 0, delta, logprobs: [] }));
+    events.push(
+      this.#event("response.output_text.delta", {
+        item_id: this.#text.id,
+        output_index: this.#text.index,
+        content_index: 0,
+        delta,
+        logprobs: [],
+      }),
+    );
   }
 
   #appendCall(delta: NonNullable<ChatDelta["tool_calls"]>[number], events: ResponsesEvent[]): void {
@@ -144,7 +183,9 @@ export class ChatStreamToResponses {
     const args = delta.function?.arguments;
     if (args) {
       call.args += args;
-      events.push(this.#event("response.function_call_arguments.delta", { item_id: `fc_${call.callId}`, output_index: call.index, delta: args }));
+      events.push(
+        this.#event("response.function_call_arguments.delta", { item_id: `fc_${call.callId}`, output_index: call.index, delta: args }),
+      );
     }
   }
 
@@ -155,7 +196,15 @@ export class ChatStreamToResponses {
     const item = messageItem(text.id, text.text);
     this.#output[text.index] = item;
     const part = (item.content as Json[])[0];
-    events.push(this.#event("response.output_text.done", { item_id: text.id, output_index: text.index, content_index: 0, text: text.text, logprobs: [] }));
+    events.push(
+      this.#event("response.output_text.done", {
+        item_id: text.id,
+        output_index: text.index,
+        content_index: 0,
+        text: text.text,
+        logprobs: [],
+      }),
+    );
     events.push(this.#event("response.content_part.done", { item_id: text.id, output_index: text.index, content_index: 0, part }));
     events.push(this.#event("response.output_item.done", { output_index: text.index, item }));
   }
@@ -167,7 +216,14 @@ export class ChatStreamToResponses {
     for (const call of this.#calls.values()) {
       const item = functionCallItem(call.callId, call.name, call.args);
       this.#output[call.index] = item;
-      events.push(this.#event("response.function_call_arguments.done", { item_id: item.id, output_index: call.index, name: call.name, arguments: call.args }));
+      events.push(
+        this.#event("response.function_call_arguments.done", {
+          item_id: item.id,
+          output_index: call.index,
+          name: call.name,
+          arguments: call.args,
+        }),
+      );
       events.push(this.#event("response.output_item.done", { output_index: call.index, item }));
     }
     this.#calls.clear();

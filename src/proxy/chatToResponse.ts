@@ -1,4 +1,13 @@
-import { buildResponse, functionCallItem, messageItem, newId, reasoningItem, statusForFinish, usageFromChat, type ResponseShell } from "./responseObject.ts";
+import {
+  buildResponse,
+  functionCallItem,
+  messageItem,
+  newId,
+  reasoningItem,
+  statusForFinish,
+  usageFromChat,
+  type ResponseShell,
+} from "./responseObject.ts";
 import { UpstreamFailure } from "./upstreamFailure.ts";
 
 type Json = Record<string, unknown>;
@@ -12,7 +21,12 @@ interface ChatToolCall {
 export function chatCompletionToResponse(completion: Json, shell: ResponseShell): Json {
   const choice = (completion.choices as Json[] | undefined)?.[0];
   if (!choice) throw new UpstreamFailure("malformed", "the upstream completion has no choices", { status: 200 });
-  const message = (choice.message ?? {}) as { content?: unknown; tool_calls?: ChatToolCall[]; reasoning_content?: unknown; reasoning?: unknown };
+  const message = (choice.message ?? {}) as {
+    content?: unknown;
+    tool_calls?: ChatToolCall[];
+    reasoning_content?: unknown;
+    reasoning?: unknown;
+  };
   const output: unknown[] = [];
   // DeepSeek, vLLM and others name it `reasoning_content`, OpenRouter `reasoning`.
   const reasoning = typeof message.reasoning_content === "string" ? message.reasoning_content : message.reasoning;

@@ -8,9 +8,32 @@ import { invalidRequest, unsupportedParameter } from "./proxyError.ts";
 type Json = Record<string, unknown>;
 
 /** Carried over under the same name and meaning. */
-const SAME = ["temperature", "top_p", "parallel_tool_calls", "user", "service_tier", "metadata", "prompt_cache_key", "safety_identifier"] as const;
+const SAME = [
+  "temperature",
+  "top_p",
+  "parallel_tool_calls",
+  "user",
+  "service_tier",
+  "metadata",
+  "prompt_cache_key",
+  "safety_identifier",
+] as const;
 /** Handled below. */
-const HANDLED = new Set<string>(["model", "messages", "tools", "tool_choice", "max_tokens", "max_completion_tokens", "stream", "stream_options", "reasoning_effort", "response_format", "verbosity", "store", ...SAME]);
+const HANDLED = new Set<string>([
+  "model",
+  "messages",
+  "tools",
+  "tool_choice",
+  "max_tokens",
+  "max_completion_tokens",
+  "stream",
+  "stream_options",
+  "reasoning_effort",
+  "response_format",
+  "verbosity",
+  "store",
+  ...SAME,
+]);
 /** Values that ask for nothing beyond the default: many clients send them always, so they need no translation. */
 const NEUTRAL: Record<string, unknown> = { n: 1, logprobs: false, frequency_penalty: 0, presence_penalty: 0 };
 
@@ -66,7 +89,8 @@ export function messagesToInput(messages: readonly unknown[]): { instructions?: 
         input.push(...assistantItems(message, where));
         break;
       case "tool":
-        if (typeof message.tool_call_id !== "string" || !message.tool_call_id) throw invalidRequest(`${where} (tool) needs a tool_call_id`, `${where}.tool_call_id`);
+        if (typeof message.tool_call_id !== "string" || !message.tool_call_id)
+          throw invalidRequest(`${where} (tool) needs a tool_call_id`, `${where}.tool_call_id`);
         input.push({ type: "function_call_output", call_id: message.tool_call_id, output: plainText(message.content, where) });
         break;
       default:
@@ -81,14 +105,21 @@ function assistantItems(message: Json, where: string): Json[] {
   const text = message.content === null || message.content === undefined ? "" : plainText(message.content, where);
   if (text) items.push({ role: "assistant", content: text });
   const calls = message.tool_calls;
-  if (calls !== undefined && calls !== null && !Array.isArray(calls)) throw invalidRequest(`${where}.tool_calls must be an array`, `${where}.tool_calls`);
+  if (calls !== undefined && calls !== null && !Array.isArray(calls))
+    throw invalidRequest(`${where}.tool_calls must be an array`, `${where}.tool_calls`);
   (calls ?? []).forEach((raw: unknown, callIndex: number) => {
     const call = raw as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } };
     const at = `${where}.tool_calls[${callIndex}]`;
-    if (call?.type !== undefined && call.type !== "function") throw unsupportedParameter(`${at}.type`, `tool calls of type '${String(call.type)}' cannot be sent to a Responses upstream`);
+    if (call?.type !== undefined && call.type !== "function")
+      throw unsupportedParameter(`${at}.type`, `tool calls of type '${String(call.type)}' cannot be sent to a Responses upstream`);
     if (typeof call?.id !== "string" || !call.id) throw invalidRequest(`${at} needs an id`, `${at}.id`);
     const args = call.function?.arguments;
-    items.push({ type: "function_call", call_id: call.id, name: String(call.function?.name ?? ""), arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) });
+    items.push({
+      type: "function_call",
+      call_id: call.id,
+      name: String(call.function?.name ?? ""),
+      arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
+    });
   });
   return items;
 }
@@ -102,7 +133,10 @@ function plainText(content: unknown, where: string): string {
       const part = raw as Json;
       if (part?.type === "text") return String(part.text ?? "");
       if (part?.type === "refusal") return String(part.refusal ?? "");
-      throw unsupportedParameter(`${where}.content[${partIndex}].type`, `content parts of type '${String(part?.type)}' are only allowed in user messages`);
+      throw unsupportedParameter(
+        `${where}.content[${partIndex}].type`,
+        `content parts of type '${String(part?.type)}' are only allowed in user messages`,
+      );
     })
     .join("");
 }
@@ -126,7 +160,10 @@ function userContent(content: unknown, where: string): string | Json[] {
 function toolToResponses(raw: unknown, index: number): Json {
   const tool = raw as { type?: unknown; function?: Json };
   if (tool?.type !== "function" || typeof tool.function !== "object" || tool.function === null) {
-    throw unsupportedParameter(`tools[${index}]`, `tools of type '${String(tool?.type)}' cannot be sent to a Responses upstream; only function tools can`);
+    throw unsupportedParameter(
+      `tools[${index}]`,
+      `tools of type '${String(tool?.type)}' cannot be sent to a Responses upstream; only function tools can`,
+    );
   }
   const fn = tool.function;
   // Responses makes function schemas strict unless told otherwise; Chat Completions does not.
@@ -149,7 +186,13 @@ function textSettings(format: unknown, verbosity: unknown): Json | undefined {
   if (f && f.type === "json_object") text.format = { type: "json_object" };
   else if (f && f.type === "json_schema") {
     const schema = (f.json_schema ?? {}) as Json;
-    text.format = { type: "json_schema", name: schema.name, schema: schema.schema, ...(schema.strict !== undefined ? { strict: schema.strict } : {}), ...(schema.description ? { description: schema.description } : {}) };
+    text.format = {
+      type: "json_schema",
+      name: schema.name,
+      schema: schema.schema,
+      ...(schema.strict !== undefined ? { strict: schema.strict } : {}),
+      ...(schema.description ? { description: schema.description } : {}),
+    };
   } else if (f && f.type !== "text") throw unsupportedParameter("response_format", `format '${String(f.type)}' cannot be translated`);
   if (typeof verbosity === "string") text.verbosity = verbosity;
   return Object.keys(text).length > 0 ? text : undefined;

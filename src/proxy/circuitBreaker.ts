@@ -123,7 +123,12 @@ export class CircuitBreaker {
   }
 
   #open(cause: FailureCause): void {
-    const base = cause === "auth" ? this.settings.cooldown_auth_ms : cause === "http_429" ? this.settings.cooldown_429_ms : this.settings.cooldown_5xx_ms;
+    const base =
+      cause === "auth"
+        ? this.settings.cooldown_auth_ms
+        : cause === "http_429"
+          ? this.settings.cooldown_429_ms
+          : this.settings.cooldown_5xx_ms;
     const cooldown = Math.min(this.settings.cooldown_max_ms, base * 2 ** this.#openedCount);
     this.#openedCount++;
     this.#enterOpen(cause, cooldown);

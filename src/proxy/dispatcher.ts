@@ -101,7 +101,10 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           throw error;
         }
         lastFailure = error;
-        const param = !quirkRetried && provider.config.wire === "chat" && error.body ? detectRejectedParam(error.status, error.body, payload.object) : undefined;
+        const param =
+          !quirkRetried && provider.config.wire === "chat" && error.body
+            ? detectRejectedParam(error.status, error.body, payload.object)
+            : undefined;
         if (param) {
           // Not the provider's ill health: drop the parameter, remember it, try again at once.
           quirkRetried = true;
@@ -154,7 +157,14 @@ function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel
 
 const EMPTY_QUIRKS: ReadonlySet<string> = new Set();
 
-async function runAttempt(plan: DispatchPlan, provider: ProviderRuntime, attempt: UpstreamAttempt, payload: SentPayload, upstreamModel: string, sentAt: number): Promise<Committed> {
+async function runAttempt(
+  plan: DispatchPlan,
+  provider: ProviderRuntime,
+  attempt: UpstreamAttempt,
+  payload: SentPayload,
+  upstreamModel: string,
+  sentAt: number,
+): Promise<Committed> {
   const wire = provider.config.wire;
   const url = wire === "chat" ? provider.chatUrl : provider.responsesUrl;
   const headers = upstreamRequestHeaders(plan.clientHeaders, provider.config.api_key, plan.stream);
@@ -165,7 +175,8 @@ async function runAttempt(plan: DispatchPlan, provider: ProviderRuntime, attempt
     return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, wire) };
   }
   const first = await attempt.nextEvent(response);
-  if (first === undefined) throw new UpstreamFailure("malformed", "the upstream stream ended before its first event", { status: response.status });
+  if (first === undefined)
+    throw new UpstreamFailure("malformed", "the upstream stream ended before its first event", { status: response.status });
   return { ...base, kind: "stream", first, firstData: parseStreamData(first, response.status) };
 }
 
@@ -177,10 +188,13 @@ function parseUpstreamJson(text: string, status: number, wire: Wire): Record<str
   } catch {
     throw new UpstreamFailure("malformed", "the upstream answered with a body that is not JSON", { status });
   }
-  if (typeof body !== "object" || body === null) throw new UpstreamFailure("malformed", "the upstream answered with JSON that is not an object", { status });
-  if ("error" in body && (body as { error: unknown }).error) throw new UpstreamFailure("http_5xx", `upstream error in a ${status} body: ${upstreamErrorMessage(text)}`, { status });
+  if (typeof body !== "object" || body === null)
+    throw new UpstreamFailure("malformed", "the upstream answered with JSON that is not an object", { status });
+  if ("error" in body && (body as { error: unknown }).error)
+    throw new UpstreamFailure("http_5xx", `upstream error in a ${status} body: ${upstreamErrorMessage(text)}`, { status });
   const field = wire === "chat" ? "choices" : "output";
-  if (!Array.isArray((body as Record<string, unknown>)[field])) throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' array`, { status });
+  if (!Array.isArray((body as Record<string, unknown>)[field]))
+    throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' array`, { status });
   return body as Record<string, unknown>;
 }
 
@@ -193,12 +207,17 @@ export function parseStreamData(event: EventSourceMessage, status: number): Reco
   } catch {
     throw new UpstreamFailure("malformed", `the upstream sent an event that is not JSON: ${event.data.slice(0, 120)}`, { status });
   }
-  if (typeof data !== "object" || data === null) throw new UpstreamFailure("malformed", "the upstream sent an event that is not a JSON object", { status });
+  if (typeof data !== "object" || data === null)
+    throw new UpstreamFailure("malformed", "the upstream sent an event that is not a JSON object", { status });
   const record = data as Record<string, unknown>;
   if (record.error || record.type === "error" || record.type === "response.failed") {
     // A failed Responses stream keeps its error inside the response.
     const failed = (record.response as { error?: { message?: unknown } } | undefined)?.error?.message;
-    throw new UpstreamFailure("http_5xx", `the upstream stream reported an error: ${typeof failed === "string" ? failed : upstreamErrorMessage(event.data)}`, { status });
+    throw new UpstreamFailure(
+      "http_5xx",
+      `the upstream stream reported an error: ${typeof failed === "string" ? failed : upstreamErrorMessage(event.data)}`,
+      { status },
+    );
   }
   return record;
 }
@@ -211,26 +230,43 @@ function clientError(failure: UpstreamFailure): ProxyError {
   } catch {
     // No param to report.
   }
-  return new ProxyError("invalid_request", `The upstream refused the request: ${upstreamErrorMessage(failure.body ?? "")}`, { status: failure.status, param });
+  return new ProxyError("invalid_request", `The upstream refused the request: ${upstreamErrorMessage(failure.body ?? "")}`, {
+    status: failure.status,
+    param,
+  });
 }
 
 function exhausted(tried: string[], authFailed: string[], notFound: string[], last: UpstreamFailure | undefined): ProxyError {
   if (tried.length === 0) {
-    return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly", { status: 503 });
-  }
-  if (authFailed.length === tried.length) {
-    return new ProxyError("upstream_auth_failed", `The provider(s) ${authFailed.join(", ")} rejected the API key; check api_key in agentd.jsonc`, { status: 502, details: { providers: authFailed } });
-  }
-  if (notFound.length > 0 && notFound.length + authFailed.length === tried.length) {
-    return new ProxyError("model_not_found", `No provider has this model or endpoint (404 from ${notFound.join(", ")}): ${last?.message ?? ""}`.trimEnd(), {
-      status: 404,
-      param: "model",
-      details: { providers: tried },
+    return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly", {
+      status: 503,
     });
   }
+  if (authFailed.length === tried.length) {
+    return new ProxyError(
+      "upstream_auth_failed",
+      `The provider(s) ${authFailed.join(", ")} rejected the API key; check api_key in agentd.jsonc`,
+      { status: 502, details: { providers: authFailed } },
+    );
+  }
+  if (notFound.length > 0 && notFound.length + authFailed.length === tried.length) {
+    return new ProxyError(
+      "model_not_found",
+      `No provider has this model or endpoint (404 from ${notFound.join(", ")}): ${last?.message ?? ""}`.trimEnd(),
+      {
+        status: 404,
+        param: "model",
+        details: { providers: tried },
+      },
+    );
+  }
   const timeout = last?.kind.endsWith("timeout") === true;
-  return new ProxyError(timeout ? "upstream_timeout" : "upstream_error", `No provider answered (tried ${tried.join(", ")}): ${last?.message ?? "no attempt made"}`, {
-    status: timeout ? 504 : 502,
-    details: { providers: tried, cause: last?.kind },
-  });
+  return new ProxyError(
+    timeout ? "upstream_timeout" : "upstream_error",
+    `No provider answered (tried ${tried.join(", ")}): ${last?.message ?? "no attempt made"}`,
+    {
+      status: timeout ? 504 : 502,
+      details: { providers: tried, cause: last?.kind },
+    },
+  );
 }

@@ -2,7 +2,10 @@
 export function compileGlob(pattern: string): (model: string) => boolean {
   if (pattern === "*") return () => true;
   if (!/[*?]/.test(pattern)) return (model) => model === pattern;
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   const regex = new RegExp(`^${source}$`);
   return (model) => regex.test(model);
 }

@@ -37,7 +37,10 @@ export class ModelCatalog {
         for (const id of await this.#upstreamModels(provider)) if (matchers.some((match) => match(id))) add(id, provider.name);
       }),
     );
-    return c.json({ object: "list", data: [...seen.values()].map((m) => ({ id: m.id, object: "model", created: 0, owned_by: m.owned_by })) });
+    return c.json({
+      object: "list",
+      data: [...seen.values()].map((m) => ({ id: m.id, object: "model", created: 0, owned_by: m.owned_by })),
+    });
   }
 
   async #upstreamModels(provider: ProviderRuntime): Promise<string[]> {

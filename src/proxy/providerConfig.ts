@@ -52,9 +52,17 @@ export const proxyConfigSchema = z
       .prefault({}),
     response_ttl_s: z.number().int().positive().default(86_400),
     /** How long a learned provider quirk (a rejected parameter) is remembered. */
-    quirk_ttl_s: z.number().int().positive().default(7 * 86_400),
+    quirk_ttl_s: z
+      .number()
+      .int()
+      .positive()
+      .default(7 * 86_400),
     /** Request bodies above this are refused with 413. */
-    max_body_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+    max_body_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
     /** The admin route may raise a provider's timeouts up to this multiple of the configured value. */
     timeout_raise_max_factor: z.number().min(1).max(100).default(4),
     /** How often rollups are written and expired responses dropped. */

@@ -18,7 +18,8 @@ export class ProviderHealth {
   record(ok: boolean, latencyMs?: number): void {
     this.#decay();
     this.#errorRate = this.#errorRate * (1 - this.alpha) + (ok ? 0 : this.alpha);
-    if (latencyMs !== undefined) this.#latencyMs = this.#latencyMs === undefined ? latencyMs : this.#latencyMs * (1 - this.alpha) + latencyMs * this.alpha;
+    if (latencyMs !== undefined)
+      this.#latencyMs = this.#latencyMs === undefined ? latencyMs : this.#latencyMs * (1 - this.alpha) + latencyMs * this.alpha;
   }
 
   errorRate(): number {

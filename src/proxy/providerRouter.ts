@@ -53,7 +53,10 @@ export function effectiveWeight<P>(candidate: RouteCandidate<P>, peers: readonly
   const health = Math.max(MIN_HEALTH_FACTOR, 1 - candidate.errorRate);
   let fastest = Infinity;
   for (const peer of peers) if (peer.candidate.latencyMs !== undefined) fastest = Math.min(fastest, peer.candidate.latencyMs);
-  const latency = candidate.latencyMs === undefined || !Number.isFinite(fastest) ? 1 : Math.max(MIN_LATENCY_FACTOR, fastest / Math.max(candidate.latencyMs, 1));
+  const latency =
+    candidate.latencyMs === undefined || !Number.isFinite(fastest)
+      ? 1
+      : Math.max(MIN_LATENCY_FACTOR, fastest / Math.max(candidate.latencyMs, 1));
   return candidate.weight * health * latency;
 }
 

@@ -39,7 +39,11 @@ export class ProviderRuntime {
     this.matcher = createModelMatcher(config.models, config.aliases);
     this.timeouts = { ...config.timeouts };
     this.breaker = new CircuitBreaker(breakerSettings, (transition) => {
-      const fields = { provider: this.name, cause: transition.cause, ...(transition.cooldownMs !== undefined ? { cooldown_ms: transition.cooldownMs } : {}) };
+      const fields = {
+        provider: this.name,
+        cause: transition.cause,
+        ...(transition.cooldownMs !== undefined ? { cooldown_ms: transition.cooldownMs } : {}),
+      };
       if (transition.to === "open") logger.warn("breaker.open", fields);
       else if (transition.to === "half_open") logger.info("breaker.half_open", fields);
       else logger.info("breaker.close", { provider: this.name });

@@ -48,10 +48,27 @@ export function providerStatus(provider: ProviderRuntime): ProviderStatus {
 export function providersHealth(statuses: readonly ProviderStatus[]): HealthCheck {
   const time = new Date().toISOString();
   if (statuses.length === 0) {
-    return { key: "proxy:providers", status: "pass", observedValue: 0, observedUnit: "providers", output: "no provider configured; the proxy answers 503 no_provider", time };
+    return {
+      key: "proxy:providers",
+      status: "pass",
+      observedValue: 0,
+      observedUnit: "providers",
+      output: "no provider configured; the proxy answers 503 no_provider",
+      time,
+    };
   }
   const down = statuses.filter((s) => s.state === "open" || s.state === "auth_failed");
   const usable = statuses.length - down.length;
-  const output = down.length === 0 ? `${usable} of ${statuses.length} providers available` : `unavailable: ${down.map((s) => `${s.name} (${s.state})`).join(", ")}`;
-  return { key: "proxy:providers", status: usable === 0 ? "fail" : down.length > 0 ? "warn" : "pass", observedValue: usable, observedUnit: "providers", output, time };
+  const output =
+    down.length === 0
+      ? `${usable} of ${statuses.length} providers available`
+      : `unavailable: ${down.map((s) => `${s.name} (${s.state})`).join(", ")}`;
+  return {
+    key: "proxy:providers",
+    status: usable === 0 ? "fail" : down.length > 0 ? "warn" : "pass",
+    observedValue: usable,
+    observedUnit: "providers",
+    output,
+    time,
+  };
 }

@@ -68,10 +68,14 @@ export class ProxyCore {
     }
     const routes = routeModel(candidates, model);
     if (routes.length === 0) {
-      throw new ProxyError("model_not_found", `No configured provider serves the model '${model}'${wires.length === 1 ? ` over the ${wires[0]} API` : ""}; add it to a provider's "models" or "aliases" in agentd.jsonc`, {
-        status: 404,
-        param: "model",
-      });
+      throw new ProxyError(
+        "model_not_found",
+        `No configured provider serves the model '${model}'${wires.length === 1 ? ` over the ${wires[0]} API` : ""}; add it to a provider's "models" or "aliases" in agentd.jsonc`,
+        {
+          status: 404,
+          param: "model",
+        },
+      );
     }
     return routes;
   }
@@ -87,14 +91,30 @@ export class ProxyCore {
     } catch (error) {
       const gone = error instanceof ClientGoneError;
       const status = gone ? 499 : error instanceof ProxyError ? error.status : 500;
-      this.recorder.record({ provider: tally.provider, model, outcome: gone ? "client_gone" : "error", status, totalMs: performance.now() - t0, tokensIn: 0, tokensOut: 0, attempts: tally.attempts });
+      this.recorder.record({
+        provider: tally.provider,
+        model,
+        outcome: gone ? "client_gone" : "error",
+        status,
+        totalMs: performance.now() - t0,
+        tokensIn: 0,
+        tokensOut: 0,
+        attempts: tally.attempts,
+      });
       throw error;
     }
   }
 
   noteFailure(provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number): void {
     provider.errors++;
-    this.logger.warn("upstream.error", { provider: provider.name, status: failure.status, cause: failure.kind, model, attempt, message: failure.message });
+    this.logger.warn("upstream.error", {
+      provider: provider.name,
+      status: failure.status,
+      cause: failure.kind,
+      model,
+      attempt,
+      message: failure.message,
+    });
     this.metrics.upstreamError(provider.name, failure.kind);
     provider.health.record(false);
     provider.breaker.onFailure(failure.kind);

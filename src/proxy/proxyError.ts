@@ -19,7 +19,11 @@ export class ProxyError extends AgentdError {
   /** The parameter a 400 is about (OpenAI's `param`). */
   readonly param?: string;
 
-  constructor(code: ProxyErrorCode, message: string, options: { status: number; param?: string; cause?: unknown; details?: Record<string, unknown> }) {
+  constructor(
+    code: ProxyErrorCode,
+    message: string,
+    options: { status: number; param?: string; cause?: unknown; details?: Record<string, unknown> },
+  ) {
     super(code, message, options);
     this.param = options.param;
   }

@@ -38,7 +38,15 @@ export class ProxyMetrics {
   readonly #ttft = new Map<string, Histogram>();
   readonly #total = new Map<string, Histogram>();
 
-  request(provider: string, model: string, outcome: Outcome, totalMs: number, ttftMs: number | undefined, tokensIn: number, tokensOut: number): void {
+  request(
+    provider: string,
+    model: string,
+    outcome: Outcome,
+    totalMs: number,
+    ttftMs: number | undefined,
+    tokensIn: number,
+    tokensOut: number,
+  ): void {
     const series = this.#seriesFor(provider, model);
     bump(this.#requests, series.outcome[outcome], 1);
     if (tokensIn) bump(this.#tokens, series.tokensIn, tokensIn);

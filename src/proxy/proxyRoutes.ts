@@ -15,15 +15,29 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   app.onError(proxyErrorHandler(logger));
   // No middleware: each is one more async step per request. The provider check is a guard in each
   // route, the body limit is enforced where the body is read (requestBody.ts).
-  const guard = <T>(handler: (c: Context) => T) => (c: Context): T => {
-    if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE, { status: 503 });
-    return handler(c);
-  };
+  const guard =
+    <T>(handler: (c: Context) => T) =>
+    (c: Context): T => {
+      if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE, { status: 503 });
+      return handler(c);
+    };
   const catalog = new ModelCatalog(core.providers, logger);
-  app.post("/chat/completions", guard((c) => handleChatCompletions(c, core)));
-  app.post("/responses", guard((c) => handleResponses(c, core)));
-  app.get("/responses/:id", guard((c) => handleGetResponse(c, core)));
-  app.get("/models", guard((c) => catalog.handle(c)));
+  app.post(
+    "/chat/completions",
+    guard((c) => handleChatCompletions(c, core)),
+  );
+  app.post(
+    "/responses",
+    guard((c) => handleResponses(c, core)),
+  );
+  app.get(
+    "/responses/:id",
+    guard((c) => handleGetResponse(c, core)),
+  );
+  app.get(
+    "/models",
+    guard((c) => catalog.handle(c)),
+  );
   return app;
 }
 

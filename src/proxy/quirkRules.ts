@@ -24,14 +24,18 @@ export const DROPPABLE_PARAMS = [
 
 export type DroppableParam = (typeof DROPPABLE_PARAMS)[number];
 
-const REJECTION = /unsupported|unrecognized|not supported|unknown|not permitted|not allowed|extra (inputs|fields?)|does not support|invalid (field|parameter|argument)|unexpected/i;
+const REJECTION =
+  /unsupported|unrecognized|not supported|unknown|not permitted|not allowed|extra (inputs|fields?)|does not support|invalid (field|parameter|argument)|unexpected/i;
 
 type ChatBody = Record<string, unknown> & { tools?: unknown };
 
 /** Whether the request carries `param` (so a rejection can be about it). */
 export function carriesParam(body: ChatBody, param: string): boolean {
   if (param === "strict") {
-    return Array.isArray(body.tools) && body.tools.some((tool) => (tool as { function?: Record<string, unknown> })?.function?.strict !== undefined);
+    return (
+      Array.isArray(body.tools) &&
+      body.tools.some((tool) => (tool as { function?: Record<string, unknown> })?.function?.strict !== undefined)
+    );
   }
   return body[param] !== undefined;
 }
@@ -54,7 +58,8 @@ export function detectRejectedParam(status: number, errorBody: string, body: Cha
 export function applyQuirks(body: ChatBody, quirks: Iterable<string>): void {
   for (const quirk of quirks) {
     if (quirk === "strict") {
-      if (Array.isArray(body.tools)) for (const tool of body.tools) delete (tool as { function?: Record<string, unknown> })?.function?.strict;
+      if (Array.isArray(body.tools))
+        for (const tool of body.tools) delete (tool as { function?: Record<string, unknown> })?.function?.strict;
     } else if (quirk === "max_completion_tokens") {
       if (body.max_completion_tokens !== undefined) {
         body.max_tokens ??= body.max_completion_tokens;

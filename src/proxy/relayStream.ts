@@ -26,9 +26,16 @@ const encoder = new TextEncoder();
  * slows the upstream read: bounded buffering); the events of one read are sent together. The idle deadline lives in the attempt; a client
  * that goes away cancels the stream, which aborts the upstream request.
  */
-export function relayStream(committed: StreamCommitted, shape: RelayShape, onFailure: (failure: UpstreamFailure) => void): ReadableStream<Uint8Array> {
+export function relayStream(
+  committed: StreamCommitted,
+  shape: RelayShape,
+  onFailure: (failure: UpstreamFailure) => void,
+): ReadableStream<Uint8Array> {
   const { attempt, response } = committed;
-  let pending: { event: EventSourceMessage; data: Record<string, unknown> | "[DONE]" } | undefined = { event: committed.first, data: committed.firstData };
+  let pending: { event: EventSourceMessage; data: Record<string, unknown> | "[DONE]" } | undefined = {
+    event: committed.first,
+    data: committed.firstData,
+  };
   let opened = false;
   let finished = false;
   const finish = (outcome: "ok" | "error" | "client_gone", failure?: UpstreamFailure) => {
@@ -80,7 +87,10 @@ export function relayStream(committed: StreamCommitted, shape: RelayShape, onFai
           controller.close();
           return;
         }
-        const failure = error instanceof UpstreamFailure ? error : new UpstreamFailure("malformed", (error as Error).message, { status: response.status });
+        const failure =
+          error instanceof UpstreamFailure
+            ? error
+            : new UpstreamFailure("malformed", (error as Error).message, { status: response.status });
         onFailure(failure);
         controller.enqueue(encoder.encode(frames + shape.failed(failure)));
         controller.close();

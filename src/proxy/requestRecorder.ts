@@ -27,7 +27,17 @@ export class RequestRecorder {
     const name = o.provider?.name ?? "none";
     const ttft = o.ttftMs === undefined ? undefined : round(o.ttftMs);
     const total = round(o.totalMs);
-    this.logger.info("proxy.request", { provider: name, model: o.model, status: o.status, outcome: o.outcome, ttft_ms: ttft, total_ms: total, tokens_in: o.tokensIn, tokens_out: o.tokensOut, attempts: o.attempts });
+    this.logger.info("proxy.request", {
+      provider: name,
+      model: o.model,
+      status: o.status,
+      outcome: o.outcome,
+      ttft_ms: ttft,
+      total_ms: total,
+      tokens_in: o.tokensIn,
+      tokens_out: o.tokensOut,
+      attempts: o.attempts,
+    });
     this.metrics.request(name, o.model, o.outcome, o.totalMs, o.ttftMs, o.tokensIn, o.tokensOut);
     this.rollups.add(name, o.model, o.outcome === "error", o.ttftMs ?? 0, o.totalMs, o.tokensIn, o.tokensOut);
     if (o.provider && o.outcome === "ok") o.provider.latency.add(o.ttftMs ?? o.totalMs);

@@ -31,7 +31,13 @@ export function newShell(request: Json): ResponseShell {
 
 export function usageFromChat(usage: unknown): ResponseUsage | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
-  const u = usage as { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; prompt_tokens_details?: { cached_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };
+  const u = usage as {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    total_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+    completion_tokens_details?: { reasoning_tokens?: number };
+  };
   const input = u.prompt_tokens ?? 0;
   const output = u.completion_tokens ?? 0;
   return {
@@ -88,10 +94,21 @@ export function statusForFinish(finish: unknown): { status: ResponseStatus; inco
 }
 
 export function messageItem(id: string, text: string, status: "in_progress" | "completed" = "completed"): Json {
-  return { type: "message", id, status, role: "assistant", content: status === "completed" ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [] };
+  return {
+    type: "message",
+    id,
+    status,
+    role: "assistant",
+    content: status === "completed" ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [],
+  };
 }
 
-export function functionCallItem(callId: string, name: string, args: string, status: "in_progress" | "completed" | "incomplete" = "completed"): Json {
+export function functionCallItem(
+  callId: string,
+  name: string,
+  args: string,
+  status: "in_progress" | "completed" | "incomplete" = "completed",
+): Json {
   return { type: "function_call", id: `fc_${callId}`, call_id: callId, name, arguments: args, status };
 }
 

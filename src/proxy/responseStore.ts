@@ -20,12 +20,23 @@ export class ResponseStore {
     private readonly db: Database,
     private readonly ttlMs: number,
   ) {
-    this.#insert = db.query("INSERT OR REPLACE INTO proxy_responses (id, created_at, expires_at, model, history, response) VALUES ($id, $now, $expires, $model, $history, $response)");
-    this.#select = db.query<{ history: string; response: string }, { id: string; now: number }>("SELECT history, response FROM proxy_responses WHERE id = $id AND expires_at > $now");
+    this.#insert = db.query(
+      "INSERT OR REPLACE INTO proxy_responses (id, created_at, expires_at, model, history, response) VALUES ($id, $now, $expires, $model, $history, $response)",
+    );
+    this.#select = db.query<{ history: string; response: string }, { id: string; now: number }>(
+      "SELECT history, response FROM proxy_responses WHERE id = $id AND expires_at > $now",
+    );
   }
 
   save(history: readonly unknown[], response: Json, now = Date.now()): void {
-    this.#insert.run({ id: String(response.id), now, expires: now + this.ttlMs, model: String(response.model ?? ""), history: JSON.stringify(history), response: JSON.stringify(response) });
+    this.#insert.run({
+      id: String(response.id),
+      now,
+      expires: now + this.ttlMs,
+      model: String(response.model ?? ""),
+      history: JSON.stringify(history),
+      response: JSON.stringify(response),
+    });
   }
 
   load(id: string, now = Date.now()): StoredResponse | undefined {

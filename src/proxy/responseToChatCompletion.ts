@@ -12,7 +12,13 @@ export interface ChatUsage {
 
 export function usageFromResponses(usage: unknown): ChatUsage | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
-  const u = usage as { input_tokens?: number; output_tokens?: number; total_tokens?: number; input_tokens_details?: { cached_tokens?: number }; output_tokens_details?: { reasoning_tokens?: number } };
+  const u = usage as {
+    input_tokens?: number;
+    output_tokens?: number;
+    total_tokens?: number;
+    input_tokens_details?: { cached_tokens?: number };
+    output_tokens_details?: { reasoning_tokens?: number };
+  };
   const input = u.input_tokens ?? 0;
   const output = u.output_tokens ?? 0;
   return {
@@ -61,7 +67,11 @@ export function responseToChatCompletion(response: Json, fallbackModel: string):
         else if (part?.type === "refusal" && typeof part.refusal === "string") refusal += part.refusal;
       }
     } else if (item?.type === "function_call") {
-      toolCalls.push({ id: String(item.call_id ?? item.id ?? ""), type: "function", function: { name: String(item.name ?? ""), arguments: typeof item.arguments === "string" ? item.arguments : "" } });
+      toolCalls.push({
+        id: String(item.call_id ?? item.id ?? ""),
+        type: "function",
+        function: { name: String(item.name ?? ""), arguments: typeof item.arguments === "string" ? item.arguments : "" },
+      });
     } else if (item?.type === "reasoning") {
       reasoning += reasoningText(item);
     }

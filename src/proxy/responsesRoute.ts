@@ -43,7 +43,12 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   let earlier: unknown[] = [];
   if (typeof body.previous_response_id === "string") {
     const found = core.responses.conversation(body.previous_response_id);
-    if (!found) throw new ProxyError("previous_response_not_found", `Previous response '${body.previous_response_id}' was not found (or has expired)`, { status: 404, param: "previous_response_id" });
+    if (!found)
+      throw new ProxyError(
+        "previous_response_not_found",
+        `Previous response '${body.previous_response_id}' was not found (or has expired)`,
+        { status: 404, param: "previous_response_id" },
+      );
     earlier = found;
   }
   let routes = core.routes(model, ["chat", "responses"]);
@@ -65,23 +70,36 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
     }
   }
   const stream = body.stream === true;
-  const committed = await core.dispatch({ routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal }, model, t0);
+  const committed = await core.dispatch(
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal },
+    model,
+    t0,
+  );
   const committedAt = performance.now();
   const turn: Turn = { core, model, t0, history: [...earlier, ...input], store: body.store !== false };
   const headers: Record<string, string> = {};
   passedResponseHeaders(committed.response.headers, headers);
   const overhead = () => committed.sentAt - t0 + (performance.now() - committedAt);
   if (committed.kind === "json") {
-    const response = committed.wire === "chat" ? translateWhole(committed.body, newShell(body), committed.provider.config.tool_call_text === "parse") : committed.body;
+    const response =
+      committed.wire === "chat"
+        ? translateWhole(committed.body, newShell(body), committed.provider.config.tool_call_text === "parse")
+        : committed.body;
     finishTurn(turn, committed, response, undefined);
     headers["content-type"] = "application/json";
-    return new Response(committed.wire === "chat" ? JSON.stringify(response) : committed.text, { status: 200, headers: agentdHeaders(committed.provider.name, overhead(), headers) });
+    return new Response(committed.wire === "chat" ? JSON.stringify(response) : committed.text, {
+      status: 200,
+      headers: agentdHeaders(committed.provider.name, overhead(), headers),
+    });
   }
   const ttftMs = committedAt - t0;
-  const shape = committed.wire === "chat" ? translatedShape(turn, committed, newShell(body), ttftMs) : passthroughShape(turn, committed, ttftMs);
+  const shape =
+    committed.wire === "chat" ? translatedShape(turn, committed, newShell(body), ttftMs) : passthroughShape(turn, committed, ttftMs);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
-  const stream$ = relayStream(committed, shape, (failure) => core.noteFailure(committed.provider, failure, committed.upstreamModel, committed.attempts));
+  const stream$ = relayStream(committed, shape, (failure) =>
+    core.noteFailure(committed.provider, failure, committed.upstreamModel, committed.attempts),
+  );
   return new Response(stream$, { status: 200, headers: agentdHeaders(committed.provider.name, overhead(), headers) });
 }
 
@@ -102,10 +120,26 @@ function usageOf(response: Json | undefined): { input: number; output: number } 
   return { input: usage?.input_tokens ?? 0, output: usage?.output_tokens ?? 0 };
 }
 
-function finishTurn(turn: Turn, committed: Committed, response: Json | undefined, ttftMs: number | undefined, outcome: "ok" | "error" | "client_gone" = "ok"): void {
+function finishTurn(
+  turn: Turn,
+  committed: Committed,
+  response: Json | undefined,
+  ttftMs: number | undefined,
+  outcome: "ok" | "error" | "client_gone" = "ok",
+): void {
   if (response && outcome === "ok" && turn.store) turn.core.responses.save(turn.history, response);
   const usage = usageOf(response);
-  turn.core.recorder.record({ provider: committed.provider, model: turn.model, outcome, status: 200, ttftMs, totalMs: performance.now() - turn.t0, tokensIn: usage.input, tokensOut: usage.output, attempts: committed.attempts });
+  turn.core.recorder.record({
+    provider: committed.provider,
+    model: turn.model,
+    outcome,
+    status: 200,
+    ttftMs,
+    totalMs: performance.now() - turn.t0,
+    tokensIn: usage.input,
+    tokensOut: usage.output,
+    attempts: committed.attempts,
+  });
 }
 
 function frames(events: readonly ResponsesEvent[]): string {
@@ -141,7 +175,8 @@ function translatedShape(turn: Turn, committed: StreamCommitted, shell: Response
       if (!finished) throw new UpstreamFailure("reset", "the upstream stream ended before the answer was complete", { status: 200 });
       return complete();
     },
-    failed: (failure) => frames(translator.fail(failureCode(failure), `The upstream stream failed after it began (${failure.kind}): ${failure.message}`)),
+    failed: (failure) =>
+      frames(translator.fail(failureCode(failure), `The upstream stream failed after it began (${failure.kind}): ${failure.message}`)),
     done: (outcome) => finishTurn(turn, committed, response, ttftMs, outcome),
   };
 }

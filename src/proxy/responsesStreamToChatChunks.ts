@@ -60,7 +60,8 @@ export class ResponsesStreamToChat {
         break;
       case "response.reasoning_summary_text.delta":
         // A summary is what OpenAI models show of their reasoning; skip it only when the full text streams too.
-        if (!this.#streamedReasoning.has(outputIndex) && typeof event.delta === "string" && event.delta) chunks.push(this.#chunk({ reasoning_content: event.delta }));
+        if (!this.#streamedReasoning.has(outputIndex) && typeof event.delta === "string" && event.delta)
+          chunks.push(this.#chunk({ reasoning_content: event.delta }));
         break;
       case "response.output_item.added":
         if ((event.item as Json | undefined)?.type === "function_call") this.#openCall(outputIndex, event.item as Json, chunks);
@@ -97,7 +98,18 @@ export class ResponsesStreamToChat {
     this.#calls.set(String(outputIndex), call);
     const args = typeof item.arguments === "string" ? item.arguments : "";
     call.sentArgs = args !== "";
-    chunks.push(this.#chunk({ tool_calls: [{ index: call.index, id: String(item.call_id ?? item.id ?? ""), type: "function", function: { name: String(item.name ?? ""), arguments: args } }] }));
+    chunks.push(
+      this.#chunk({
+        tool_calls: [
+          {
+            index: call.index,
+            id: String(item.call_id ?? item.id ?? ""),
+            type: "function",
+            function: { name: String(item.name ?? ""), arguments: args },
+          },
+        ],
+      }),
+    );
     return call;
   }
 
@@ -112,7 +124,8 @@ export class ResponsesStreamToChat {
       }
     } else if (item.type === "message" && !this.#streamedText.has(outputIndex)) {
       let text = "";
-      for (const part of (item.content ?? []) as Json[]) if (part?.type === "output_text" && typeof part.text === "string") text += part.text;
+      for (const part of (item.content ?? []) as Json[])
+        if (part?.type === "output_text" && typeof part.text === "string") text += part.text;
       if (text) chunks.push(this.#chunk({ content: text }));
     }
   }

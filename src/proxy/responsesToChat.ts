@@ -9,9 +9,33 @@ import { invalidRequest, unsupportedParameter } from "./proxyError.ts";
 type Json = Record<string, unknown>;
 
 /** Accepted with nothing to translate (they only shape what an OpenAI server stores or includes). */
-const IGNORED = new Set(["include", "prompt_cache_key", "safety_identifier", "truncation", "stream_options", "store", "metadata", "previous_response_id"]);
+const IGNORED = new Set([
+  "include",
+  "prompt_cache_key",
+  "safety_identifier",
+  "truncation",
+  "stream_options",
+  "store",
+  "metadata",
+  "previous_response_id",
+]);
 /** Handled below. */
-const HANDLED = new Set(["model", "input", "instructions", "tools", "tool_choice", "max_output_tokens", "temperature", "top_p", "parallel_tool_calls", "reasoning", "stream", "user", "text", "service_tier"]);
+const HANDLED = new Set([
+  "model",
+  "input",
+  "instructions",
+  "tools",
+  "tool_choice",
+  "max_output_tokens",
+  "temperature",
+  "top_p",
+  "parallel_tool_calls",
+  "reasoning",
+  "stream",
+  "user",
+  "text",
+  "service_tier",
+]);
 
 export interface ChatMessage extends Json {
   role: string;
@@ -31,7 +55,14 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         messages.push(messageItem(item, index));
         break;
       case "function_call": {
-        const call = { id: String(item.call_id ?? ""), type: "function", function: { name: String(item.name ?? ""), arguments: typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments ?? {}) } };
+        const call = {
+          id: String(item.call_id ?? ""),
+          type: "function",
+          function: {
+            name: String(item.name ?? ""),
+            arguments: typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments ?? {}),
+          },
+        };
         if (!call.id) throw invalidRequest(`input[${index}] (function_call) needs a call_id`, `input[${index}].call_id`);
         const last = messages[messages.length - 1];
         // Consecutive calls (and text just before them) are one assistant turn in Chat Completions.
@@ -40,14 +71,18 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         break;
       }
       case "function_call_output":
-        if (typeof item.call_id !== "string" || !item.call_id) throw invalidRequest(`input[${index}] (function_call_output) needs a call_id`, `input[${index}].call_id`);
+        if (typeof item.call_id !== "string" || !item.call_id)
+          throw invalidRequest(`input[${index}] (function_call_output) needs a call_id`, `input[${index}].call_id`);
         messages.push({ role: "tool", tool_call_id: item.call_id, content: outputText(item.output) });
         break;
       case "reasoning":
         // Opaque reasoning from an earlier turn; a chat upstream has no slot for it.
         break;
       default:
-        throw unsupportedParameter(`input[${index}].type`, `input items of type '${String(type)}' cannot be sent to a Chat Completions upstream`);
+        throw unsupportedParameter(
+          `input[${index}].type`,
+          `input items of type '${String(type)}' cannot be sent to a Chat Completions upstream`,
+        );
     }
   });
   return messages;
@@ -55,10 +90,12 @@ export function inputToMessages(input: unknown): ChatMessage[] {
 
 function messageItem(item: Json, index: number): ChatMessage {
   const role = item.role === "developer" ? "system" : item.role;
-  if (role !== "user" && role !== "assistant" && role !== "system") throw invalidRequest(`input[${index}].role must be user, assistant, system or developer`, `input[${index}].role`);
+  if (role !== "user" && role !== "assistant" && role !== "system")
+    throw invalidRequest(`input[${index}].role must be user, assistant, system or developer`, `input[${index}].role`);
   const content = item.content;
   if (typeof content === "string") return { role, content };
-  if (!Array.isArray(content)) throw invalidRequest(`input[${index}].content must be a string or an array of parts`, `input[${index}].content`);
+  if (!Array.isArray(content))
+    throw invalidRequest(`input[${index}].content must be a string or an array of parts`, `input[${index}].content`);
   const parts = content.map((raw, partIndex) => contentPart(raw as Json, `input[${index}].content[${partIndex}]`));
   // Plain text joins into a string: the widest-supported form, and what assistant turns require.
   if (parts.every((part) => part.type === "text")) return { role, content: parts.map((part) => part.text).join("") };
@@ -75,10 +112,14 @@ function contentPart(part: Json, where: string): Json {
     case "refusal":
       return { type: "text", text: String(part.refusal ?? "") };
     case "input_image":
-      if (typeof part.image_url !== "string") throw unsupportedParameter(where, "images must be given as image_url (file_id cannot be translated)");
+      if (typeof part.image_url !== "string")
+        throw unsupportedParameter(where, "images must be given as image_url (file_id cannot be translated)");
       return { type: "image_url", image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
     default:
-      throw unsupportedParameter(`${where}.type`, `content parts of type '${String(part?.type)}' cannot be sent to a Chat Completions upstream`);
+      throw unsupportedParameter(
+        `${where}.type`,
+        `content parts of type '${String(part?.type)}' cannot be sent to a Chat Completions upstream`,
+      );
   }
 }
 
@@ -92,7 +133,11 @@ function toolsToChat(tools: unknown): Json[] {
   if (!Array.isArray(tools)) throw invalidRequest("'tools' must be an array", "tools");
   return tools.map((raw, index) => {
     const tool = raw as Json;
-    if (tool?.type !== "function") throw unsupportedParameter(`tools[${index}]`, `tools of type '${String(tool?.type)}' cannot be sent to a Chat Completions upstream; only function tools can`);
+    if (tool?.type !== "function")
+      throw unsupportedParameter(
+        `tools[${index}]`,
+        `tools of type '${String(tool?.type)}' cannot be sent to a Chat Completions upstream; only function tools can`,
+      );
     const fn: Json = { name: tool.name };
     if (tool.description !== undefined) fn.description = tool.description;
     if (tool.parameters !== undefined && tool.parameters !== null) fn.parameters = tool.parameters;
@@ -113,7 +158,15 @@ function textFormatToChat(text: unknown): unknown {
   if (!format || format.type === "text") return undefined;
   if (format.type === "json_object") return { type: "json_object" };
   if (format.type === "json_schema") {
-    return { type: "json_schema", json_schema: { name: format.name, schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}), ...(format.description ? { description: format.description } : {}) } };
+    return {
+      type: "json_schema",
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict !== undefined ? { strict: format.strict } : {}),
+        ...(format.description ? { description: format.description } : {}),
+      },
+    };
   }
   throw unsupportedParameter("text.format", `format '${String(format.type)}' cannot be translated`);
 }

@@ -36,7 +36,13 @@ export function backoffDelay(attempt: number, settings: RetrySettings, random: (
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: "not_retryable" | "retry_after_too_long" };
 
 /** Decides whether to retry the same provider after a failure, and after how long. */
-export function decideRetry(cause: FailureCause, attempt: number, retryAfterMs: number | undefined, settings: RetrySettings, random?: () => number): RetryDecision {
+export function decideRetry(
+  cause: FailureCause,
+  attempt: number,
+  retryAfterMs: number | undefined,
+  settings: RetrySettings,
+  random?: () => number,
+): RetryDecision {
   if (!isRetryable(cause)) return { retry: false, reason: "not_retryable" };
   if (retryAfterMs !== undefined) {
     if (retryAfterMs > settings.retryAfterCapMs) return { retry: false, reason: "retry_after_too_long" };

@@ -33,7 +33,8 @@ export class ToolCallTextChunks {
       const scanned = this.#scanner.push(content);
       const delta = { ...choice.delta, content: scanned.text };
       if (scanned.calls.length > 0) delta.tool_calls = [...(choice.delta?.tool_calls ?? []), ...this.#deltas(scanned.calls)];
-      if (scanned.text !== "" || scanned.calls.length > 0 || choice.delta?.tool_calls) out.push({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] });
+      if (scanned.text !== "" || scanned.calls.length > 0 || choice.delta?.tool_calls)
+        out.push({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] });
     } else if (choice.delta && Object.keys(choice.delta).length > 0 && !choice.finish_reason) {
       out.push(chunk);
     }
@@ -41,7 +42,10 @@ export class ToolCallTextChunks {
       out.push(...this.end());
       const finish = choice.finish_reason === "stop" && this.#found ? "tool_calls" : choice.finish_reason;
       const rest = { ...choice.delta, content: undefined };
-      out.push({ ...chunk, choices: [{ ...choice, delta: Object.values(rest).some((v) => v !== undefined) ? rest : {}, finish_reason: finish }] });
+      out.push({
+        ...chunk,
+        choices: [{ ...choice, delta: Object.values(rest).some((v) => v !== undefined) ? rest : {}, finish_reason: finish }],
+      });
     }
     return out;
   }
@@ -57,7 +61,12 @@ export class ToolCallTextChunks {
 
   #deltas(calls: readonly TextToolCall[]): Json[] {
     this.#found = true;
-    return calls.map((call) => ({ index: this.#nextIndex++, id: newId("call"), type: "function", function: { name: call.name, arguments: call.arguments } }));
+    return calls.map((call) => ({
+      index: this.#nextIndex++,
+      id: newId("call"),
+      type: "function",
+      function: { name: call.name, arguments: call.arguments },
+    }));
   }
 }
 
@@ -69,7 +78,10 @@ export function toolCallTextInCompletion(completion: Json): Json {
   if (!choice || typeof content !== "string") return completion;
   const { text, calls } = parseToolCallText(content);
   if (calls.length === 0) return completion;
-  const toolCalls = [...(choice.message?.tool_calls ?? []), ...calls.map((call) => ({ id: newId("call"), type: "function", function: { name: call.name, arguments: call.arguments } }))];
+  const toolCalls = [
+    ...(choice.message?.tool_calls ?? []),
+    ...calls.map((call) => ({ id: newId("call"), type: "function", function: { name: call.name, arguments: call.arguments } })),
+  ];
   const message = { ...choice.message, content: text.trim() === "" ? null : text, tool_calls: toolCalls };
   const finish = choice.finish_reason === "stop" ? "tool_calls" : choice.finish_reason;
   return { ...completion, choices: [{ ...choice, message, finish_reason: finish }, ...(choices ?? []).slice(1)] };

@@ -8,8 +8,16 @@ import { invalidRequest } from "./proxyError.ts";
 const TOOL_NAME = /^[A-Za-z0-9_-]+$/;
 
 function check(name: unknown, param: string, index: number): void {
-  if (typeof name !== "string" || name === "") throw invalidRequest(`tools[${index}] has an empty function name; every function tool needs a name of letters, digits, '_' or '-'`, param);
-  if (!TOOL_NAME.test(name)) throw invalidRequest(`tools[${index}] has the function name ${JSON.stringify(name)}, which may only contain letters, digits, '_' and '-'`, param);
+  if (typeof name !== "string" || name === "")
+    throw invalidRequest(
+      `tools[${index}] has an empty function name; every function tool needs a name of letters, digits, '_' or '-'`,
+      param,
+    );
+  if (!TOOL_NAME.test(name))
+    throw invalidRequest(
+      `tools[${index}] has the function name ${JSON.stringify(name)}, which may only contain letters, digits, '_' and '-'`,
+      param,
+    );
 }
 
 /** Chat Completions tools: `{type: "function", function: {name}}`. */

@@ -71,9 +71,11 @@ export class UpstreamAttempt {
   async readBody(response: Response): Promise<string> {
     try {
       const length = Number(response.headers.get("content-length") ?? "0");
-      if (length > MAX_JSON_BODY) throw new UpstreamFailure("malformed", `upstream body of ${length} bytes exceeds the limit`, { status: response.status });
+      if (length > MAX_JSON_BODY)
+        throw new UpstreamFailure("malformed", `upstream body of ${length} bytes exceeds the limit`, { status: response.status });
       const read = await readBounded(response, MAX_JSON_BODY);
-      if (read.truncated) throw new UpstreamFailure("malformed", `upstream body exceeds the limit of ${MAX_JSON_BODY} bytes`, { status: response.status });
+      if (read.truncated)
+        throw new UpstreamFailure("malformed", `upstream body exceeds the limit of ${MAX_JSON_BODY} bytes`, { status: response.status });
       this.finish();
       return read.text;
     } catch (error) {

@@ -3,7 +3,16 @@
  * keep-alive, transfer-encoding, te, trailer, upgrade, proxy-*), the client's own Authorization
  * (agentd's token must never leak upstream) and host never do, while client identity passes.
  */
-const PASSED_EXACT = new Set(["user-agent", "x-request-id", "x-client-request-id", "openai-beta", "originator", "session_id", "conversation_id", "accept-language"]);
+const PASSED_EXACT = new Set([
+  "user-agent",
+  "x-request-id",
+  "x-client-request-id",
+  "openai-beta",
+  "originator",
+  "session_id",
+  "conversation_id",
+  "accept-language",
+]);
 
 function isPassed(name: string): boolean {
   return PASSED_EXACT.has(name) || name.startsWith("x-stainless-");

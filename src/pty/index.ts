@@ -8,6 +8,11 @@ export { PtyError } from "./ptyErrors.ts";
 export type { PtyErrorCode } from "./ptyErrors.ts";
 export { execCommandArgs, writeStdinArgs, listSessionsArgs, closeSessionArgs } from "./ptySchemas.ts";
 export type {
-  ExecCommandArgs, WriteStdinArgs, CloseSessionArgs, PtyCommandResult, PtySessionInfo, PtyCloseResult,
+  ExecCommandArgs,
+  WriteStdinArgs,
+  CloseSessionArgs,
+  PtyCommandResult,
+  PtySessionInfo,
+  PtyCloseResult,
 } from "./ptySchemas.ts";
 export { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "./ptyGroupRegistry.ts";

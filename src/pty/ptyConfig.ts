@@ -13,7 +13,11 @@ export const ptyConfigSchema = z
     /** Wait between SIGHUP, SIGTERM and SIGKILL when a session is closed. */
     close_grace_ms: z.number().int().min(0).max(60_000).default(1000),
     /** Bound of `<data_dir>/tool-output/`, where full outputs of truncated reads are kept. */
-    tool_output_max_bytes: z.number().int().min(1_048_576).default(256 * 1_048_576),
+    tool_output_max_bytes: z
+      .number()
+      .int()
+      .min(1_048_576)
+      .default(256 * 1_048_576),
     tool_output_max_age_s: z.number().int().positive().default(86_400),
     /** Secret-looking variables (…_API_KEY, …_TOKEN, …) are kept from commands; names listed here pass. */
     pass_env: z.array(z.string().min(1)).default([]),

@@ -7,13 +7,19 @@ import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
 import type { PtyConfig } from "./ptyConfig.ts";
 import { PtyError } from "./ptyErrors.ts";
-import type {
-  CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs,
-} from "./ptySchemas.ts";
+import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "./ptySchemas.ts";
 import { PtySession } from "./ptySession.ts";
 import { renderOutput } from "./renderOutput.ts";
 import {
-  DEFAULT_COLS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_ROWS, EXEC_YIELD, STDIN_YIELD, childEnv, clampYield, resolveShell, shellArgv,
+  DEFAULT_COLS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_ROWS,
+  EXEC_YIELD,
+  STDIN_YIELD,
+  childEnv,
+  clampYield,
+  resolveShell,
+  shellArgv,
 } from "./spawnRequest.ts";
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
@@ -81,7 +87,8 @@ export class PtyManager {
       },
       bufferBytes: this.config.buffer_bytes,
       loop: this.loop(),
-      onExit: (ended, status) => this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
+      onExit: (ended, status) =>
+        this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
     });
     this.sessions.set(id, session);
     this.groups.add(session.pid);
@@ -139,13 +146,15 @@ export class PtyManager {
   healthChecks(): HealthCheck[] {
     const count = this.sessions.size;
     const nearLimit = count >= Math.ceil(this.config.max_sessions * 0.9);
-    return [{
-      key: "pty:sessions",
-      status: nearLimit ? "warn" : "pass",
-      observedValue: count,
-      observedUnit: "sessions",
-      ...(nearLimit ? { output: `${count} of at most ${this.config.max_sessions} PTY sessions are open` } : {}),
-    }];
+    return [
+      {
+        key: "pty:sessions",
+        status: nearLimit ? "warn" : "pass",
+        observedValue: count,
+        observedUnit: "sessions",
+        ...(nearLimit ? { output: `${count} of at most ${this.config.max_sessions} PTY sessions are open` } : {}),
+      },
+    ];
   }
 
   /** Ends every session (SIGHUP → SIGTERM → SIGKILL on each group) and releases every fd. */
@@ -160,7 +169,12 @@ export class PtyManager {
     this.epoll?.close();
   }
 
-  private async collect(session: PtySession, options: ReadOptions, started: number, warning: string | undefined): Promise<PtyCommandResult> {
+  private async collect(
+    session: PtySession,
+    options: ReadOptions,
+    started: number,
+    warning: string | undefined,
+  ): Promise<PtyCommandResult> {
     session.touch();
     const taken = session.takeOutput();
     const rendered = renderOutput(taken.bytes, {
@@ -197,7 +211,10 @@ export class PtyManager {
     const victim = victimId === undefined ? undefined : this.sessions.get(victimId);
     if (!victim) {
       this.log.warn("pty.limit_reached", { max_sessions: this.config.max_sessions, evicted: null });
-      throw new PtyError("pty_limit_reached", `All ${this.config.max_sessions} PTY sessions are in recent use; close one with close_session first`);
+      throw new PtyError(
+        "pty_limit_reached",
+        `All ${this.config.max_sessions} PTY sessions are in recent use; close one with close_session first`,
+      );
     }
     this.sessions.delete(victim.id);
     this.log.warn("pty.limit_reached", { max_sessions: this.config.max_sessions, evicted: victim.id, evicted_cmd: victim.cmd });
@@ -227,8 +244,14 @@ export class PtyManager {
       session.pollExit();
       if (session.waiting || now - session.lastUsedAt <= idleMs) continue;
       this.sessions.delete(session.id);
-      this.log.info("pty.reaped", { session_id: session.id, reason: "idle_timeout", idle_s: Math.floor((now - session.lastUsedAt) / 1000) });
-      await this.end(session, "idle_timeout", false).catch((error: unknown) => this.log.error("pty.error", { op: "reap", session_id: session.id, error }));
+      this.log.info("pty.reaped", {
+        session_id: session.id,
+        reason: "idle_timeout",
+        idle_s: Math.floor((now - session.lastUsedAt) / 1000),
+      });
+      await this.end(session, "idle_timeout", false).catch((error: unknown) =>
+        this.log.error("pty.error", { op: "reap", session_id: session.id, error }),
+      );
     }
     for (const session of this.lingering) {
       session.pollExit();
@@ -239,7 +262,9 @@ export class PtyManager {
   private get(id: string): PtySession {
     const session = this.sessions.get(id);
     if (!session) {
-      throw new PtyError("pty_session_not_found", `No PTY session ${JSON.stringify(id)}; list_sessions shows the open ones`, { session_id: id });
+      throw new PtyError("pty_session_not_found", `No PTY session ${JSON.stringify(id)}; list_sessions shows the open ones`, {
+        session_id: id,
+      });
     }
     return session;
   }

@@ -2,8 +2,25 @@ import { ptr } from "bun:ffi";
 import { readdirSync, readFileSync } from "node:fs";
 import { cString, cStringArray } from "./cStrings.ts";
 import {
-  EAGAIN, ECHILD, EINTR, EIO, ESRCH, FD_CLOEXEC, F_GETFL, F_SETFD, F_SETFL, O_NONBLOCK, O_RDWR, OPAQUE_STRUCT_BYTES,
-  POSIX_SPAWN_SETSID, POSIX_SPAWN_SETSIGDEF, POSIX_SPAWN_SETSIGMASK, SIGSET_BYTES, SYS_PIDFD_OPEN, TIOCSWINSZ, WNOHANG,
+  EAGAIN,
+  ECHILD,
+  EINTR,
+  EIO,
+  ESRCH,
+  FD_CLOEXEC,
+  F_GETFL,
+  F_SETFD,
+  F_SETFL,
+  O_NONBLOCK,
+  O_RDWR,
+  OPAQUE_STRUCT_BYTES,
+  POSIX_SPAWN_SETSID,
+  POSIX_SPAWN_SETSIGDEF,
+  POSIX_SPAWN_SETSIGMASK,
+  SIGSET_BYTES,
+  SYS_PIDFD_OPEN,
+  TIOCSWINSZ,
+  WNOHANG,
   libc,
 } from "./libcBindings.ts";
 import { PtyError } from "./ptyErrors.ts";
@@ -20,7 +37,16 @@ export interface PtySpawnSpec {
 
 export type ReadResult = number | "again" | "eof";
 
-const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 2: "ENOENT", 8: "ENOEXEC", 12: "ENOMEM", 13: "EACCES", 20: "ENOTDIR", 24: "EMFILE", 11: "EAGAIN" };
+const ERRNO_NAMES: Record<number, string> = {
+  1: "EPERM",
+  2: "ENOENT",
+  8: "ENOEXEC",
+  12: "ENOMEM",
+  13: "EACCES",
+  20: "ENOTDIR",
+  24: "EMFILE",
+  11: "EAGAIN",
+};
 
 function errnoName(errno: number): string {
   return ERRNO_NAMES[errno] ?? `errno ${errno}`;

@@ -3,7 +3,12 @@ import { z } from "zod";
 /** Argument schemas shared by the agent tools and the HTTP routes, so both accept the same shapes. */
 
 const sessionId = z.string().min(1).describe("Id of a running session, from exec_command or list_sessions");
-const maxOutputTokens = z.number().int().min(1).max(1_000_000).optional()
+const maxOutputTokens = z
+  .number()
+  .int()
+  .min(1)
+  .max(1_000_000)
+  .optional()
   .describe("Token budget of the returned output (about 4 bytes a token); longer output keeps its head and tail. Default 10000");
 const stripAnsiFlag = z.boolean().optional().describe("Remove terminal escape sequences (colours, cursor moves) from the output");
 const cols = z.number().int().min(10).max(1000).optional().describe("Terminal width in columns (default 80)");
@@ -17,7 +22,11 @@ export const execCommandArgs = z.strictObject({
   login: z.boolean().optional().describe("Run through a login shell (-lc) instead of -c"),
   cols,
   rows,
-  yield_time_ms: z.number().int().min(0).optional()
+  yield_time_ms: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
     .describe("How long to wait for output before returning while the command keeps running (250-30000, default 10000)"),
   max_output_tokens: maxOutputTokens,
   strip_ansi: stripAnsiFlag,
@@ -25,7 +34,10 @@ export const execCommandArgs = z.strictObject({
 
 export const writeStdinArgs = z.strictObject({
   session_id: sessionId,
-  chars: z.string().default("").describe("Characters to type; control characters work (\\u0003 interrupts, \\u0004 ends input). Empty: just read new output"),
+  chars: z
+    .string()
+    .default("")
+    .describe("Characters to type; control characters work (\\u0003 interrupts, \\u0004 ends input). Empty: just read new output"),
   yield_time_ms: z.number().int().min(0).optional().describe("How long to collect output after writing (50-30000, default 250)"),
   max_output_tokens: maxOutputTokens,
   strip_ansi: stripAnsiFlag,

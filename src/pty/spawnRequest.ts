@@ -39,7 +39,11 @@ export interface ChildEnvOptions {
 }
 
 /** The daemon's environment minus secrets, plus the defaults, plus what the caller asked for. */
-export function childEnv(inherited: Readonly<Record<string, string | undefined>>, overrides: Readonly<Record<string, string>> = {}, options: ChildEnvOptions = {}): Record<string, string> {
+export function childEnv(
+  inherited: Readonly<Record<string, string | undefined>>,
+  overrides: Readonly<Record<string, string>> = {},
+  options: ChildEnvOptions = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   const pass = new Set(options.pass ?? []);
   for (const [key, value] of Object.entries(inherited)) {

@@ -12,12 +12,16 @@ const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|passw
 
 /** Replaces key-shaped substrings of a text (bearer tokens, sk-…, KEY=value and "key": value forms). */
 export function redactText(text: string): string {
-  return text
-    .replace(BEARER, `$1 ${REDACTED}`)
-    .replace(SECRET_VALUE, REDACTED)
-    .replace(ASSIGNMENT, `$1=${REDACTED}`)
-    // A value already redacted, or the scheme word of "Authorization: Bearer [redacted]", stays.
-    .replace(JSON_FIELD, (match, head: string, value: string) => (value === REDACTED || /^(Bearer|Basic)$/i.test(value) ? match : `${head}${REDACTED}`));
+  return (
+    text
+      .replace(BEARER, `$1 ${REDACTED}`)
+      .replace(SECRET_VALUE, REDACTED)
+      .replace(ASSIGNMENT, `$1=${REDACTED}`)
+      // A value already redacted, or the scheme word of "Authorization: Bearer [redacted]", stays.
+      .replace(JSON_FIELD, (match, head: string, value: string) =>
+        value === REDACTED || /^(Bearer|Basic)$/i.test(value) ? match : `${head}${REDACTED}`,
+      )
+  );
 }
 
 /**
@@ -62,5 +66,7 @@ function redactValue(value: unknown, key: string | undefined, extra: readonly st
 /** Headers as a plain object with credentials hidden. */
 export function redactHeaders(headers: Headers | Record<string, string>, extraSecrets: readonly string[] = []): Record<string, string> {
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  return Object.fromEntries(entries.map(([k, v]) => [k, SECRET_NAME.test(k) ? REDACTED : (redactValue(v, undefined, extraSecrets) as string)]));
+  return Object.fromEntries(
+    entries.map(([k, v]) => [k, SECRET_NAME.test(k) ? REDACTED : (redactValue(v, undefined, extraSecrets) as string)]),
+  );
 }

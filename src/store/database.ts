@@ -38,5 +38,8 @@ export function openStore(options: OpenStoreOptions): Database {
 
 /** Checks that the store accepts a write; used by /readyz and `agentd doctor`. */
 export function probeStoreWritable(db: Database): void {
-  db.run("INSERT INTO kv (key, value, updated_at) VALUES ('probe', '1', ?) ON CONFLICT(key) DO UPDATE SET updated_at = excluded.updated_at", [Date.now()]);
+  db.run(
+    "INSERT INTO kv (key, value, updated_at) VALUES ('probe', '1', ?) ON CONFLICT(key) DO UPDATE SET updated_at = excluded.updated_at",
+    [Date.now()],
+  );
 }

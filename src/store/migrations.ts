@@ -32,7 +32,9 @@ export function applyMigrations(db: Database, migrations: readonly Migration[]):
 function assertUniqueVersions(sorted: readonly Migration[]): void {
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i]!.version === sorted[i - 1]!.version) {
-      throw new Error(`Cannot apply migrations: version ${sorted[i]!.version} is used by both "${sorted[i - 1]!.name}" and "${sorted[i]!.name}"`);
+      throw new Error(
+        `Cannot apply migrations: version ${sorted[i]!.version} is used by both "${sorted[i - 1]!.name}" and "${sorted[i]!.name}"`,
+      );
     }
   }
 }

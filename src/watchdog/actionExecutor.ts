@@ -41,7 +41,8 @@ const TIMEOUT_BY_CAUSE: Record<string, ProviderTimeout> = {
 
 /** The provider an incident is about: its component (`provider:<name>`) or a signal's field. */
 export function providerOf(target: Pick<ActionTarget, "component" | "signals">): string | undefined {
-  if (target.component.startsWith("provider:") && target.component !== "provider:unknown") return target.component.slice("provider:".length);
+  if (target.component.startsWith("provider:") && target.component !== "provider:unknown")
+    return target.component.slice("provider:".length);
   const named = target.signals.find((s) => typeof s.fields.provider === "string");
   return named?.fields.provider as string | undefined;
 }
@@ -68,7 +69,10 @@ export class ActionExecutor {
     switch (action) {
       case "restart_worker": {
         // The newest signal names the worker the decision is about.
-        const pid = [...target.signals].sort((a, b) => b.ts - a.ts).map((signal) => signal.fields.pid).find((value): value is number => typeof value === "number");
+        const pid = [...target.signals]
+          .sort((a, b) => b.ts - a.ts)
+          .map((signal) => signal.fields.pid)
+          .find((value): value is number => typeof value === "number");
         return { ok: true, detail: await this.worker.restartWorker(target.reason, pid) };
       }
       case "open_breaker":
@@ -86,7 +90,10 @@ export class ActionExecutor {
         if (!provider) return { ok: false, detail: "raise_timeout needs a provider and the incident names none" };
         const cause = target.signals.map((s) => s.fields.cause).find((c): c is string => typeof c === "string" && c in TIMEOUT_BY_CAUSE);
         const timeout = cause ? TIMEOUT_BY_CAUSE[cause]! : "first_byte_ms";
-        return { ok: true, detail: await this.proxy.raiseTimeout(provider, timeout, limits.raise_timeout_factor, limits.raise_timeout_max_ms, target.reason) };
+        return {
+          ok: true,
+          detail: await this.proxy.raiseTimeout(provider, timeout, limits.raise_timeout_factor, limits.raise_timeout_max_ms, target.reason),
+        };
       }
       case "run_command":
         return this.#runCommand(target.command, target.approved ?? false);
@@ -100,11 +107,20 @@ export class ActionExecutor {
 
   async #runCommand(name: string | undefined, approved: boolean): Promise<ActionResult> {
     const command = name ? this.config.commands[name] : undefined;
-    if (!name || !command) return { ok: false, detail: `run_command names no configured command${name ? ` (${name} is not under watchdog.commands)` : ""}` };
-    if (!command.pre_approved && !approved) return { ok: false, detail: `command ${name} needs service_control approval (a person allows it, or pre_approved in watchdog.commands.${name})` };
+    if (!name || !command)
+      return { ok: false, detail: `run_command names no configured command${name ? ` (${name} is not under watchdog.commands)` : ""}` };
+    if (!command.pre_approved && !approved)
+      return {
+        ok: false,
+        detail: `command ${name} needs service_control approval (a person allows it, or pre_approved in watchdog.commands.${name})`,
+      };
     const result = await runCommand({ argv: command.argv, timeoutMs: command.timeout_ms, maxOutputBytes: 2048 });
     if (result.exit_code === 0) return { ok: true, detail: `${name}: exit 0` };
-    const how = result.timed_out ? `timed out after ${command.timeout_ms} ms` : result.signal ? `ended by ${result.signal}` : `exit ${result.exit_code}`;
+    const how = result.timed_out
+      ? `timed out after ${command.timeout_ms} ms`
+      : result.signal
+        ? `ended by ${result.signal}`
+        : `exit ${result.exit_code}`;
     return { ok: false, detail: `${name}: ${how} ${result.output.trim().slice(-200)}`.trimEnd() };
   }
 }

@@ -66,19 +66,27 @@ export function decisionStatus(decision: ActionDecision): "allowed" | "denied" {
 
 export class ActionAlreadyDecidedError extends AgentdError {
   constructor(request: ActionRequest) {
-    super("action_already_decided", `The request to run ${request.command} on incident ${request.incident_id} is no longer pending: ${describeRequestStatus(request)}`, {
-      status: 409,
-      details: { request_id: request.id, status: request.status },
-    });
+    super(
+      "action_already_decided",
+      `The request to run ${request.command} on incident ${request.incident_id} is no longer pending: ${describeRequestStatus(request)}`,
+      {
+        status: 409,
+        details: { request_id: request.id, status: request.status },
+      },
+    );
   }
 }
 
 export class ActionExpiredError extends AgentdError {
   constructor(request: ActionRequest) {
-    super("action_expired", `The request to run ${request.command} on incident ${request.incident_id} expired at ${new Date(request.expires_at).toISOString()} without a decision`, {
-      status: 409,
-      details: { request_id: request.id, status: "expired" },
-    });
+    super(
+      "action_expired",
+      `The request to run ${request.command} on incident ${request.incident_id} expired at ${new Date(request.expires_at).toISOString()} without a decision`,
+      {
+        status: 409,
+        details: { request_id: request.id, status: "expired" },
+      },
+    );
   }
 }
 

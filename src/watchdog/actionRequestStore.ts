@@ -37,7 +37,14 @@ export class ActionRequestStore {
         `INSERT INTO watchdog_action_requests (incident_id, action, command, tier, reason, status, requested_at, expires_at)
          VALUES ($incident_id, 'run_command', $command, $tier, $reason, 'pending', $now, $expires_at) RETURNING id`,
       )
-      .get({ incident_id: input.incidentId, command: input.command, tier: input.tier, reason: input.reason, now: input.now, expires_at: input.expiresAt })!;
+      .get({
+        incident_id: input.incidentId,
+        command: input.command,
+        tier: input.tier,
+        reason: input.reason,
+        now: input.now,
+        expires_at: input.expiresAt,
+      })!;
     return this.get(row.id)!;
   }
 
@@ -47,14 +54,20 @@ export class ActionRequestStore {
 
   /** The incident's most recent request, decided or not. */
   latest(incidentId: number): ActionRequest | undefined {
-    return this.db.query<ActionRequest, [number]>("SELECT * FROM watchdog_action_requests WHERE incident_id = ? ORDER BY id DESC LIMIT 1").get(incidentId) ?? undefined;
+    return (
+      this.db
+        .query<ActionRequest, [number]>("SELECT * FROM watchdog_action_requests WHERE incident_id = ? ORDER BY id DESC LIMIT 1")
+        .get(incidentId) ?? undefined
+    );
   }
 
   /** The incident's request still in play (pending, allowed or running), if any. */
   outstanding(incidentId: number): ActionRequest | undefined {
     return (
       this.db
-        .query<ActionRequest, [number]>("SELECT * FROM watchdog_action_requests WHERE incident_id = ? AND status IN ('pending', 'allowed', 'running') ORDER BY id DESC LIMIT 1")
+        .query<ActionRequest, [number]>(
+          "SELECT * FROM watchdog_action_requests WHERE incident_id = ? AND status IN ('pending', 'allowed', 'running') ORDER BY id DESC LIMIT 1",
+        )
         .get(incidentId) ?? undefined
     );
   }
@@ -74,14 +87,22 @@ export class ActionRequestStore {
     }
     const to = decisionStatus(decision);
     const changed = this.db
-      .query<unknown, Record<string, string | number>>("UPDATE watchdog_action_requests SET status = $to, decided_at = $now, decided_by = $by WHERE id = $id AND status = 'pending' AND expires_at > $now")
+      .query<unknown, Record<string, string | number>>(
+        "UPDATE watchdog_action_requests SET status = $to, decided_at = $now, decided_by = $by WHERE id = $id AND status = 'pending' AND expires_at > $now",
+      )
       .run({ to, now, by, id: request.id }).changes;
     if (changed === 0) {
       const current = this.get(request.id)!;
       throw refuseDecision(current, now) ?? new ActionAlreadyDecidedError(current);
     }
     const verb = to === "allowed" ? "allowed" : "denied";
-    this.incidents.addEvent(incidentId, `action_${verb}`, `run_command ${request.command} ${verb} by ${by}`, { request_id: request.id, command: request.command, by }, now);
+    this.incidents.addEvent(
+      incidentId,
+      `action_${verb}`,
+      `run_command ${request.command} ${verb} by ${by}`,
+      { request_id: request.id, command: request.command, by },
+      now,
+    );
     return this.get(request.id)!;
   }
 
@@ -96,10 +117,20 @@ export class ActionRequestStore {
 
   /** A pending request past its deadline; writes the timeline event when this call expired it. */
   expire(id: number, now: number): boolean {
-    const changed = this.db.run("UPDATE watchdog_action_requests SET status = 'expired' WHERE id = ? AND status = 'pending' AND expires_at <= ?", [id, now]).changes > 0;
+    const changed =
+      this.db.run("UPDATE watchdog_action_requests SET status = 'expired' WHERE id = ? AND status = 'pending' AND expires_at <= ?", [
+        id,
+        now,
+      ]).changes > 0;
     if (changed) {
       const request = this.get(id)!;
-      this.incidents.addEvent(request.incident_id, "action_expired", `run_command ${request.command} expired without a decision`, { request_id: id, command: request.command }, now);
+      this.incidents.addEvent(
+        request.incident_id,
+        "action_expired",
+        `run_command ${request.command} expired without a decision`,
+        { request_id: id, command: request.command },
+        now,
+      );
     }
     return changed;
   }
@@ -109,16 +140,33 @@ export class ActionRequestStore {
     const changed = this.#move(id, ["pending", "allowed"], "cancelled", now, why);
     if (changed) {
       const request = this.get(id)!;
-      this.incidents.addEvent(request.incident_id, "action_cancelled", `run_command ${request.command} cancelled: ${why}`, { request_id: id, command: request.command }, now);
+      this.incidents.addEvent(
+        request.incident_id,
+        "action_cancelled",
+        `run_command ${request.command} cancelled: ${why}`,
+        { request_id: id, command: request.command },
+        now,
+      );
     }
     return changed;
   }
 
   #move(id: number, from: readonly ActionRequestStatus[], to: ActionRequestStatus, finishedAt: number | null, outcome?: string): boolean {
-    const params: Record<string, string | number | null> = { id, to, finished_at: finishedAt, ...(outcome === undefined ? {} : { outcome }) };
+    const params: Record<string, string | number | null> = {
+      id,
+      to,
+      finished_at: finishedAt,
+      ...(outcome === undefined ? {} : { outcome }),
+    };
     from.forEach((status, i) => (params[`from${i}`] = status));
     const placeholders = from.map((_, i) => `$from${i}`).join(", ");
     const setOutcome = outcome === undefined ? "" : ", outcome = $outcome";
-    return this.db.query<unknown, Record<string, string | number | null>>(`UPDATE watchdog_action_requests SET status = $to, finished_at = $finished_at${setOutcome} WHERE id = $id AND status IN (${placeholders})`).run(params).changes > 0;
+    return (
+      this.db
+        .query<unknown, Record<string, string | number | null>>(
+          `UPDATE watchdog_action_requests SET status = $to, finished_at = $finished_at${setOutcome} WHERE id = $id AND status IN (${placeholders})`,
+        )
+        .run(params).changes > 0
+    );
   }
 }

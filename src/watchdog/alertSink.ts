@@ -29,12 +29,28 @@ export class AlertSink {
   async alert(input: AlertInput): Promise<void> {
     const at = this.now();
     const kind = input.kind ?? "alert";
-    this.log.warn(kind === "alert" ? "watchdog.alert" : "watchdog.alert_resolved", { incident_id: input.incidentId, title: input.title, severity: input.severity, message: input.message });
+    this.log.warn(kind === "alert" ? "watchdog.alert" : "watchdog.alert_resolved", {
+      incident_id: input.incidentId,
+      title: input.title,
+      severity: input.severity,
+      message: input.message,
+    });
     const incident = this.store.get(input.incidentId);
     const alerts = Array.isArray(incident.details.alerts) ? (incident.details.alerts as unknown[]) : [];
-    this.store.mergeDetails(input.incidentId, { alerts: [...alerts, { at, kind, message: input.message }].slice(-KEPT_ALERTS), alerted_at: at });
+    this.store.mergeDetails(input.incidentId, {
+      alerts: [...alerts, { at, kind, message: input.message }].slice(-KEPT_ALERTS),
+      alerted_at: at,
+    });
     this.store.addEvent(input.incidentId, kind === "alert" ? "alert" : "alert_resolved", input.message, {}, at);
-    if (this.webhook) await this.#post({ kind, incident_id: input.incidentId, title: input.title, severity: input.severity, message: input.message, at: new Date(at).toISOString() });
+    if (this.webhook)
+      await this.#post({
+        kind,
+        incident_id: input.incidentId,
+        title: input.title,
+        severity: input.severity,
+        message: input.message,
+        at: new Date(at).toISOString(),
+      });
   }
 
   async #post(body: Record<string, unknown>): Promise<void> {

@@ -64,7 +64,9 @@ async function commandCheck(argv: string[], expectExit: number, timeoutMs: numbe
   if (result.signal) return { ok: false, detail: `${argv[0]} ended by ${result.signal}` };
   const code = result.exit_code;
   const said = result.output.trim().slice(-200);
-  return code === expectExit ? { ok: true, detail: `exit ${code}` } : { ok: false, detail: `exit ${code}, expected ${expectExit}${said ? `: ${said}` : ""}` };
+  return code === expectExit
+    ? { ok: true, detail: `exit ${code}` }
+    : { ok: false, detail: `exit ${code}, expected ${expectExit}${said ? `: ${said}` : ""}` };
 }
 
 function processCheck(name: string | undefined, pidfile: string | undefined): CheckOutcome {

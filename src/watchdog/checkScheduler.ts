@@ -41,7 +41,12 @@ export class CheckScheduler {
   ) {
     this.#checks = checks.map((check) => ({
       check,
-      debouncer: new CheckDebouncer({ failureThreshold: check.failure_threshold, successThreshold: check.success_threshold, flapChanges: flapping.changes, flapWindowMs: flapping.window_s * 1000 }),
+      debouncer: new CheckDebouncer({
+        failureThreshold: check.failure_threshold,
+        successThreshold: check.success_threshold,
+        flapChanges: flapping.changes,
+        flapWindowMs: flapping.window_s * 1000,
+      }),
       row: { name: check.name, kind: check.type, state: "unknown", last_change: null },
     }));
   }
@@ -83,9 +88,21 @@ export class CheckScheduler {
     const result = scheduled.debouncer.observe(outcome.ok, now);
     const state = result.state === "failing" ? "fail" : result.state === "ok" ? "pass" : "unknown";
     const stateChanged = state !== scheduled.row.state;
-    scheduled.row = { name: check.name, kind: check.type, state, last_change: stateChanged ? now : scheduled.row.last_change, output: outcome.detail, flapping: result.flapping };
+    scheduled.row = {
+      name: check.name,
+      kind: check.type,
+      state,
+      last_change: stateChanged ? now : scheduled.row.last_change,
+      output: outcome.detail,
+      flapping: result.flapping,
+    };
     if (stateChanged || result.startedFlapping) this.#persist();
-    const base = { category: check.type === "disk" ? ("config_state" as const) : ("daemon" as const), component: `check:${check.name}`, ts: now, fields: { check: check.name } };
+    const base = {
+      category: check.type === "disk" ? ("config_state" as const) : ("daemon" as const),
+      component: `check:${check.name}`,
+      ts: now,
+      fields: { check: check.name },
+    };
     if (result.changed && result.state === "failing") {
       this.onSignal({ ...base, id: `check.${check.type}`, title: `Check ${check.name} failing`, severity: "error", line: outcome.detail });
     }
@@ -96,7 +113,10 @@ export class CheckScheduler {
 
   #persist(): void {
     if (!this.db) return;
-    this.db.run("INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at", [KV_KEY, JSON.stringify(this.rows()), this.now()]);
+    this.db.run(
+      "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+      [KV_KEY, JSON.stringify(this.rows()), this.now()],
+    );
   }
 }
 

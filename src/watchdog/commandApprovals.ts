@@ -37,11 +37,30 @@ export class CommandApprovals {
   async request(tracked: TrackedIncident, decision: Decision & { command: string }): Promise<void> {
     const now = this.now();
     const expiresAt = now + this.config.approval_timeout_s * 1000;
-    const request = this.requests.create({ incidentId: tracked.id, command: decision.command, tier: decision.tier, reason: decision.reason, now, expiresAt });
+    const request = this.requests.create({
+      incidentId: tracked.id,
+      command: decision.command,
+      tier: decision.tier,
+      reason: decision.reason,
+      now,
+      expiresAt,
+    });
     tracked.approval = { requestId: request.id, tier: decision.tier, command: decision.command, reason: decision.reason };
     const until = new Date(expiresAt).toISOString();
-    this.store.addEvent(tracked.id, "action_requested", `run_command ${decision.command} waits for a decision until ${until}`, { action: "run_command", command: decision.command, request_id: request.id, requested_at: now, expires_at: expiresAt }, now);
-    this.log.warn("watchdog.approval_required", { incident_id: tracked.id, request_id: request.id, command: decision.command, tier: decision.tier, expires_at: until });
+    this.store.addEvent(
+      tracked.id,
+      "action_requested",
+      `run_command ${decision.command} waits for a decision until ${until}`,
+      { action: "run_command", command: decision.command, request_id: request.id, requested_at: now, expires_at: expiresAt },
+      now,
+    );
+    this.log.warn("watchdog.approval_required", {
+      incident_id: tracked.id,
+      request_id: request.id,
+      command: decision.command,
+      tier: decision.tier,
+      expires_at: until,
+    });
     tracked.alerted = true;
     await this.alerts.alert({
       incidentId: tracked.id,
@@ -71,15 +90,30 @@ export class CommandApprovals {
       case "allowed":
         if (!this.requests.claim(request.id, now)) return { kind: "wait" };
         tracked.approval = undefined;
-        this.log.warn("watchdog.approved_command", { incident_id: tracked.id, request_id: request.id, command: request.command, decided_by: request.decided_by });
+        this.log.warn("watchdog.approved_command", {
+          incident_id: tracked.id,
+          request_id: request.id,
+          command: request.command,
+          decided_by: request.decided_by,
+        });
         return { kind: "run", request };
       case "denied":
       case "expired": {
         tracked.approval = undefined;
         this.store.setVerdict(tracked.id, request.status);
         const why = request.status === "denied" ? `denied by ${request.decided_by ?? "?"}` : "expired without a decision";
-        this.log.warn(`watchdog.approval_${request.status}`, { incident_id: tracked.id, request_id: request.id, command: request.command, decided_by: request.decided_by });
-        await this.alerts.alert({ incidentId: tracked.id, title: tracked.title, severity: tracked.severity, message: `run_command ${request.command} ${why}; it did not run` });
+        this.log.warn(`watchdog.approval_${request.status}`, {
+          incident_id: tracked.id,
+          request_id: request.id,
+          command: request.command,
+          decided_by: request.decided_by,
+        });
+        await this.alerts.alert({
+          incidentId: tracked.id,
+          title: tracked.title,
+          severity: tracked.severity,
+          message: `run_command ${request.command} ${why}; it did not run`,
+        });
         return { kind: "closed" };
       }
       default:
@@ -106,7 +140,13 @@ export class CommandApprovals {
     if (request.status === "running") {
       const now = this.now();
       this.requests.finish(request.id, false, "interrupted: the supervisor restarted while it ran", now);
-      this.store.addEvent(tracked.id, "action_failed", `run_command ${request.command} was interrupted by a supervisor restart; not run again`, { action: "run_command", request_id: request.id }, now);
+      this.store.addEvent(
+        tracked.id,
+        "action_failed",
+        `run_command ${request.command} was interrupted by a supervisor restart; not run again`,
+        { action: "run_command", request_id: request.id },
+        now,
+      );
       this.store.setVerdict(tracked.id, "failed");
       return;
     }

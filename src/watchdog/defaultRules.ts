@@ -1,6 +1,13 @@
 import type { RuleConfig } from "./watchdogConfig.ts";
 
-const rule = (id: string, signal: string, count: number, window_s: number, action: RuleConfig["do"], cooldown_s = [30, 60, 300]): RuleConfig => ({
+const rule = (
+  id: string,
+  signal: string,
+  count: number,
+  window_s: number,
+  action: RuleConfig["do"],
+  cooldown_s = [30, 60, 300],
+): RuleConfig => ({
   id,
   when: { signal, count, window_s },
   do: action,

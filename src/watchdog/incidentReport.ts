@@ -26,7 +26,12 @@ export function buildIncidentReport(
       count: incident.count,
     },
     health: { ok: health.ok, ...health.detail },
-    signals: [...tracked.signals.values()].map((t) => ({ id: t.signal.id, title: t.signal.title, count: t.count, fields: t.signal.fields })),
+    signals: [...tracked.signals.values()].map((t) => ({
+      id: t.signal.id,
+      title: t.signal.title,
+      count: t.count,
+      fields: t.signal.fields,
+    })),
     recent_log_lines: (maxLines > 0 ? recentLines.slice(-maxLines) : []).map((line) => redactor.redact(line.slice(0, 1000))),
     history: history.map((h) => ({ action: h.action, tier: h.tier, verdict: h.verdict, at: new Date(h.ts).toISOString() })),
     already_tried: [...tracked.tried],

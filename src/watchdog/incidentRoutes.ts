@@ -11,14 +11,16 @@ const STATES = ["open", "acknowledged", "resolved", "unresolved"] as const;
 
 function incidentId(text: string): number {
   const id = Number(text);
-  if (!Number.isInteger(id) || id <= 0) throw new AgentdError("invalid_incident_id", `Cannot read "${text}" as an incident id: expected a positive integer`, { status: 400 });
+  if (!Number.isInteger(id) || id <= 0)
+    throw new AgentdError("invalid_incident_id", `Cannot read "${text}" as an incident id: expected a positive integer`, { status: 400 });
   return id;
 }
 
 function boundedInt(text: string | undefined, fallback: number, max: number, name: string): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0 || value > max) throw new AgentdError("invalid_query", `Cannot use "${text}" as ${name}: expected an integer from 0 to ${max}`, { status: 400 });
+  if (!Number.isInteger(value) || value < 0 || value > max)
+    throw new AgentdError("invalid_query", `Cannot use "${text}" as ${name}: expected an integer from 0 to ${max}`, { status: 400 });
   return value;
 }
 
@@ -33,10 +35,16 @@ async function objectBody(request: Request, form = false): Promise<Record<string
 async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
   const { decision, decided_by: decidedBy } = await objectBody(c.req.raw, true);
   if (typeof decision !== "string" || !(ACTION_DECISIONS as readonly string[]).includes(decision)) {
-    throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decision ?? null)} as decision: expected "allow" or "deny"`, { status: 400 });
+    throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decision ?? null)} as decision: expected "allow" or "deny"`, {
+      status: 400,
+    });
   }
   if (decidedBy !== undefined && (typeof decidedBy !== "string" || !(DECIDERS as readonly string[]).includes(decidedBy))) {
-    throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decidedBy)} as decided_by: expected one of ${DECIDERS.join(", ")}`, { status: 400 });
+    throw new AgentdError(
+      "invalid_request",
+      `Cannot use ${JSON.stringify(decidedBy)} as decided_by: expected one of ${DECIDERS.join(", ")}`,
+      { status: 400 },
+    );
   }
   return { decision: decision as ActionDecision, ...(decidedBy ? { decidedBy: decidedBy as Decider } : {}) };
 }
@@ -55,14 +63,19 @@ export function incidentRoutes(store: IncidentStore): Hono {
       throw new AgentdError("invalid_query", `Cannot filter by state "${state}": expected one of ${STATES.join(", ")}`, { status: 400 });
     }
     const filter = state as IncidentState | "unresolved" | undefined;
-    const incidents = store.list({ state: filter, limit: boundedInt(c.req.query("limit"), 50, 500, "limit"), offset: boundedInt(c.req.query("offset"), 0, 1_000_000, "offset") });
+    const incidents = store.list({
+      state: filter,
+      limit: boundedInt(c.req.query("limit"), 50, 500, "limit"),
+      offset: boundedInt(c.req.query("offset"), 0, 1_000_000, "offset"),
+    });
     return c.json({ incidents, total: store.count(filter) });
   });
   app.get("/silences", (c) => c.json({ silences: silences.active() }));
   app.post("/silences", async (c) => {
     const body = await objectBody(c.req.raw);
     const target = typeof body.target === "string" ? body.target : "";
-    const durationMs = typeof body.duration_ms === "number" ? body.duration_ms : typeof body.duration_s === "number" ? body.duration_s * 1000 : NaN;
+    const durationMs =
+      typeof body.duration_ms === "number" ? body.duration_ms : typeof body.duration_s === "number" ? body.duration_s * 1000 : NaN;
     const reason = typeof body.reason === "string" ? body.reason : undefined;
     return c.json({ silence: silences.add(target, durationMs, reason) }, 201);
   });
@@ -88,7 +101,8 @@ export function incidentRoutes(store: IncidentStore): Hono {
       return c.json({ request, incident: store.get(id) });
     } catch (error) {
       // htmx swaps only 2xx answers: a decision someone else took first is shown in place of the buttons.
-      if (fromPage && error instanceof AgentdError) return c.html(actionErrorFragment(id, error.code, error.message), error.status === 409 ? 200 : (error.status as 400));
+      if (fromPage && error instanceof AgentdError)
+        return c.html(actionErrorFragment(id, error.code, error.message), error.status === 409 ? 200 : (error.status as 400));
       throw error;
     }
   });

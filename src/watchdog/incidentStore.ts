@@ -72,7 +72,8 @@ export class IncidentStore {
 
   constructor(readonly db: Database) {
     // The page may open a store with the base schema only; the timeline needs the watchdog migration.
-    const hasTable = (name: string) => db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(name)!.n > 0;
+    const hasTable = (name: string) =>
+      db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(name)!.n > 0;
     this.#hasTimeline = hasTable("incident_events");
     this.#hasRequests = hasTable("watchdog_action_requests");
   }
@@ -80,8 +81,14 @@ export class IncidentStore {
   list(options: IncidentListOptions = {}): Incident[] {
     const where = options.state === "unresolved" ? "WHERE state != 'resolved'" : options.state ? "WHERE state = $state" : "";
     const rows = this.db
-      .query<IncidentRow, Record<string, string | number>>(`SELECT * FROM incidents ${where} ORDER BY last_seen DESC, id DESC LIMIT $limit OFFSET $offset`)
-      .all({ ...(options.state && options.state !== "unresolved" ? { state: options.state } : {}), limit: options.limit ?? 50, offset: options.offset ?? 0 });
+      .query<IncidentRow, Record<string, string | number>>(
+        `SELECT * FROM incidents ${where} ORDER BY last_seen DESC, id DESC LIMIT $limit OFFSET $offset`,
+      )
+      .all({
+        ...(options.state && options.state !== "unresolved" ? { state: options.state } : {}),
+        limit: options.limit ?? 50,
+        offset: options.offset ?? 0,
+      });
     return rows.map(toIncident);
   }
 
@@ -96,7 +103,9 @@ export class IncidentStore {
     if (!row) throw new IncidentNotFoundError(id);
     const incident = toIncident(row);
     if (!this.#hasRequests) return incident;
-    const request = this.db.query<ActionRequest, [number]>("SELECT * FROM watchdog_action_requests WHERE incident_id = ? ORDER BY id DESC LIMIT 1").get(id);
+    const request = this.db
+      .query<ActionRequest, [number]>("SELECT * FROM watchdog_action_requests WHERE incident_id = ? ORDER BY id DESC LIMIT 1")
+      .get(id);
     return { ...incident, action_request: request ?? null };
   }
 
@@ -112,7 +121,9 @@ export class IncidentStore {
 
   /** The unresolved incident of a component, if any (one episode at a time per fingerprint). */
   findUnresolved(fingerprint: string): Incident | undefined {
-    const row = this.db.query<IncidentRow, [string]>("SELECT * FROM incidents WHERE fingerprint = ? AND state != 'resolved' ORDER BY id DESC LIMIT 1").get(fingerprint);
+    const row = this.db
+      .query<IncidentRow, [string]>("SELECT * FROM incidents WHERE fingerprint = ? AND state != 'resolved' ORDER BY id DESC LIMIT 1")
+      .get(fingerprint);
     return row ? toIncident(row) : undefined;
   }
 
@@ -138,7 +149,10 @@ export class IncidentStore {
 
   /** A further signal joined the incident. */
   touch(id: number, update: { now: number; severity: string; pattern: string; title: string }): void {
-    this.db.run("UPDATE incidents SET last_seen = max(last_seen, ?), count = count + 1, severity = ?, pattern = ?, title = ? WHERE id = ?", [update.now, update.severity, update.pattern, update.title, id]);
+    this.db.run(
+      "UPDATE incidents SET last_seen = max(last_seen, ?), count = count + 1, severity = ?, pattern = ?, title = ? WHERE id = ?",
+      [update.now, update.severity, update.pattern, update.title, id],
+    );
   }
 
   /**
@@ -147,13 +161,23 @@ export class IncidentStore {
    */
   recordDecision(id: number, decision: { tier: number; action: string; reason: string; confidence?: number }): void {
     const current = this.get(id);
-    const details = { ...current.details, reason: decision.reason, ...(decision.confidence !== undefined ? { confidence: decision.confidence } : {}) };
+    const details = {
+      ...current.details,
+      reason: decision.reason,
+      ...(decision.confidence !== undefined ? { confidence: decision.confidence } : {}),
+    };
     if (decision.action === "alert" && current.action !== null) {
       this.db.run("UPDATE incidents SET details = ? WHERE id = ?", [JSON.stringify(details), id]);
       return;
     }
     const verdict = decision.action === "alert" ? null : "pending";
-    this.db.run("UPDATE incidents SET tier = ?, action = ?, verdict = ?, details = ? WHERE id = ?", [decision.tier, decision.action, verdict, JSON.stringify(details), id]);
+    this.db.run("UPDATE incidents SET tier = ?, action = ?, verdict = ?, details = ? WHERE id = ?", [
+      decision.tier,
+      decision.action,
+      verdict,
+      JSON.stringify(details),
+      id,
+    ]);
   }
 
   setVerdict(id: number, verdict: Verdict): void {
@@ -167,7 +191,13 @@ export class IncidentStore {
 
   addEvent(id: number, kind: string, message: string, fields: Record<string, unknown> = {}, ts = Date.now()): void {
     if (!this.#hasTimeline) return;
-    this.db.run("INSERT INTO incident_events (incident_id, ts, kind, message, fields) VALUES (?, ?, ?, ?, ?)", [id, ts, kind, message, JSON.stringify(fields)]);
+    this.db.run("INSERT INTO incident_events (incident_id, ts, kind, message, fields) VALUES (?, ?, ?, ?, ?)", [
+      id,
+      ts,
+      kind,
+      message,
+      JSON.stringify(fields),
+    ]);
   }
 
   timeline(id: number): IncidentEvent[] {
@@ -182,7 +212,10 @@ export class IncidentStore {
   prune(max: number): number {
     const excess = this.count() - max;
     if (excess <= 0) return 0;
-    const ids = this.db.query<{ id: number }, [number]>("SELECT id FROM incidents WHERE state = 'resolved' ORDER BY last_seen ASC, id ASC LIMIT ?").all(excess).map((r) => r.id);
+    const ids = this.db
+      .query<{ id: number }, [number]>("SELECT id FROM incidents WHERE state = 'resolved' ORDER BY last_seen ASC, id ASC LIMIT ?")
+      .all(excess)
+      .map((r) => r.id);
     for (const id of ids) this.db.run("DELETE FROM incidents WHERE id = ?", [id]);
     return ids.length;
   }

@@ -51,10 +51,25 @@ export class IncidentTracker {
     const groupMs = config.group_window_s * 1000;
     if (existing && signal.ts - existing.lastSignalAt <= groupMs) return { tracked: existing, created: false };
     if (existing) this.resolve(existing, `quiet for over ${config.group_window_s}s; a new episode starts`, signal.ts);
-    const title = signal.component === "worker" || signal.component === "supervisor" ? signal.title : `${signal.title} — ${signal.component}`;
-    const incident = store.open({ fingerprint: signal.component, pattern: signal.id, title, category: signal.category, severity: signal.severity, now: signal.ts, details: { component: signal.component, signal: signal.id } });
+    const title =
+      signal.component === "worker" || signal.component === "supervisor" ? signal.title : `${signal.title} — ${signal.component}`;
+    const incident = store.open({
+      fingerprint: signal.component,
+      pattern: signal.id,
+      title,
+      category: signal.category,
+      severity: signal.severity,
+      now: signal.ts,
+      details: { component: signal.component, signal: signal.id },
+    });
     store.prune(config.max_incidents);
-    log.warn("watchdog.incident_opened", { incident_id: incident.id, title, incident_component: signal.component, signal: signal.id, severity: signal.severity });
+    log.warn("watchdog.incident_opened", {
+      incident_id: incident.id,
+      title,
+      incident_component: signal.component,
+      signal: signal.id,
+      severity: signal.severity,
+    });
     const tracked = new TrackedIncident(incident.id, signal.component, title, signal.category, signal.severity, signal.ts);
     this.#byFingerprint.set(signal.component, tracked);
     return { tracked, created: true };

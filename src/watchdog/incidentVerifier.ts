@@ -60,7 +60,14 @@ export class IncidentVerifier {
     }
     if (now - tracked.lastSignalAt >= config.resolve_after_s * 1000 && this.#clear(tracked)) {
       this.deps.tracker.resolve(tracked, `signals clear for ${config.resolve_after_s}s and health passes`, now);
-      if (tracked.alerted) await this.deps.alerts.alert({ incidentId: tracked.id, title: tracked.title, severity: tracked.severity, message: `resolved: ${tracked.title}`, kind: "resolved" });
+      if (tracked.alerted)
+        await this.deps.alerts.alert({
+          incidentId: tracked.id,
+          title: tracked.title,
+          severity: tracked.severity,
+          message: `resolved: ${tracked.title}`,
+          kind: "resolved",
+        });
     }
   }
 

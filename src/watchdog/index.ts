@@ -23,5 +23,15 @@ export type { ProxyAdmin, ProviderTimeout } from "./proxyAdmin.ts";
 export type { Signal } from "./signal.ts";
 export { ActionRequestStore } from "./actionRequestStore.ts";
 export type { NewActionRequest } from "./actionRequestStore.ts";
-export { ACTION_DECISIONS, ACTION_REQUEST_STATUSES, DECIDERS, ActionAlreadyDecidedError, ActionExpiredError, NoActionRequestError, canTransition, describeRequestStatus, refuseDecision } from "./actionRequest.ts";
+export {
+  ACTION_DECISIONS,
+  ACTION_REQUEST_STATUSES,
+  DECIDERS,
+  ActionAlreadyDecidedError,
+  ActionExpiredError,
+  NoActionRequestError,
+  canTransition,
+  describeRequestStatus,
+  refuseDecision,
+} from "./actionRequest.ts";
 export type { ActionDecision, ActionRequest, ActionRequestStatus, Decider } from "./actionRequest.ts";

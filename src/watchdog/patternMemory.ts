@@ -35,13 +35,31 @@ export function patternOf(signals: Iterable<Pick<Signal, "id" | "fields">>): str
 export class PatternMemory {
   constructor(private readonly db: Database) {}
 
-  record(pattern: string, action: ActionName, tier: number, verdict: "success" | "failed", incidentId: number, now: number, command?: string): void {
-    this.db.run("INSERT INTO watchdog_outcomes (pattern, action, command, tier, verdict, incident_id, ts) VALUES (?, ?, ?, ?, ?, ?, ?)", [pattern, action, command ?? null, tier, verdict, incidentId, now]);
+  record(
+    pattern: string,
+    action: ActionName,
+    tier: number,
+    verdict: "success" | "failed",
+    incidentId: number,
+    now: number,
+    command?: string,
+  ): void {
+    this.db.run("INSERT INTO watchdog_outcomes (pattern, action, command, tier, verdict, incident_id, ts) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+      pattern,
+      action,
+      command ?? null,
+      tier,
+      verdict,
+      incidentId,
+      now,
+    ]);
   }
 
   actions(pattern: string): ActionRecord[] {
     return this.db
-      .query<ActionRecord, [string]>("SELECT action, command, count(*) AS tries, sum(verdict = 'success') AS successes FROM watchdog_outcomes WHERE pattern = ? GROUP BY action, command")
+      .query<ActionRecord, [string]>(
+        "SELECT action, command, count(*) AS tries, sum(verdict = 'success') AS successes FROM watchdog_outcomes WHERE pattern = ? GROUP BY action, command",
+      )
       .all(pattern);
   }
 
@@ -50,12 +68,21 @@ export class PatternMemory {
     let best: ActionRecord | undefined;
     for (const record of this.actions(pattern)) {
       if (exclude.includes(record.action) || record.tries < minTries || record.successes / record.tries < minRate) continue;
-      if (!best || record.successes / record.tries > best.successes / best.tries || (record.successes / record.tries === best.successes / best.tries && record.tries > best.tries)) best = record;
+      if (
+        !best ||
+        record.successes / record.tries > best.successes / best.tries ||
+        (record.successes / record.tries === best.successes / best.tries && record.tries > best.tries)
+      )
+        best = record;
     }
     return best;
   }
 
   history(pattern: string, limit = 5): PatternOutcome[] {
-    return this.db.query<PatternOutcome, [string, number]>("SELECT action, tier, verdict, ts FROM watchdog_outcomes WHERE pattern = ? ORDER BY id DESC LIMIT ?").all(pattern, limit);
+    return this.db
+      .query<PatternOutcome, [string, number]>(
+        "SELECT action, tier, verdict, ts FROM watchdog_outcomes WHERE pattern = ? ORDER BY id DESC LIMIT ?",
+      )
+      .all(pattern, limit);
   }
 }

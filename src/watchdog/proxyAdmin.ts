@@ -31,7 +31,9 @@ export class HttpProxyAdmin implements ProxyAdmin {
   ) {}
 
   openBreaker(provider: string, cooldownMs: number, reason: string): Promise<string> {
-    return this.#call("POST", `/providers/${encodeURIComponent(provider)}/breaker/open`, { cooldown_ms: cooldownMs, reason }).then((r) => r.summary);
+    return this.#call("POST", `/providers/${encodeURIComponent(provider)}/breaker/open`, { cooldown_ms: cooldownMs, reason }).then(
+      (r) => r.summary,
+    );
   }
 
   switchProvider(provider: string, durationMs: number, reason: string): Promise<string> {
@@ -39,7 +41,9 @@ export class HttpProxyAdmin implements ProxyAdmin {
   }
 
   async raiseTimeout(provider: string, timeout: ProviderTimeout, factor: number, maxMs: number, reason: string): Promise<string> {
-    const listing = (await this.#call("GET", "/providers")).body as { providers?: Array<{ name: string; timeouts?: Record<string, number> }> };
+    const listing = (await this.#call("GET", "/providers")).body as {
+      providers?: Array<{ name: string; timeouts?: Record<string, number> }>;
+    };
     const current = listing.providers?.find((p) => p.name === provider)?.timeouts?.[timeout];
     if (current === undefined) throw new AdminCallError(`Cannot raise ${timeout} of provider ${provider}: the worker does not list it`);
     const wanted = Math.min(Math.round(current * factor), maxMs);
@@ -63,7 +67,7 @@ export class HttpProxyAdmin implements ProxyAdmin {
     }
     const text = await response.text();
     if (!response.ok) throw new AdminCallError(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {

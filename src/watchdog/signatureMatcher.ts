@@ -18,8 +18,16 @@ const KEPT_FIELDS = ["provider", "status", "cause", "model", "tool", "outcome", 
 const MAX_LINE = 2000;
 
 function compile(def: SignatureConfig): CompiledSignature {
-  const fieldTests: FieldTest[] = Object.entries(def.fields ?? {}).map(([name, value]) => [name, new Set((Array.isArray(value) ? value : [value]).map(String))]);
-  return { def, fieldTests, regex: def.regex ? new RegExp(def.regex, "i") : undefined, componentParts: def.component.split(/\{([A-Za-z0-9_]+)\}/) };
+  const fieldTests: FieldTest[] = Object.entries(def.fields ?? {}).map(([name, value]) => [
+    name,
+    new Set((Array.isArray(value) ? value : [value]).map(String)),
+  ]);
+  return {
+    def,
+    fieldTests,
+    regex: def.regex ? new RegExp(def.regex, "i") : undefined,
+    componentParts: def.component.split(/\{([A-Za-z0-9_]+)\}/),
+  };
 }
 
 /** More specific signatures first: a regex or field test narrows an event further. */

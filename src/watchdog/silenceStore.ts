@@ -24,10 +24,13 @@ export class SilenceStore {
   constructor(private readonly db: Database) {}
 
   add(target: string, durationMs: number, reason: string | undefined, now = Date.now()): Silence {
-    if (!target.trim()) throw new AgentdError("invalid_silence", "A silence needs a target: a check name, a signal id or a component", { status: 400 });
+    if (!target.trim())
+      throw new AgentdError("invalid_silence", "A silence needs a target: a check name, a signal id or a component", { status: 400 });
     if (!(durationMs > 0)) throw new AgentdError("invalid_silence", "A silence needs a positive duration", { status: 400 });
     return this.db
-      .query<Silence, [string, number, string | null, number]>("INSERT INTO watchdog_silences (target, until, reason, created_at) VALUES (?, ?, ?, ?) RETURNING *")
+      .query<Silence, [string, number, string | null, number]>(
+        "INSERT INTO watchdog_silences (target, until, reason, created_at) VALUES (?, ?, ?, ?) RETURNING *",
+      )
       .get(target.trim(), now + durationMs, reason ?? null, now)!;
   }
 
@@ -44,6 +47,10 @@ export class SilenceStore {
   covering(targets: readonly string[], now = Date.now()): Silence | undefined {
     if (targets.length === 0) return undefined;
     const marks = targets.map(() => "?").join(", ");
-    return this.db.query<Silence, Array<string | number>>(`SELECT * FROM watchdog_silences WHERE until > ? AND target IN (${marks}) LIMIT 1`).get(now, ...targets) ?? undefined;
+    return (
+      this.db
+        .query<Silence, Array<string | number>>(`SELECT * FROM watchdog_silences WHERE until > ? AND target IN (${marks}) LIMIT 1`)
+        .get(now, ...targets) ?? undefined
+    );
   }
 }

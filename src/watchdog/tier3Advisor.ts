@@ -54,14 +54,22 @@ export class Tier3Advisor {
   async #sdk(): Promise<OpenAI> {
     if (this.#client) return this.#client;
     const { default: OpenAIClient } = await import("openai");
-    this.#client = new OpenAIClient({ apiKey: this.config.api_key ?? "none", baseURL: this.config.base_url, timeout: this.config.timeout_ms, maxRetries: 0 });
+    this.#client = new OpenAIClient({
+      apiKey: this.config.api_key ?? "none",
+      baseURL: this.config.base_url,
+      timeout: this.config.timeout_ms,
+      maxRetries: 0,
+    });
     return this.#client;
   }
 
   async advise(fingerprint: string, report: IncidentReport, now: number): Promise<AdviceOutcome> {
-    if (!this.#configured) return { ok: false, reason: "tier 3 is not configured (watchdog.tier3.enabled, model, base_url)", refusal: "not_configured" };
+    if (!this.#configured)
+      return { ok: false, reason: "tier 3 is not configured (watchdog.tier3.enabled, model, base_url)", refusal: "not_configured" };
     // run_command needs a configured command to name; without one it is not on offer.
-    const allowed = this.config.allowed_actions.filter((a) => (!report.already_tried.includes(a) || a === "alert") && (a !== "run_command" || this.commands.length > 0));
+    const allowed = this.config.allowed_actions.filter(
+      (a) => (!report.already_tried.includes(a) || a === "alert") && (a !== "run_command" || this.commands.length > 0),
+    );
     const commands = allowed.includes("run_command") ? this.commands : [];
     const cached = this.#usage.cached(fingerprint, now);
     if (cached) {
@@ -79,14 +87,29 @@ export class Tier3Advisor {
         temperature: 0,
         messages: [
           { role: "system", content: SYSTEM_PROMPT },
-          { role: "user", content: `Allowed actions: ${allowed.join(", ")}.${commands.length ? `\nCommands run_command may name (a person approves each run unless pre-approved): ${commands.join(", ")}.` : ""}\nINCIDENT REPORT (data only):\n${JSON.stringify(report, null, 2)}` },
+          {
+            role: "user",
+            content: `Allowed actions: ${allowed.join(", ")}.${commands.length ? `\nCommands run_command may name (a person approves each run unless pre-approved): ${commands.join(", ")}.` : ""}\nINCIDENT REPORT (data only):\n${JSON.stringify(report, null, 2)}`,
+          },
         ],
-        response_format: { type: "json_schema", json_schema: { name: "watchdog_decision", strict: true, schema: decisionJsonSchema(allowed, commands) } },
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: "watchdog_decision", strict: true, schema: decisionJsonSchema(allowed, commands) },
+        },
       });
       const usage = completion.usage;
       content = completion.choices[0]?.message?.content ?? "";
       const parsed = this.#parse(content, allowed, commands);
-      this.#usage.record({ incidentId: report.incident.id, model, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0, outcome: parsed.ok ? "ok" : "invalid" }, now);
+      this.#usage.record(
+        {
+          incidentId: report.incident.id,
+          model,
+          promptTokens: usage?.prompt_tokens ?? 0,
+          completionTokens: usage?.completion_tokens ?? 0,
+          outcome: parsed.ok ? "ok" : "invalid",
+        },
+        now,
+      );
       if (parsed.ok) this.#usage.remember(fingerprint, content, now);
       return parsed.ok ? { ...parsed, cached: false } : parsed;
     } catch (error) {
@@ -99,7 +122,9 @@ export class Tier3Advisor {
     content: string,
     allowed: readonly ActionName[],
     commands: readonly string[],
-  ): { ok: true; action: ActionName; reason: string; confidence: number; command?: string } | { ok: false; reason: string; refusal: "invalid_answer" | "low_confidence" } {
+  ):
+    | { ok: true; action: ActionName; reason: string; confidence: number; command?: string }
+    | { ok: false; reason: string; refusal: "invalid_answer" | "low_confidence" } {
     let value: unknown;
     try {
       value = JSON.parse(content);
@@ -113,9 +138,18 @@ export class Tier3Advisor {
       ...(commands.length ? { command: z.enum(["", ...commands] as [string, ...string[]]) } : {}),
     });
     const result = schema.safeParse(value);
-    if (!result.success) return { ok: false, reason: `tier 3 answer does not fit the schema: ${result.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; ")}`, refusal: "invalid_answer" };
+    if (!result.success)
+      return {
+        ok: false,
+        reason: `tier 3 answer does not fit the schema: ${result.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; ")}`,
+        refusal: "invalid_answer",
+      };
     if (result.data.confidence < this.config.min_confidence) {
-      return { ok: false, reason: `tier 3 suggested ${result.data.action} with confidence ${result.data.confidence} (< ${this.config.min_confidence}): ${result.data.reason}`, refusal: "low_confidence" };
+      return {
+        ok: false,
+        reason: `tier 3 suggested ${result.data.action} with confidence ${result.data.confidence} (< ${this.config.min_confidence}): ${result.data.reason}`,
+        refusal: "low_confidence",
+      };
     }
     const { command, ...answer } = result.data as typeof result.data & { command?: string };
     if (answer.action !== "run_command") return { ok: true, ...answer };
@@ -125,7 +159,9 @@ export class Tier3Advisor {
 }
 
 function decisionJsonSchema(allowed: readonly ActionName[], commands: readonly string[]): Record<string, unknown> {
-  const command = commands.length ? { command: { type: "string", enum: ["", ...commands], description: "for run_command: the command to run; empty otherwise" } } : {};
+  const command = commands.length
+    ? { command: { type: "string", enum: ["", ...commands], description: "for run_command: the command to run; empty otherwise" } }
+    : {};
   return {
     type: "object",
     properties: {

@@ -36,33 +36,33 @@ export class Tier3Usage {
   }
 
   tokensThisMonth(now: number): number {
-    return this.db.query<{ n: number | null }, [number]>("SELECT sum(prompt_tokens + completion_tokens) AS n FROM watchdog_ai_usage WHERE ts >= ?").get(monthStart(now))!.n ?? 0;
+    return (
+      this.db
+        .query<{ n: number | null }, [number]>("SELECT sum(prompt_tokens + completion_tokens) AS n FROM watchdog_ai_usage WHERE ts >= ?")
+        .get(monthStart(now))!.n ?? 0
+    );
   }
 
   record(entry: UsageEntry, now: number): void {
     const tokens = entry.promptTokens + entry.completionTokens;
     const cost = (tokens / 1000) * this.config.price_per_1k_tokens;
-    this.db.run("INSERT INTO watchdog_ai_usage (ts, incident_id, model, prompt_tokens, completion_tokens, cost, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-      now,
-      entry.incidentId,
-      entry.model,
-      entry.promptTokens,
-      entry.completionTokens,
-      cost,
-      entry.outcome,
-    ]);
+    this.db.run(
+      "INSERT INTO watchdog_ai_usage (ts, incident_id, model, prompt_tokens, completion_tokens, cost, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      [now, entry.incidentId, entry.model, entry.promptTokens, entry.completionTokens, cost, entry.outcome],
+    );
   }
 
   cached(fingerprint: string, now: number): string | undefined {
-    return this.db.query<{ answer: string }, [string, number]>("SELECT answer FROM watchdog_ai_cache WHERE fingerprint = ? AND expires_at > ?").get(fingerprint, now)?.answer;
+    return this.db
+      .query<{ answer: string }, [string, number]>("SELECT answer FROM watchdog_ai_cache WHERE fingerprint = ? AND expires_at > ?")
+      .get(fingerprint, now)?.answer;
   }
 
   remember(fingerprint: string, answer: string, now: number): void {
     if (this.config.cache_ttl_s <= 0) return;
-    this.db.run("INSERT INTO watchdog_ai_cache (fingerprint, answer, expires_at) VALUES (?, ?, ?) ON CONFLICT(fingerprint) DO UPDATE SET answer = excluded.answer, expires_at = excluded.expires_at", [
-      fingerprint,
-      answer,
-      now + this.config.cache_ttl_s * 1000,
-    ]);
+    this.db.run(
+      "INSERT INTO watchdog_ai_cache (fingerprint, answer, expires_at) VALUES (?, ?, ?) ON CONFLICT(fingerprint) DO UPDATE SET answer = excluded.answer, expires_at = excluded.expires_at",
+      [fingerprint, answer, now + this.config.cache_ttl_s * 1000],
+    );
   }
 }

@@ -53,7 +53,15 @@ export class TrackedIncident {
   ) {}
 
   static adopt(incident: Incident): TrackedIncident {
-    const tracked = new TrackedIncident(incident.id, incident.fingerprint ?? `incident:${incident.id}`, incident.title, incident.category, incident.severity as Severity, incident.last_seen, incident.pattern ?? "");
+    const tracked = new TrackedIncident(
+      incident.id,
+      incident.fingerprint ?? `incident:${incident.id}`,
+      incident.title,
+      incident.category,
+      incident.severity as Severity,
+      incident.last_seen,
+      incident.pattern ?? "",
+    );
     tracked.alerted = incident.details.alerted_at !== undefined;
     return tracked;
   }
@@ -76,7 +84,10 @@ export class TrackedIncident {
 
   get pattern(): string {
     if (this.signals.size === 0) return this.storedPattern;
-    return patternOf([...[...this.signals.keys()].map((id) => ({ id, fields: {} })), ...[...this.statuses].map((status) => ({ id: `http:${status}`, fields: {} }))]);
+    return patternOf([
+      ...[...this.signals.keys()].map((id) => ({ id, fields: {} })),
+      ...[...this.statuses].map((status) => ({ id: `http:${status}`, fields: {} })),
+    ]);
   }
 
   latestSignals(): Signal[] {

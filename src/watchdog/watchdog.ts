@@ -139,10 +139,24 @@ export class Watchdog {
     const { tracked, created } = this.#tracker.incidentFor(signal);
     const first = tracked.add(signal);
     if (!created) this.store.touch(tracked.id, { now, severity: tracked.severity, pattern: tracked.pattern, title: tracked.title });
-    if (first) this.store.addEvent(tracked.id, "signal", signal.title, { signal: signal.id, ...signal.fields, ...(signal.line ? { line: signal.line.slice(0, 500) } : {}) }, now);
+    if (first)
+      this.store.addEvent(
+        tracked.id,
+        "signal",
+        signal.title,
+        { signal: signal.id, ...signal.fields, ...(signal.line ? { line: signal.line.slice(0, 500) } : {}) },
+        now,
+      );
     const silence = this.silences.covering(this.#silenceTargets(signal), now);
     if (silence) {
-      if (!tracked.silenceNoted) this.store.addEvent(tracked.id, "silenced", `silenced until ${new Date(silence.until).toISOString()}${silence.reason ? `: ${silence.reason}` : ""}`, { silence_id: silence.id }, now);
+      if (!tracked.silenceNoted)
+        this.store.addEvent(
+          tracked.id,
+          "silenced",
+          `silenced until ${new Date(silence.until).toISOString()}${silence.reason ? `: ${silence.reason}` : ""}`,
+          { silence_id: silence.id },
+          now,
+        );
       tracked.silenceNoted = true;
       return;
     }
@@ -175,15 +189,38 @@ export class Watchdog {
       const remembered = this.memory.recommend(pattern, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
       if (remembered) {
         const reason = `${remembered.action} worked ${remembered.successes} of ${remembered.tries} times for the pattern ${pattern}`;
-        return this.#act(tracked, { tier: 2, action: remembered.action, reason, ...(remembered.command ? { command: remembered.command } : {}) });
+        return this.#act(tracked, {
+          tier: 2,
+          action: remembered.action,
+          reason,
+          ...(remembered.command ? { command: remembered.command } : {}),
+        });
       }
     }
     if (fromTier < 3 && this.#advisor.enabled) {
-      const report = buildIncidentReport(tracked, this.store.get(tracked.id), this.deps.health(), this.#recent, this.memory.history(pattern), this.#redactor, config.tier3.max_log_lines);
+      const report = buildIncidentReport(
+        tracked,
+        this.store.get(tracked.id),
+        this.deps.health(),
+        this.#recent,
+        this.memory.history(pattern),
+        this.#redactor,
+        config.tier3.max_log_lines,
+      );
       const advice = await this.#advisor.advise(`${tracked.fingerprint}|${pattern}`, report, this.#now());
       if (advice.ok) {
-        this.store.mergeDetails(tracked.id, { model_reason: advice.reason, model_confidence: advice.confidence, model_cached: advice.cached });
-        return this.#act(tracked, { tier: 3, action: advice.action, reason: `model: ${advice.reason}`, confidence: advice.confidence, ...(advice.command ? { command: advice.command } : {}) });
+        this.store.mergeDetails(tracked.id, {
+          model_reason: advice.reason,
+          model_confidence: advice.confidence,
+          model_cached: advice.cached,
+        });
+        return this.#act(tracked, {
+          tier: 3,
+          action: advice.action,
+          reason: `model: ${advice.reason}`,
+          confidence: advice.confidence,
+          ...(advice.command ? { command: advice.command } : {}),
+        });
       }
       this.store.mergeDetails(tracked.id, { tier3_refusal: advice.refusal ?? "error" });
       return this.#act(tracked, { tier: 3, action: "alert", reason: advice.reason });
@@ -199,9 +236,22 @@ export class Watchdog {
     const { log } = this.deps;
     if (decision.action === "alert" && tracked.alerted && this.store.get(tracked.id).state === "acknowledged") return;
     this.store.recordDecision(tracked.id, decision);
-    this.store.addEvent(tracked.id, "action", `tier ${decision.tier}: ${decision.action} — ${decision.reason}`, { tier: decision.tier, action: decision.action, ...(decision.confidence !== undefined ? { confidence: decision.confidence } : {}) }, now);
-    log.warn("watchdog.action", { incident_id: tracked.id, tier: decision.tier, action: decision.action, reason: decision.reason, ...(decision.command ? { command: decision.command } : {}) });
-    if (decision.action === "run_command" && this.approvals.needsApproval(decision.command)) return this.approvals.request(tracked, { ...decision, command: decision.command });
+    this.store.addEvent(
+      tracked.id,
+      "action",
+      `tier ${decision.tier}: ${decision.action} — ${decision.reason}`,
+      { tier: decision.tier, action: decision.action, ...(decision.confidence !== undefined ? { confidence: decision.confidence } : {}) },
+      now,
+    );
+    log.warn("watchdog.action", {
+      incident_id: tracked.id,
+      tier: decision.tier,
+      action: decision.action,
+      reason: decision.reason,
+      ...(decision.command ? { command: decision.command } : {}),
+    });
+    if (decision.action === "run_command" && this.approvals.needsApproval(decision.command))
+      return this.approvals.request(tracked, { ...decision, command: decision.command });
     const result = await this.#execute(tracked, decision, false);
     return this.#afterAction(tracked, decision, result);
   }
@@ -243,7 +293,12 @@ export class Watchdog {
     const poll = await this.approvals.poll(tracked);
     if (poll.kind !== "run") return;
     const { request } = poll;
-    const decision: Decision = { tier: request.tier as Decision["tier"], action: "run_command", reason: request.reason, command: request.command };
+    const decision: Decision = {
+      tier: request.tier as Decision["tier"],
+      action: "run_command",
+      reason: request.reason,
+      command: request.command,
+    };
     const result = await this.#execute(tracked, decision, true);
     this.approvals.requests.finish(request.id, result.ok, result.detail, this.#now());
     await this.#afterAction(tracked, decision, result);

@@ -21,11 +21,42 @@ const debounce = {
 const checkName = z.string().regex(/^[A-Za-z0-9_.-]+$/, "expected a name of letters, digits, '_', '.', '-'");
 
 export const checkConfigSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("http"), name: checkName, url: z.url(), expect_status: z.number().int().default(200), expect_body: z.string().optional(), ...debounce }),
-  z.strictObject({ type: z.literal("tcp"), name: checkName, host: z.string().default("127.0.0.1"), port: z.number().int().min(1).max(65535), ...debounce }),
-  z.strictObject({ type: z.literal("command"), name: checkName, argv: z.array(z.string()).min(1), expect_exit: z.number().int().default(0), ...debounce }),
-  z.strictObject({ type: z.literal("process"), name: checkName, process_name: z.string().optional(), pidfile: z.string().optional(), ...debounce }),
-  z.strictObject({ type: z.literal("disk"), name: checkName, path: z.string().default("."), min_free_percent: z.number().min(0).max(100).default(10), ...debounce }),
+  z.strictObject({
+    type: z.literal("http"),
+    name: checkName,
+    url: z.url(),
+    expect_status: z.number().int().default(200),
+    expect_body: z.string().optional(),
+    ...debounce,
+  }),
+  z.strictObject({
+    type: z.literal("tcp"),
+    name: checkName,
+    host: z.string().default("127.0.0.1"),
+    port: z.number().int().min(1).max(65535),
+    ...debounce,
+  }),
+  z.strictObject({
+    type: z.literal("command"),
+    name: checkName,
+    argv: z.array(z.string()).min(1),
+    expect_exit: z.number().int().default(0),
+    ...debounce,
+  }),
+  z.strictObject({
+    type: z.literal("process"),
+    name: checkName,
+    process_name: z.string().optional(),
+    pidfile: z.string().optional(),
+    ...debounce,
+  }),
+  z.strictObject({
+    type: z.literal("disk"),
+    name: checkName,
+    path: z.string().default("."),
+    min_free_percent: z.number().min(0).max(100).default(10),
+    ...debounce,
+  }),
   z.strictObject({ type: z.literal("memory"), name: checkName, max_worker_rss_mb: positive.default(1024), ...debounce }),
 ]);
 export type CheckConfig = z.infer<typeof checkConfigSchema>;
@@ -78,7 +109,9 @@ const tier3Schema = z
     cache_ttl_s: z.number().int().min(0).default(3600),
     timeout_ms: z.number().int().positive().default(30_000),
     max_log_lines: z.number().int().min(0).max(500).default(40),
-    allowed_actions: z.array(z.enum(ACTIONS)).default(["restart_worker", "open_breaker", "switch_provider", "raise_timeout", "alert", "ignore"]),
+    allowed_actions: z
+      .array(z.enum(ACTIONS))
+      .default(["restart_worker", "open_breaker", "switch_provider", "raise_timeout", "alert", "ignore"]),
   })
   .prefault({});
 
@@ -110,8 +143,19 @@ export const watchdogConfigSchema = z
     rule_reset_s: positive.default(3600),
     /** A run_command waiting for approval expires after this long without a decision. */
     approval_timeout_s: positive.default(3600),
-    commands: z.record(z.string(), z.strictObject({ argv: z.array(z.string()).min(1), pre_approved: z.boolean().default(false), timeout_ms: z.number().int().positive().default(30_000) })).default({}),
-    tier2: z.strictObject({ min_tries: z.number().int().min(1).default(3), min_success_rate: z.number().min(0).max(1).default(0.7) }).prefault({}),
+    commands: z
+      .record(
+        z.string(),
+        z.strictObject({
+          argv: z.array(z.string()).min(1),
+          pre_approved: z.boolean().default(false),
+          timeout_ms: z.number().int().positive().default(30_000),
+        }),
+      )
+      .default({}),
+    tier2: z
+      .strictObject({ min_tries: z.number().int().min(1).default(3), min_success_rate: z.number().min(0).max(1).default(0.7) })
+      .prefault({}),
     tier3: tier3Schema,
     limits: z
       .strictObject({

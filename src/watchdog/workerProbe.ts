@@ -49,7 +49,13 @@ export class WorkerProbe {
   }
 
   detail(): Record<string, unknown> {
-    return { worker_listening: this.#target !== undefined, probe_ok: this.#lastOk, livez_failures: this.#livezFailures, health_failures: this.#healthFailures, ...(this.#lastError ? { last_probe_error: this.#lastError } : {}) };
+    return {
+      worker_listening: this.#target !== undefined,
+      probe_ok: this.#lastOk,
+      livez_failures: this.#livezFailures,
+      health_failures: this.#healthFailures,
+      ...(this.#lastError ? { last_probe_error: this.#lastError } : {}),
+    };
   }
 
   #schedule(delayMs: number): void {
@@ -88,12 +94,23 @@ export class WorkerProbe {
     this.#lastOk = livezOk && healthOk;
     if (this.#lastOk) this.#lastError = undefined;
     const threshold = this.config.failure_threshold;
-    if (this.#livezFailures === threshold) this.onSignal(this.#signal("worker.unresponsive", "Worker does not answer /livez", "critical", target));
-    if (this.#healthFailures === threshold) this.onSignal(this.#signal("worker.unhealthy", "Worker reports failing health", "error", target));
+    if (this.#livezFailures === threshold)
+      this.onSignal(this.#signal("worker.unresponsive", "Worker does not answer /livez", "critical", target));
+    if (this.#healthFailures === threshold)
+      this.onSignal(this.#signal("worker.unhealthy", "Worker reports failing health", "error", target));
   }
 
   #signal(id: string, title: string, severity: Signal["severity"], target: ProbeTarget): Signal {
-    return { id, title, category: "daemon", severity, component: "worker", ts: this.now(), fields: { pid: target.pid, failures: this.config.failure_threshold }, line: this.#lastError };
+    return {
+      id,
+      title,
+      category: "daemon",
+      severity,
+      component: "worker",
+      ts: this.now(),
+      fields: { pid: target.pid, failures: this.config.failure_threshold },
+      line: this.#lastError,
+    };
   }
 }
 
@@ -104,7 +121,9 @@ export class WorkerProbe {
 export function failsOnItsOwn(body: string): boolean {
   try {
     const document = JSON.parse(body) as { checks?: Record<string, Array<{ status?: string }>> };
-    return Object.entries(document.checks ?? {}).some(([key, results]) => !key.startsWith("proxy:") && results.some((r) => r.status === "fail"));
+    return Object.entries(document.checks ?? {}).some(
+      ([key, results]) => !key.startsWith("proxy:") && results.some((r) => r.status === "fail"),
+    );
   } catch {
     return true;
   }

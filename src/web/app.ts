@@ -51,9 +51,21 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   const probes: ProbeDeps = { ...deps, requestsTotal: () => requests.total };
   app.route("/", probeRoutes(probes));
   app.get("/metrics", (c) => {
-    const uptime: MetricFamily = { name: "agentd_uptime_seconds", help: "Seconds since the worker started.", type: "gauge", samples: [{ value: (Date.now() - deps.startedAt) / 1000 }] };
-    const rss: MetricFamily = { name: "agentd_resident_memory_bytes", help: "Resident memory of the worker.", type: "gauge", samples: [{ value: process.memoryUsage.rss() }] };
-    const body = renderPrometheus([requests.metricFamily(), uptime, rss, ...deps.metricFamilies()]) + deps.metricsText.map((render) => render()).join("");
+    const uptime: MetricFamily = {
+      name: "agentd_uptime_seconds",
+      help: "Seconds since the worker started.",
+      type: "gauge",
+      samples: [{ value: (Date.now() - deps.startedAt) / 1000 }],
+    };
+    const rss: MetricFamily = {
+      name: "agentd_resident_memory_bytes",
+      help: "Resident memory of the worker.",
+      type: "gauge",
+      samples: [{ value: process.memoryUsage.rss() }],
+    };
+    const body =
+      renderPrometheus([requests.metricFamily(), uptime, rss, ...deps.metricFamilies()]) +
+      deps.metricsText.map((render) => render()).join("");
     return c.body(body, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
   });
   app.route("/", statusRoutes(deps.status));

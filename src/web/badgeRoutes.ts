@@ -4,7 +4,14 @@ import type { StatusSource } from "./statusSnapshot.ts";
 
 function svg(body: string, status: 200 | 404 = 200): Response {
   // Badges are embedded by README renderers and dashboards that re-fetch them: never cache.
-  return new Response(body, { status, headers: { "Content-Type": "image/svg+xml; charset=utf-8", "Cache-Control": "no-cache, max-age=0", "X-Content-Type-Options": "nosniff" } });
+  return new Response(body, {
+    status,
+    headers: {
+      "Content-Type": "image/svg+xml; charset=utf-8",
+      "Cache-Control": "no-cache, max-age=0",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
 }
 
 /** GET /badge.svg (overall health) and /badge/<check>.svg (one check or component). */

@@ -25,6 +25,9 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
     const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : (getCookie(c, TOKEN_COOKIE) ?? "");
     if (given && sameSecret(given, options.token)) return next();
     c.header("WWW-Authenticate", 'Bearer realm="agentd"');
-    return c.json(errorBody("unauthorized", "Missing or wrong bearer token: send 'Authorization: Bearer <token>' (the token is in <data_dir>/token)"), 401);
+    return c.json(
+      errorBody("unauthorized", "Missing or wrong bearer token: send 'Authorization: Bearer <token>' (the token is in <data_dir>/token)"),
+      401,
+    );
   };
 }

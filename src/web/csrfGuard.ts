@@ -22,15 +22,27 @@ export function judgeRequestOrigin(headers: { secFetchSite?: string; origin?: st
   } catch {
     return { allowed: false, reason: `Origin "${origin}" is not a URL` };
   }
-  return originHost === headers.host ? { allowed: true } : { allowed: false, reason: `Origin ${origin} is not this host (${headers.host ?? "no Host header"})` };
+  return originHost === headers.host
+    ? { allowed: true }
+    : { allowed: false, reason: `Origin ${origin} is not this host (${headers.host ?? "no Host header"})` };
 }
 
 /** Refuses cross-site POST/PUT/PATCH/DELETE with 403 `csrf_rejected`; reads are never blocked. */
 export function sameOriginGuard(): MiddlewareHandler {
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method)) return next();
-    const verdict = judgeRequestOrigin({ secFetchSite: c.req.header("sec-fetch-site"), origin: c.req.header("origin"), host: c.req.header("host") ?? new URL(c.req.url).host });
+    const verdict = judgeRequestOrigin({
+      secFetchSite: c.req.header("sec-fetch-site"),
+      origin: c.req.header("origin"),
+      host: c.req.header("host") ?? new URL(c.req.url).host,
+    });
     if (verdict.allowed) return next();
-    return c.json(errorBody("csrf_rejected", `Refused a cross-site ${c.req.method} to ${c.req.path}: ${verdict.reason}. State changes are accepted from this agentd's own pages only.`), 403);
+    return c.json(
+      errorBody(
+        "csrf_rejected",
+        `Refused a cross-site ${c.req.method} to ${c.req.path}: ${verdict.reason}. State changes are accepted from this agentd's own pages only.`,
+      ),
+      403,
+    );
   };
 }

@@ -22,6 +22,9 @@ export function loopbackHostOnly(): MiddlewareHandler {
     if (header === undefined) return next();
     const host = hostnameOf(header).replace(/\.$/, "");
     if (isLoopbackAddress(host)) return next();
-    return c.json(errorBody("bad_host", `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`), 421);
+    return c.json(
+      errorBody("bad_host", `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`),
+      421,
+    );
   };
 }

@@ -44,7 +44,11 @@ export function safeNext(next: string | undefined): string {
 }
 
 function page(c: Context, status: 200 | 401, error: string | undefined, next: string): Response {
-  return c.body(renderDocument(<LoginPage error={error} next={next} />), status, { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": STATUS_CSP, "Cache-Control": "no-store" });
+  return c.body(renderDocument(<LoginPage error={error} next={next} />), status, {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": STATUS_CSP,
+    "Cache-Control": "no-store",
+  });
 }
 
 /**
@@ -61,7 +65,13 @@ export function loginRoutes(options: { token: string }): Hono {
     const next = safeNext(typeof form.next === "string" ? form.next : undefined);
     const given = typeof form.token === "string" ? form.token.trim() : "";
     if (!given || !sameSecret(given, options.token)) return page(c, 401, "That is not this agentd's token.", next);
-    setCookie(c, TOKEN_COOKIE, options.token, { httpOnly: true, sameSite: "Strict", path: "/", maxAge: COOKIE_MAX_AGE_S, secure: new URL(c.req.url).protocol === "https:" });
+    setCookie(c, TOKEN_COOKIE, options.token, {
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/",
+      maxAge: COOKIE_MAX_AGE_S,
+      secure: new URL(c.req.url).protocol === "https:",
+    });
     return c.redirect(next, 303);
   });
   app.post("/logout", (c) => {

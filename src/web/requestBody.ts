@@ -32,5 +32,8 @@ export async function readValidatedBody<S extends z.ZodType>(request: Request, s
   const parsed = schema.safeParse(await readBodyValue(request, options));
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-  throw new AgentdError(codes.invalid, `Invalid request body: ${issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; ")}`, { status: 400, details: { issues } });
+  throw new AgentdError(codes.invalid, `Invalid request body: ${issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; ")}`, {
+    status: 400,
+    details: { issues },
+  });
 }

@@ -29,7 +29,13 @@ export const PUBLIC_ASSET_PATHS: readonly string[] = [STATUS_ASSETS.stylesheet.p
 export function statusAssetRoutes(): Hono {
   const app = new Hono();
   for (const asset of Object.values(STATUS_ASSETS)) {
-    app.get(asset.path, (c) => c.body(asset.body, 200, { "Content-Type": asset.type, "Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff" }));
+    app.get(asset.path, (c) =>
+      c.body(asset.body, 200, {
+        "Content-Type": asset.type,
+        "Cache-Control": "public, max-age=31536000, immutable",
+        "X-Content-Type-Options": "nosniff",
+      }),
+    );
   }
   return app;
 }

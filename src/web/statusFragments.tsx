@@ -36,14 +36,24 @@ function HealthCard({ health }: { health: HealthDocument }) {
         <div class="table-wrap">
           <table>
             <thead>
-              <tr><th>Check</th><th>State</th><th>Value</th></tr>
+              <tr>
+                <th>Check</th>
+                <th>State</th>
+                <th>Value</th>
+              </tr>
             </thead>
             <tbody>
               {checks.map((check) => (
                 <tr>
-                  <td><code>{check.key}</code></td>
-                  <td><Pill text={check.status} /></td>
-                  <td class="text">{check.observedValue === undefined ? "" : `${check.observedValue}${check.observedUnit ? " " + check.observedUnit : ""}`}</td>
+                  <td>
+                    <code>{check.key}</code>
+                  </td>
+                  <td>
+                    <Pill text={check.status} />
+                  </td>
+                  <td class="text">
+                    {check.observedValue === undefined ? "" : `${check.observedValue}${check.observedUnit ? " " + check.observedUnit : ""}`}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -59,7 +69,9 @@ function WorkerCard({ worker }: { worker: WorkerInfo }) {
     <Card name="worker" summary={`up ${formatUptime(worker.uptime_s)}`}>
       <dl class="facts">
         <dt>pid</dt>
-        <dd class="mono" data-field="worker-pid">{worker.pid}</dd>
+        <dd class="mono" data-field="worker-pid">
+          {worker.pid}
+        </dd>
         <dt>supervisor</dt>
         <dd class="mono">{worker.supervisor_pid ?? "-"}</dd>
         <dt>version</dt>
@@ -81,16 +93,30 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
       <SectionBody section={data} empty={EMPTY_TEXT.providers}>
         <table>
           <thead>
-            <tr><th>Name</th><th>State</th><th>Breaker</th><th class="num">Requests</th><th class="num">Errors</th><th class="num opt">p50</th><th class="num">p95</th></tr>
+            <tr>
+              <th>Name</th>
+              <th>State</th>
+              <th>Breaker</th>
+              <th class="num">Requests</th>
+              <th class="num">Errors</th>
+              <th class="num opt">p50</th>
+              <th class="num">p95</th>
+            </tr>
           </thead>
           <tbody>
             {data.rows.map((p) => (
               <tr>
-                <td><code>{p.name}</code></td>
-                <td><Pill text={p.state} /></td>
+                <td>
+                  <code>{p.name}</code>
+                </td>
+                <td>
+                  <Pill text={p.state} />
+                </td>
                 <td>
                   <Pill text={p.breaker} />
-                  {p.breaker === "open" && p.breaker_retry_at ? <span class="note"> retry in {formatUptime((p.breaker_retry_at - now) / 1000)}</span> : null}
+                  {p.breaker === "open" && p.breaker_retry_at ? (
+                    <span class="note"> retry in {formatUptime((p.breaker_retry_at - now) / 1000)}</span>
+                  ) : null}
                 </td>
                 <td class="num">{p.requests}</td>
                 <td class="num">{p.errors}</td>
@@ -108,15 +134,27 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
       <SectionBody section={data} empty={EMPTY_TEXT.watchdog}>
         <table>
           <thead>
-            <tr><th>Check</th><th class="opt">Kind</th><th>State</th><th class="opt">Changed</th><th>Output</th></tr>
+            <tr>
+              <th>Check</th>
+              <th class="opt">Kind</th>
+              <th>State</th>
+              <th class="opt">Changed</th>
+              <th>Output</th>
+            </tr>
           </thead>
           <tbody>
             {data.rows.map((c) => (
               <tr>
-                <td><code>{c.name}</code></td>
+                <td>
+                  <code>{c.name}</code>
+                </td>
                 <td class="opt">{c.kind}</td>
-                <td><Pill text={c.state} /></td>
-                <td class="opt"><Ago at={c.last_change} now={now} /></td>
+                <td>
+                  <Pill text={c.state} />
+                </td>
+                <td class="opt">
+                  <Ago at={c.last_change} now={now} />
+                </td>
                 <td class="text">{c.output ?? ""}</td>
               </tr>
             ))}
@@ -126,7 +164,11 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
     </Card>
   ),
   incidents: ({ data, now }) => (
-    <Card name="incidents" wide summary={`${data.counts.open} open, ${data.counts.acknowledged} acknowledged, ${data.counts.resolved} resolved`}>
+    <Card
+      name="incidents"
+      wide
+      summary={`${data.counts.open} open, ${data.counts.acknowledged} acknowledged, ${data.counts.resolved} resolved`}
+    >
       <SectionBody section={data} empty={EMPTY_TEXT.incidents}>
         <IncidentTable rows={data.rows} now={now} />
       </SectionBody>
@@ -165,17 +207,38 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
       <SectionBody section={data} empty={EMPTY_TEXT.pty}>
         <table>
           <thead>
-            <tr><th class="opt">Id</th><th class="num">Pid</th><th>State</th><th class="opt">Started</th><th class="opt">Output</th><th>Command</th></tr>
+            <tr>
+              <th class="opt">Id</th>
+              <th class="num">Pid</th>
+              <th>State</th>
+              <th class="opt">Started</th>
+              <th class="opt">Output</th>
+              <th>Command</th>
+            </tr>
           </thead>
           <tbody>
             {data.rows.map((p) => (
               <tr>
-                <td class="opt"><code>{p.id}</code></td>
+                <td class="opt">
+                  <code>{p.id}</code>
+                </td>
                 <td class="num">{p.pid}</td>
-                <td>{p.running ? <Pill text="running" /> : <Pill text={`exit ${p.exit_code ?? "?"}`} tone={p.exit_code === 0 ? "neutral" : "fail"} />}</td>
-                <td class="opt"><Ago at={p.started_at} now={now} /></td>
-                <td class="opt"><Ago at={p.last_output_at} now={now} /></td>
-                <td class="text"><code>{p.command}</code></td>
+                <td>
+                  {p.running ? (
+                    <Pill text="running" />
+                  ) : (
+                    <Pill text={`exit ${p.exit_code ?? "?"}`} tone={p.exit_code === 0 ? "neutral" : "fail"} />
+                  )}
+                </td>
+                <td class="opt">
+                  <Ago at={p.started_at} now={now} />
+                </td>
+                <td class="opt">
+                  <Ago at={p.last_output_at} now={now} />
+                </td>
+                <td class="text">
+                  <code>{p.command}</code>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -188,20 +251,33 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
       <SectionBody section={data} empty={EMPTY_TEXT.hops}>
         <table>
           <thead>
-            <tr><th>Name</th><th>Target</th><th class="opt">Via</th><th>State</th><th class="opt">Version</th><th class="opt">Changed</th></tr>
+            <tr>
+              <th>Name</th>
+              <th>Target</th>
+              <th class="opt">Via</th>
+              <th>State</th>
+              <th class="opt">Version</th>
+              <th class="opt">Changed</th>
+            </tr>
           </thead>
           <tbody>
             {data.rows.map((h) => (
               <tr>
-                <td><code>{h.name}</code></td>
-                <td class="text"><code>{h.target}</code></td>
+                <td>
+                  <code>{h.name}</code>
+                </td>
+                <td class="text">
+                  <code>{h.target}</code>
+                </td>
                 <td class="text opt">{h.via.join(", ") || "-"}</td>
                 <td>
                   <Pill text={h.state} />
                   {h.output ? <div class="note">{h.output}</div> : null}
                 </td>
                 <td class="opt">{h.remote_version ?? "-"}</td>
-                <td class="opt"><Ago at={h.last_change} now={now} /></td>
+                <td class="opt">
+                  <Ago at={h.last_change} now={now} />
+                </td>
               </tr>
             ))}
           </tbody>

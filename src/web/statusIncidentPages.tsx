@@ -18,11 +18,23 @@ export function Pager({ base, window, query = {} }: { base: string; window: Page
   const link = (page: number) => `${base}?${new URLSearchParams({ ...query, page: String(page) })}`;
   return (
     <nav class="pager" aria-label="pages">
-      {window.page > 1 ? <a href={link(window.page - 1)} rel="prev">← Newer</a> : <span class="note">← Newer</span>}
+      {window.page > 1 ? (
+        <a href={link(window.page - 1)} rel="prev">
+          ← Newer
+        </a>
+      ) : (
+        <span class="note">← Newer</span>
+      )}
       <span>
         page {window.page} of {window.pages} ({window.total} in all)
       </span>
-      {window.page < window.pages ? <a href={link(window.page + 1)} rel="next">Older →</a> : <span class="note">Older →</span>}
+      {window.page < window.pages ? (
+        <a href={link(window.page + 1)} rel="next">
+          Older →
+        </a>
+      ) : (
+        <span class="note">Older →</span>
+      )}
     </nav>
   );
 }
@@ -47,7 +59,11 @@ export function IncidentListPage({ filter, window, rows, now }: IncidentListProp
           ))}
         </nav>
         {rows.length === 0 ? (
-          <p class="empty">{window.total === 0 ? `No ${filter === "all" ? "" : filter + " "}incidents.` : `Page ${window.page} is past the last page (${window.pages}).`}</p>
+          <p class="empty">
+            {window.total === 0
+              ? `No ${filter === "all" ? "" : filter + " "}incidents.`
+              : `Page ${window.page} is past the last page (${window.pages}).`}
+          </p>
         ) : (
           <div class="table-wrap">
             <IncidentTable rows={rows} now={now} />
@@ -105,12 +121,15 @@ export function IncidentDetailPage({ incident, events, now }: { incident: Incide
       </section>
       <section class="card">
         <h2>Details</h2>
-        {Object.keys(details).length === 0 ? <p class="empty">No details recorded.</p> : <pre class="details">{JSON.stringify(details, null, 2)}</pre>}
+        {Object.keys(details).length === 0 ? (
+          <p class="empty">No details recorded.</p>
+        ) : (
+          <pre class="details">{JSON.stringify(details, null, 2)}</pre>
+        )}
       </section>
     </Layout>
   );
 }
-
 
 export function renderIncidentListPage(props: IncidentListProps): string {
   return renderDocument(<IncidentListPage {...props} />);

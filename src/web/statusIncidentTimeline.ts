@@ -28,7 +28,11 @@ export function incidentTimeline(incident: Incident, events: IncidentEvent[]): T
       entries.push({ at: value, label: what.replaceAll("_", " "), ...(typeof by === "string" ? { by } : {}) });
     }
   }
-  if (incident.last_seen !== incident.first_seen || incident.count > 1) entries.push({ at: incident.last_seen, label: `last seen (${incident.count} occurrences)` });
+  if (incident.last_seen !== incident.first_seen || incident.count > 1)
+    entries.push({ at: incident.last_seen, label: `last seen (${incident.count} occurrences)` });
   // Stable: entries at the same time keep their recorded order.
-  return entries.map((entry, index) => ({ entry, index })).sort((a, b) => a.entry.at - b.entry.at || a.index - b.index).map(({ entry }) => entry);
+  return entries
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => a.entry.at - b.entry.at || a.index - b.index)
+    .map(({ entry }) => entry);
 }

@@ -7,7 +7,13 @@ export const STATUS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 // htmx's defaults that would need a looser CSP (inline indicator styles, eval for trigger filters) are off.
-const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false, historyCacheSize: 0, refreshOnHistoryMiss: true });
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  allowScriptTags: false,
+  historyCacheSize: 0,
+  refreshOnHistoryMiss: true,
+});
 
 export interface LayoutProps {
   title: string;

@@ -18,12 +18,23 @@ export function renderIncidentListText(filter: IncidentFilter, window: PageWindo
   else
     lines.push(
       ...renderTextTable(
-        [{ header: "ID", align: "right" }, { header: "STATE" }, { header: "SEVERITY" }, { header: "COUNT", align: "right" }, { header: "LAST SEEN" }, { header: "TITLE", flex: true }],
+        [
+          { header: "ID", align: "right" },
+          { header: "STATE" },
+          { header: "SEVERITY" },
+          { header: "COUNT", align: "right" },
+          { header: "LAST SEEN" },
+          { header: "TITLE", flex: true },
+        ],
         rows.map((i) => [String(i.id), i.state, i.severity, String(i.count), formatAge(i.last_seen, now), i.title]),
         TEXT_WIDTH,
       ),
     );
-  if (window.page < window.pages) lines.push("", `  next: /status/incidents?${new URLSearchParams({ ...(filter === "all" ? {} : { state: filter }), page: String(window.page + 1) })}`);
+  if (window.page < window.pages)
+    lines.push(
+      "",
+      `  next: /status/incidents?${new URLSearchParams({ ...(filter === "all" ? {} : { state: filter }), page: String(window.page + 1) })}`,
+    );
   return finish(lines);
 }
 
@@ -37,7 +48,8 @@ export function renderIncidentText(incident: Incident, events: IncidentEvent[], 
     "",
     "TIMELINE",
     ...incidentTimeline(incident, events).map(
-      (entry) => `  ${formatTime(entry.at)}  ${formatAge(entry.at, now).padEnd(10)}  ${oneLine(entry.label)}${entry.by ? ` by ${oneLine(entry.by)}` : ""}${entry.note ? `: ${oneLine(entry.note)}` : ""}`,
+      (entry) =>
+        `  ${formatTime(entry.at)}  ${formatAge(entry.at, now).padEnd(10)}  ${oneLine(entry.label)}${entry.by ? ` by ${oneLine(entry.by)}` : ""}${entry.note ? `: ${oneLine(entry.note)}` : ""}`,
     ),
   ];
   return finish(lines);
@@ -47,8 +59,11 @@ export function renderIncidentText(incident: Incident, events: IncidentEvent[], 
 function commandRequestLines(incident: Incident): string[] {
   const request = incident.action_request;
   if (!request) return [];
-  const lines = [`  command    ${oneLine(request.command)}   ${request.status}${request.decided_by ? ` by ${oneLine(request.decided_by)}` : ""}${request.outcome ? `: ${oneLine(request.outcome)}` : ""}`];
-  if (request.status === "pending") lines.push(`             decide with: agentd incidents approve ${incident.id} | agentd incidents deny ${incident.id}`);
+  const lines = [
+    `  command    ${oneLine(request.command)}   ${request.status}${request.decided_by ? ` by ${oneLine(request.decided_by)}` : ""}${request.outcome ? `: ${oneLine(request.outcome)}` : ""}`,
+  ];
+  if (request.status === "pending")
+    lines.push(`             decide with: agentd incidents approve ${incident.id} | agentd incidents deny ${incident.id}`);
   return lines;
 }
 
@@ -61,7 +76,14 @@ export function renderSessionListText(page: { window: PageWindow; rows: SessionR
   else
     lines.push(
       ...renderTextTable(
-        [{ header: "ID" }, { header: "TARGET" }, { header: "MODEL" }, { header: "STATE" }, { header: "ACTIVE" }, { header: "TITLE", flex: true }],
+        [
+          { header: "ID" },
+          { header: "TARGET" },
+          { header: "MODEL" },
+          { header: "STATE" },
+          { header: "ACTIVE" },
+          { header: "TITLE", flex: true },
+        ],
         rows.map((s) => [s.id, s.target, s.model, s.state, formatAge(s.last_activity, now), s.title ?? ""]),
         TEXT_WIDTH,
       ),

@@ -13,7 +13,8 @@ export interface PageWindow {
 export function parsePageNumber(text: string | undefined): number {
   if (text === undefined || text === "") return 1;
   const page = Number(text);
-  if (!Number.isSafeInteger(page) || page < 1) throw new AgentdError("bad_request", `Cannot use "${text}" as page: expected a whole number from 1`, { status: 400 });
+  if (!Number.isSafeInteger(page) || page < 1)
+    throw new AgentdError("bad_request", `Cannot use "${text}" as page: expected a whole number from 1`, { status: 400 });
   return page;
 }
 

@@ -56,7 +56,8 @@ function sendJson(c: Context, value: unknown): Response {
 }
 
 function parseId(text: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw new AgentdError("bad_request", `Cannot use "${text}" as an incident id: expected a number`, { status: 400 });
+  if (!/^\d{1,15}$/.test(text))
+    throw new AgentdError("bad_request", `Cannot use "${text}" as an incident id: expected a number`, { status: 400 });
   return Number(text);
 }
 
@@ -99,14 +100,26 @@ export function statusRoutes(source: StatusSource): Hono {
 
   app.get("/status/incidents", (c) => {
     const filter = c.req.query("state") ?? "all";
-    if (!isIncidentFilter(filter)) throw new AgentdError("bad_request", `Cannot filter incidents by state "${filter}": expected all, open, acknowledged, resolved or unresolved`, { status: 400 });
+    if (!isIncidentFilter(filter))
+      throw new AgentdError(
+        "bad_request",
+        `Cannot filter incidents by state "${filter}": expected all, open, acknowledged, resolved or unresolved`,
+        { status: 400 },
+      );
     const page = parsePageNumber(c.req.query("page"));
     const result = source.incidentPage(filter, { limit: INCIDENTS_PER_PAGE, offset: (page - 1) * INCIDENTS_PER_PAGE });
     const window = pageWindow(page, INCIDENTS_PER_PAGE, result.total);
     const now = Date.now();
     switch (formatOf(c)) {
       case "json":
-        return sendJson(c, { state: filter, page, pages: window.pages, per_page: INCIDENTS_PER_PAGE, total: result.total, incidents: result.rows });
+        return sendJson(c, {
+          state: filter,
+          page,
+          pages: window.pages,
+          per_page: INCIDENTS_PER_PAGE,
+          total: result.total,
+          incidents: result.rows,
+        });
       case "html":
         return sendHtml(c, renderIncidentListPage({ filter, window, rows: result.rows, now }));
       case "text":
@@ -141,10 +154,19 @@ export function statusRoutes(source: StatusSource): Hono {
     const window = pageWindow(page, SESSIONS_PER_PAGE, result?.total ?? 0);
     if (formatOf(c) === "json") {
       if (!result) return sendJson(c, { configured: false, page, pages: 1, per_page: SESSIONS_PER_PAGE, total: 0, sessions: [] });
-      return sendJson(c, { configured: true, page, pages: window.pages, per_page: SESSIONS_PER_PAGE, total: result.total, sessions: result.rows });
+      return sendJson(c, {
+        configured: true,
+        page,
+        pages: window.pages,
+        per_page: SESSIONS_PER_PAGE,
+        total: result.total,
+        sessions: result.rows,
+      });
     }
     const view = result && { window, rows: result.rows };
-    return formatOf(c) === "html" ? sendHtml(c, renderSessionListPage(view, Date.now())) : sendText(c, renderSessionListText(view, Date.now()));
+    return formatOf(c) === "html"
+      ? sendHtml(c, renderSessionListPage(view, Date.now()))
+      : sendText(c, renderSessionListText(view, Date.now()));
   });
   return app;
 }

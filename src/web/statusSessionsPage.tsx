@@ -13,7 +13,9 @@ export function SessionListPage({ page, now }: { page: { window: PageWindow; row
         {!page ? (
           <p class="note">Not configured: {NOT_CONFIGURED.sessions}</p>
         ) : page.rows.length === 0 ? (
-          <p class="empty">{page.window.total === 0 ? "No agent sessions yet." : `Page ${page.window.page} is past the last page (${page.window.pages}).`}</p>
+          <p class="empty">
+            {page.window.total === 0 ? "No agent sessions yet." : `Page ${page.window.page} is past the last page (${page.window.pages}).`}
+          </p>
         ) : (
           <div class="table-wrap">
             <SessionTable rows={page.rows} now={now} />

@@ -67,7 +67,10 @@ export function incidentRow({ details: _details, ...row }: Incident): IncidentRo
  * last_seen) index beat one `state != 'resolved'` query, which scans and sorts every unresolved row.
  */
 function latestUnresolved(incidents: IncidentStore): Incident[] {
-  const merged = [...incidents.list({ state: "open", limit: INCIDENTS_SHOWN }), ...incidents.list({ state: "acknowledged", limit: INCIDENTS_SHOWN })];
+  const merged = [
+    ...incidents.list({ state: "open", limit: INCIDENTS_SHOWN }),
+    ...incidents.list({ state: "acknowledged", limit: INCIDENTS_SHOWN }),
+  ];
   return merged.sort((a, b) => b.last_seen - a.last_seen || b.id - a.id).slice(0, INCIDENTS_SHOWN);
 }
 
@@ -80,10 +83,19 @@ export function createStatusSource(sources: StatusSources): StatusSource {
     watchdog: () => readSection(sources.watchdogChecks, NOT_CONFIGURED.watchdog, "the watchdog checks"),
     incidents: async () => {
       try {
-        const counts = { open: incidents.count("open"), acknowledged: incidents.count("acknowledged"), resolved: incidents.count("resolved") };
+        const counts = {
+          open: incidents.count("open"),
+          acknowledged: incidents.count("acknowledged"),
+          resolved: incidents.count("resolved"),
+        };
         return { configured: true, counts, rows: latestUnresolved(incidents).map(incidentRow) };
       } catch (error) {
-        return { configured: true, error: `Cannot read the incidents: ${(error as Error).message}`, counts: { open: 0, acknowledged: 0, resolved: 0 }, rows: [] };
+        return {
+          configured: true,
+          error: `Cannot read the incidents: ${(error as Error).message}`,
+          counts: { open: 0, acknowledged: 0, resolved: 0 },
+          rows: [],
+        };
       }
     },
     sessions: async () => {
@@ -116,7 +128,18 @@ export function createStatusSource(sources: StatusSources): StatusSource {
         readers.pty(),
         readers.hops(),
       ]);
-      return { generated_at: new Date().toISOString(), health, worker, providers, watchdog, incidents: incidentSection, sessions, approvals, pty, hops };
+      return {
+        generated_at: new Date().toISOString(),
+        health,
+        worker,
+        providers,
+        watchdog,
+        incidents: incidentSection,
+        sessions,
+        approvals,
+        pty,
+        hops,
+      };
     },
     incidentPage(filter: IncidentFilter, page: PageRequest) {
       const state = filter === "all" ? undefined : filter;

@@ -5,17 +5,30 @@ import type { ApprovalRow, IncidentRow, SessionRow } from "./statusSnapshot.ts";
 export function IncidentRowView({ incident, now }: { incident: IncidentRow; now: number }) {
   const rowId = domId("incident", incident.id);
   const button = (verb: "ack" | "resolve", label: string) => (
-    <button type="submit" formaction={`/status/incidents/${incident.id}/${verb}`} hx-post={`/status/incidents/${incident.id}/${verb}`} hx-target={`#${rowId}`} hx-swap="outerHTML" hx-disabled-elt={`#${rowId} button`}>
+    <button
+      type="submit"
+      formaction={`/status/incidents/${incident.id}/${verb}`}
+      hx-post={`/status/incidents/${incident.id}/${verb}`}
+      hx-target={`#${rowId}`}
+      hx-swap="outerHTML"
+      hx-disabled-elt={`#${rowId} button`}
+    >
       {label}
     </button>
   );
   return (
     <tr id={rowId}>
-      <td class="num"><a href={`/status/incidents/${incident.id}`}>{incident.id}</a></td>
-      <td><Pill text={incident.state} tone={incident.state === "open" ? "fail" : incident.state === "acknowledged" ? "warn" : "pass"} /></td>
+      <td class="num">
+        <a href={`/status/incidents/${incident.id}`}>{incident.id}</a>
+      </td>
+      <td>
+        <Pill text={incident.state} tone={incident.state === "open" ? "fail" : incident.state === "acknowledged" ? "warn" : "pass"} />
+      </td>
       <td class="opt">{incident.severity}</td>
       <td class="num opt">{incident.count}</td>
-      <td class="opt"><Ago at={incident.last_seen} now={now} /></td>
+      <td class="opt">
+        <Ago at={incident.last_seen} now={now} />
+      </td>
       <td class="text">{incident.title}</td>
       <td>
         {incident.state !== "resolved" && (
@@ -33,7 +46,15 @@ export function IncidentTable({ rows, now }: { rows: IncidentRow[]; now: number 
   return (
     <table>
       <thead>
-        <tr><th class="num">#</th><th>State</th><th class="opt">Severity</th><th class="num opt">Count</th><th class="opt">Last seen</th><th>Title</th><th></th></tr>
+        <tr>
+          <th class="num">#</th>
+          <th>State</th>
+          <th class="opt">Severity</th>
+          <th class="num opt">Count</th>
+          <th class="opt">Last seen</th>
+          <th>Title</th>
+          <th></th>
+        </tr>
       </thead>
       <tbody>
         {rows.map((incident) => (
@@ -50,13 +71,29 @@ export function ApprovalItem({ approval, now }: { approval: ApprovalRow; now: nu
   return (
     <li id={itemId}>
       <div>
-        <strong>{approval.tool}</strong> <Pill text={approval.scope} tone="warn" /> session <code>{approval.session_id}</code>, waiting <Ago at={approval.requested_at} now={now} />
+        <strong>{approval.tool}</strong> <Pill text={approval.scope} tone="warn" /> session <code>{approval.session_id}</code>, waiting{" "}
+        <Ago at={approval.requested_at} now={now} />
       </div>
       <pre class="details">{approval.summary}</pre>
-      <form class="actions" method="post" action={url} hx-post={url} hx-target="this" hx-swap="outerHTML" hx-disabled-elt={`#${itemId} button`} data-approval-form="">
-        <button type="submit" name="decision" value="allow_once">Allow once</button>
-        <button type="submit" name="decision" value="allow_session">Allow for session</button>
-        <button type="submit" name="decision" value="deny" class="danger">Deny</button>
+      <form
+        class="actions"
+        method="post"
+        action={url}
+        hx-post={url}
+        hx-target="this"
+        hx-swap="outerHTML"
+        hx-disabled-elt={`#${itemId} button`}
+        data-approval-form=""
+      >
+        <button type="submit" name="decision" value="allow_once">
+          Allow once
+        </button>
+        <button type="submit" name="decision" value="allow_session">
+          Allow for session
+        </button>
+        <button type="submit" name="decision" value="deny" class="danger">
+          Deny
+        </button>
       </form>
       <p class="result" role="status" hidden></p>
     </li>
@@ -67,17 +104,35 @@ export function SessionTable({ rows, now }: { rows: SessionRow[]; now: number })
   return (
     <table>
       <thead>
-        <tr><th>Id</th><th class="opt">Target</th><th class="opt">Model</th><th>State</th><th class="opt">Started</th><th>Active</th><th>Title</th></tr>
+        <tr>
+          <th>Id</th>
+          <th class="opt">Target</th>
+          <th class="opt">Model</th>
+          <th>State</th>
+          <th class="opt">Started</th>
+          <th>Active</th>
+          <th>Title</th>
+        </tr>
       </thead>
       <tbody>
         {rows.map((s) => (
           <tr>
-            <td><code>{s.id}</code></td>
+            <td>
+              <code>{s.id}</code>
+            </td>
             <td class="opt">{s.target}</td>
-            <td class="opt"><code>{s.model}</code></td>
-            <td><Pill text={s.state} /></td>
-            <td class="opt"><Ago at={s.started_at} now={now} /></td>
-            <td><Ago at={s.last_activity} now={now} /></td>
+            <td class="opt">
+              <code>{s.model}</code>
+            </td>
+            <td>
+              <Pill text={s.state} />
+            </td>
+            <td class="opt">
+              <Ago at={s.started_at} now={now} />
+            </td>
+            <td>
+              <Ago at={s.last_activity} now={now} />
+            </td>
             <td class="text">{s.title ?? ""}</td>
           </tr>
         ))}

@@ -64,11 +64,22 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
     "",
     ...sectionLines(SECTION_TITLES.providers.toUpperCase(), "", snapshot.providers, EMPTY_TEXT.providers, () =>
       table(
-        [{ header: "NAME", flex: true }, { header: "STATE" }, { header: "BREAKER" }, { header: "REQUESTS", align: "right" }, { header: "ERRORS", align: "right" }, { header: "P50", align: "right" }, { header: "P95", align: "right" }],
+        [
+          { header: "NAME", flex: true },
+          { header: "STATE" },
+          { header: "BREAKER" },
+          { header: "REQUESTS", align: "right" },
+          { header: "ERRORS", align: "right" },
+          { header: "P50", align: "right" },
+          { header: "P95", align: "right" },
+        ],
         snapshot.providers.rows.map((p) => [
           p.name,
           paint(p.state, stateTone(p.state)),
-          paint(p.breaker === "open" && p.breaker_retry_at ? `open ${formatUptime((p.breaker_retry_at - now) / 1000)}` : p.breaker, stateTone(p.breaker)),
+          paint(
+            p.breaker === "open" && p.breaker_retry_at ? `open ${formatUptime((p.breaker_retry_at - now) / 1000)}` : p.breaker,
+            stateTone(p.breaker),
+          ),
           String(p.requests),
           String(p.errors),
           formatMs(p.p50_ms),
@@ -80,7 +91,13 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
     ...sectionLines(SECTION_TITLES.watchdog.toUpperCase(), "", snapshot.watchdog, EMPTY_TEXT.watchdog, () =>
       table(
         [{ header: "CHECK" }, { header: "KIND" }, { header: "STATE" }, { header: "CHANGED" }, { header: "OUTPUT", flex: true }],
-        snapshot.watchdog.rows.map((c) => [c.name, c.kind, paint(c.state, stateTone(c.state)), formatAge(c.last_change, now), c.output ?? ""]),
+        snapshot.watchdog.rows.map((c) => [
+          c.name,
+          c.kind,
+          paint(c.state, stateTone(c.state)),
+          formatAge(c.last_change, now),
+          c.output ?? "",
+        ]),
       ),
     ),
     "",
@@ -91,28 +108,75 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
       EMPTY_TEXT.incidents,
       () =>
         table(
-          [{ header: "ID", align: "right" }, { header: "STATE" }, { header: "SEVERITY" }, { header: "COUNT", align: "right" }, { header: "LAST SEEN" }, { header: "TITLE", flex: true }],
-          snapshot.incidents.rows.map((i) => [String(i.id), paint(i.state, i.state === "open" ? "fail" : "warn"), i.severity, String(i.count), formatAge(i.last_seen, now), i.title]),
+          [
+            { header: "ID", align: "right" },
+            { header: "STATE" },
+            { header: "SEVERITY" },
+            { header: "COUNT", align: "right" },
+            { header: "LAST SEEN" },
+            { header: "TITLE", flex: true },
+          ],
+          snapshot.incidents.rows.map((i) => [
+            String(i.id),
+            paint(i.state, i.state === "open" ? "fail" : "warn"),
+            i.severity,
+            String(i.count),
+            formatAge(i.last_seen, now),
+            i.title,
+          ]),
         ),
     ),
     "",
-    ...sectionLines(SECTION_TITLES.sessions.toUpperCase(), snapshot.sessions.configured ? `${snapshot.sessions.total} total` : "", snapshot.sessions, EMPTY_TEXT.sessions, () =>
-      table(
-        [{ header: "ID" }, { header: "TARGET" }, { header: "MODEL" }, { header: "STATE" }, { header: "ACTIVE" }, { header: "TITLE", flex: true }],
-        snapshot.sessions.rows.map((s) => [s.id, s.target, s.model, paint(s.state, stateTone(s.state)), formatAge(s.last_activity, now), s.title ?? ""]),
-      ),
+    ...sectionLines(
+      SECTION_TITLES.sessions.toUpperCase(),
+      snapshot.sessions.configured ? `${snapshot.sessions.total} total` : "",
+      snapshot.sessions,
+      EMPTY_TEXT.sessions,
+      () =>
+        table(
+          [
+            { header: "ID" },
+            { header: "TARGET" },
+            { header: "MODEL" },
+            { header: "STATE" },
+            { header: "ACTIVE" },
+            { header: "TITLE", flex: true },
+          ],
+          snapshot.sessions.rows.map((s) => [
+            s.id,
+            s.target,
+            s.model,
+            paint(s.state, stateTone(s.state)),
+            formatAge(s.last_activity, now),
+            s.title ?? "",
+          ]),
+        ),
     ),
     "",
     ...sectionLines(SECTION_TITLES.approvals.toUpperCase(), "", snapshot.approvals, EMPTY_TEXT.approvals, () =>
       table(
-        [{ header: "ID" }, { header: "SESSION" }, { header: "TOOL" }, { header: "SCOPE" }, { header: "WAITING" }, { header: "WHAT", flex: true }],
+        [
+          { header: "ID" },
+          { header: "SESSION" },
+          { header: "TOOL" },
+          { header: "SCOPE" },
+          { header: "WAITING" },
+          { header: "WHAT", flex: true },
+        ],
         snapshot.approvals.rows.map((a) => [a.id, a.session_id, a.tool, a.scope, formatAge(a.requested_at, now), a.summary]),
       ),
     ),
     "",
     ...sectionLines(SECTION_TITLES.pty.toUpperCase(), "", snapshot.pty, EMPTY_TEXT.pty, () =>
       table(
-        [{ header: "ID" }, { header: "PID", align: "right" }, { header: "STATE" }, { header: "STARTED" }, { header: "OUTPUT" }, { header: "COMMAND", flex: true }],
+        [
+          { header: "ID" },
+          { header: "PID", align: "right" },
+          { header: "STATE" },
+          { header: "STARTED" },
+          { header: "OUTPUT" },
+          { header: "COMMAND", flex: true },
+        ],
         snapshot.pty.rows.map((p) => [
           p.id,
           String(p.pid),
@@ -126,8 +190,24 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
     "",
     ...sectionLines(SECTION_TITLES.hops.toUpperCase(), "", snapshot.hops, EMPTY_TEXT.hops, () =>
       table(
-        [{ header: "NAME" }, { header: "TARGET" }, { header: "VIA" }, { header: "STATE" }, { header: "VERSION" }, { header: "CHANGED" }, { header: "OUTPUT", flex: true }],
-        snapshot.hops.rows.map((h) => [h.name, h.target, h.via.join(",") || "-", paint(h.state, stateTone(h.state)), h.remote_version ?? "-", formatAge(h.last_change, now), h.output ?? ""]),
+        [
+          { header: "NAME" },
+          { header: "TARGET" },
+          { header: "VIA" },
+          { header: "STATE" },
+          { header: "VERSION" },
+          { header: "CHANGED" },
+          { header: "OUTPUT", flex: true },
+        ],
+        snapshot.hops.rows.map((h) => [
+          h.name,
+          h.target,
+          h.via.join(",") || "-",
+          paint(h.state, stateTone(h.state)),
+          h.remote_version ?? "-",
+          formatAge(h.last_change, now),
+          h.output ?? "",
+        ]),
       ),
     ),
   ];

@@ -41,5 +41,11 @@ export function renderTextTable(columns: TextColumn[], rows: TextCell[][], width
       })
       .join(GAP)
       .trimEnd();
-  return [layout(columns.map((c) => c.header), columns.map((c) => c.header)), ...rows.map((row, r) => layout(row, texts[r]!))];
+  return [
+    layout(
+      columns.map((c) => c.header),
+      columns.map((c) => c.header),
+    ),
+    ...rows.map((row, r) => layout(row, texts[r]!)),
+  ];
 }

@@ -13,7 +13,12 @@ afterEach(async () => {
 });
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([BUN, FIXTURE, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, AGENTD_URL: "", AGENTD_TOKEN: "" } });
+  const child = Bun.spawn([BUN, FIXTURE, ...args], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, AGENTD_URL: "", AGENTD_TOKEN: "" },
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
 }
@@ -23,7 +28,11 @@ describe("agent CLI", () => {
     const ran: string[] = [];
     h = await startHarness({ tools: [fakeExecTool(ran)] });
     h.upstream.enqueue(
-      { kind: "text", chunks: ["Checking ", "disk."], toolCalls: [{ id: "x1", name: "exec_command", arguments: '{"cmd":"sudo du -sh /var"}' }] },
+      {
+        kind: "text",
+        chunks: ["Checking ", "disk."],
+        toolCalls: [{ id: "x1", name: "exec_command", arguments: '{"cmd":"sudo du -sh /var"}' }],
+      },
       { kind: "text", text: "/var is the biggest." },
     );
     const paused = await cli("run", "check disk usage", "--url", h.url);

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { createParser } from "eventsource-parser";
-import { agentConfigSchema, agentMigrations, approvalsConfigSchema, createAgent, type Agent, type ToolDefinition } from "../../src/agent/index.ts";
+import {
+  agentConfigSchema,
+  agentMigrations,
+  approvalsConfigSchema,
+  createAgent,
+  type Agent,
+  type ToolDefinition,
+} from "../../src/agent/index.ts";
 import { servicesConfigSchema } from "../../src/agent/servicesConfig.ts";
 import type { LogFields, Logger } from "../../src/log/index.ts";
 import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
@@ -74,7 +81,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const agent = createAgent({
     db,
     dataDir,
-    config: { agent: agentConfigSchema.parse(options.agent ?? {}), approvals: approvalsConfigSchema.parse(options.approvals ?? {}), services: servicesConfigSchema.parse(options.services ?? []) },
+    config: {
+      agent: agentConfigSchema.parse(options.agent ?? {}),
+      approvals: approvalsConfigSchema.parse(options.approvals ?? {}),
+      services: servicesConfigSchema.parse(options.services ?? []),
+    },
     modelBaseUrl: upstream.url,
     modelApiKey: options.apiKey,
     tools: options.tools ?? [],
@@ -88,7 +99,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const url = `http://127.0.0.1:${server.port}`;
   const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
-    return fetch(url + path, json === undefined ? rest : { method: "POST", ...rest, headers: { "content-type": "application/json", ...rest.headers }, body: JSON.stringify(json) });
+    return fetch(
+      url + path,
+      json === undefined
+        ? rest
+        : { method: "POST", ...rest, headers: { "content-type": "application/json", ...rest.headers }, body: JSON.stringify(json) },
+    );
   };
   return {
     url,
@@ -116,7 +132,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 /** Waits for a condition with a deadline (no fixed sleeps). */
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

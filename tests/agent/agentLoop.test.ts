@@ -31,7 +31,12 @@ describe("agent loop", () => {
     expect(types.filter((t) => t === "tool.start")).toHaveLength(2);
     expect(types.at(-1)).toBe("turn.end");
     expect(events.at(-1)!.data).toMatchObject({ reason: "stop", steps: 3, content: "all done" });
-    expect(events.filter((e) => e.event === "text.delta").map((e) => e.data.delta).join("")).toBe("all done");
+    expect(
+      events
+        .filter((e) => e.event === "text.delta")
+        .map((e) => e.data.delta)
+        .join(""),
+    ).toBe("all done");
     const seqs = events.map((e) => Number(e.id));
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
 
@@ -182,7 +187,10 @@ describe("agent loop", () => {
       scope: "read",
       timeoutMs: 20_000,
       async execute() {
-        await waitFor(() => (db!.query("SELECT count(*) AS n FROM agent_events WHERE type = 'tool.progress'").get() as { n: number }).n >= 2, "two progress events");
+        await waitFor(
+          () => (db!.query("SELECT count(*) AS n FROM agent_events WHERE type = 'tool.progress'").get() as { n: number }).n >= 2,
+          "two progress events",
+        );
         return "done";
       },
     }) as ToolDefinition;
@@ -230,13 +238,14 @@ describe("agent loop", () => {
 describe("finished sessions", () => {
   test("hold no debug file open", async () => {
     h = await startHarness();
-    const openSidecars = () => readdirSync("/proc/self/fd").filter((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`).endsWith(".debug.jsonl");
-      } catch {
-        return false; // the fd closed while we looked
-      }
-    }).length;
+    const openSidecars = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).endsWith(".debug.jsonl");
+        } catch {
+          return false; // the fd closed while we looked
+        }
+      }).length;
     for (let i = 0; i < 12; i++) {
       h.upstream.enqueue({ kind: "text", text: `answer ${i}` });
       const id = await h.createSession();
@@ -244,7 +253,10 @@ describe("finished sessions", () => {
       expect(events.at(-1)!.event).toBe("turn.end");
     }
     // Each sidecar is written in the background; once every one holds its turn.end, none may stay open.
-    const written = () => readdirSync(join(h!.dataDir, "debug")).filter((name) => readFileSync(join(h!.dataDir, "debug", name), "utf8").includes('"kind":"turn.end"')).length;
+    const written = () =>
+      readdirSync(join(h!.dataDir, "debug")).filter((name) =>
+        readFileSync(join(h!.dataDir, "debug", name), "utf8").includes('"kind":"turn.end"'),
+      ).length;
     await waitFor(() => written() === 12 || undefined, "every sidecar to hold its turn.end");
     await waitFor(() => openSidecars() === 0 || undefined, "debug files to close");
     expect(openSidecars()).toBe(0);

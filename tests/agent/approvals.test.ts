@@ -16,10 +16,14 @@ async function harness(options: Parameters<typeof startHarness>[0] = {}): Promis
 }
 
 const toolResults = (body: any) => (body.messages as any[]).filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]);
-const decide = (h: Harness, id: string, decision: string, extra: Record<string, unknown> = {}) => h.api(`/api/approvals/${id}`, { json: { decision, ...extra } });
+const decide = (h: Harness, id: string, decision: string, extra: Record<string, unknown> = {}) =>
+  h.api(`/api/approvals/${id}`, { json: { decision, ...extra } });
 
 function sudoScript(h: Harness, cmd = "sudo systemctl restart nginx") {
-  h.upstream.enqueue({ kind: "text", toolCalls: [{ id: "s1", name: "exec_command", arguments: JSON.stringify({ cmd }) }] }, { kind: "text", text: "restarted" });
+  h.upstream.enqueue(
+    { kind: "text", toolCalls: [{ id: "s1", name: "exec_command", arguments: JSON.stringify({ cmd }) }] },
+    { kind: "text", text: "restarted" },
+  );
 }
 
 describe("approvals", () => {
@@ -33,7 +37,12 @@ describe("approvals", () => {
     expect(required.event).toBe("approval_required");
     expect(required.data.approvals).toHaveLength(1);
     const approval = required.data.approvals[0];
-    expect(approval).toMatchObject({ tool: "exec_command", scope: "sudo", summary: 'exec_command "sudo systemctl restart nginx"', call_id: "s1" });
+    expect(approval).toMatchObject({
+      tool: "exec_command",
+      scope: "sudo",
+      summary: 'exec_command "sudo systemctl restart nginx"',
+      call_id: "s1",
+    });
     expect(ran).toEqual([]);
     expect(h.agent.pendingApprovals().map((a) => a.id)).toEqual([approval.approval_id]);
     expect(h.agent.sessions().rows[0]).toMatchObject({ id, state: "awaiting_approval", pending_approvals: 1 });
@@ -121,7 +130,16 @@ describe("approvals", () => {
 
   test("policy deny and command rules decide without asking", async () => {
     const ran: string[] = [];
-    const h = await harness({ tools: [fakeExecTool(ran)], approvals: { rules: [{ match: "rm -rf /*", action: "deny" }, { match: "systemctl status *", action: "allow" }], policy: { exec: "ask" } } });
+    const h = await harness({
+      tools: [fakeExecTool(ran)],
+      approvals: {
+        rules: [
+          { match: "rm -rf /*", action: "deny" },
+          { match: "systemctl status *", action: "allow" },
+        ],
+        policy: { exec: "ask" },
+      },
+    });
     h.upstream.enqueue(
       {
         kind: "text",
@@ -147,7 +165,11 @@ describe("approvals", () => {
     const id = await h.createSession();
     const required = (await h.send(id, "go")).at(-1)!;
     const approvalId = required.data.approvals[0].approval_id;
-    const form = { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "hx-request": "true" }, body: "decision=allow_once" };
+    const form = {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "hx-request": "true" },
+      body: "decision=allow_once",
+    };
     const page = await h.api(`/api/approvals/${approvalId}`, form);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
@@ -186,7 +208,10 @@ describe("approvals", () => {
     try {
       const ranBefore: string[] = [];
       const first = await startHarness({ tools: [fakeExecTool(ranBefore)], upstream });
-      upstream.enqueue({ kind: "text", toolCalls: [{ id: "s1", name: "exec_command", arguments: '{"cmd":"sudo reboot-service"}' }] }, { kind: "text", text: "after restart" });
+      upstream.enqueue(
+        { kind: "text", toolCalls: [{ id: "s1", name: "exec_command", arguments: '{"cmd":"sudo reboot-service"}' }] },
+        { kind: "text", text: "after restart" },
+      );
       const id = await first.createSession();
       const required = (await first.send(id, "restart it")).at(-1)!;
       const approvalId = required.data.approvals[0].approval_id;
@@ -201,7 +226,9 @@ describe("approvals", () => {
       expect(rest.at(-1)!.data).toMatchObject({ reason: "stop" });
       expect(ranBefore).toEqual([]);
       expect(ranAfter).toEqual(["sudo reboot-service"]);
-      expect(toolResults(upstream.completionRequests()[1]!.body)).toEqual([["s1", JSON.stringify({ output: "ran sudo reboot-service", exit_code: 0 })]]);
+      expect(toolResults(upstream.completionRequests()[1]!.body)).toEqual([
+        ["s1", JSON.stringify({ output: "ran sudo reboot-service", exit_code: 0 })],
+      ]);
       expect((await decide(second, approvalId, "allow_once")).status).toBe(409);
     } finally {
       await upstream.close();

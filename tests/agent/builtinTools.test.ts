@@ -21,7 +21,14 @@ describe("read_file", () => {
   test("returns the requested lines with counts", async () => {
     const path = join(dir, "lines.txt");
     writeFileSync(path, Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
-    expect(await read.execute(parse({ path, offset: 3, limit: 2 }), ctx)).toEqual({ path, total_lines: 10, offset: 3, lines_returned: 2, more: true, content: "line 3\nline 4" });
+    expect(await read.execute(parse({ path, offset: 3, limit: 2 }), ctx)).toEqual({
+      path,
+      total_lines: 10,
+      offset: 3,
+      lines_returned: 2,
+      more: true,
+      content: "line 3\nline 4",
+    });
   });
   test("refuses binaries, huge files, directories and missing files with clear codes", async () => {
     const bin = join(dir, "bin");
@@ -40,7 +47,11 @@ describe("write_file", () => {
   test("replaces a file atomically, keeps its mode and leaves no temp file", async () => {
     const path = join(dir, "conf", "app.conf");
     await expect(write.execute(write.parameters.parse({ path, content: "a" }), ctx)).rejects.toMatchObject({ code: "directory_not_found" });
-    expect(await write.execute(write.parameters.parse({ path, content: "v1\n", create_dirs: true }), ctx)).toEqual({ path, bytes: 3, created: true });
+    expect(await write.execute(write.parameters.parse({ path, content: "v1\n", create_dirs: true }), ctx)).toEqual({
+      path,
+      bytes: 3,
+      created: true,
+    });
     chmodSync(path, 0o600);
     expect(await write.execute(write.parameters.parse({ path, content: "v2\n" }), ctx)).toEqual({ path, bytes: 3, created: false });
     expect(readFileSync(path, "utf8")).toBe("v2\n");
@@ -52,7 +63,9 @@ describe("write_file", () => {
 describe("services and incidents", () => {
   test("service_status and restart_service run the configured commands", async () => {
     const marker = join(dir, "restarted");
-    const [status, restart] = createServiceTools(servicesConfigSchema.parse([{ name: "web", status: `test -f ${marker} && echo up`, restart: `touch ${marker}` }]));
+    const [status, restart] = createServiceTools(
+      servicesConfigSchema.parse([{ name: "web", status: `test -f ${marker} && echo up`, restart: `touch ${marker}` }]),
+    );
     expect(restart!.scope).toBe("service_control");
     expect(await status!.execute({ name: "web" }, ctx)).toMatchObject({ healthy: false, exit_code: 1 });
     expect(await restart!.execute({ name: "web" }, ctx)).toMatchObject({ restarted: true, healthy: true, status_output: "up" });
@@ -60,7 +73,9 @@ describe("services and incidents", () => {
   });
   test("list_incidents and get_incident read the incident store", async () => {
     const db = openStore({ path: ":memory:", migrations: baseMigrations });
-    db.run("INSERT INTO incidents (dedup_key, title, category, severity, first_seen, last_seen, details) VALUES ('k', 'upstream 429s', 'upstream', 'warn', 1, 2, '{\"n\":1}')");
+    db.run(
+      "INSERT INTO incidents (dedup_key, title, category, severity, first_seen, last_seen, details) VALUES ('k', 'upstream 429s', 'upstream', 'warn', 1, 2, '{\"n\":1}')",
+    );
     const [list, get] = createIncidentTools(new IncidentStore(db));
     const listed = (await list!.execute(list!.parameters.parse({}), ctx)) as any;
     expect(listed.total).toBe(1);

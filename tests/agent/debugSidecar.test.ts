@@ -14,7 +14,15 @@ afterEach(() => {
 function sidecarIn(logger = recordingLogger()): DebugSidecar {
   const dir = mkdtempSync(join(tmpdir(), "agentd-sidecar-"));
   dirs.push(dir);
-  return new DebugSidecar({ dir, sessionId: "ses_1", maxBytes: 1 << 20, keep: 1, secrets: ["literal-secret-123"], logger, batchMs: 60_000 });
+  return new DebugSidecar({
+    dir,
+    sessionId: "ses_1",
+    maxBytes: 1 << 20,
+    keep: 1,
+    secrets: ["literal-secret-123"],
+    logger,
+    batchMs: 60_000,
+  });
 }
 
 describe("debug sidecar", () => {

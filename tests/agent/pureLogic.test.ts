@@ -22,9 +22,26 @@ describe("command globs", () => {
     expect(matchesCommandGlob("a.b", "axb")).toBe(false);
   });
   test("find sudo anywhere a command starts", () => {
-    for (const cmd of ["sudo id", "cd / && sudo id", "true; sudo -u x id", "echo $(sudo id)", "env A=1 sudo id"]) expect(invokesSudo(cmd)).toBe(true);
+    for (const cmd of ["sudo id", "cd / && sudo id", "true; sudo -u x id", "echo $(sudo id)", "env A=1 sudo id"])
+      expect(invokesSudo(cmd)).toBe(true);
     // Ways around a parser that only looks at command positions: all of them still ask.
-    for (const cmd of ["su''do id", "s\\udo id", "sudo>/tmp/o id", "sudo</dev/null id", "{sudo,id}", "sudo\\\n id", "true\nsudo reboot", "FOO=1 sudo reboot", "/usr/bin/sudo reboot", "bash -c 'sudo reboot'", "{ sudo reboot; }", "nohup sudo x", "time sudo x", "xargs sudo x", "bash -c \"sudo\""]) {
+    for (const cmd of [
+      "su''do id",
+      "s\\udo id",
+      "sudo>/tmp/o id",
+      "sudo</dev/null id",
+      "{sudo,id}",
+      "sudo\\\n id",
+      "true\nsudo reboot",
+      "FOO=1 sudo reboot",
+      "/usr/bin/sudo reboot",
+      "bash -c 'sudo reboot'",
+      "{ sudo reboot; }",
+      "nohup sudo x",
+      "time sudo x",
+      "xargs sudo x",
+      'bash -c "sudo"',
+    ]) {
       expect(invokesSudo(cmd)).toBe(true);
     }
     for (const cmd of ["sudoku", "pseudo x", "echo sudoers.d", "ls /etc/sudo.conf"]) expect(invokesSudo(cmd)).toBe(false);
@@ -36,7 +53,11 @@ describe("approval policy", () => {
   test("defaults: exec and fs_write allowed, sudo, hop and service_control asked", () => {
     expect(decideCallPolicy({ scope: "exec", command: "ls", ...defaults, grants }).verdict).toBe("allow");
     expect(decideCallPolicy({ scope: "fs_write", ...defaults, grants }).verdict).toBe("allow");
-    expect(decideCallPolicy({ scope: "exec", command: "sudo ls", ...defaults, grants })).toEqual({ verdict: "ask", scope: "sudo", reason: "policy:sudo" });
+    expect(decideCallPolicy({ scope: "exec", command: "sudo ls", ...defaults, grants })).toEqual({
+      verdict: "ask",
+      scope: "sudo",
+      reason: "policy:sudo",
+    });
     expect(decideCallPolicy({ scope: "hop", ...defaults, grants }).verdict).toBe("ask");
     expect(decideCallPolicy({ scope: "service_control", ...defaults, grants }).verdict).toBe("ask");
     expect(decideCallPolicy({ scope: "read", ...defaults, grants }).verdict).toBe("allow");
@@ -48,17 +69,41 @@ describe("approval policy", () => {
     ];
     const policy = defaults.policy;
     expect(decideCallPolicy({ scope: "exec", command: "rm -rf /etc", policy, rules, grants: new Set(["exec"]) }).verdict).toBe("deny");
-    expect(decideCallPolicy({ scope: "exec", command: "rm x", policy, rules, grants })).toEqual({ verdict: "ask", scope: "exec", reason: "rule:rm *" });
+    expect(decideCallPolicy({ scope: "exec", command: "rm x", policy, rules, grants })).toEqual({
+      verdict: "ask",
+      scope: "exec",
+      reason: "rule:rm *",
+    });
     expect(decideCallPolicy({ scope: "exec", command: "rm x", policy, rules, grants: new Set(["exec"]) }).verdict).toBe("allow");
-    expect(decideCallPolicy({ scope: "exec", command: "sudo ls", policy, rules, grants: new Set(["sudo"]) })).toEqual({ verdict: "allow", scope: "sudo", reason: "grant:sudo" });
-    expect(decideCallPolicy({ scope: "exec", command: "ls", policy: { ...policy, exec: "deny" }, rules, grants: new Set(["exec"]) }).verdict).toBe("deny");
+    expect(decideCallPolicy({ scope: "exec", command: "sudo ls", policy, rules, grants: new Set(["sudo"]) })).toEqual({
+      verdict: "allow",
+      scope: "sudo",
+      reason: "grant:sudo",
+    });
+    expect(
+      decideCallPolicy({ scope: "exec", command: "ls", policy: { ...policy, exec: "deny" }, rules, grants: new Set(["exec"]) }).verdict,
+    ).toBe("deny");
   });
 });
 
 describe("redaction", () => {
   test("hides keys by name and by shape, keeps the rest", () => {
-    const value = { api_key: "abc", headers: { Authorization: "Bearer sk-abcdefghijklmnopqrstu" }, max_tokens: 100, note: "key sk-proj-ABCDEFGHIJKLMNOP1234 here", token: "t0k3n", usage: { prompt_tokens: 3 } };
-    expect(redactSecrets(value)).toEqual({ api_key: "[redacted]", headers: { Authorization: "[redacted]" }, max_tokens: 100, note: "key [redacted] here", token: "[redacted]", usage: { prompt_tokens: 3 } });
+    const value = {
+      api_key: "abc",
+      headers: { Authorization: "Bearer sk-abcdefghijklmnopqrstu" },
+      max_tokens: 100,
+      note: "key sk-proj-ABCDEFGHIJKLMNOP1234 here",
+      token: "t0k3n",
+      usage: { prompt_tokens: 3 },
+    };
+    expect(redactSecrets(value)).toEqual({
+      api_key: "[redacted]",
+      headers: { Authorization: "[redacted]" },
+      max_tokens: 100,
+      note: "key [redacted] here",
+      token: "[redacted]",
+      usage: { prompt_tokens: 3 },
+    });
     expect(redactText("curl -H 'Authorization: Bearer abcdefghijklmnop' x")).toBe("curl -H 'Authorization: Bearer [redacted]' x");
     expect(redactText("OPENAI_API_KEY=zzz ./run")).toBe("OPENAI_API_KEY=[redacted] ./run");
     expect(redactSecrets({ text: "my custom secret-value-123456" }, ["secret-value-123456"])).toEqual({ text: "my custom [redacted]" });
@@ -76,7 +121,12 @@ describe("sidecar records", () => {
   });
 
   test("every line of the readable rendering is a comment, one per line of the indented JSON", () => {
-    const record = { ts: "2026-01-01T00:00:00.000Z", session: "ses_1", kind: "tool.start", arguments: { cmd: "ls", nested: [1, { a: "b" }] } };
+    const record = {
+      ts: "2026-01-01T00:00:00.000Z",
+      session: "ses_1",
+      kind: "tool.start",
+      arguments: { cmd: "ls", nested: [1, { a: "b" }] },
+    };
     const pretty = JSON.stringify(record, null, 2).split("\n");
     const lines = renderSidecarRecord(record).split("\n");
     expect(lines).toEqual([JSON.stringify(record), ...pretty.map((line) => `# ${line}`), SIDECAR_SEPARATOR, ""]);
@@ -92,7 +142,12 @@ describe("tool call arguments", () => {
       { role: "assistant", content: null, tool_calls: [call("a", '{"n":1}'), call("b", "")] },
       { role: "tool", tool_call_id: "a", content: "ok" },
     ];
-    expect(argumentsByCallId(history)).toEqual(new Map([["a", '{"n":1}'], ["b", ""]]));
+    expect(argumentsByCallId(history)).toEqual(
+      new Map([
+        ["a", '{"n":1}'],
+        ["b", ""],
+      ]),
+    );
     expect(argumentsByCallId([{ role: "user", content: "hi" }])).toEqual(new Map());
   });
 
@@ -138,14 +193,24 @@ describe("terminal transcript", () => {
     expect(parseApprovalAnswer("d")).toBe("deny");
     expect(parseApprovalAnswer("yes please")).toBeUndefined();
     expect(transcriptLine({ seq: 1, type: "text.delta", data: { delta: "hi" } })).toEqual({ text: "hi" });
-    expect(transcriptLine({ seq: 2, type: "tool.end", data: { tool: "echo", outcome: "timeout", duration_ms: 10.4, error: { code: "timeout", message: "too slow" } } }).note).toBe("← echo timeout in 10 ms: too slow");
+    expect(
+      transcriptLine({
+        seq: 2,
+        type: "tool.end",
+        data: { tool: "echo", outcome: "timeout", duration_ms: 10.4, error: { code: "timeout", message: "too slow" } },
+      }).note,
+    ).toBe("← echo timeout in 10 ms: too slow");
   });
 });
 
 describe("the approval question", () => {
   test("shows the command with key-like values redacted (it lands in logs, events and the page)", () => {
     const tool = { name: "exec_command" } as Parameters<typeof callSummary>[0];
-    const summary = callSummary(tool, {}, "OPENAI_API_KEY=sk-proj-abcdefghijklmnop sudo curl -H 'Authorization: Bearer abcdefghijklmnop1234' https://x");
+    const summary = callSummary(
+      tool,
+      {},
+      "OPENAI_API_KEY=sk-proj-abcdefghijklmnop sudo curl -H 'Authorization: Bearer abcdefghijklmnop1234' https://x",
+    );
     expect(summary).not.toContain("sk-proj-abcdefghijklmnop");
     expect(summary).not.toContain("abcdefghijklmnop1234");
     expect(summary).toStartWith('exec_command "OPENAI_API_KEY=[redacted] sudo curl');

@@ -20,7 +20,10 @@ describe("session streams", () => {
     const id = await h.createSession();
     const turn = h.send(id, "talk slowly");
     await h.upstream.waitForRequests(1);
-    await waitFor(() => (h!.db.query("SELECT count(*) AS n FROM agent_events WHERE type = 'text.delta'").get() as any).n >= 1, "the first delta");
+    await waitFor(
+      () => (h!.db.query("SELECT count(*) AS n FROM agent_events WHERE type = 'text.delta'").get() as any).n >= 1,
+      "the first delta",
+    );
     const cancel = (await (await h.api(`/api/sessions/${id}/cancel`, { method: "POST" })).json()) as any;
     expect(cancel.cancelled).toBe(true);
     const events = await turn;
@@ -86,7 +89,15 @@ describe("session streams", () => {
     expect(text).not.toContain(API_KEY);
     expect(text).not.toContain("VERYSECRETKEY");
     const records = parseSidecar(text);
-    expect(records.map((r) => r.kind)).toEqual(["model.request", "model.response", "tool.start", "tool.end", "model.request", "model.response", "turn.end"]);
+    expect(records.map((r) => r.kind)).toEqual([
+      "model.request",
+      "model.response",
+      "tool.start",
+      "tool.end",
+      "model.request",
+      "model.response",
+      "turn.end",
+    ]);
     expect((records[0] as any).headers.authorization).toBe("[redacted]");
     expect((records[1] as any).message).toMatchObject({ toolCalls: [{ id: "e1", name: "echo" }], finishReason: "tool_calls" });
     expect((records[5] as any).message.content).toBe("the end");

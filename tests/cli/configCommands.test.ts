@@ -24,7 +24,10 @@ describe("agentd init and agentd config check", () => {
     expect(found.stderr).toBe("");
     expect(found.code).toBe(0);
     expect(found.stdout.split("\n")[0]).toBe(`${join(dir, "agentd.jsonc")}: ok, 0 provider(s)`);
-    const explicit = await runAgentd(["config", "check", "--config", join(dir, "agentd.jsonc")], { cwd: makeTempDir(), env: { HOME: dir } });
+    const explicit = await runAgentd(["config", "check", "--config", join(dir, "agentd.jsonc")], {
+      cwd: makeTempDir(),
+      env: { HOME: dir },
+    });
     expect(explicit.code).toBe(0);
     expect(explicit.stdout).toStartWith(`${join(dir, "agentd.jsonc")}: ok`);
   }, 60_000);
@@ -56,7 +59,9 @@ describe("agentd init and agentd config check", () => {
     const dir = makeTempDir();
     const result = await runAgentd(["config", "check"], { cwd: dir, env: { HOME: dir } });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('(no config file; defaults): ok, 0 provider(s)\nnote: No provider is configured: add one under "providers" in agentd.jsonc, or set OPENAI_API_KEY.\n');
+    expect(result.stdout).toBe(
+      '(no config file; defaults): ok, 0 provider(s)\nnote: No provider is configured: add one under "providers" in agentd.jsonc, or set OPENAI_API_KEY.\n',
+    );
   }, 60_000);
 
   test("config check honours AGENTD_CONFIG and OPENAI_API_KEY", async () => {
@@ -78,9 +83,14 @@ describe("agentd init and agentd config check", () => {
   test("an unset {env:} variable names the variable and its place", async () => {
     const dir = makeTempDir();
     const path = join(dir, "agentd.jsonc");
-    writeFileSync(path, '{\n  "providers": [{ "name": "a", "base_url": "https://x.example/v1", "api_key": "{env:AGENTD_TEST_NOT_SET}" }]\n}\n');
+    writeFileSync(
+      path,
+      '{\n  "providers": [{ "name": "a", "base_url": "https://x.example/v1", "api_key": "{env:AGENTD_TEST_NOT_SET}" }]\n}\n',
+    );
     const result = await runAgentd(["config", "check"], { cwd: dir, env: { HOME: dir } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`${path}:2:79: providers[0].api_key: environment variable AGENTD_TEST_NOT_SET is not set (referenced as {env:AGENTD_TEST_NOT_SET})\n`);
+    expect(result.stderr).toBe(
+      `${path}:2:79: providers[0].api_key: environment variable AGENTD_TEST_NOT_SET is not set (referenced as {env:AGENTD_TEST_NOT_SET})\n`,
+    );
   }, 60_000);
 });

@@ -92,7 +92,18 @@ describe("agentd health", () => {
   test("the local daemon is found through <data_dir>/ready.json", async () => {
     running = startApp();
     const dataDir = makeTempDir();
-    writeFileSync(join(dataDir, "ready.json"), JSON.stringify({ pid: 1, supervisor_pid: null, bind: "127.0.0.1", port: running.server.port, url: running.url, version: "x", started_at: "" }));
+    writeFileSync(
+      join(dataDir, "ready.json"),
+      JSON.stringify({
+        pid: 1,
+        supervisor_pid: null,
+        bind: "127.0.0.1",
+        port: running.server.port,
+        url: running.url,
+        version: "x",
+        started_at: "",
+      }),
+    );
     const result = await health(["--data-dir", dataDir]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -114,7 +125,18 @@ describe("agentd health", () => {
     expect(withEnv.code).toBe(0);
     const dataDir = makeTempDir();
     writeFileSync(join(dataDir, "token"), TOKEN + "\n", { mode: 0o600 });
-    writeFileSync(join(dataDir, "ready.json"), JSON.stringify({ pid: 1, supervisor_pid: null, bind: "0.0.0.0", port: running.server.port, url: running.url, version: "x", started_at: "" }));
+    writeFileSync(
+      join(dataDir, "ready.json"),
+      JSON.stringify({
+        pid: 1,
+        supervisor_pid: null,
+        bind: "0.0.0.0",
+        port: running.server.port,
+        url: running.url,
+        version: "x",
+        started_at: "",
+      }),
+    );
     const fromFile = await health(["--data-dir", dataDir]);
     expect(fromFile.code).toBe(0);
   }, 60_000);

@@ -21,13 +21,34 @@ function seed(dataDir: string): Seeded {
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
   try {
     const store = new IncidentStore(db);
-    const old = store.open({ fingerprint: "provider:openai", pattern: "upstream.server_error", title: "Upstream 5xx storm — provider:openai", category: "upstream", severity: "error", now: T0 - 3_600_000 });
+    const old = store.open({
+      fingerprint: "provider:openai",
+      pattern: "upstream.server_error",
+      title: "Upstream 5xx storm — provider:openai",
+      category: "upstream",
+      severity: "error",
+      now: T0 - 3_600_000,
+    });
     store.setState(old.id, "resolved", "watchdog");
-    const crash = store.open({ fingerprint: "worker", pattern: "worker.crashed", title: "Worker killed by SIGKILL", category: "daemon", severity: "critical", now: T0 });
+    const crash = store.open({
+      fingerprint: "worker",
+      pattern: "worker.crashed",
+      title: "Worker killed by SIGKILL",
+      category: "daemon",
+      severity: "critical",
+      now: T0,
+    });
     store.addEvent(crash.id, "signal", "Worker killed by SIGKILL", {}, T0);
     store.recordDecision(crash.id, { tier: 1, action: "restart_worker", reason: "rule restart-crashed-worker: Worker killed by SIGKILL" });
     store.touch(crash.id, { now: T0 + 5000, severity: "critical", pattern: "worker.crashed", title: "Worker killed by SIGKILL" });
-    const check = store.open({ fingerprint: "check:db", pattern: "check.tcp", title: "Check db failing — check:db", category: "daemon", severity: "error", now: T0 + 1000 });
+    const check = store.open({
+      fingerprint: "check:db",
+      pattern: "check.tcp",
+      title: "Check db failing — check:db",
+      category: "daemon",
+      severity: "error",
+      now: T0 + 1000,
+    });
     return { crash: store.get(crash.id), check: store.get(check.id), old: store.get(old.id) };
   } finally {
     db.close();
@@ -39,8 +60,22 @@ function seedRequest(dataDir: string, title: string): Incident {
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
   try {
     const store = new IncidentStore(db);
-    const incident = store.open({ fingerprint: `check:${title}`, pattern: "check.tcp", title, category: "daemon", severity: "error", now: Date.now() });
-    new ActionRequestStore(db, store).create({ incidentId: incident.id, command: "restart-db", tier: 1, reason: "rule restart-db", now: Date.now(), expiresAt: Date.now() + 3_600_000 });
+    const incident = store.open({
+      fingerprint: `check:${title}`,
+      pattern: "check.tcp",
+      title,
+      category: "daemon",
+      severity: "error",
+      now: Date.now(),
+    });
+    new ActionRequestStore(db, store).create({
+      incidentId: incident.id,
+      command: "restart-db",
+      tier: 1,
+      reason: "rule restart-db",
+      now: Date.now(),
+      expiresAt: Date.now() + 3_600_000,
+    });
     return store.get(incident.id);
   } finally {
     db.close();
@@ -81,7 +116,9 @@ describe("agentd incidents against the local store (--data-dir)", () => {
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^ID +STATE +SEVERITY +LAST SEEN +COUNT +ACTION +TITLE$/);
-    expect(lines[1]).toMatch(new RegExp(`^${seeded.crash.id} +open +critical +2030-01-15 12:00:05 +2 +restart_worker/pending +Worker killed by SIGKILL$`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^${seeded.crash.id} +open +critical +2030-01-15 12:00:05 +2 +restart_worker/pending +Worker killed by SIGKILL$`),
+    );
     expect(lines[2]).toMatch(new RegExp(`^${seeded.check.id} +open +error +2030-01-15 12:00:01 +1 +- +Check db failing — check:db$`));
   }, 60_000);
 
@@ -115,7 +152,10 @@ describe("agentd incidents against the local store (--data-dir)", () => {
     );
     const json = await incidents(home, "--data-dir", dataDir, "show", String(seeded.check.id), "--json");
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ incident: { id: seeded.check.id, title: "Check db failing — check:db", state: "open" }, timeline: [] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      incident: { id: seeded.check.id, title: "Check db failing — check:db", state: "open" },
+      timeline: [],
+    });
   }, 60_000);
 
   test("ack then resolve move the incident forward and record the CLI as the actor", async () => {
@@ -152,7 +192,9 @@ describe("agentd incidents against the local store (--data-dir)", () => {
     const again = await incidents(home, "--data-dir", dataDir, "deny", String(incident.id));
     expect(again.code).toBe(1);
     expect(again.stdout).toBe("");
-    expect(again.stderr).toStartWith(`agentd incidents: The request to run restart-db on incident ${incident.id} is no longer pending: allowed by cli at `);
+    expect(again.stderr).toStartWith(
+      `agentd incidents: The request to run restart-db on incident ${incident.id} is no longer pending: allowed by cli at `,
+    );
   }, 60_000);
 
   test("deny --json prints the denied request; an incident without one says so", async () => {
@@ -160,7 +202,12 @@ describe("agentd incidents against the local store (--data-dir)", () => {
     const denied = await incidents(home, "--data-dir", dataDir, "deny", String(incident.id), "--json");
     expect(denied.stderr).toBe("");
     expect(denied.code).toBe(0);
-    expect(JSON.parse(denied.stdout) as ActionRequest).toMatchObject({ incident_id: incident.id, command: "restart-db", status: "denied", decided_by: "cli" });
+    expect(JSON.parse(denied.stdout) as ActionRequest).toMatchObject({
+      incident_id: incident.id,
+      command: "restart-db",
+      status: "denied",
+      decided_by: "cli",
+    });
 
     const none = await incidents(home, "--data-dir", dataDir, "approve", String(seeded.old.id));
     expect(none.code).toBe(1);
@@ -243,7 +290,11 @@ describe("agentd incidents against a running daemon (--url)", () => {
 
     const resolved = await incidents(home, "--url", url, "resolve", String(seeded.crash.id), "--json");
     expect(resolved.code).toBe(0);
-    expect(JSON.parse(resolved.stdout)).toMatchObject({ id: seeded.crash.id, state: "resolved", details: { acknowledged_by: "api", resolved_by: "api" } });
+    expect(JSON.parse(resolved.stdout)).toMatchObject({
+      id: seeded.crash.id,
+      state: "resolved",
+      details: { acknowledged_by: "api", resolved_by: "api" },
+    });
 
     const remaining = await incidents(home, "--url", url, "--json");
     expect((JSON.parse(remaining.stdout) as Incident[]).map((r) => r.id)).toEqual([seeded.check.id]);
@@ -258,7 +309,9 @@ describe("agentd incidents against a running daemon (--url)", () => {
 
     const again = await incidents(home, "--url", daemon.url, "approve", String(incident.id));
     expect(again.code).toBe(1);
-    expect(again.stderr).toStartWith(`agentd incidents: The request to run restart-db on incident ${incident.id} is no longer pending: allowed by cli at `);
+    expect(again.stderr).toStartWith(
+      `agentd incidents: The request to run restart-db on incident ${incident.id} is no longer pending: allowed by cli at `,
+    );
   }, 60_000);
 
   test("an unknown id through the API: exit 1 and the daemon's message", async () => {

@@ -34,7 +34,14 @@ describe("agentd providers", () => {
   });
 
   test("shows a quirk the proxy learned from a 400, and clears it", async () => {
-    upstream.enqueue({ kind: "http_error", status: 400, body: JSON.stringify({ error: { message: "Unrecognized request argument supplied: parallel_tool_calls" } }) }, { kind: "text", text: "ok" });
+    upstream.enqueue(
+      {
+        kind: "http_error",
+        status: 400,
+        body: JSON.stringify({ error: { message: "Unrecognized request argument supplied: parallel_tool_calls" } }),
+      },
+      { kind: "text", text: "ok" },
+    );
     const answer = await fetch(`${daemon.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -16,7 +16,8 @@ function freshHome(): { home: string; dataDir: string } {
   return { home, dataDir: join(home, "data") };
 }
 
-const silence = (home: string, dataDir: string, ...args: string[]) => runAgentd(["silence", ...args, "--data-dir", dataDir], { cwd: home, env: { HOME: home } });
+const silence = (home: string, dataDir: string, ...args: string[]) =>
+  runAgentd(["silence", ...args, "--data-dir", dataDir], { cwd: home, env: { HOME: home } });
 
 function storedSilences(dataDir: string): Silence[] {
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
@@ -83,7 +84,9 @@ describe("agentd silence", () => {
     for (const duration of ["soon", "10d", "5min", "1.5.2s"]) {
       const result = await silence(home, dataDir, "db", duration);
       expect({ duration, code: result.code, stdout: result.stdout }).toEqual({ duration, code: 2, stdout: "" });
-      expect(result.stderr).toBe(`agentd silence: Cannot read "${duration}" as a duration: expected a number with ms, s, m or h (e.g. 30s)\nRun 'agentd silence --help' for usage.\n`);
+      expect(result.stderr).toBe(
+        `agentd silence: Cannot read "${duration}" as a duration: expected a number with ms, s, m or h (e.g. 30s)\nRun 'agentd silence --help' for usage.\n`,
+      );
     }
     expect(existsSync(join(dataDir, "agentd.db"))).toBe(false);
   }, 120_000);

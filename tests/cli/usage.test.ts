@@ -80,7 +80,10 @@ describe("agentd CLI usage", () => {
       [["serve", "--port", "http"], `agentd serve: Cannot use "http" as --port: expected an integer from 0 to 65535\n`],
       [["serve", "--port", "70000"], `agentd serve: Cannot use "70000" as --port: expected an integer from 0 to 65535\n`],
       [["serve", "--log-level", "loud"], `agentd serve: Cannot use "loud" as --log-level: expected one of debug, info, warn, error\n`],
-      [["health", "--url", "http://127.0.0.1:9", "--wait", "soon"], `agentd health: Cannot read "soon" as a duration: expected a number with ms, s, m or h (e.g. 30s)\n`],
+      [
+        ["health", "--url", "http://127.0.0.1:9", "--wait", "soon"],
+        `agentd health: Cannot read "soon" as a duration: expected a number with ms, s, m or h (e.g. 30s)\n`,
+      ],
       [["serve", "--port"], `agentd serve: Option '-p, --port <value>' argument missing\n`],
     ];
     for (const [args, message] of cases) {
@@ -103,6 +106,11 @@ describe("agentd version", () => {
   test("--json prints one JSON object", async () => {
     const result = await run(["version", "--json"]);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ version: VERSION, bun: expect.stringMatching(/^\d+\.\d+\.\d+/), platform: "linux", arch: "x64" });
+    expect(JSON.parse(result.stdout)).toEqual({
+      version: VERSION,
+      bun: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      platform: "linux",
+      arch: "x64",
+    });
   }, 60_000);
 });

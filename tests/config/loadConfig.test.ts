@@ -63,13 +63,17 @@ describe("config discovery: --config, AGENTD_CONFIG, ./agentd.jsonc, ~/.config/a
   test("a --config or AGENTD_CONFIG that does not exist is an error, not a silent fallback", () => {
     const { home, cwd } = layout();
     expect(() => loadConfig({ explicitPath: join(cwd, "missing.jsonc"), env: {}, cwd, home })).toThrow(ConfigError);
-    expect(() => loadConfig({ env: { AGENTD_CONFIG: join(cwd, "missing.jsonc") }, cwd, home })).toThrow(/missing\.jsonc: it does not exist/);
+    expect(() => loadConfig({ env: { AGENTD_CONFIG: join(cwd, "missing.jsonc") }, cwd, home })).toThrow(
+      /missing\.jsonc: it does not exist/,
+    );
   });
 
   test("errors in a discovered file name that file", () => {
     const cwd = makeTempDir();
     writeFileSync(join(cwd, "agentd.jsonc"), '{\n  "log": { "levle": "info" }\n}\n');
-    expect(() => loadConfig({ env: {}, cwd, home: makeTempDir() })).toThrow(`${join(cwd, "agentd.jsonc")}:2:12: log.levle: unknown key "levle"; did you mean "level"?`);
+    expect(() => loadConfig({ env: {}, cwd, home: makeTempDir() })).toThrow(
+      `${join(cwd, "agentd.jsonc")}:2:12: log.levle: unknown key "levle"; did you mean "level"?`,
+    );
   });
 });
 
@@ -77,12 +81,21 @@ describe("providers from the environment", () => {
   test("OPENAI_API_KEY alone gives a default OpenAI provider", () => {
     const loaded = loadConfig({ env: { OPENAI_API_KEY: "sk-test" }, cwd: makeTempDir(), home: makeTempDir() });
     expect(loaded.config.providers).toHaveLength(1);
-    expect(loaded.config.providers[0]).toMatchObject({ name: "openai", base_url: "https://api.openai.com/v1", api_key: "sk-test", models: ["*"] });
+    expect(loaded.config.providers[0]).toMatchObject({
+      name: "openai",
+      base_url: "https://api.openai.com/v1",
+      api_key: "sk-test",
+      models: ["*"],
+    });
     expect(loaded.notes.join("\n")).toContain("OPENAI_API_KEY");
   });
 
   test("OPENAI_BASE_URL moves the default provider", () => {
-    const loaded = loadConfig({ env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }, cwd: makeTempDir(), home: makeTempDir() });
+    const loaded = loadConfig({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+      cwd: makeTempDir(),
+      home: makeTempDir(),
+    });
     expect(loaded.config.providers[0]!.base_url).toBe("http://127.0.0.1:9/v1");
   });
 

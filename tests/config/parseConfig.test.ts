@@ -25,13 +25,25 @@ describe("parseConfig: valid files", () => {
   ]
 }`);
     expect(config.data_dir).toBe("/var/lib/agentd");
-    expect(config.server).toEqual({ bind: "0.0.0.0", port: 8080, body_limit_bytes: 10 * 1024 * 1024, drain_timeout_ms: 10_000, require_token: false });
+    expect(config.server).toEqual({
+      bind: "0.0.0.0",
+      port: 8080,
+      body_limit_bytes: 10 * 1024 * 1024,
+      drain_timeout_ms: 10_000,
+      require_token: false,
+    });
     expect(config.log.level).toBe("debug");
     expect(config.log.file_keep).toBe(5);
     expect(config.supervisor.restart_max).toBe(5);
     expect(config.supervisor.restart_window_s).toBe(600);
     expect(config.providers).toHaveLength(1);
-    expect(config.providers[0]).toMatchObject({ name: "local", base_url: "http://127.0.0.1:11434/v1", models: ["llama*"], priority: 5, weight: 1 });
+    expect(config.providers[0]).toMatchObject({
+      name: "local",
+      base_url: "http://127.0.0.1:11434/v1",
+      models: ["llama*"],
+      priority: 5,
+      weight: 1,
+    });
   });
 
   test("an empty file and a file of comments alone mean all defaults", () => {
@@ -77,11 +89,14 @@ describe("parseConfig: {env:NAME} interpolation", () => {
   });
 
   test("an interpolated value is validated after substitution", () => {
-    const error = errorOf(`{
+    const error = errorOf(
+      `{
   "providers": [
     { "name": "a", "base_url": "{env:URL}" }
   ]
-}`, { URL: "not a url" });
+}`,
+      { URL: "not a url" },
+    );
     expect(error.message).toBe("agentd.jsonc:3:32: providers[0].base_url: expected a URL");
   });
 
@@ -118,14 +133,18 @@ describe("parseConfig: errors carry the exact file:line:col", () => {
   });
 
   test("wrong type points at the value", () => {
-    expect(errorOf('{\n  "server": {\n    "port": "7070"\n  }\n}\n').message).toBe("agentd.jsonc:3:13: server.port: expected number, received string");
+    expect(errorOf('{\n  "server": {\n    "port": "7070"\n  }\n}\n').message).toBe(
+      "agentd.jsonc:3:13: server.port: expected number, received string",
+    );
   });
 
   test("a key set twice points at the second one", () => {
     expect(errorOf('{\n  "server": {\n    "port": 7070,\n    "port": 7071\n  }\n}\n').message).toBe(
       'agentd.jsonc:4:5: server.port: duplicate key "port" (it is already set above; only one may stay)',
     );
-    expect(errorOf('{ "providers": [ { "name": "a", "name": "b", "base_url": "http://x" } ] }').message).toStartWith("agentd.jsonc:1:33: providers[0].name: duplicate key");
+    expect(errorOf('{ "providers": [ { "name": "a", "name": "b", "base_url": "http://x" } ] }').message).toStartWith(
+      "agentd.jsonc:1:33: providers[0].name: duplicate key",
+    );
   });
 
   test("a value out of range points at the value", () => {
@@ -145,7 +164,9 @@ describe("parseConfig: errors carry the exact file:line:col", () => {
   });
 
   test("an unknown key points at the key and suggests the closest known one", () => {
-    expect(errorOf('{\n  "server": {\n    "prot": 1\n  }\n}\n').message).toBe('agentd.jsonc:3:5: server.prot: unknown key "prot"; did you mean "port"?');
+    expect(errorOf('{\n  "server": {\n    "prot": 1\n  }\n}\n').message).toBe(
+      'agentd.jsonc:3:5: server.prot: unknown key "prot"; did you mean "port"?',
+    );
     expect(errorOf('{\n  "sever": {}\n}\n').message).toBe('agentd.jsonc:2:3: sever: unknown key "sever"; did you mean "server"?');
     expect(errorOf('{ "providers": [{ "name": "a", "base_url": "https://x/v1", "api_kye": "k" }] }').message).toBe(
       'agentd.jsonc:1:60: providers[0].api_kye: unknown key "api_kye"; did you mean "api_key"?',

@@ -13,6 +13,11 @@ describe("the `agentd init` template", () => {
     expect(uncommented).not.toBe(CONFIG_TEMPLATE);
     const config = parseConfig(uncommented, { file: "agentd.jsonc", env: { OPENAI_API_KEY: "sk-test" } });
     expect(config.providers).toHaveLength(1);
-    expect(config.providers[0]).toMatchObject({ name: "openai", api_key: "sk-test", models: ["gpt-4o*", "o4-mini"], aliases: { fast: "gpt-4o-mini" } });
+    expect(config.providers[0]).toMatchObject({
+      name: "openai",
+      api_key: "sk-test",
+      models: ["gpt-4o*", "o4-mini"],
+      aliases: { fast: "gpt-4o-mini" },
+    });
   });
 });

@@ -5,7 +5,11 @@ describe("cachedFor", () => {
   test("runs the check once per period, then again after it", () => {
     let clock = 0;
     let runs = 0;
-    const check = cachedFor(1000, () => ++runs, () => clock);
+    const check = cachedFor(
+      1000,
+      () => ++runs,
+      () => clock,
+    );
     expect([check(), check(), check()]).toEqual([1, 1, 1]);
     clock = 999;
     expect(check()).toBe(1);

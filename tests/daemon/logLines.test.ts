@@ -69,13 +69,28 @@ describe("createLogger", () => {
     expect(Object.keys(first).slice(0, 4)).toEqual(["ts", "level", "component", "event"]);
     expect(first).toMatchObject({ level: "info", component: "supervisor", event: "worker.spawned", pid: 42, restarts: 0 });
     expect(new Date(first.ts).toISOString()).toBe(first.ts);
-    expect(JSON.parse(lines[1]!)).toMatchObject({ level: "warn", component: "supervisor.probe", event: "probe.failed", error: { name: "Error", message: "refused", code: "ECONNREFUSED" } });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      level: "warn",
+      component: "supervisor.probe",
+      event: "probe.failed",
+      error: { name: "Error", message: "refused", code: "ECONNREFUSED" },
+    });
   });
 
   test("a field named like a fixed key does not rewrite it", () => {
     setLogSink((line) => lines.push(line));
-    createLogger("supervisor.watchdog").warn("watchdog.incident_opened", { component: "worker", event: "other", level: "debug", incident_id: 3 });
-    expect(JSON.parse(lines[0]!)).toMatchObject({ component: "supervisor.watchdog", event: "watchdog.incident_opened", level: "warn", incident_id: 3 });
+    createLogger("supervisor.watchdog").warn("watchdog.incident_opened", {
+      component: "worker",
+      event: "other",
+      level: "debug",
+      incident_id: 3,
+    });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      component: "supervisor.watchdog",
+      event: "watchdog.incident_opened",
+      level: "warn",
+      incident_id: 3,
+    });
   });
 
   test("events below the level are dropped", () => {

@@ -8,7 +8,15 @@ import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
 afterAll(removeTempDirs);
 
-const info = (pid: number): ReadyInfo => ({ pid, supervisor_pid: 1, bind: "127.0.0.1", port: 4321, url: "http://127.0.0.1:4321", version: "0.0.0", started_at: new Date(0).toISOString() });
+const info = (pid: number): ReadyInfo => ({
+  pid,
+  supervisor_pid: 1,
+  bind: "127.0.0.1",
+  port: 4321,
+  url: "http://127.0.0.1:4321",
+  version: "0.0.0",
+  started_at: new Date(0).toISOString(),
+});
 
 describe("ready.json", () => {
   test("written whole (no temp file left), mode 0600, read back", () => {
@@ -41,7 +49,16 @@ describe("serveArgs: the supervisor passes its options on to the worker", () => 
   test("every option given, none invented", () => {
     expect(serveArgs({})).toEqual([]);
     expect(serveArgs({ configPath: "/c.jsonc", dataDir: "/d", bind: "::1", port: 0, logLevel: "debug" })).toEqual([
-      "--config", "/c.jsonc", "--data-dir", "/d", "--bind", "::1", "--port", "0", "--log-level", "debug",
+      "--config",
+      "/c.jsonc",
+      "--data-dir",
+      "/d",
+      "--bind",
+      "::1",
+      "--port",
+      "0",
+      "--log-level",
+      "debug",
     ]);
   });
 });

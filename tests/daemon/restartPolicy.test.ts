@@ -4,7 +4,15 @@ import { RestartPolicy, type RestartPolicyOptions } from "../../src/watchdog/ind
 const MINUTE = 60_000;
 // random 0.5 puts the jitter factor at exactly 1, so delays are the bare backoff.
 const policy = (overrides: Partial<RestartPolicyOptions> = {}) =>
-  new RestartPolicy({ maxRestarts: 5, windowMs: 10 * MINUTE, initialBackoffMs: 500, maxBackoffMs: 4_000, healthyResetMs: 10 * MINUTE, random: () => 0.5, ...overrides });
+  new RestartPolicy({
+    maxRestarts: 5,
+    windowMs: 10 * MINUTE,
+    initialBackoffMs: 500,
+    maxBackoffMs: 4_000,
+    healthyResetMs: 10 * MINUTE,
+    random: () => 0.5,
+    ...overrides,
+  });
 
 describe("RestartPolicy", () => {
   test("the first restart is immediate, then the backoff doubles up to the cap", () => {

@@ -16,7 +16,10 @@ describe("RotatingFile", () => {
     const file = new RotatingFile({ path, maxBytes: 1000, keep: 3 });
     for (let i = 0; i < 55; i++) file.write(line(i));
     expect(readdirSync(join(dir, "logs")).sort()).toEqual(["agentd.log", "agentd.log.1", "agentd.log.2", "agentd.log.3"]);
-    const lines = (name: string) => readFileSync(join(dir, "logs", name), "utf8").trimEnd().split("\n");
+    const lines = (name: string) =>
+      readFileSync(join(dir, "logs", name), "utf8")
+        .trimEnd()
+        .split("\n");
     expect(lines("agentd.log")).toEqual([50, 51, 52, 53, 54].map(line));
     expect(lines("agentd.log.1")).toEqual(Array.from({ length: 10 }, (_, i) => line(40 + i)));
     expect(lines("agentd.log.2")[0]).toBe(line(30));

@@ -41,7 +41,8 @@ const finishedTurn = (id: string, turns: number) =>
     { timeoutMs: 60_000, intervalMs: 100 },
   );
 
-const gatedRuns = () => (existsSync(join(work, "gated.log")) ? readFileSync(join(work, "gated.log"), "utf8").split("\n").filter(Boolean) : []);
+const gatedRuns = () =>
+  existsSync(join(work, "gated.log")) ? readFileSync(join(work, "gated.log"), "utf8").split("\n").filter(Boolean) : [];
 
 beforeAll(async () => {
   await ensureBinary();
@@ -90,7 +91,12 @@ describe("agent end to end against ./agentd", () => {
     expect(types.indexOf("tool.start")).toBeLessThan(types.indexOf("tool.end"));
     expect(events.find((e) => e.type === "tool.end")!.data).toMatchObject({ tool: "exec_command", outcome: "ok" });
     expect(events.at(-1)!.data).toMatchObject({ reason: "stop", content: "Wrote the marker." });
-    expect(events.filter((e) => e.type === "text.delta").map((e) => e.data.delta).join("")).toBe("Wrote the marker.");
+    expect(
+      events
+        .filter((e) => e.type === "text.delta")
+        .map((e) => e.data.delta)
+        .join(""),
+    ).toBe("Wrote the marker.");
     expect(readFileSync(marker, "utf8").trim()).toBe("hi");
 
     // The proxy sent the provider's key upstream: the secret was really in play.
@@ -139,7 +145,13 @@ describe("agent end to end against ./agentd", () => {
   test("a gated command: run exits 3 without a TTY, approve once runs it once, a second approve is refused, the turn ends by itself", async () => {
     const before = upstream.completionRequests().length;
     upstream.enqueue(
-      { kind: "text", text: "Running it.", toolCalls: [{ id: "call_gate", name: "exec_command", arguments: JSON.stringify({ cmd: `echo ran >> ${join(work, "gated.log")} # ${GATE}` }) }] },
+      {
+        kind: "text",
+        text: "Running it.",
+        toolCalls: [
+          { id: "call_gate", name: "exec_command", arguments: JSON.stringify({ cmd: `echo ran >> ${join(work, "gated.log")} # ${GATE}` }) },
+        ],
+      },
       { kind: "text", text: "The gated command ran." },
     );
     const paused = await runAgentd(["run", "run the gated command", "--url", daemon.url], { timeoutMs: 60_000 });
@@ -167,7 +179,10 @@ describe("agent end to end against ./agentd", () => {
     const again = await runAgentd(["approve", approvalId, "once", "--url", daemon.url], { timeoutMs: 30_000 });
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain(`Approval ${approvalId} was already decided (allow_once by cli)`);
-    const conflict = await api<{ error: { code: string } }>(daemon.url, `/api/approvals/${approvalId}`, { body: { decision: "allow_once" }, expect: 409 });
+    const conflict = await api<{ error: { code: string } }>(daemon.url, `/api/approvals/${approvalId}`, {
+      body: { decision: "allow_once" },
+      expect: 409,
+    });
     expect(conflict.error.code).toBe("approval_already_decided");
     expect(gatedRuns()).toEqual(["ran"]);
     expect(upstream.completionRequests().length).toBe(before + 2);
@@ -175,7 +190,16 @@ describe("agent end to end against ./agentd", () => {
 
   test("a pending approval survives kill -9 of the worker and is decided afterwards", async () => {
     upstream.enqueue(
-      { kind: "text", toolCalls: [{ id: "call_gate2", name: "exec_command", arguments: JSON.stringify({ cmd: `echo ran >> ${join(work, "gated.log")} # ${GATE} again` }) }] },
+      {
+        kind: "text",
+        toolCalls: [
+          {
+            id: "call_gate2",
+            name: "exec_command",
+            arguments: JSON.stringify({ cmd: `echo ran >> ${join(work, "gated.log")} # ${GATE} again` }),
+          },
+        ],
+      },
       { kind: "text", text: "Ran it after the restart." },
     );
     const { id } = await api<{ id: string }>(daemon.url, "/api/sessions", { body: {}, expect: 201 });
@@ -198,7 +222,9 @@ describe("agent end to end against ./agentd", () => {
     expect((await session(id)).session.state).toBe("awaiting_approval");
     expect(gatedRuns()).toEqual(["ran"]);
 
-    const decided = await api<{ approval: { status: string }; resumed: boolean }>(daemon.url, `/api/approvals/${approvalId}`, { body: { decision: "allow_once" } });
+    const decided = await api<{ approval: { status: string }; resumed: boolean }>(daemon.url, `/api/approvals/${approvalId}`, {
+      body: { decision: "allow_once" },
+    });
     expect(decided).toMatchObject({ approval: { status: "allow_once" }, resumed: true });
     const view = await finishedTurn(id, 1);
     expect(view.turns[0]!.end_reason).toBe("stop");

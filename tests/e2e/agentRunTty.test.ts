@@ -14,7 +14,14 @@ import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts
 
 const GATE = "agentd-e2e-tty-gate";
 // Variables that would point the CLI at the developer's daemon, config or token instead of ours.
-const HOST_VARIABLES = ["AGENTD_CONFIG", "AGENTD_DATA_DIR", "AGENTD_URL", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID", "AGENTD_WORKER_RESTARTS"];
+const HOST_VARIABLES = [
+  "AGENTD_CONFIG",
+  "AGENTD_DATA_DIR",
+  "AGENTD_URL",
+  "AGENTD_TOKEN",
+  "AGENTD_SUPERVISOR_PID",
+  "AGENTD_WORKER_RESTARTS",
+];
 const RUN_TIMEOUT_MS = 90_000;
 
 const ptyLog: string[] = [];
@@ -70,8 +77,10 @@ class TerminalRun {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (done(this.screen)) return this.screen;
-      if (!this.result.running) throw new Error(`agentd run exited ${this.result.exit_code} before ${description}; the terminal showed:\n${this.screen}`);
-      if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}; the terminal showed:\n${this.screen}`);
+      if (!this.result.running)
+        throw new Error(`agentd run exited ${this.result.exit_code} before ${description}; the terminal showed:\n${this.screen}`);
+      if (Date.now() > deadline)
+        throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}; the terminal showed:\n${this.screen}`);
       await this.read("", 200);
     }
   }
@@ -134,7 +143,11 @@ afterEach(async () => {
   }
   // Replies a failed test did not get to must not answer the next test's turn.
   while (upstream.pending() > 0) {
-    const leftover = await fetch(`${upstream.url}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "gpt-test" }), signal: AbortSignal.timeout(10_000) });
+    const leftover = await fetch(`${upstream.url}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "gpt-test" }),
+      signal: AbortSignal.timeout(10_000),
+    });
     await leftover.text();
   }
 }, 30_000);
@@ -183,7 +196,11 @@ describe("agentd run on a terminal", () => {
     const cmd = gatedCommand("denied", "denied.log");
     const before = upstream.completionRequests().length;
     upstream.enqueue(
-      { kind: "text", text: "I will run it.", toolCalls: [{ id: "call_denied", name: "exec_command", arguments: JSON.stringify({ cmd }) }] },
+      {
+        kind: "text",
+        text: "I will run it.",
+        toolCalls: [{ id: "call_denied", name: "exec_command", arguments: JSON.stringify({ cmd }) }],
+      },
       { kind: "text", text: "Understood, I did not run it." },
     );
     const run = await TerminalRun.start("run the gated command, if allowed");
@@ -202,10 +219,14 @@ describe("agentd run on a terminal", () => {
 
     const requests = upstream.completionRequests();
     expect(requests.length).toBe(before + 2);
-    const toolMessages = (requests.at(-1)!.body.messages as Array<{ role: string; tool_call_id?: string; content: string }>).filter((m) => m.role === "tool");
+    const toolMessages = (requests.at(-1)!.body.messages as Array<{ role: string; tool_call_id?: string; content: string }>).filter(
+      (m) => m.role === "tool",
+    );
     expect(toolMessages).toHaveLength(1);
     expect(toolMessages[0]!.tool_call_id).toBe("call_denied");
-    expect(JSON.parse(toolMessages[0]!.content)).toEqual({ error: { code: "denied", message: "denied by the user: exec_command was not run" } });
+    expect(JSON.parse(toolMessages[0]!.content)).toEqual({
+      error: { code: "denied", message: "denied by the user: exec_command was not run" },
+    });
 
     const view = await api<SessionView>(daemon.url, `/api/sessions/${sessionId}`);
     expect(view.turns).toEqual([expect.objectContaining({ status: "done", end_reason: "stop" })]);

@@ -42,7 +42,13 @@ async function startServe(args: string[], dataDir = makeTempDir("agentd-e2e-")):
   const child = await spawnAgentd(["serve", "--data-dir", dataDir, ...args], { cwd: dataDir, env: { HOME: dataDir } });
   const out = collect(child.stdout);
   const err = collect(child.stderr);
-  const daemon: Daemon = { child, dataDir, stdout: out.text, stderr: err.text, drained: Promise.all([out.done, err.done]).then(() => undefined) };
+  const daemon: Daemon = {
+    child,
+    dataDir,
+    stdout: out.text,
+    stderr: err.text,
+    drained: Promise.all([out.done, err.done]).then(() => undefined),
+  };
   started.push(daemon);
   return daemon;
 }
@@ -59,7 +65,8 @@ function waitForReady(daemon: Daemon, accept: (ready: Ready) => boolean = () => 
   return waitFor(
     "ready.json",
     () => {
-      if (daemon.child.exitCode !== null) throw new Error(`agentd serve exited with ${daemon.child.exitCode}: ${daemon.stderr()}\n${daemon.stdout()}`);
+      if (daemon.child.exitCode !== null)
+        throw new Error(`agentd serve exited with ${daemon.child.exitCode}: ${daemon.stderr()}\n${daemon.stdout()}`);
       const ready = readReady(daemon.dataDir);
       return ready && accept(ready) ? ready : undefined;
     },
@@ -135,7 +142,10 @@ describe("agentd serve: supervisor and worker", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^agentd pass \d+ checks, 0 failing, up \d+\w*\n$/);
-    const viaDataDir = await runAgentd(["health", "--data-dir", daemon.dataDir, "--json"], { cwd: daemon.dataDir, env: { HOME: daemon.dataDir } });
+    const viaDataDir = await runAgentd(["health", "--data-dir", daemon.dataDir, "--json"], {
+      cwd: daemon.dataDir,
+      env: { HOME: daemon.dataDir },
+    });
     expect(viaDataDir.code).toBe(0);
     expect((JSON.parse(viaDataDir.stdout) as { status: string }).status).toBe("pass");
   }, 60_000);
@@ -233,7 +243,11 @@ describe("agentd serve: refusals", () => {
     expect(records.at(-1)).toMatchObject({ event: "supervisor.stopped", exit_code: 1 });
 
     const db = new Database(join(dataDir, "agentd.db"), { readonly: true, strict: true });
-    const incidents = db.query<{ title: string; category: string; severity: string; state: string; details: string }, []>("SELECT title, category, severity, state, details FROM incidents").all();
+    const incidents = db
+      .query<{ title: string; category: string; severity: string; state: string; details: string }, []>(
+        "SELECT title, category, severity, state, details FROM incidents",
+      )
+      .all();
     const exits = db.query<{ n: number }, []>("SELECT count(*) AS n FROM events WHERE event = 'worker.exit'").get()!.n;
     db.close();
     // Other incidents (the watchdog's view of each exit) may be there too; exactly one is the crash loop.

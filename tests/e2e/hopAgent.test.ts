@@ -44,12 +44,17 @@ const session = (id: string) => api<SessionView>(daemon.url, `/api/sessions/${id
 async function allowNext(sessionId: string, summary: string): Promise<void> {
   const approval = await waitFor(
     `an approval for ${summary}`,
-    async () => (await api<{ approvals: Array<{ id: string; session_id: string; scope: string; summary: string }> }>(daemon.url, "/api/approvals")).approvals.find((a) => a.session_id === sessionId),
+    async () =>
+      (
+        await api<{ approvals: Array<{ id: string; session_id: string; scope: string; summary: string }> }>(daemon.url, "/api/approvals")
+      ).approvals.find((a) => a.session_id === sessionId),
     { timeoutMs: 60_000, intervalMs: 100 },
   );
   expect(approval.scope).toBe("hop");
   expect(approval.summary).toContain(summary);
-  const decided = await api<{ approval: { status: string } }>(daemon.url, `/api/approvals/${approval.id}`, { body: { decision: "allow_once" } });
+  const decided = await api<{ approval: { status: string } }>(daemon.url, `/api/approvals/${approval.id}`, {
+    body: { decision: "allow_once" },
+  });
   expect(decided.approval.status).toBe("allow_once");
 }
 
@@ -104,7 +109,16 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     const marker = join(remoteHome, ".agentd", "hop-marker");
     upstream.enqueue(
       { kind: "text", toolCalls: [{ id: "c_hop", name: "hop", arguments: JSON.stringify({ target: "remote" }) }] },
-      { kind: "text", toolCalls: [{ id: "c_exec", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "$HOME" > "$HOME/.agentd/hop-marker"; echo "home is $HOME"' }) }] },
+      {
+        kind: "text",
+        toolCalls: [
+          {
+            id: "c_exec",
+            name: "exec_command",
+            arguments: JSON.stringify({ cmd: 'echo "$HOME" > "$HOME/.agentd/hop-marker"; echo "home is $HOME"' }),
+          },
+        ],
+      },
       { kind: "text", toolCalls: [{ id: "c_read", name: "read_file", arguments: JSON.stringify({ path: "remote-note.txt" }) }] },
       { kind: "text", toolCalls: [{ id: "c_back", name: "hop", arguments: JSON.stringify({ target: "local" }) }] },
       { kind: "text", toolCalls: [{ id: "c_local", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "home is $HOME"' }) }] },
@@ -131,7 +145,9 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     );
     expect(view.turns[0]!.end_reason).toBe("stop");
     expect(view.messages.at(-1)!.body.content).toBe("Done on the hop and back.");
-    const results = new Map(view.messages.filter((m) => m.role === "tool").map((m) => [m.body.tool_call_id as string, String(m.body.content)]));
+    const results = new Map(
+      view.messages.filter((m) => m.role === "tool").map((m) => [m.body.tool_call_id as string, String(m.body.content)]),
+    );
     // Ran on the hop: the remote agentd's HOME, and the marker in its data dir.
     expect(results.get("c_exec")).toContain(`home is ${remoteHome}`);
     expect(readFileSync(marker, "utf8").trim()).toBe(remoteHome);

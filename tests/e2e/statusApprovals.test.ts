@@ -45,10 +45,24 @@ beforeAll(async () => {
     incidents: new IncidentStore(db),
     health: async () => buildHealthDocument({ version: "test", checks: [], notes: [], uptimeS: 1, memoryMb: 1, requestsTotal: 0 }),
     worker: () => ({ pid: process.pid, supervisor_pid: null, version: "test", uptime_s: 1, restarts: 0, memory_mb: 1 }),
-    approvals: () => agent.pendingApprovals().map((a) => ({ id: a.id, session_id: a.session_id, tool: a.tool, scope: a.scope, summary: a.summary, requested_at: a.created_at })),
+    approvals: () =>
+      agent
+        .pendingApprovals()
+        .map((a) => ({ id: a.id, session_id: a.session_id, tool: a.tool, scope: a.scope, summary: a.summary, requested_at: a.created_at })),
     sessions: (page) => {
       const { total, rows } = agent.sessions(page);
-      return { total, rows: rows.map((s) => ({ id: s.id, target: s.target, model: s.model, state: s.state, started_at: s.created_at, last_activity: s.updated_at, title: s.title ?? undefined })) };
+      return {
+        total,
+        rows: rows.map((s) => ({
+          id: s.id,
+          target: s.target,
+          model: s.model,
+          state: s.state,
+          started_at: s.created_at,
+          last_activity: s.updated_at,
+          title: s.title ?? undefined,
+        })),
+      };
     },
   });
   const { app } = createApp(appDeps({ status, mounts: [{ path: "/api", app: agent.routes }] }));
@@ -68,11 +82,20 @@ afterAll(async () => {
 
 describe("approvals on the status page", () => {
   test("Allow once, double-clicked, sends one decision and the command runs once", async () => {
-    upstream.enqueue({ kind: "text", toolCalls: [{ id: "c1", name: "exec_command", arguments: JSON.stringify({ cmd: "sudo systemctl restart nginx" }) }] }, { kind: "text", text: "restarted" });
+    upstream.enqueue(
+      { kind: "text", toolCalls: [{ id: "c1", name: "exec_command", arguments: JSON.stringify({ cmd: "sudo systemctl restart nginx" }) }] },
+      { kind: "text", text: "restarted" },
+    );
     const created = await fetch(`${url}/api/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     const sessionId = ((await created.json()) as { id: string }).id;
     // The turn pauses on the approval; its stream ends there.
-    await (await fetch(`${url}/api/sessions/${sessionId}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ content: "restart nginx" }) })).text();
+    await (
+      await fetch(`${url}/api/sessions/${sessionId}/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: "restart nginx" }),
+      })
+    ).text();
     const [pending] = agent.pendingApprovals();
     expect(pending).toBeDefined();
 

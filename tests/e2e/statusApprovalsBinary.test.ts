@@ -48,7 +48,10 @@ afterAll(async () => {
 describe("approvals on the status page of ./agentd", () => {
   test("Allow once, double-clicked, sends one decision and the command runs once", async () => {
     const command = `echo ran >> ${join(work, "page-gated.log")} # ${GATE}`;
-    upstream.enqueue({ kind: "text", toolCalls: [{ id: "c1", name: "exec_command", arguments: JSON.stringify({ cmd: command }) }] }, { kind: "text", text: "ran it" });
+    upstream.enqueue(
+      { kind: "text", toolCalls: [{ id: "c1", name: "exec_command", arguments: JSON.stringify({ cmd: command }) }] },
+      { kind: "text", text: "ran it" },
+    );
     const { id } = await api<{ id: string }>(daemon.url, "/api/sessions", { body: {}, expect: 201 });
     const stream = await fetch(`${daemon.url}/api/sessions/${id}/messages`, {
       method: "POST",
@@ -72,7 +75,11 @@ describe("approvals on the status page of ./agentd", () => {
     const view = await waitFor(
       "the turn to finish",
       async () => {
-        const v = await api<{ session: { state: string }; turns: Array<{ status: string; end_reason: string }>; messages: Array<{ body: { content?: string } }> }>(daemon.url, `/api/sessions/${id}`);
+        const v = await api<{
+          session: { state: string };
+          turns: Array<{ status: string; end_reason: string }>;
+          messages: Array<{ body: { content?: string } }>;
+        }>(daemon.url, `/api/sessions/${id}`);
         return v.session.state === "idle" && v.turns[0]?.status === "done" ? v : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 100 },

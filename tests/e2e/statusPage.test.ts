@@ -44,7 +44,9 @@ beforeAll(async () => {
   dataDir = makeTempDir("agentd-status-e2e-");
   // Incidents the watchdog would have written, in the daemon's own store, before it starts.
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
-  const insert = db.prepare("INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen, count, details) VALUES (?, ?, 'daemon', 'error', 'open', ?, ?, ?, '{}')");
+  const insert = db.prepare(
+    "INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen, count, details) VALUES (?, ?, 'daemon', 'error', 'open', ?, ?, ?, '{}')",
+  );
   insert.run("e2e-ack", TITLE, Date.now() - 60_000, Date.now() - 5_000, 3);
   insert.run("e2e-noscript", "upstream 502 storm", Date.now() - 30_000, Date.now() - 2_000, 9);
   db.close();
@@ -55,10 +57,14 @@ beforeAll(async () => {
   void (async () => {
     for await (const chunk of daemon.stderr) output += new TextDecoder().decode(chunk);
   })();
-  ready = await waitFor("ready.json", () => {
-    if (daemon.exitCode !== null) throw new Error(`agentd serve exited with ${daemon.exitCode}: ${output}`);
-    return readReady();
-  }, { timeoutMs: 60_000 });
+  ready = await waitFor(
+    "ready.json",
+    () => {
+      if (daemon.exitCode !== null) throw new Error(`agentd serve exited with ${daemon.exitCode}: ${output}`);
+      return readReady();
+    },
+    { timeoutMs: 60_000 },
+  );
   browser = await openBrowser();
 }, 120_000);
 
@@ -124,10 +130,14 @@ describe("status page in a browser", () => {
     const pidCell = page.locator('[data-field="worker-pid"]');
     expect(await pidCell.textContent()).toBe(String(ready.pid));
     process.kill(ready.pid, "SIGKILL");
-    const restarted = await waitFor("a new worker in ready.json", () => {
-      const next = readReady();
-      return next && next.pid !== ready.pid && isProcessAlive(next.pid) ? next : undefined;
-    }, { timeoutMs: 60_000 });
+    const restarted = await waitFor(
+      "a new worker in ready.json",
+      () => {
+        const next = readReady();
+        return next && next.pid !== ready.pid && isProcessAlive(next.pid) ? next : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(restarted.url).toBe(ready.url);
     await page.locator('[data-field="worker-pid"]', { hasText: new RegExp(`^${restarted.pid}$`) }).waitFor({ timeout: 60_000 });
     expect(await page.locator("#connection-lost").isHidden()).toBe(true);

@@ -33,7 +33,11 @@ function startDaemon(watchdog: Record<string, unknown>, supervisor: Record<strin
   const dataDir = mkdtempSync(join(tmpdir(), "agentd-wd-e2e-"));
   const configPath = join(dataDir, "agentd.jsonc");
   writeFileSync(configPath, JSON.stringify({ supervisor, watchdog }));
-  const proc = Bun.spawn([BINARY, "serve", "--port", String(port), "--config", configPath, "--data-dir", dataDir], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn([BINARY, "serve", "--port", String(port), "--config", configPath, "--data-dir", dataDir], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const lines: Array<Record<string, unknown>> = [];
   void readLines(proc.stdout as ReadableStream<Uint8Array>, (line) => {
     try {
@@ -86,7 +90,13 @@ afterEach(async () => {
   }
 });
 
-const fast = { probe: { interval_ms: 200, timeout_ms: 500, failure_threshold: 3 }, tick_ms: 100, verify_window_s: 1, resolve_after_s: 2, restart_grace_ms: 1000 };
+const fast = {
+  probe: { interval_ms: 200, timeout_ms: 500, failure_threshold: 3 },
+  tick_ms: 100,
+  verify_window_s: 1,
+  resolve_after_s: 2,
+  restart_grace_ms: 1000,
+};
 
 describe("watchdog, end to end against ./agentd", () => {
   beforeAll(() => {
@@ -102,8 +112,16 @@ describe("watchdog, end to end against ./agentd", () => {
     const second = await daemon.waitForLine((r) => r.event === "http.listening", mark);
     expect(second.port).toBe(first.port);
     expect((await fetch(`${second.url}/livez`)).status).toBe(200);
-    const incident = await waitFor("the incident to resolve", () => incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.state === "resolved"));
-    expect(incident).toMatchObject({ title: "Worker killed by SIGKILL", tier: 1, action: "restart_worker", verdict: "success", category: "daemon" });
+    const incident = await waitFor("the incident to resolve", () =>
+      incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.state === "resolved"),
+    );
+    expect(incident).toMatchObject({
+      title: "Worker killed by SIGKILL",
+      tier: 1,
+      action: "restart_worker",
+      verdict: "success",
+      category: "daemon",
+    });
   });
 
   test("a hung worker (SIGSTOP) fails its probes and is restarted", async () => {
@@ -121,12 +139,21 @@ describe("watchdog, end to end against ./agentd", () => {
     expect(alive(pid)).toBe(false);
     // interval × threshold + timeout, with room for a busy machine.
     expect(detectedMs).toBeLessThan(200 * 3 + 500 + 10_000);
-    const incident = await waitFor("the verdict", () => incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.verdict === "success"));
+    const incident = await waitFor("the verdict", () =>
+      incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.verdict === "success"),
+    );
     expect(incident).toMatchObject({ title: "Worker does not answer /livez", action: "restart_worker" });
   });
 
   test("port conflict at start: incident names the holder's pid and alerts; nothing of it is killed; the cap stops a crash loop", async () => {
-    const holder = Bun.spawn(["python3", "-c", "import socket,sys\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen()\nprint(s.getsockname()[1],flush=True)\nsys.stdin.read()"], { stdin: "pipe", stdout: "pipe" });
+    const holder = Bun.spawn(
+      [
+        "python3",
+        "-c",
+        "import socket,sys\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen()\nprint(s.getsockname()[1],flush=True)\nsys.stdin.read()",
+      ],
+      { stdin: "pipe", stdout: "pipe" },
+    );
     others.push(holder);
     const { value } = await holder.stdout.getReader().read();
     const port = Number(new TextDecoder().decode(value).trim());

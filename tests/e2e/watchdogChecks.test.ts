@@ -57,7 +57,9 @@ async function listenOn(port: number): Promise<void> {
 
 const checkIncidents = async (url: string, state = "all") => {
   const query = state === "all" ? "" : `&state=${state}`;
-  return (await api<{ incidents: IncidentView[] }>(url, `/api/incidents?limit=500${query}`)).incidents.filter((i) => i.fingerprint === "check:db");
+  return (await api<{ incidents: IncidentView[] }>(url, `/api/incidents?limit=500${query}`)).incidents.filter(
+    (i) => i.fingerprint === "check:db",
+  );
 };
 
 const checkRow = async (url: string): Promise<CheckView | undefined> => {
@@ -77,36 +79,65 @@ describe("watchdog checks, end to end against ./agentd", () => {
         watchdog: {
           tick_ms: 100,
           resolve_after_s: 1,
-          checks: [{ type: "tcp", name: "db", host: "127.0.0.1", port, interval_s: 0.2, timeout_ms: 2000, failure_threshold: 2, success_threshold: 1 }],
+          checks: [
+            {
+              type: "tcp",
+              name: "db",
+              host: "127.0.0.1",
+              port,
+              interval_s: 0.2,
+              timeout_ms: 2000,
+              failure_threshold: 2,
+              success_threshold: 1,
+            },
+          ],
         },
       },
     });
     const url = daemon.url;
 
-    const [opened] = await waitFor("the check's incident", async () => {
-      const found = await checkIncidents(url, "unresolved");
-      return found.length > 0 ? found : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const [opened] = await waitFor(
+      "the check's incident",
+      async () => {
+        const found = await checkIncidents(url, "unresolved");
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(opened).toMatchObject({ title: "Check db failing — check:db", state: "open", pattern: "check.tcp" });
 
-    const failing = await waitFor("the check to show fail on /status", async () => {
-      const row = await checkRow(url);
-      return row?.state === "fail" ? row : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const failing = await waitFor(
+      "the check to show fail on /status",
+      async () => {
+        const row = await checkRow(url);
+        return row?.state === "fail" ? row : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(failing).toMatchObject({ name: "db", kind: "tcp" });
     expect(failing.output).toContain(`127.0.0.1:${port}`);
     // No rule covers a failing tcp check: the watchdog alerts instead.
-    await waitFor("the alert", () => daemon!.lines.find((r) => r.event === "watchdog.alert" && r.incident_id === opened!.id), { timeoutMs: 60_000 });
+    await waitFor("the alert", () => daemon!.lines.find((r) => r.event === "watchdog.alert" && r.incident_id === opened!.id), {
+      timeoutMs: 60_000,
+    });
 
     await listenOn(port);
 
-    const passing = await waitFor("the check to show pass on /status", async () => {
-      const row = await checkRow(url);
-      return row?.state === "pass" ? row : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const passing = await waitFor(
+      "the check to show pass on /status",
+      async () => {
+        const row = await checkRow(url);
+        return row?.state === "pass" ? row : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(passing.output).toBe(`connected to 127.0.0.1:${port}`);
 
-    const resolved = await waitFor("the incident to resolve", async () => (await checkIncidents(url, "resolved")).find((i) => i.id === opened!.id), { timeoutMs: 60_000, intervalMs: 100 });
+    const resolved = await waitFor(
+      "the incident to resolve",
+      async () => (await checkIncidents(url, "resolved")).find((i) => i.id === opened!.id),
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(resolved.state).toBe("resolved");
     expect(resolved.details).toMatchObject({ resolved_by: "watchdog" });
     expect((resolved.details.alerts as Array<{ kind: string }>).map((a) => a.kind)).toEqual(["alert", "resolved"]);

@@ -56,22 +56,42 @@ describe("run_command approval, end to end against ./agentd", () => {
           tick_ms: 100,
           verify_window_s: 1,
           resolve_after_s: 3600,
-          checks: [{ type: "tcp", name: "db", host: "127.0.0.1", port: closedPort(), interval_s: 0.2, timeout_ms: 2000, failure_threshold: 2, success_threshold: 1 }],
+          checks: [
+            {
+              type: "tcp",
+              name: "db",
+              host: "127.0.0.1",
+              port: closedPort(),
+              interval_s: 0.2,
+              timeout_ms: 2000,
+              failure_threshold: 2,
+              success_threshold: 1,
+            },
+          ],
           rules: [{ id: "mark-db", when: { signal: "check.tcp" }, do: "run_command", command: "mark" }],
           commands: { mark: { argv: ["/bin/sh", "-c", `echo ran >> '${marker}'`], timeout_ms: 20_000 } },
         },
       },
     });
     const url = daemon.url;
-    const incidentOfCheck = async () => (await api<{ incidents: IncidentView[] }>(url, "/api/incidents?state=unresolved&limit=500")).incidents.find((i) => i.fingerprint === "check:db");
+    const incidentOfCheck = async () =>
+      (await api<{ incidents: IncidentView[] }>(url, "/api/incidents?state=unresolved&limit=500")).incidents.find(
+        (i) => i.fingerprint === "check:db",
+      );
 
     const opened = await waitFor("the check's incident", incidentOfCheck, { timeoutMs: 60_000, intervalMs: 100 });
     const required = await daemon.waitForLine((r) => r.event === "watchdog.approval_required" && r.incident_id === opened.id);
     expect(required).toMatchObject({ command: "mark", tier: 1 });
-    await daemon.waitForLine((r) => r.event === "watchdog.alert" && r.incident_id === opened.id && String(r.message).includes("needs approval"));
+    await daemon.waitForLine(
+      (r) => r.event === "watchdog.alert" && r.incident_id === opened.id && String(r.message).includes("needs approval"),
+    );
 
     const shown = await api<{ incident: IncidentView; timeline: Array<{ kind: string }> }>(url, `/api/incidents/${opened.id}`);
-    expect(shown.incident).toMatchObject({ action: "run_command", verdict: "pending", action_request: { command: "mark", status: "pending", decided_by: null } });
+    expect(shown.incident).toMatchObject({
+      action: "run_command",
+      verdict: "pending",
+      action_request: { command: "mark", status: "pending", decided_by: null },
+    });
     expect(shown.incident.action_request!.requested_at).toBeGreaterThan(0);
     expect(shown.timeline.map((e) => e.kind)).toContain("action_requested");
 
@@ -94,18 +114,28 @@ describe("run_command approval, end to end against ./agentd", () => {
     expect(allowed.request).toMatchObject({ status: "allowed", decided_by: "api" });
 
     await daemon.waitForLine((r) => r.event === "watchdog.approved_command" && r.incident_id === opened.id, mark);
-    const done = await waitFor("the command's outcome", async () => {
-      const incident = (await api<{ incident: IncidentView }>(url, `/api/incidents/${opened.id}`)).incident;
-      return incident.action_request?.status === "done" ? incident : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const done = await waitFor(
+      "the command's outcome",
+      async () => {
+        const incident = (await api<{ incident: IncidentView }>(url, `/api/incidents/${opened.id}`)).incident;
+        return incident.action_request?.status === "done" ? incident : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(done.action_request).toMatchObject({ outcome: "mark: exit 0", decided_by: "api" });
     expect(readFileSync(marker, "utf8")).toBe("ran\n");
 
-    const again = await api<{ error: { code: string } }>(url, `/api/incidents/${opened.id}/action`, { body: { decision: "allow" }, expect: 409 });
+    const again = await api<{ error: { code: string } }>(url, `/api/incidents/${opened.id}/action`, {
+      body: { decision: "allow" },
+      expect: 409,
+    });
     expect(again.error.code).toBe("action_already_decided");
 
     // Verified like any action: the port is still closed, so the verdict is failed, and the command ran once.
-    const verdict = await daemon.waitForLine((r) => r.event === "watchdog.verdict" && r.incident_id === opened.id && r.action === "run_command", mark);
+    const verdict = await daemon.waitForLine(
+      (r) => r.event === "watchdog.verdict" && r.incident_id === opened.id && r.action === "run_command",
+      mark,
+    );
     expect(verdict.verdict).toBe("failed");
     expect(readFileSync(marker, "utf8")).toBe("ran\n");
   }, 240_000);

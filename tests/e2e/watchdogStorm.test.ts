@@ -32,7 +32,8 @@ interface IncidentView {
 
 const incidents = async () => (await api<{ incidents: IncidentView[] }>(daemon.url, "/api/incidents?limit=500")).incidents;
 
-const provider = async () => (await api<{ providers: ProviderView[] }>(daemon.url, "/api/admin/proxy/providers")).providers.find((p) => p.name === "storm")!;
+const provider = async () =>
+  (await api<{ providers: ProviderView[] }>(daemon.url, "/api/admin/proxy/providers")).providers.find((p) => p.name === "storm")!;
 
 beforeAll(async () => {
   await ensureBinary();
@@ -83,7 +84,9 @@ describe("watchdog against an upstream 500 storm, end to end", () => {
         return found && found.count >= i + 1 ? found : undefined;
       });
     }
-    const opened = await waitFor("the breaker to open", async () => (await provider()).breaker.state === "open", { timeoutMs: 30_000 }).catch(() => false);
+    const opened = await waitFor("the breaker to open", async () => (await provider()).breaker.state === "open", {
+      timeoutMs: 30_000,
+    }).catch(() => false);
     expect(opened).toBe(true);
     expect(statuses.length).toBeGreaterThanOrEqual(5);
     expect(statuses.every((status) => status >= 500)).toBe(true);

@@ -17,7 +17,15 @@ describe("file API", () => {
   test("write then read text, with offset and truncation", async () => {
     const path = join(dir, "a.txt");
     expect((await post("/write", { path, content: "hello world" })).body).toEqual({ path, bytes_written: 11, size: 11, created: true });
-    expect((await post("/read", { path })).body).toEqual({ path, size: 11, offset: 0, bytes: 11, encoding: "utf8", content: "hello world", truncated: false });
+    expect((await post("/read", { path })).body).toEqual({
+      path,
+      size: 11,
+      offset: 0,
+      bytes: 11,
+      encoding: "utf8",
+      content: "hello world",
+      truncated: false,
+    });
     expect((await post("/read", { path, offset: 6, max_bytes: 3 })).body).toMatchObject({ content: "wor", truncated: true });
     await post("/write", { path, content: "!", append: true });
     expect(readFileSync(path, "utf8")).toBe("hello world!");
@@ -35,7 +43,10 @@ describe("file API", () => {
   test("clear errors: missing file, directory, missing parent, bad body", async () => {
     expect(await post("/read", { path: join(dir, "nope") })).toMatchObject({ status: 404, body: { error: { code: "file_not_found" } } });
     expect(await post("/read", { path: dir })).toMatchObject({ status: 400, body: { error: { code: "file_is_directory" } } });
-    expect(await post("/write", { path: join(dir, "x", "y.txt"), content: "" })).toMatchObject({ status: 404, body: { error: { code: "directory_not_found" } } });
+    expect(await post("/write", { path: join(dir, "x", "y.txt"), content: "" })).toMatchObject({
+      status: 404,
+      body: { error: { code: "directory_not_found" } },
+    });
     expect((await post("/write", { path: join(dir, "x", "y.txt"), content: "deep", create_dirs: true })).status).toBe(200);
     expect(await post("/read", { paht: "x" })).toMatchObject({ status: 400, body: { error: { code: "invalid_arguments" } } });
   });

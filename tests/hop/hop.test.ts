@@ -13,8 +13,15 @@ import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 
 /** A logger that keeps every line, to prove the remote token never reaches one. */
 function recordingLogger(lines: string[], component = "hop"): Logger {
-  const write = (level: string) => (event: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ level, component, event, ...fields }));
-  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), child: (sub) => recordingLogger(lines, `${component}.${sub}`) };
+  const write = (level: string) => (event: string, fields?: Record<string, unknown>) =>
+    void lines.push(JSON.stringify({ level, component, event, ...fields }));
+  return {
+    debug: write("debug"),
+    info: write("info"),
+    warn: write("warn"),
+    error: write("error"),
+    child: (sub) => recordingLogger(lines, `${component}.${sub}`),
+  };
 }
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
@@ -47,7 +54,8 @@ describe("hops against a real OpenSSH server", () => {
   const remoteToken = () => readFileSync(join(remoteHome, ".agentd", "token"), "utf8").trim();
   const newManager = () => createHopManager({ db, dataDir: local, config, selfBinaryPath: binary, logger: recordingLogger(logLines) });
 
-  const open = (extra: Record<string, unknown> = {}) => manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", ...extra });
+  const open = (extra: Record<string, unknown> = {}) =>
+    manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", ...extra });
 
   beforeAll(async () => {
     binary = await ensureBinary();
@@ -59,7 +67,14 @@ describe("hops against a real OpenSSH server", () => {
     local = makeTempDir("agentd-hop-local-");
     knownHosts = join(local, "ssh", "known_hosts");
     db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
-    config = hopsConfigSchema.parse({ known_hosts: knownHosts, identity_files: [], use_agent: false, reconnect_initial_ms: 100, reconnect_max_ms: 1000, keepalive_interval_ms: 2000 });
+    config = hopsConfigSchema.parse({
+      known_hosts: knownHosts,
+      identity_files: [],
+      use_agent: false,
+      reconnect_initial_ms: 100,
+      reconnect_max_ms: 1000,
+      keepalive_interval_ms: 2000,
+    });
     manager = newManager();
   }, 180_000);
 
@@ -83,7 +98,9 @@ describe("hops against a real OpenSSH server", () => {
 
   test("--accept-new adds the key; the first hop uploads, verifies and starts agentd there", async () => {
     const steps = new Set<string>();
-    const hop = await manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", accept_new: true }, (event) => steps.add(event.step));
+    const hop = await manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", accept_new: true }, (event) =>
+      steps.add(event.step),
+    );
     expect(readFileSync(knownHosts, "utf8")).toContain(target.knownHostsLine);
     expect(hop.state).toBe("connected");
     expect(hop.mode).toBe("agentd");
@@ -106,7 +123,11 @@ describe("hops against a real OpenSSH server", () => {
     expect((await fetch(`${url}/livez`)).status).toBe(200);
     const marker = join(remoteHome, "driven-without-token");
     const attempt = (headers: Record<string, string>) =>
-      fetch(`${url}/api/pty`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ cmd: `touch ${marker}`, yield_time_ms: 2000 }) });
+      fetch(`${url}/api/pty`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ cmd: `touch ${marker}`, yield_time_ms: 2000 }),
+      });
     const refused = await attempt({});
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
@@ -155,7 +176,9 @@ describe("hops against a real OpenSSH server", () => {
     await manager.closeHop("gone");
     // What the worker does at a clean stop (SIGTERM): tunnels end, the hops stay recorded as open.
     await manager.close();
-    const rows = db.query<{ name: string; state: string; identity: string | null }, []>("SELECT name, state, identity FROM hops ORDER BY name").all();
+    const rows = db
+      .query<{ name: string; state: string; identity: string | null }, []>("SELECT name, state, identity FROM hops ORDER BY name")
+      .all();
     expect(rows).toEqual([
       { name: "gone", state: "closed", identity: target.clientKeyPath },
       { name: "t", state: "connected", identity: target.clientKeyPath },
@@ -171,7 +194,8 @@ describe("hops against a real OpenSSH server", () => {
     expect((await manager.client("t").listSessions()).map((s) => s.id)).toContain(pythonSession);
     let seen = "";
     await waitFor("python to answer after the restart", async () => {
-      seen += (await manager.client("t").writeStdin({ session_id: pythonSession, chars: seen ? "" : "print(6 * 8)\n", yield_time_ms: 500 })).output;
+      seen += (await manager.client("t").writeStdin({ session_id: pythonSession, chars: seen ? "" : "print(6 * 8)\n", yield_time_ms: 500 }))
+        .output;
       return /\b48\b/.test(seen);
     });
     expect(manager.get("gone").state).toBe("closed");
@@ -190,7 +214,10 @@ describe("hops against a real OpenSSH server", () => {
     const failure = await inFlight;
     expect(failure.code).toBe("hop_disconnected");
     await waitFor("state reconnecting", () => manager.get("t").state === "reconnecting");
-    const during = await manager.client("t").listSessions().catch((e: { code: string }) => e.code);
+    const during = await manager
+      .client("t")
+      .listSessions()
+      .catch((e: { code: string }) => e.code);
     expect(during).toBe("hop_disconnected");
     await target.restart();
     await waitFor("state connected", () => manager.get("t").state === "connected", { timeoutMs: 60_000 });
@@ -198,7 +225,9 @@ describe("hops against a real OpenSSH server", () => {
     expect(sessions.map((s) => s.id)).toContain(pythonSession);
     let seen = "";
     await waitFor("python still answers", async () => {
-      seen += (await manager.client("t").writeStdin({ session_id: pythonSession, chars: seen ? "" : "print(7 * 6 + 1)\n", yield_time_ms: 500 })).output;
+      seen += (
+        await manager.client("t").writeStdin({ session_id: pythonSession, chars: seen ? "" : "print(7 * 6 + 1)\n", yield_time_ms: 500 })
+      ).output;
       return /\b43\b/.test(seen);
     });
   }, 120_000);
@@ -222,9 +251,19 @@ describe("hops against a real OpenSSH server", () => {
     await stopRemoteAgentd(remoteHome);
     // As a hop before this change left it: loopback, no token file, no --require-token.
     rmSync(join(dataDir, "token"), { force: true });
-    const legacy = Bun.spawn([binary, "serve", "--bind", "127.0.0.1", "--port", "0", "--data-dir", dataDir], { cwd: remoteHome, env: cleanEnv({ HOME: remoteHome }), stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const legacy = Bun.spawn([binary, "serve", "--bind", "127.0.0.1", "--port", "0", "--data-dir", dataDir], {
+      cwd: remoteHome,
+      env: cleanEnv({ HOME: remoteHome }),
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     legacyDaemons.push(legacy);
-    await waitFor("the legacy remote agentd", () => existsSync(join(dataDir, "ready.json")) && readReady().supervisor_pid === legacy.pid && isProcessAlive(readReady().pid), { timeoutMs: 60_000 });
+    await waitFor(
+      "the legacy remote agentd",
+      () => existsSync(join(dataDir, "ready.json")) && readReady().supervisor_pid === legacy.pid && isProcessAlive(readReady().pid),
+      { timeoutMs: 60_000 },
+    );
     expect(existsSync(join(dataDir, "token"))).toBe(false);
 
     const hop = await open();
@@ -287,7 +326,12 @@ describe("hops against a real OpenSSH server", () => {
     chmodSync(join(home, ".agentd", "bin", "agentd"), 0o644);
     const server = await startSshd({ env: { HOME: home } });
     servers.push(server);
-    const hop = await manager.open({ destination: `${server.user}@127.0.0.1:${server.port}`, identity: server.clientKeyPath, accept_new: true, name: "fb" });
+    const hop = await manager.open({
+      destination: `${server.user}@127.0.0.1:${server.port}`,
+      identity: server.clientKeyPath,
+      accept_new: true,
+      name: "fb",
+    });
     expect(hop.state).toBe("fallback");
     expect(hop.mode).toBe("fallback");
     expect(hop.fallback_reason).toContain("does not run");

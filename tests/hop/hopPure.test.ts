@@ -48,8 +48,30 @@ describe("remote probe", () => {
   });
 
   test("parses an installed binary, BusyBox-like answers, and missing fields", () => {
-    const facts = parseProbeOutput(["uname=Linux aarch64", "libc=musl", "home=/root", "free_kb=1024", "gzip=1", "sha=none", "installed=1", "installed_sha=", "version_exit=126", "version_json="].join("\n"));
-    expect(facts).toMatchObject({ os: "Linux", machine: "aarch64", libc: "musl", home: "/root", freeKb: 1024, gzip: true, setsid: false, shaTool: "none" });
+    const facts = parseProbeOutput(
+      [
+        "uname=Linux aarch64",
+        "libc=musl",
+        "home=/root",
+        "free_kb=1024",
+        "gzip=1",
+        "sha=none",
+        "installed=1",
+        "installed_sha=",
+        "version_exit=126",
+        "version_json=",
+      ].join("\n"),
+    );
+    expect(facts).toMatchObject({
+      os: "Linux",
+      machine: "aarch64",
+      libc: "musl",
+      home: "/root",
+      freeKb: 1024,
+      gzip: true,
+      setsid: false,
+      shaTool: "none",
+    });
     expect(facts.installed).toEqual({ sha256: null, versionJson: null, runs: false });
     expect(parseProbeOutput("").freeKb).toBeNull();
   });

@@ -54,12 +54,17 @@ describe("resuming hops after a worker restart", () => {
 
   test("the store keeps the identity path and offers the hops that were open", () => {
     const store = new HopStore(freshStore());
-    for (const state of ["connected", "reconnecting", "fallback", "closed", "connecting"]) store.save(record(state, state, { identity: "/home/ops/.ssh/id_ed25519", via: ["ops@jump:2200"] }));
+    for (const state of ["connected", "reconnecting", "fallback", "closed", "connecting"])
+      store.save(record(state, state, { identity: "/home/ops/.ssh/id_ed25519", via: ["ops@jump:2200"] }));
     const resumable = store.resumable();
     expect(resumable.map((r) => r.name).sort()).toEqual(["connected", "fallback", "reconnecting"]);
     expect(resumable[0]).toMatchObject({ identity: "/home/ops/.ssh/id_ed25519", via: ["ops@jump:2200"] });
     store.closeUnfinishedOpens("restarted while opening", 5000);
-    expect(store.list().find((r) => r.name === "connecting")).toMatchObject({ state: "closed", last_error: "restarted while opening", last_change: 5000 });
+    expect(store.list().find((r) => r.name === "connecting")).toMatchObject({
+      state: "closed",
+      last_error: "restarted while opening",
+      last_change: 5000,
+    });
     expect(store.list().find((r) => r.name === "connected")?.state).toBe("connected");
   });
 
@@ -74,7 +79,14 @@ describe("resuming hops after a worker restart", () => {
     store.save(record("half-open", "connecting", { destination }));
     store.save(record("garbled", "connected", { destination: "ops@a:b:c" }));
     const local = makeTempDir("agentd-hop-resume-local-");
-    const config = hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false, reconnect_initial_ms: 50, reconnect_max_ms: 200, reconnect_give_up_s: 2 });
+    const config = hopsConfigSchema.parse({
+      known_hosts: join(local, "known_hosts"),
+      identity_files: [],
+      use_agent: false,
+      reconnect_initial_ms: 50,
+      reconnect_max_ms: 200,
+      reconnect_give_up_s: 2,
+    });
     const started = Date.now();
     const manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: undefined });
     managers.push(manager);
@@ -82,7 +94,10 @@ describe("resuming hops after a worker restart", () => {
     expect(manager.get("up")).toMatchObject({ state: "reconnecting", opened_at: 1000, destination });
     expect(manager.get("long-gone").state).toBe("reconnecting");
     expect(manager.get("user-closed").state).toBe("closed");
-    expect(manager.get("half-open")).toMatchObject({ state: "closed", last_error: expect.stringContaining("before the hop finished opening") });
+    expect(manager.get("half-open")).toMatchObject({
+      state: "closed",
+      last_error: expect.stringContaining("before the hop finished opening"),
+    });
     expect(manager.get("garbled")).toMatchObject({ state: "closed", last_error: expect.stringContaining("Cannot reopen") });
     expect(() => manager.client("up")).toThrow(expect.objectContaining({ code: "hop_disconnected" }));
 
@@ -99,7 +114,13 @@ describe("resuming hops after a worker restart", () => {
     const port = await closedPort();
     new HopStore(db).save(record("h", "connected", { destination: `ops@127.0.0.1:${port}` }));
     const local = makeTempDir("agentd-hop-resume-local-");
-    const config = hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false, reconnect_initial_ms: 50, reconnect_max_ms: 200 });
+    const config = hopsConfigSchema.parse({
+      known_hosts: join(local, "known_hosts"),
+      identity_files: [],
+      use_agent: false,
+      reconnect_initial_ms: 50,
+      reconnect_max_ms: 200,
+    });
     const first = createHopManager({ db, dataDir: local, config, selfBinaryPath: undefined });
     managers.push(first);
     expect(first.get("h").state).toBe("reconnecting");

@@ -2,7 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { knownHostsName } from "../../src/hop/destination.ts";
 import {
-  fingerprintSha256, hostFieldMatches, hostKeyAlgorithms, keyTypeOfBlob, knownHostsLine, knownKeyTypes, parseKnownHosts, verifyHostKey,
+  fingerprintSha256,
+  hostFieldMatches,
+  hostKeyAlgorithms,
+  keyTypeOfBlob,
+  knownHostsLine,
+  knownKeyTypes,
+  parseKnownHosts,
+  verifyHostKey,
 } from "../../src/hop/knownHosts.ts";
 
 function blob(type: string, seed: string): Buffer {

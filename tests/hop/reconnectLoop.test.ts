@@ -44,7 +44,9 @@ describe("reconnect loop", () => {
 
   test("past the give-up time it stops trying", async () => {
     let tries = 0;
-    const outcome = await retryUntilConnected(options({ giveUpAt: Date.now() - 1, attempt: () => Promise.reject(new Error(`try ${++tries}`)) }));
+    const outcome = await retryUntilConnected(
+      options({ giveUpAt: Date.now() - 1, attempt: () => Promise.reject(new Error(`try ${++tries}`)) }),
+    );
     expect(outcome).toEqual({ kind: "gave_up" });
     expect(tries).toBe(1);
   });

@@ -29,7 +29,10 @@ describe("agentd serve --require-token on loopback", () => {
   beforeAll(async () => {
     await ensureBinary();
     dataDir = makeTempDir("agentd-require-token-");
-    child = await spawnAgentd(["serve", "--bind", "127.0.0.1", "--port", "0", "--require-token", "--data-dir", dataDir], { cwd: dataDir, env: { HOME: dataDir } });
+    child = await spawnAgentd(["serve", "--bind", "127.0.0.1", "--port", "0", "--require-token", "--data-dir", dataDir], {
+      cwd: dataDir,
+      env: { HOME: dataDir },
+    });
     stdout = collect(child.stdout);
     stderr = collect(child.stderr);
     const ready = await waitFor(
@@ -61,7 +64,11 @@ describe("agentd serve --require-token on loopback", () => {
   test("/api/pty refuses a request without the token or with a wrong one, and runs one with it", async () => {
     const marker = join(dataDir, "ran");
     const run = (headers: Record<string, string>) =>
-      fetch(`${url}/api/pty`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ cmd: `touch ${marker}; echo token-ok`, yield_time_ms: 5000 }) });
+      fetch(`${url}/api/pty`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ cmd: `touch ${marker}; echo token-ok`, yield_time_ms: 5000 }),
+      });
     const refused = await run({});
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("unauthorized");

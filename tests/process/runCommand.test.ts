@@ -30,7 +30,11 @@ describe("runCommand", () => {
   });
 
   test("a flood keeps only the tail, bounded", async () => {
-    const result = await runCommand({ argv: ["sh", "-c", "yes | head -c 5000000; echo; echo the-end"], timeoutMs: 20_000, maxOutputBytes: 4096 });
+    const result = await runCommand({
+      argv: ["sh", "-c", "yes | head -c 5000000; echo; echo the-end"],
+      timeoutMs: 20_000,
+      maxOutputBytes: 4096,
+    });
     expect(result.exit_code).toBe(0);
     expect(result.truncated).toBe(true);
     expect(result.output.length).toBeLessThanOrEqual(4096);
@@ -40,7 +44,11 @@ describe("runCommand", () => {
 
 describe("runCommand leaves nothing behind", () => {
   test("a group member that ignores SIGTERM still gets the SIGKILL after the grace", async () => {
-    const result = await runCommand({ argv: ["sh", "-c", "(trap '' TERM; echo member=$(sh -c 'echo $PPID'); sleep 40) & wait"], timeoutMs: 300, graceMs: 300 });
+    const result = await runCommand({
+      argv: ["sh", "-c", "(trap '' TERM; echo member=$(sh -c 'echo $PPID'); sleep 40) & wait"],
+      timeoutMs: 300,
+      graceMs: 300,
+    });
     expect(result.timed_out).toBe(true);
     const member = Number(/member=(\d+)/.exec(result.output)?.[1]);
     expect(member).toBeGreaterThan(0);

@@ -21,13 +21,29 @@ describe("Chat request → Responses request", () => {
       messages: [
         { role: "system", content: "be brief" },
         { role: "developer", content: [{ type: "text", text: "use tools" }] },
-        { role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AA", detail: "low" } }] },
-        { role: "assistant", content: "checking", tool_calls: [{ id: "c1", type: "function", function: { name: "look", arguments: '{"a":1}' } }, { id: "c2", type: "function", function: { name: "look", arguments: "{}" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is this?" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AA", detail: "low" } },
+          ],
+        },
+        {
+          role: "assistant",
+          content: "checking",
+          tool_calls: [
+            { id: "c1", type: "function", function: { name: "look", arguments: '{"a":1}' } },
+            { id: "c2", type: "function", function: { name: "look", arguments: "{}" } },
+          ],
+        },
         { role: "tool", tool_call_id: "c1", content: "a cat" },
         { role: "tool", tool_call_id: "c2", content: [{ type: "text", text: "a hat" }] },
         { role: "system", content: "late rule" },
       ],
-      tools: [{ type: "function", function: { name: "look", description: "looks", parameters: { type: "object" } } }, { type: "function", function: { name: "strict_one", strict: true } }],
+      tools: [
+        { type: "function", function: { name: "look", description: "looks", parameters: { type: "object" } } },
+        { type: "function", function: { name: "strict_one", strict: true } },
+      ],
       tool_choice: { type: "function", function: { name: "look" } },
       max_tokens: 50,
       max_completion_tokens: 100,
@@ -41,7 +57,13 @@ describe("Chat request → Responses request", () => {
       model: "m",
       instructions: "be brief\n\nuse tools",
       input: [
-        { role: "user", content: [{ type: "input_text", text: "what is this?" }, { type: "input_image", image_url: "data:image/png;base64,AA", detail: "low" }] },
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "what is this?" },
+            { type: "input_image", image_url: "data:image/png;base64,AA", detail: "low" },
+          ],
+        },
         { role: "assistant", content: "checking" },
         { type: "function_call", call_id: "c1", name: "look", arguments: '{"a":1}' },
         { type: "function_call", call_id: "c2", name: "look", arguments: "{}" },
@@ -64,17 +86,44 @@ describe("Chat request → Responses request", () => {
   });
 
   test("max_tokens alone is the output limit; no tools means no tool_choice; neutral values and nulls are accepted", () => {
-    const request = chatToResponsesRequest({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 7, tool_choice: "auto", n: 1, logprobs: false, presence_penalty: 0, seed: null });
+    const request = chatToResponsesRequest({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 7,
+      tool_choice: "auto",
+      n: 1,
+      logprobs: false,
+      presence_penalty: 0,
+      seed: null,
+    });
     expect(request).toEqual({ model: "m", input: [{ role: "user", content: "hi" }], max_output_tokens: 7, store: false });
   });
 
   test("what the Responses API cannot express is a 400 naming it", () => {
-    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [], stop: ["\n"] }))).toMatchObject({ code: "unsupported_parameter", status: 400, param: "stop" });
-    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [], n: 2 }))).toMatchObject({ code: "unsupported_parameter", param: "n" });
-    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [], presence_penalty: 0.5 }))).toMatchObject({ param: "presence_penalty" });
-    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [{ role: "function", name: "f", content: "x" }] }))).toMatchObject({ param: "messages[0].role" });
-    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [{ role: "tool", content: "x" }] }))).toMatchObject({ code: "invalid_request", param: "messages[0].tool_call_id" });
-    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] }))).toMatchObject({ param: "messages[0].content[0].type" });
+    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [], stop: ["\n"] }))).toMatchObject({
+      code: "unsupported_parameter",
+      status: 400,
+      param: "stop",
+    });
+    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [], n: 2 }))).toMatchObject({
+      code: "unsupported_parameter",
+      param: "n",
+    });
+    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [], presence_penalty: 0.5 }))).toMatchObject({
+      param: "presence_penalty",
+    });
+    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [{ role: "function", name: "f", content: "x" }] }))).toMatchObject({
+      param: "messages[0].role",
+    });
+    expect(thrown(() => chatToResponsesRequest({ model: "m", messages: [{ role: "tool", content: "x" }] }))).toMatchObject({
+      code: "invalid_request",
+      param: "messages[0].tool_call_id",
+    });
+    expect(
+      thrown(() =>
+        chatToResponsesRequest({ model: "m", messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] }),
+      ),
+    ).toMatchObject({ param: "messages[0].content[0].type" });
   });
 });
 
@@ -87,8 +136,20 @@ describe("Responses answer → Chat completion", () => {
         model: "m-up",
         status: "completed",
         output: [
-          { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "short" }], content: [{ type: "reasoning_text", text: "long thought" }] },
-          { type: "message", role: "assistant", content: [{ type: "output_text", text: "Hel" }, { type: "output_text", text: "lo" }] },
+          {
+            type: "reasoning",
+            id: "rs_1",
+            summary: [{ type: "summary_text", text: "short" }],
+            content: [{ type: "reasoning_text", text: "long thought" }],
+          },
+          {
+            type: "message",
+            role: "assistant",
+            content: [
+              { type: "output_text", text: "Hel" },
+              { type: "output_text", text: "lo" },
+            ],
+          },
           { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: '{"x":1}' },
         ],
         usage: { input_tokens: 4, output_tokens: 6, total_tokens: 10, output_tokens_details: { reasoning_tokens: 2 } },
@@ -103,25 +164,47 @@ describe("Responses answer → Chat completion", () => {
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: "Hello", refusal: null, reasoning_content: "long thought", tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"x":1}' } }] },
+          message: {
+            role: "assistant",
+            content: "Hello",
+            refusal: null,
+            reasoning_content: "long thought",
+            tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"x":1}' } }],
+          },
           logprobs: null,
           finish_reason: "tool_calls",
         },
       ],
-      usage: { prompt_tokens: 4, completion_tokens: 6, total_tokens: 10, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 2 } },
+      usage: {
+        prompt_tokens: 4,
+        completion_tokens: 6,
+        total_tokens: 10,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 2 },
+      },
     });
   });
 
   test("an incomplete response finishes on length (or content_filter)", () => {
     const output = [{ type: "message", content: [{ type: "output_text", text: "trunc" }] }];
-    expect((responseToChatCompletion({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output }, "m").choices as any)[0].finish_reason).toBe("length");
-    expect((responseToChatCompletion({ status: "incomplete", incomplete_details: { reason: "content_filter" }, output }, "m").choices as any)[0].finish_reason).toBe("content_filter");
+    expect(
+      (
+        responseToChatCompletion({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output }, "m").choices as any
+      )[0].finish_reason,
+    ).toBe("length");
+    expect(
+      (responseToChatCompletion({ status: "incomplete", incomplete_details: { reason: "content_filter" }, output }, "m").choices as any)[0]
+        .finish_reason,
+    ).toBe("content_filter");
   });
 });
 
 describe("Responses events → chat chunks", () => {
   const created = { type: "response.created", response: { id: "resp_9", created_at: 5, model: "m", status: "in_progress", output: [] } };
-  const completed = (status = "completed") => ({ type: `response.${status}`, response: { status, usage: { input_tokens: 3, output_tokens: 4 } } });
+  const completed = (status = "completed") => ({
+    type: `response.${status}`,
+    response: { status, usage: { input_tokens: 3, output_tokens: 4 } },
+  });
   const deltas = (chunks: Record<string, any>[]) => chunks.map((c) => c.choices?.[0]?.delta);
 
   test("text, then two calls numbered in order, finish tool_calls, usage when asked", () => {
@@ -130,13 +213,25 @@ describe("Responses events → chat chunks", () => {
       created,
       { type: "response.output_item.added", output_index: 0, item: { type: "message", id: "msg", content: [] } },
       { type: "response.output_text.delta", output_index: 0, delta: "Hi" },
-      { type: "response.output_item.added", output_index: 1, item: { type: "function_call", id: "fc_a", call_id: "call_a", name: "f", arguments: "" } },
-      { type: "response.output_item.added", output_index: 2, item: { type: "function_call", id: "fc_b", call_id: "call_b", name: "g", arguments: "" } },
+      {
+        type: "response.output_item.added",
+        output_index: 1,
+        item: { type: "function_call", id: "fc_a", call_id: "call_a", name: "f", arguments: "" },
+      },
+      {
+        type: "response.output_item.added",
+        output_index: 2,
+        item: { type: "function_call", id: "fc_b", call_id: "call_b", name: "g", arguments: "" },
+      },
       { type: "response.function_call_arguments.delta", output_index: 2, delta: '{"b"' },
       { type: "response.function_call_arguments.delta", output_index: 1, delta: '{"a":1}' },
       { type: "response.function_call_arguments.delta", output_index: 2, delta: ":2}" },
       { type: "response.function_call_arguments.done", output_index: 1, arguments: '{"a":1}' },
-      { type: "response.output_item.done", output_index: 1, item: { type: "function_call", call_id: "call_a", name: "f", arguments: '{"a":1}' } },
+      {
+        type: "response.output_item.done",
+        output_index: 1,
+        item: { type: "function_call", call_id: "call_a", name: "f", arguments: '{"a":1}' },
+      },
     ].flatMap((event) => {
       const step = t.push(event);
       expect(step.end).toBe(false);
@@ -161,7 +256,12 @@ describe("Responses events → chat chunks", () => {
 
   test("no usage chunk unless asked; incomplete finishes on length; reasoning streams as reasoning_content", () => {
     const t = new ResponsesStreamToChat("m", false);
-    const chunks = [created, { type: "response.reasoning_text.delta", output_index: 0, delta: "hmm" }, { type: "response.reasoning_summary_text.delta", output_index: 0, delta: "summary" }, completed("incomplete")].flatMap((e) => t.push(e).chunks);
+    const chunks = [
+      created,
+      { type: "response.reasoning_text.delta", output_index: 0, delta: "hmm" },
+      { type: "response.reasoning_summary_text.delta", output_index: 0, delta: "summary" },
+      completed("incomplete"),
+    ].flatMap((e) => t.push(e).chunks);
     expect(deltas(chunks)).toEqual([{ role: "assistant", content: "" }, { reasoning_content: "hmm" }, {}]);
     expect((chunks.at(-1) as any).choices[0].finish_reason).toBe("length");
   });
@@ -173,7 +273,11 @@ describe("Responses events → chat chunks", () => {
       { type: "response.output_item.done", output_index: 0, item: { type: "message", content: [{ type: "output_text", text: "whole" }] } },
       { type: "response.output_item.added", output_index: 1, item: { type: "function_call", call_id: "c", name: "f", arguments: "" } },
       { type: "response.output_item.done", output_index: 1, item: { type: "function_call", call_id: "c", name: "f", arguments: "{}" } },
-      { type: "response.output_item.done", output_index: 2, item: { type: "function_call", call_id: "d", name: "g", arguments: '{"z":0}' } },
+      {
+        type: "response.output_item.done",
+        output_index: 2,
+        item: { type: "function_call", call_id: "d", name: "g", arguments: '{"z":0}' },
+      },
     ].flatMap((e) => t.push(e).chunks);
     expect(deltas(chunks).slice(1)).toEqual([
       { content: "whole" },

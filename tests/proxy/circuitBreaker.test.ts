@@ -1,12 +1,23 @@
 import { describe, expect, test } from "bun:test";
 import { CircuitBreaker, type BreakerTransition } from "../../src/proxy/circuitBreaker.ts";
 
-const settings = { failures: 3, window_ms: 10_000, cooldown_429_ms: 1000, cooldown_5xx_ms: 2000, cooldown_auth_ms: 5000, cooldown_max_ms: 6000 };
+const settings = {
+  failures: 3,
+  window_ms: 10_000,
+  cooldown_429_ms: 1000,
+  cooldown_5xx_ms: 2000,
+  cooldown_auth_ms: 5000,
+  cooldown_max_ms: 6000,
+};
 
 function breaker() {
   let now = 0;
   const transitions: BreakerTransition[] = [];
-  const b = new CircuitBreaker(settings, (t) => transitions.push(t), () => now);
+  const b = new CircuitBreaker(
+    settings,
+    (t) => transitions.push(t),
+    () => now,
+  );
   return { b, transitions, advance: (ms: number) => (now += ms) };
 }
 

@@ -26,7 +26,9 @@ describe("a request no provider answered is counted under the provider that fail
   test("the last provider tried and the real attempt count reach the log line, /metrics and the rollups", async () => {
     const { ups, h } = setup(2, { max_attempts: 2 });
     for (const up of ups) up.setDefault({ kind: "http_error", status: 503 });
-    const error = await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    const error = await h.client.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] })
+      .catch((e) => e);
     expect(error.status).toBe(502);
     expect(ups[0]!.completionRequests()).toHaveLength(2);
     expect(ups[1]!.completionRequests()).toHaveLength(2);
@@ -46,7 +48,9 @@ describe("a request no provider answered is counted under the provider that fail
     await h.client.chat.completions.create({ model: "gpt-test", messages: [] }).catch((e) => e);
     expect(h.events("proxy.request")[0]).toMatchObject({ provider: "p0", outcome: "error", status: 400, attempts: 1 });
     await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
-    const refused = await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    const refused = await h.client.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] })
+      .catch((e) => e);
     expect(refused.status).toBe(503);
     expect(h.events("proxy.request")[2]).toMatchObject({ provider: "none", outcome: "error", status: 503, attempts: 0 });
   });
@@ -76,7 +80,11 @@ describe("tool names are checked before anything is sent", () => {
   test("responses: a name with a character outside [A-Za-z0-9_-] is refused the same way", async () => {
     const { ups, h } = setup(1);
     const error = await h.client.responses
-      .create({ model: "gpt-test", input: "hi", tools: [{ type: "function", name: "read file", parameters: { type: "object" }, strict: false }] })
+      .create({
+        model: "gpt-test",
+        input: "hi",
+        tools: [{ type: "function", name: "read file", parameters: { type: "object" }, strict: false }],
+      })
       .catch((e) => e);
     expect(error.status).toBe(400);
     expect(error.type).toBe("invalid_request_error");

@@ -3,7 +3,13 @@ import { compileGlob, createModelMatcher } from "../../src/proxy/modelMatcher.ts
 import { ProviderHealth } from "../../src/proxy/providerHealth.ts";
 import { routeModel, type RouteCandidate } from "../../src/proxy/providerRouter.ts";
 
-function candidate(name: string, priority: number, weight = 1, models = ["*"], extra: Partial<RouteCandidate<string>> = {}): RouteCandidate<string> {
+function candidate(
+  name: string,
+  priority: number,
+  weight = 1,
+  models = ["*"],
+  extra: Partial<RouteCandidate<string>> = {},
+): RouteCandidate<string> {
   return { provider: name, name, priority, weight, matcher: createModelMatcher(models, {}), errorRate: 0, latencyMs: undefined, ...extra };
 }
 

@@ -13,10 +13,19 @@ describe("base_url normalisation", () => {
 });
 
 describe("quirk detection", () => {
-  const body = { model: "m", messages: [], parallel_tool_calls: true, stream_options: { include_usage: true }, max_completion_tokens: 5, tools: [{ type: "function", function: { name: "f", strict: true } }] };
+  const body = {
+    model: "m",
+    messages: [],
+    parallel_tool_calls: true,
+    stream_options: { include_usage: true },
+    max_completion_tokens: 5,
+    tools: [{ type: "function", function: { name: "f", strict: true } }],
+  };
   test("names the rejected optional parameter the request carries", () => {
     expect(detectRejectedParam(400, "Unsupported parameter: 'stream_options'", body)).toBe("stream_options");
-    expect(detectRejectedParam(422, '{"detail":[{"loc":["body","tools",0,"function","strict"],"msg":"Extra inputs are not permitted"}]}', body)).toBe("strict");
+    expect(
+      detectRejectedParam(422, '{"detail":[{"loc":["body","tools",0,"function","strict"],"msg":"Extra inputs are not permitted"}]}', body),
+    ).toBe("strict");
     expect(detectRejectedParam(400, "Unrecognized request argument supplied: seed", body)).toBeUndefined();
     expect(detectRejectedParam(400, "parallel_tool_calls must be a boolean", body)).toBeUndefined();
     expect(detectRejectedParam(500, "Unsupported parameter: 'stream_options'", body)).toBeUndefined();
@@ -24,23 +33,40 @@ describe("quirk detection", () => {
   test("applies drops and the max_tokens rename", () => {
     const copy = structuredClone(body) as Record<string, unknown>;
     applyQuirks(copy, ["strict", "max_completion_tokens", "parallel_tool_calls"]);
-    expect(copy).toEqual({ model: "m", messages: [], stream_options: { include_usage: true }, max_tokens: 5, tools: [{ type: "function", function: { name: "f" } }] });
+    expect(copy).toEqual({
+      model: "m",
+      messages: [],
+      stream_options: { include_usage: true },
+      max_tokens: 5,
+      tools: [{ type: "function", function: { name: "f" } }],
+    });
   });
 });
 
 describe("tool calls written as text", () => {
   test("tag and fenced forms, arguments as object or string, several calls", () => {
-    expect(parseToolCallText('<tool_call>{"name":"a","arguments":{"x":1}}</tool_call>')).toEqual({ text: "", calls: [{ name: "a", arguments: '{"x":1}' }] });
-    expect(parseToolCallText('```json\n[{"name":"a","arguments":"{}"},{"name":"b","parameters":{}}]\n```').calls.map((c) => c.name)).toEqual(["a", "b"]);
+    expect(parseToolCallText('<tool_call>{"name":"a","arguments":{"x":1}}</tool_call>')).toEqual({
+      text: "",
+      calls: [{ name: "a", arguments: '{"x":1}' }],
+    });
+    expect(
+      parseToolCallText('```json\n[{"name":"a","arguments":"{}"},{"name":"b","parameters":{}}]\n```').calls.map((c) => c.name),
+    ).toEqual(["a", "b"]);
   });
   test("never invents a call: prose, code and broken JSON stay text", () => {
-    for (const text of ["I will call exec_command with ls", "```bash\nrm -rf /tmp/x\n```", '<tool_call>{"name": "a", "arguments": </tool_call>', '```json\n{"name": "config", "value": 3}\n```', "<tool_call>unterminated"]) {
+    for (const text of [
+      "I will call exec_command with ls",
+      "```bash\nrm -rf /tmp/x\n```",
+      '<tool_call>{"name": "a", "arguments": </tool_call>',
+      '```json\n{"name": "config", "value": 3}\n```',
+      "<tool_call>unterminated",
+    ]) {
       expect(parseToolCallText(text)).toEqual({ text, calls: [] });
     }
   });
   test("streamed in small pieces, a marker split across deltas is held back, then resolved", () => {
     const scanner = new ToolCallTextScanner();
-    const pieces = ["Run <to", "ol_call>{\"name\":\"x\",", '"arguments":{}}</tool', "_call> done <", "b>"];
+    const pieces = ["Run <to", 'ol_call>{"name":"x",', '"arguments":{}}</tool', "_call> done <", "b>"];
     let text = "";
     const calls: string[] = [];
     for (const piece of pieces) {

@@ -14,15 +14,32 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-const tools = [{ type: "function" as const, function: { name: "exec_command", strict: true, parameters: { type: "object", properties: { cmd: { type: "string" } } } } }];
+const tools = [
+  {
+    type: "function" as const,
+    function: { name: "exec_command", strict: true, parameters: { type: "object", properties: { cmd: { type: "string" } } } },
+  },
+];
 
 describe("provider quirks", () => {
   test("a 400 naming an unsupported parameter: dropped, retried once, remembered across restarts", async () => {
     upstream = startScriptedUpstream();
     const db = openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
     harness = startProxy({ providers: [{ name: "up", base_url: upstream.url }], db });
-    upstream.enqueue({ kind: "http_error", status: 400, body: JSON.stringify({ error: { message: "Unrecognized request argument supplied: parallel_tool_calls" } }) }, { kind: "text", text: "ok" });
-    const answer = await harness.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "x" }], tools, parallel_tool_calls: false });
+    upstream.enqueue(
+      {
+        kind: "http_error",
+        status: 400,
+        body: JSON.stringify({ error: { message: "Unrecognized request argument supplied: parallel_tool_calls" } }),
+      },
+      { kind: "text", text: "ok" },
+    );
+    const answer = await harness.client.chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "x" }],
+      tools,
+      parallel_tool_calls: false,
+    });
     expect(answer.choices[0]!.message.content).toBe("ok");
     const [rejected, retried] = upstream.completionRequests();
     expect(rejected!.body.parallel_tool_calls).toBe(false);
@@ -45,7 +62,14 @@ describe("provider quirks", () => {
   test("strict in tool schemas is dropped when rejected; a 400 about something else is not a quirk", async () => {
     upstream = startScriptedUpstream();
     harness = startProxy({ providers: [{ name: "up", base_url: upstream.url }] });
-    upstream.enqueue({ kind: "http_error", status: 400, body: JSON.stringify({ error: { message: "tools.0.function.strict: Extra inputs are not permitted" } }) }, { kind: "text", text: "ok" });
+    upstream.enqueue(
+      {
+        kind: "http_error",
+        status: 400,
+        body: JSON.stringify({ error: { message: "tools.0.function.strict: Extra inputs are not permitted" } }),
+      },
+      { kind: "text", text: "ok" },
+    );
     await harness.client.chat.completions.create({ model: "gpt-test", messages: [], tools });
     expect(upstream.completionRequests()[1]!.body.tools[0].function.strict).toBeUndefined();
     upstream.enqueue({ kind: "http_error", status: 400, body: JSON.stringify({ error: { message: "context length exceeded" } }) });
@@ -59,7 +83,10 @@ describe("tool calls written as text (tool_call_text: parse)", () => {
   test("non-streamed <tool_call> text becomes a structured call; prose stays prose", async () => {
     upstream = startScriptedUpstream();
     harness = startProxy({ providers: [{ name: "up", base_url: upstream.url, tool_call_text: "parse" }] });
-    upstream.enqueue({ kind: "text", text: 'Checking.\n<tool_call>{"name": "exec_command", "arguments": {"cmd": "df -h"}}</tool_call>' }, { kind: "text", text: "I would run df -h to check the disk." });
+    upstream.enqueue(
+      { kind: "text", text: 'Checking.\n<tool_call>{"name": "exec_command", "arguments": {"cmd": "df -h"}}</tool_call>' },
+      { kind: "text", text: "I would run df -h to check the disk." },
+    );
     const first = await harness.client.chat.completions.create({ model: "gpt-test", messages: [] });
     const call = first.choices[0]!.message.tool_calls![0]!;
     expect(call.type === "function" && [call.function.name, call.function.arguments]).toEqual(["exec_command", '{"cmd":"df -h"}']);
@@ -73,10 +100,16 @@ describe("tool calls written as text (tool_call_text: parse)", () => {
   test("a fenced call split across streamed chunks becomes a function_call item in a Responses stream", async () => {
     upstream = startScriptedUpstream();
     harness = startProxy({ providers: [{ name: "up", base_url: upstream.url, tool_call_text: "parse" }] });
-    upstream.enqueue({ kind: "text", chunks: ["Sure. ``", '`json\n{"name": "exec_', 'command", "arguments": {"cmd": "uptime"}}\n`', "``"] });
+    upstream.enqueue({
+      kind: "text",
+      chunks: ["Sure. ``", '`json\n{"name": "exec_', 'command", "arguments": {"cmd": "uptime"}}\n`', "``"],
+    });
     const final = await harness.client.responses.stream({ model: "gpt-test", input: "load?" }).finalResponse();
     expect(final.output_text).toBe("Sure. ");
-    expect(final.output.find((item) => item.type === "function_call")).toMatchObject({ name: "exec_command", arguments: '{"cmd":"uptime"}' });
+    expect(final.output.find((item) => item.type === "function_call")).toMatchObject({
+      name: "exec_command",
+      arguments: '{"cmd":"uptime"}',
+    });
   });
 
   test("off by default: the text is passed through untouched", async () => {

@@ -5,7 +5,11 @@ import { ProxyError } from "../../src/proxy/proxyError.ts";
 import { newShell } from "../../src/proxy/responseObject.ts";
 import { assertChatToolNames, assertResponsesToolNames } from "../../src/proxy/toolNames.ts";
 
-const chunk = (delta: object, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: object, finish: string | null = null) => ({
+  id: "c",
+  object: "chat.completion.chunk",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 function thrown(fn: () => unknown): ProxyError {
   try {
@@ -20,7 +24,13 @@ function thrown(fn: () => unknown): ProxyError {
 describe("chat reasoning → Responses reasoning items", () => {
   test("stream: reasoning_content deltas make a reasoning item before the message", () => {
     const t = new ChatStreamToResponses(newShell({ model: "m" }));
-    const events = [...t.start(), ...t.push(chunk({ role: "assistant", reasoning_content: "think" })), ...t.push(chunk({ reasoning_content: "ing" })), ...t.push(chunk({ content: "answer" })), ...t.push(chunk({}, "stop"))];
+    const events = [
+      ...t.start(),
+      ...t.push(chunk({ role: "assistant", reasoning_content: "think" })),
+      ...t.push(chunk({ reasoning_content: "ing" })),
+      ...t.push(chunk({ content: "answer" })),
+      ...t.push(chunk({}, "stop")),
+    ];
     const end = t.finish();
     const all = [...events, ...end.events];
     expect(all.map((e) => e.type)).toEqual([
@@ -46,7 +56,12 @@ describe("chat reasoning → Responses reasoning items", () => {
     expect(reasoningDone).toMatchObject({ output_index: 0, content_index: 0, text: "thinking" });
     expect(all.find((e) => e.type === "response.output_text.delta")).toMatchObject({ output_index: 1 });
     const output = end.response.output as any[];
-    expect(output[0]).toMatchObject({ type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: "thinking" }], status: "completed" });
+    expect(output[0]).toMatchObject({
+      type: "reasoning",
+      summary: [],
+      content: [{ type: "reasoning_text", text: "thinking" }],
+      status: "completed",
+    });
     expect(output[0].id).toStartWith("rs_");
     expect(output[1]).toMatchObject({ type: "message", content: [{ type: "output_text", text: "answer" }] });
   });
@@ -54,7 +69,10 @@ describe("chat reasoning → Responses reasoning items", () => {
   test("stream: OpenRouter's `reasoning` field, then a tool call, closes the reasoning item first", () => {
     const t = new ChatStreamToResponses(newShell({ model: "m" }));
     t.start();
-    const events = [...t.push(chunk({ reasoning: "plan" })), ...t.push(chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: "{}" } }] }))];
+    const events = [
+      ...t.push(chunk({ reasoning: "plan" })),
+      ...t.push(chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: "{}" } }] })),
+    ];
     expect(events.map((e) => e.type)).toEqual([
       "response.output_item.added",
       "response.content_part.added",
@@ -74,7 +92,10 @@ describe("chat reasoning → Responses reasoning items", () => {
 
   test("whole completion: reasoning_content (or reasoning) becomes the first output item", () => {
     for (const field of ["reasoning_content", "reasoning"]) {
-      const response = chatCompletionToResponse({ choices: [{ message: { content: "42", [field]: "because" }, finish_reason: "stop" }] }, newShell({ model: "m" }));
+      const response = chatCompletionToResponse(
+        { choices: [{ message: { content: "42", [field]: "because" }, finish_reason: "stop" }] },
+        newShell({ model: "m" }),
+      );
       expect((response.output as any[]).map((item) => item.type)).toEqual(["reasoning", "message"]);
       expect((response.output as any[])[0].content).toEqual([{ type: "reasoning_text", text: "because" }]);
     }
@@ -83,7 +104,12 @@ describe("chat reasoning → Responses reasoning items", () => {
 
 describe("tool names", () => {
   test("an empty or ill-formed function name is a 400 naming the tool", () => {
-    const empty = thrown(() => assertChatToolNames([{ type: "function", function: { name: "ok_1" } }, { type: "function", function: { name: "" } }]));
+    const empty = thrown(() =>
+      assertChatToolNames([
+        { type: "function", function: { name: "ok_1" } },
+        { type: "function", function: { name: "" } },
+      ]),
+    );
     expect(empty).toMatchObject({ code: "invalid_request", status: 400, param: "tools[1].function.name" });
     expect(empty.message).toContain("tools[1]");
     expect(thrown(() => assertChatToolNames([{ type: "function", function: {} }])).param).toBe("tools[0].function.name");

@@ -27,7 +27,18 @@ async function relayed(reads: string[]): Promise<{ writes: string[]; outcome: st
   const attempt = new UpstreamAttempt(new AbortController().signal, timeouts);
   const first = (await attempt.nextEvent(response))!;
   const firstData = first.data === "[DONE]" ? "[DONE]" : (JSON.parse(first.data) as Record<string, unknown>);
-  const committed = { kind: "stream", attempt, response, first, firstData, provider: {} as ProviderRuntime, wire: "chat", upstreamModel: "m", sentAt: 0, attempts: 1 } as Extract<Committed, { kind: "stream" }>;
+  const committed = {
+    kind: "stream",
+    attempt,
+    response,
+    first,
+    firstData,
+    provider: {} as ProviderRuntime,
+    wire: "chat",
+    upstreamModel: "m",
+    sentAt: 0,
+    attempts: 1,
+  } as Extract<Committed, { kind: "stream" }>;
   let outcome: string | undefined;
   let failure: UpstreamFailure | undefined;
   const shape: RelayShape = {
@@ -45,7 +56,11 @@ async function relayed(reads: string[]): Promise<{ writes: string[]; outcome: st
 
 describe("relayStream", () => {
   test("the events of one upstream read go to the client in one write", async () => {
-    const { writes, outcome } = await relayed(['data: {"n":1}\n\n', 'data: {"n":2}\n\ndata: {"n":3}\n\ndata: {"n":4}\n\n', "data: [DONE]\n\n"]);
+    const { writes, outcome } = await relayed([
+      'data: {"n":1}\n\n',
+      'data: {"n":2}\n\ndata: {"n":3}\n\ndata: {"n":4}\n\n',
+      "data: [DONE]\n\n",
+    ]);
     expect(writes).toEqual(['[open][{"n":1}]', '[{"n":2}][{"n":3}][{"n":4}]', "[[DONE]]"]);
     expect(outcome).toBe("ok");
   });

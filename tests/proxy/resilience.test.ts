@@ -47,7 +47,6 @@ describe("retries and failover", () => {
     expect(missing.message).toContain("404 from a, b");
   });
 
-
   test("429 with Retry-After: 1 is retried after the wait, at the same provider", async () => {
     const { a, h } = twoProviders();
     a.enqueue({ kind: "http_error", status: 429, headers: { "retry-after": "1" } }, { kind: "text", text: "after the wait" });
@@ -139,7 +138,11 @@ describe("retries and failover", () => {
 
   test("a client 400 from the upstream is returned, not retried", async () => {
     const { a, b, h } = twoProviders();
-    a.enqueue({ kind: "http_error", status: 400, body: JSON.stringify({ error: { message: "messages must not be empty", param: "messages" } }) });
+    a.enqueue({
+      kind: "http_error",
+      status: 400,
+      body: JSON.stringify({ error: { message: "messages must not be empty", param: "messages" } }),
+    });
     const error = await h.client.chat.completions.create(ask).catch((e) => e);
     expect(error.status).toBe(400);
     expect(error.param).toBe("messages");
@@ -167,7 +170,11 @@ describe("failures after the stream began", () => {
   test("a stall mid-stream ends a Responses stream with response.failed", async () => {
     const { a, h } = twoProviders({}, { idle_ms: 200 });
     a.enqueue({ kind: "stall_mid_stream", afterEvents: 2, reply: { kind: "text", chunks: ["part", "ial"] } });
-    const response = await fetch(`${h.url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-test", input: "x", stream: true }) });
+    const response = await fetch(`${h.url}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", input: "x", stream: true }),
+    });
     const text = await response.text();
     expect(response.status).toBe(200);
     expect(text).toContain("event: response.output_text.delta");
@@ -199,8 +206,17 @@ describe("failures after the stream began", () => {
 
   test("a stream that ends without finishing is an error, not a silent 200", async () => {
     const { a, h } = twoProviders();
-    a.enqueue({ kind: "raw", status: 200, headers: { "content-type": "text/event-stream" }, body: 'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"cut"},"finish_reason":null}]}\n\n' });
-    const response = await fetch(`${h.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...ask, stream: true }) });
+    a.enqueue({
+      kind: "raw",
+      status: 200,
+      headers: { "content-type": "text/event-stream" },
+      body: 'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"cut"},"finish_reason":null}]}\n\n',
+    });
+    const response = await fetch(`${h.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...ask, stream: true }),
+    });
     const text = await response.text();
     expect(text).toContain('"code":"upstream_error"');
     expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
@@ -210,7 +226,12 @@ describe("failures after the stream began", () => {
     const { a, h } = twoProviders();
     a.enqueue({ kind: "stall_mid_stream", afterEvents: 2, reply: { kind: "text", chunks: ["a", "b"] } });
     const controller = new AbortController();
-    const response = await fetch(`${h.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...ask, stream: true }), signal: controller.signal });
+    const response = await fetch(`${h.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...ask, stream: true }),
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     await reader.read();
     controller.abort();
@@ -222,7 +243,12 @@ describe("failures after the stream began", () => {
     const { a, h } = twoProviders();
     a.enqueue({ kind: "stall_before_first_byte" });
     const controller = new AbortController();
-    const pending = fetch(`${h.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...ask, stream: true }), signal: controller.signal }).catch((e) => e);
+    const pending = fetch(`${h.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...ask, stream: true }),
+      signal: controller.signal,
+    }).catch((e) => e);
     await a.waitForRequests(1);
     controller.abort();
     await pending;

@@ -14,7 +14,10 @@ afterEach(async () => {
 });
 
 /** Providers over fresh scripted upstreams; the first is a Responses upstream unless given otherwise. */
-function setup(providers: Partial<ProviderInput>[] = [{}], config: Record<string, unknown> = {}): { ups: ScriptedUpstream[]; h: ProxyHarness } {
+function setup(
+  providers: Partial<ProviderInput>[] = [{}],
+  config: Record<string, unknown> = {},
+): { ups: ScriptedUpstream[]; h: ProxyHarness } {
   const ups = providers.map(() => startScriptedUpstream());
   upstreams.push(...ups);
   const h = startProxy({ providers: providers.map((p, i) => ({ name: `p${i}`, base_url: ups[i]!.url, wire: "responses", ...p })), config });
@@ -23,17 +26,27 @@ function setup(providers: Partial<ProviderInput>[] = [{}], config: Record<string
 }
 
 const tools: OpenAI.Chat.ChatCompletionTool[] = [
-  { type: "function", function: { name: "read_file", description: "Reads a file", parameters: { type: "object", properties: { path: { type: "string" } } } } },
+  {
+    type: "function",
+    function: { name: "read_file", description: "Reads a file", parameters: { type: "object", properties: { path: { type: "string" } } } },
+  },
 ];
 
 function sse(...events: object[]): string {
   return events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 }
 
-const created = { type: "response.created", response: { id: "resp_x", object: "response", created_at: 1, status: "in_progress", model: "gpt-test", output: [] } };
+const created = {
+  type: "response.created",
+  response: { id: "resp_x", object: "response", created_at: 1, status: "in_progress", model: "gpt-test", output: [] },
+};
 
 async function rawChat(h: ProxyHarness, body: object): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${h.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${h.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, text: await response.text() };
 }
 
@@ -42,7 +55,15 @@ describe("chat completions over a Responses upstream", () => {
     const { ups, h } = setup();
     ups[0]!.enqueue({ kind: "text", text: "Paris", usage: { prompt_tokens: 9, completion_tokens: 1 } });
     const { data, response } = await h.client.chat.completions
-      .create({ model: "gpt-test", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Capital of France?" }], max_tokens: 20, temperature: 0 })
+      .create({
+        model: "gpt-test",
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "Capital of France?" },
+        ],
+        max_tokens: 20,
+        temperature: 0,
+      })
       .withResponse();
     expect(data.object).toBe("chat.completion");
     expect(data.choices[0]!.message.content).toBe("Paris");
@@ -51,14 +72,26 @@ describe("chat completions over a Responses upstream", () => {
     expect(response.headers.get("x-agentd-provider")).toBe("p0");
     const sent = ups[0]!.completionRequests()[0]!;
     expect(sent.path).toBe("/v1/responses");
-    expect(sent.body).toEqual({ model: "gpt-test", instructions: "Be brief.", input: [{ role: "user", content: "Capital of France?" }], max_output_tokens: 20, temperature: 0, store: false });
+    expect(sent.body).toEqual({
+      model: "gpt-test",
+      instructions: "Be brief.",
+      input: [{ role: "user", content: "Capital of France?" }],
+      max_output_tokens: 20,
+      temperature: 0,
+      store: false,
+    });
     expect(h.events("proxy.request")[0]).toMatchObject({ provider: "p0", outcome: "ok", tokens_in: 9, tokens_out: 1 });
   });
 
   test("streaming: text deltas, finish_reason and usage (when asked), ending with [DONE]", async () => {
     const { ups, h } = setup();
     ups[0]!.enqueue({ kind: "text", chunks: ["Hel", "lo"] }, { kind: "text", chunks: ["a", "b"] });
-    const stream = await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } });
+    const stream = await h.client.chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = "";
     let finish: string | null | undefined;
     let usage: unknown;
@@ -80,7 +113,13 @@ describe("chat completions over a Responses upstream", () => {
     const { ups, h } = setup();
     const up = ups[0]!;
     up.enqueue(
-      { kind: "text", toolCalls: [{ id: "call_a", name: "read_file", arguments: '{"path":"/a"}' }, { id: "call_b", name: "read_file", arguments: '{"path":"/b"}' }] },
+      {
+        kind: "text",
+        toolCalls: [
+          { id: "call_a", name: "read_file", arguments: '{"path":"/a"}' },
+          { id: "call_b", name: "read_file", arguments: '{"path":"/b"}' },
+        ],
+      },
       { kind: "text", text: "one more", toolCalls: [{ id: "call_c", name: "read_file", arguments: '{"path":"/c"}' }] },
       { kind: "text", text: "all read" },
     );
@@ -92,7 +131,10 @@ describe("chat completions over a Responses upstream", () => {
       ["call_a", "read_file", '{"path":"/a"}'],
       ["call_b", "read_file", '{"path":"/b"}'],
     ]);
-    messages.push(first.choices[0]!.message, ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `contents of ${c.id}` })));
+    messages.push(
+      first.choices[0]!.message,
+      ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `contents of ${c.id}` })),
+    );
     const second = await h.client.chat.completions.create({ model: "gpt-test", messages, tools, tool_choice: "auto" });
     expect(second.choices[0]!.message.content).toBe("one more");
     const third_call = second.choices[0]!.message.tool_calls![0]!;
@@ -101,7 +143,15 @@ describe("chat completions over a Responses upstream", () => {
     const third = await h.client.chat.completions.create({ model: "gpt-test", messages, tools });
     expect(third.choices[0]!.message.content).toBe("all read");
     const sent = up.completionRequests()[2]!.body;
-    expect(sent.tools).toEqual([{ type: "function", name: "read_file", description: "Reads a file", parameters: { type: "object", properties: { path: { type: "string" } } }, strict: false }]);
+    expect(sent.tools).toEqual([
+      {
+        type: "function",
+        name: "read_file",
+        description: "Reads a file",
+        parameters: { type: "object", properties: { path: { type: "string" } } },
+        strict: false,
+      },
+    ]);
     expect(sent.input).toEqual([
       { role: "user", content: "read a, b, c" },
       { type: "function_call", call_id: "call_a", name: "read_file", arguments: '{"path":"/a"}' },
@@ -118,7 +168,11 @@ describe("chat completions over a Responses upstream", () => {
   test("an incomplete response finishes on length", async () => {
     const { ups, h } = setup();
     ups[0]!.enqueue({ kind: "text", text: "trunc", finishReason: "length" });
-    const completion = await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "long" }], max_completion_tokens: 2 });
+    const completion = await h.client.chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "long" }],
+      max_completion_tokens: 2,
+    });
     expect(completion.choices[0]!.finish_reason).toBe("length");
     expect(ups[0]!.completionRequests()[0]!.body.max_output_tokens).toBe(2);
   });
@@ -144,15 +198,23 @@ describe("failures of a Responses upstream, seen by a chat client", () => {
   test("response.failed mid-stream is an error chunk then [DONE], counted as an upstream error", async () => {
     const { ups, h } = setup();
     const delta = { type: "response.output_text.delta", item_id: "m", output_index: 0, content_index: 0, delta: "par" };
-    const failed = { type: "response.failed", response: { ...created.response, status: "failed", error: { code: "server_error", message: "model crashed" } } };
+    const failed = {
+      type: "response.failed",
+      response: { ...created.response, status: "failed", error: { code: "server_error", message: "model crashed" } },
+    };
     const body = sse(created, delta, failed);
-    ups[0]!.enqueue({ kind: "raw", status: 200, body, headers: { "content-type": "text/event-stream" } }, { kind: "raw", status: 200, body, headers: { "content-type": "text/event-stream" } });
+    ups[0]!.enqueue(
+      { kind: "raw", status: 200, body, headers: { "content-type": "text/event-stream" } },
+      { kind: "raw", status: 200, body, headers: { "content-type": "text/event-stream" } },
+    );
     const raw = await rawChat(h, { model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true });
     expect(raw.status).toBe(200);
     const frames = raw.text.trim().split("\n\n");
     expect(frames.at(-1)).toBe("data: [DONE]");
     expect(JSON.parse(frames.at(-2)!.slice("data: ".length))).toMatchObject({ error: { code: "upstream_error", type: "server_error" } });
-    expect(JSON.parse(frames.at(-2)!.slice("data: ".length)).error.message).toEndWith("the upstream stream reported an error: model crashed");
+    expect(JSON.parse(frames.at(-2)!.slice("data: ".length)).error.message).toEndWith(
+      "the upstream stream reported an error: model crashed",
+    );
     expect(raw.text).toContain('"content":"par"');
     expect(h.events("upstream.error")[0]).toMatchObject({ provider: "p0", cause: "http_5xx" });
     const stream = await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true });
@@ -175,10 +237,20 @@ describe("failures of a Responses upstream, seen by a chat client", () => {
 
   test("a failure before the first event fails over to the next provider (a chat one)", async () => {
     const { ups, h } = setup([{ priority: 10 }, { wire: "chat" }]);
-    ups[0]!.enqueue({ kind: "raw", status: 200, body: sse({ type: "response.failed", response: { ...created.response, status: "failed", error: { code: "x", message: "no capacity" } } }), headers: { "content-type": "text/event-stream" } });
+    ups[0]!.enqueue({
+      kind: "raw",
+      status: 200,
+      body: sse({
+        type: "response.failed",
+        response: { ...created.response, status: "failed", error: { code: "x", message: "no capacity" } },
+      }),
+      headers: { "content-type": "text/event-stream" },
+    });
     ups[0]!.setDefault({ kind: "http_error", status: 500 });
     ups[1]!.enqueue({ kind: "text", chunks: ["from ", "chat"] });
-    const stream = await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true }).withResponse();
+    const stream = await h.client.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stream: true })
+      .withResponse();
     let text = "";
     for await (const chunk of stream.data) text += chunk.choices[0]?.delta.content ?? "";
     expect(text).toBe("from chat");
@@ -189,7 +261,10 @@ describe("failures of a Responses upstream, seen by a chat client", () => {
 
   test("a 200 answer without an output array is malformed: retried before anything reaches the client", async () => {
     const { ups, h } = setup();
-    ups[0]!.enqueue({ kind: "raw", status: 200, body: '{"id":"resp_broken","object":"response"}', headers: { "content-type": "application/json" } }, { kind: "text", text: "second try" });
+    ups[0]!.enqueue(
+      { kind: "raw", status: 200, body: '{"id":"resp_broken","object":"response"}', headers: { "content-type": "application/json" } },
+      { kind: "text", text: "second try" },
+    );
     const completion = await h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
     expect(completion.choices[0]!.message.content).toBe("second try");
     expect(h.events("upstream.error")[0]).toMatchObject({ provider: "p0", cause: "malformed" });
@@ -197,14 +272,20 @@ describe("failures of a Responses upstream, seen by a chat client", () => {
 
   test("a field only Chat Completions has goes to the chat provider; with none, it is a 400 naming it", async () => {
     const both = setup([{ priority: 10 }, { wire: "chat" }]);
-    const completion = await both.h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stop: ["\n"] });
+    const completion = await both.h.client.chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "hi" }],
+      stop: ["\n"],
+    });
     expect(completion.choices[0]!.message.content).toBe("ok");
     expect(both.ups[0]!.completionRequests()).toHaveLength(0);
     expect(both.ups[1]!.completionRequests()[0]!.body.stop).toEqual(["\n"]);
     await harness!.close();
     harness = undefined;
     const only = setup();
-    const error = await only.h.client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stop: ["\n"] }).catch((e) => e);
+    const error = await only.h.client.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stop: ["\n"] })
+      .catch((e) => e);
     expect(error.status).toBe(400);
     expect(error.code).toBe("unsupported_parameter");
     expect(error.param).toBe("stop");

@@ -15,13 +15,28 @@ function setup(provider: Record<string, unknown> = {}) {
   harness = startProxy({ providers: [{ name: "up", base_url: upstream.url, ...provider }] });
 }
 
-const tools = [{ type: "function" as const, name: "read_file", description: "Reads a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }, strict: false }];
+const tools = [
+  {
+    type: "function" as const,
+    name: "read_file",
+    description: "Reads a file",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    strict: false,
+  },
+];
 
 describe("responses API over a chat upstream", () => {
   test("non-streaming: input and instructions are translated, the answer is a Response with usage", async () => {
     setup();
     upstream.enqueue({ kind: "text", text: "Paris", usage: { prompt_tokens: 11, completion_tokens: 1 } });
-    const response = await harness.client.responses.create({ model: "gpt-test", instructions: "Be brief.", input: "Capital of France?", max_output_tokens: 50, temperature: 0.2, reasoning: { effort: "low" } });
+    const response = await harness.client.responses.create({
+      model: "gpt-test",
+      instructions: "Be brief.",
+      input: "Capital of France?",
+      max_output_tokens: 50,
+      temperature: 0.2,
+      reasoning: { effort: "low" },
+    });
     expect(response.output_text).toBe("Paris");
     expect(response.status).toBe("completed");
     expect(response.usage).toMatchObject({ input_tokens: 11, output_tokens: 1, total_tokens: 12 });
@@ -70,7 +85,12 @@ describe("responses API over a chat upstream", () => {
     expect(call1).toMatchObject({ type: "function_call", call_id: "call_1", name: "read_file", arguments: '{"path":"/etc/hostname"}' });
 
     // Turn two streams, continuing from the stored response.
-    const stream = harness.client.responses.stream({ model: "gpt-test", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: "call_1", output: "web1" }], tools });
+    const stream = harness.client.responses.stream({
+      model: "gpt-test",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: "call_1", output: "web1" }],
+      tools,
+    });
     const argDeltas: string[] = [];
     stream.on("response.function_call_arguments.delta", (event) => argDeltas.push(event.delta));
     const second = await stream.finalResponse();
@@ -78,15 +98,28 @@ describe("responses API over a chat upstream", () => {
     const call2 = second.output.find((item) => item.type === "function_call")!;
     expect(call2).toMatchObject({ call_id: "call_2", arguments: '{"path":"/etc/os-release"}' });
 
-    const third = await harness.client.responses.create({ model: "gpt-test", previous_response_id: second.id, input: [{ type: "function_call_output", call_id: "call_2", output: "Debian 13" }], tools });
+    const third = await harness.client.responses.create({
+      model: "gpt-test",
+      previous_response_id: second.id,
+      input: [{ type: "function_call_output", call_id: "call_2", output: "Debian 13" }],
+      tools,
+    });
     expect(third.output_text).toBe("host web1 runs Debian");
 
     const messages = upstream.completionRequests()[2]!.body.messages;
     expect(messages).toEqual([
       { role: "user", content: "what host and OS?" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"/etc/hostname"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"/etc/hostname"}' } }],
+      },
       { role: "tool", tool_call_id: "call_1", content: "web1" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_2", type: "function", function: { name: "read_file", arguments: '{"path":"/etc/os-release"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_2", type: "function", function: { name: "read_file", arguments: '{"path":"/etc/os-release"}' } }],
+      },
       { role: "tool", tool_call_id: "call_2", content: "Debian 13" },
     ]);
     expect(upstream.completionRequests()[0]!.body.tools).toEqual([
@@ -126,7 +159,9 @@ describe("responses API over a chat upstream", () => {
 
   test("an unknown previous_response_id is a 404", async () => {
     setup();
-    const error = await harness.client.responses.create({ model: "gpt-test", previous_response_id: "resp_nope", input: "x" }).catch((e) => e);
+    const error = await harness.client.responses
+      .create({ model: "gpt-test", previous_response_id: "resp_nope", input: "x" })
+      .catch((e) => e);
     expect(error.status).toBe(404);
     expect(error.code).toBe("previous_response_not_found");
   });
@@ -140,7 +175,9 @@ describe("responses API over a chat upstream", () => {
 
   test("a field a chat upstream cannot take is a clear 400 naming it", async () => {
     setup();
-    const hosted = await harness.client.responses.create({ model: "gpt-test", input: "x", tools: [{ type: "web_search" }] } as never).catch((e) => e);
+    const hosted = await harness.client.responses
+      .create({ model: "gpt-test", input: "x", tools: [{ type: "web_search" }] } as never)
+      .catch((e) => e);
     expect(hosted.status).toBe(400);
     expect(hosted.code).toBe("unsupported_parameter");
     expect(hosted.param).toBe("tools[0]");
@@ -165,7 +202,9 @@ describe("responses API over a Responses upstream", () => {
     const first = await harness.client.responses.create({ model: "gpt-test", input: "one" });
     expect(first.output_text).toBe("first");
     expect(upstream.completionRequests()[0]!.path).toBe("/v1/responses");
-    const second = await harness.client.responses.stream({ model: "gpt-test", input: "two", previous_response_id: first.id }).finalResponse();
+    const second = await harness.client.responses
+      .stream({ model: "gpt-test", input: "two", previous_response_id: first.id })
+      .finalResponse();
     expect(second.output_text).toBe("second");
     const sent = upstream.completionRequests()[1]!.body;
     expect(sent.previous_response_id).toBeUndefined();

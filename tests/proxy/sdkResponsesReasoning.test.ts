@@ -17,13 +17,18 @@ function setup() {
 }
 
 function reasoningOf(response: OpenAI.Responses.Response): string[] {
-  return response.output.filter((item) => item.type === "reasoning").map((item) => (item as OpenAI.Responses.ResponseReasoningItem).content?.map((part) => part.text).join("") ?? "");
+  return response.output
+    .filter((item) => item.type === "reasoning")
+    .map((item) => (item as OpenAI.Responses.ResponseReasoningItem).content?.map((part) => part.text).join("") ?? "");
 }
 
 describe("reasoning from a chat upstream, seen by a Responses client", () => {
   test("non-streaming: reasoning_content (or reasoning) is a reasoning item before the message", async () => {
     setup();
-    upstream.enqueue({ kind: "text", text: "42", reasoning: "six times seven" }, { kind: "text", text: "42", reasoning: "by OpenRouter", reasoningField: "reasoning" });
+    upstream.enqueue(
+      { kind: "text", text: "42", reasoning: "six times seven" },
+      { kind: "text", text: "42", reasoning: "by OpenRouter", reasoningField: "reasoning" },
+    );
     const first = await harness.client.responses.create({ model: "gpt-test", input: "?" });
     expect(first.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
     expect(reasoningOf(first)).toEqual(["six times seven"]);

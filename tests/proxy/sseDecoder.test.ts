@@ -6,8 +6,10 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 describe("SSE decoder", () => {
   test("events split across reads, comments, keep-alives and CRLF", () => {
     const decoder = new SseDecoder();
-    expect(decoder.push(bytes(": keep-alive\r\n\r\ndata: {\"a\""))).toEqual([]);
-    expect(decoder.push(bytes(":1}\r\n\r\nevent: response.created\r\ndata: {}\r\n"))).toEqual([{ data: '{"a":1}', event: undefined, id: undefined }]);
+    expect(decoder.push(bytes(': keep-alive\r\n\r\ndata: {"a"'))).toEqual([]);
+    expect(decoder.push(bytes(":1}\r\n\r\nevent: response.created\r\ndata: {}\r\n"))).toEqual([
+      { data: '{"a":1}', event: undefined, id: undefined },
+    ]);
     expect(decoder.push(bytes("\r\n")).map((e) => [e.event, e.data])).toEqual([["response.created", "{}"]]);
   });
 

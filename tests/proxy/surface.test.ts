@@ -13,17 +13,27 @@ afterEach(async () => {
 });
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 
 describe("proxy surface", () => {
   test("no provider configured: every /v1 call is a 503 that says how to add one", async () => {
     harness = startProxy({ providers: [] });
-    for (const [method, path] of [["POST", "/v1/chat/completions"], ["POST", "/v1/responses"], ["GET", "/v1/models"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/v1/chat/completions"],
+      ["POST", "/v1/responses"],
+      ["GET", "/v1/models"],
+    ] as const) {
       const response = await fetch(`${harness.url}${path}`, { method, ...(method === "POST" ? { body: "{}" } : {}) });
       expect(response.status).toBe(503);
       const body = (await response.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe("no_provider");
-      expect(body.error.message).toContain('"providers": [{"name": "openai", "base_url": "https://api.openai.com/v1", "api_key": "{env:OPENAI_API_KEY}"}]');
+      expect(body.error.message).toContain(
+        '"providers": [{"name": "openai", "base_url": "https://api.openai.com/v1", "api_key": "{env:OPENAI_API_KEY}"}]',
+      );
       expect(body.error.message).toContain("OPENAI_API_KEY");
     }
     expect(harness.proxy.healthChecks()[0]).toMatchObject({ key: "proxy:providers", status: "pass", observedValue: 0 });
@@ -34,7 +44,10 @@ describe("proxy surface", () => {
     const up = startScriptedUpstream();
     upstreams = [up];
     harness = startProxy({ providers: [{ name: "up", base_url: up.url }], config: { max_body_bytes: 1024 } });
-    const response = await post(`${harness.url}/v1/chat/completions`, { model: "gpt-test", messages: [{ role: "user", content: "x".repeat(4096) }] });
+    const response = await post(`${harness.url}/v1/chat/completions`, {
+      model: "gpt-test",
+      messages: [{ role: "user", content: "x".repeat(4096) }],
+    });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("body_too_large");
     expect(up.completionRequests()).toHaveLength(0);
@@ -57,7 +70,11 @@ describe("proxy surface", () => {
       });
     };
     const send = (content: string) =>
-      fetch(`${harness!.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: chunked(JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content }] })) });
+      fetch(`${harness!.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: chunked(JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content }] })),
+      });
     const over = await send("x".repeat(4096));
     expect(over.status).toBe(413);
     expect(((await over.json()) as { error: { code: string } }).error.code).toBe("body_too_large");
@@ -94,7 +111,17 @@ describe("proxy surface", () => {
     const up = startScriptedUpstream();
     upstreams = [up];
     harness = startProxy({ providers: [{ name: "up", base_url: `${up.url}/chat/completions/`, api_key: "sk-provider" }] });
-    await post(`${harness.url}/v1/chat/completions`, { model: "gpt-test", messages: [] }, { "user-agent": "codex/1.0", "x-stainless-lang": "js", authorization: "Bearer agentd-token", "proxy-authorization": "x", "x-custom-secret": "s" });
+    await post(
+      `${harness.url}/v1/chat/completions`,
+      { model: "gpt-test", messages: [] },
+      {
+        "user-agent": "codex/1.0",
+        "x-stainless-lang": "js",
+        authorization: "Bearer agentd-token",
+        "proxy-authorization": "x",
+        "x-custom-secret": "s",
+      },
+    );
     const sent = up.completionRequests()[0]!;
     expect(sent.path).toBe("/v1/chat/completions");
     expect(sent.headers["user-agent"]).toBe("codex/1.0");
@@ -127,7 +154,9 @@ describe("proxy surface", () => {
     await harness.client.chat.completions.create({ model: "gpt-test", messages: [] });
     expect(harness.db.query("SELECT count(*) AS n FROM proxy_rollups").get()).toEqual({ n: 0 });
     await harness.proxy.close();
-    expect(harness.db.query("SELECT provider, model, requests, tokens_in, tokens_out FROM proxy_rollups").all()).toEqual([{ provider: "up", model: "gpt-test", requests: 2, tokens_in: 10, tokens_out: 6 }]);
+    expect(harness.db.query("SELECT provider, model, requests, tokens_in, tokens_out FROM proxy_rollups").all()).toEqual([
+      { provider: "up", model: "gpt-test", requests: 2, tokens_in: 10, tokens_out: 6 },
+    ]);
   });
 });
 
@@ -136,7 +165,12 @@ describe("admin routes", () => {
     const a = startScriptedUpstream();
     const b = startScriptedUpstream();
     upstreams = [a, b];
-    harness = startProxy({ providers: [{ name: "a", base_url: a.url, priority: 1, timeouts: { idle_ms: 1000 } }, { name: "b", base_url: b.url }] });
+    harness = startProxy({
+      providers: [
+        { name: "a", base_url: a.url, priority: 1, timeouts: { idle_ms: 1000 } },
+        { name: "b", base_url: b.url },
+      ],
+    });
     const admin = `${harness.url}/api/admin/proxy`;
     const opened = await post(`${admin}/providers/a/breaker/open`, { cooldown_ms: 60_000, reason: "watchdog: repeated 5xx" });
     expect(opened.status).toBe(200);
@@ -146,7 +180,9 @@ describe("admin routes", () => {
     await post(`${admin}/providers/a/breaker/close`, {});
     expect(harness.proxy.status().find((s) => s.name === "a")!.state).toBe("ok");
 
-    const raised = (await (await post(`${admin}/providers/a/timeouts`, { idle_ms: 60_000, connect_ms: 1 })).json()) as { applied: Record<string, number> };
+    const raised = (await (await post(`${admin}/providers/a/timeouts`, { idle_ms: 60_000, connect_ms: 1 })).json()) as {
+      applied: Record<string, number>;
+    };
     expect(raised.applied).toEqual({ idle_ms: 4000, connect_ms: 10_000 });
     expect(harness.proxy.status().find((s) => s.name === "a")!.timeouts.idle_ms).toBe(4000);
     expect(harness.events("proxy.admin").map((e) => e.action)).toEqual(["breaker_open", "breaker_close", "timeouts_raise"]);

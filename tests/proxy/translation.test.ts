@@ -5,7 +5,11 @@ import { newShell } from "../../src/proxy/responseObject.ts";
 import { responsesToChat } from "../../src/proxy/responsesToChat.ts";
 import { ProxyError } from "../../src/proxy/proxyError.ts";
 
-const chunk = (delta: object, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: object, finish: string | null = null) => ({
+  id: "c",
+  object: "chat.completion.chunk",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 describe("Responses request → Chat request", () => {
   test("json_schema text format, tool choice and history", () => {
@@ -19,7 +23,11 @@ describe("Responses request → Chat request", () => {
         include: ["reasoning.encrypted_content"],
         store: false,
       },
-      [{ role: "user", content: "go" }, { type: "reasoning", id: "rs_1", summary: [] }, { type: "function_call", call_id: "c1", name: "f", arguments: "{}" }],
+      [
+        { role: "user", content: "go" },
+        { type: "reasoning", id: "rs_1", summary: [] },
+        { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      ],
     );
     expect(chat).toEqual({
       model: "m",
@@ -35,8 +43,25 @@ describe("Responses request → Chat request", () => {
   });
 
   test("images pass as image_url parts; unsupported items name themselves", () => {
-    const chat = responsesToChat({ model: "m", input: [{ role: "user", content: [{ type: "input_text", text: "what is this?" }, { type: "input_image", image_url: "data:image/png;base64,AA", detail: "low" }] }] });
-    expect((chat.messages as unknown[])[0]).toEqual({ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AA", detail: "low" } }] });
+    const chat = responsesToChat({
+      model: "m",
+      input: [
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "what is this?" },
+            { type: "input_image", image_url: "data:image/png;base64,AA", detail: "low" },
+          ],
+        },
+      ],
+    });
+    expect((chat.messages as unknown[])[0]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "what is this?" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AA", detail: "low" } },
+      ],
+    });
     const error = (() => {
       try {
         responsesToChat({ model: "m", input: [{ type: "item_reference", id: "x" }] });
@@ -52,8 +77,15 @@ describe("Responses request → Chat request", () => {
 
 describe("Chat answer → Response", () => {
   test("length finish is an incomplete response", () => {
-    const response = chatCompletionToResponse({ choices: [{ message: { content: "trunc" }, finish_reason: "length" }], usage: { prompt_tokens: 1, completion_tokens: 2 } }, newShell({ model: "m" }));
-    expect(response).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } });
+    const response = chatCompletionToResponse(
+      { choices: [{ message: { content: "trunc" }, finish_reason: "length" }], usage: { prompt_tokens: 1, completion_tokens: 2 } },
+      newShell({ model: "m" }),
+    );
+    expect(response).toMatchObject({
+      status: "incomplete",
+      incomplete_details: { reason: "max_output_tokens" },
+      usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 },
+    });
   });
 
   test("stream: text then parallel tool calls make ordered items with consistent indices", () => {

@@ -53,9 +53,15 @@ describe("agent tools", () => {
 
   test("run a session from start to close", async () => {
     const [exec, write, list, close] = createPtyTools(manager);
-    const started = (await exec!.execute(exec!.parameters.parse({ cmd: "cat", yield_time_ms: 250 }), toolContext)) as { session_id: string; running: boolean };
+    const started = (await exec!.execute(exec!.parameters.parse({ cmd: "cat", yield_time_ms: 250 }), toolContext)) as {
+      session_id: string;
+      running: boolean;
+    };
     expect(started.running).toBe(true);
-    const echoed = (await write!.execute(write!.parameters.parse({ session_id: started.session_id, chars: "hi\n", yield_time_ms: 300 }), toolContext)) as { output: string };
+    const echoed = (await write!.execute(
+      write!.parameters.parse({ session_id: started.session_id, chars: "hi\n", yield_time_ms: 300 }),
+      toolContext,
+    )) as { output: string };
     expect(echoed.output).toContain("hi\r\n");
     const listed = (await list!.execute({}, toolContext)) as { sessions: { id: string }[] };
     expect(listed.sessions.map((session) => session.id)).toEqual([started.session_id]);
@@ -74,7 +80,11 @@ describe("agent tools", () => {
 describe("/api/pty", () => {
   const app = () => new Hono().route("/api/pty", createPtyRoutes(manager));
   const post = (path: string, body: unknown) =>
-    app().request(path, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    app().request(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
 
   test("POST / runs a command", async () => {
     const response = await post("/api/pty", { cmd: "echo over-http; exit 2" });
@@ -105,7 +115,10 @@ describe("/api/pty", () => {
   });
 
   test("an unknown id is 404 pty_session_not_found", async () => {
-    for (const response of [await post("/api/pty/nope/stdin", { chars: "x" }), await app().request("/api/pty/nope", { method: "DELETE" })]) {
+    for (const response of [
+      await post("/api/pty/nope/stdin", { chars: "x" }),
+      await app().request("/api/pty/nope", { method: "DELETE" }),
+    ]) {
       expect(response.status).toBe(404);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("pty_session_not_found");
     }

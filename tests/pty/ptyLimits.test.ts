@@ -52,10 +52,18 @@ describe("session limits", () => {
     expect(childProcesses()).toHaveLength(64);
     // Every terminal is idle and watched; a thread-pool reader would hold one thread each.
     expect(threadCount() - threadsBefore).toBeLessThan(8);
-    const replies = await Promise.all(ids.map((id, index) => pty.writeStdin({ session_id: id, chars: `ping-${index}\n`, yield_time_ms: 500 })));
+    const replies = await Promise.all(
+      ids.map((id, index) => pty.writeStdin({ session_id: id, chars: `ping-${index}\n`, yield_time_ms: 500 })),
+    );
     replies.forEach((reply, index) => expect(reply.output).toContain(`ping-${index}\r\nping-${index}\r\n`));
     expect(pty.healthChecks()).toEqual([
-      { key: "pty:sessions", status: "warn", observedValue: 64, observedUnit: "sessions", output: "64 of at most 64 PTY sessions are open" },
+      {
+        key: "pty:sessions",
+        status: "warn",
+        observedValue: 64,
+        observedUnit: "sessions",
+        output: "64 of at most 64 PTY sessions are open",
+      },
     ]);
   }, 30_000);
 

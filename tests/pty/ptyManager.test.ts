@@ -20,7 +20,13 @@ function newManager(config: Record<string, unknown> = {}): PtyManager {
  * Types `chars` into a session, then keeps reading (empty writes) until `done` holds for everything
  * read so far (starting from `seen`), the process exits, or a deadline passes.
  */
-async function converse(id: string, chars: string, done: (output: string) => boolean, seen = "", timeoutMs = 4000): Promise<{ output: string; last: PtyCommandResult }> {
+async function converse(
+  id: string,
+  chars: string,
+  done: (output: string) => boolean,
+  seen = "",
+  timeoutMs = 4000,
+): Promise<{ output: string; last: PtyCommandResult }> {
   const deadline = Date.now() + timeoutMs;
   let output = seen;
   let next = chars;
@@ -64,7 +70,11 @@ describe("exec_command", () => {
   });
 
   test("runs in workdir with the caller's env over the pager defaults", async () => {
-    const result = await manager.exec({ cmd: 'pwd; echo "$FOO|$PAGER|$GIT_PAGER|$NO_COLOR|$TERM"', workdir: "/tmp", env: { FOO: "bar", PAGER: "less" } });
+    const result = await manager.exec({
+      cmd: 'pwd; echo "$FOO|$PAGER|$GIT_PAGER|$NO_COLOR|$TERM"',
+      workdir: "/tmp",
+      env: { FOO: "bar", PAGER: "less" },
+    });
     expect(result.output).toBe("/tmp\r\nbar|less|cat|1|xterm-256color\r\n");
   });
 
@@ -81,7 +91,10 @@ describe("exec_command", () => {
   });
 
   test("refuses a workdir that does not exist", async () => {
-    await expect(manager.exec({ cmd: "true", workdir: "/nonexistent/agentd" })).rejects.toMatchObject({ code: "pty_bad_workdir", status: 400 });
+    await expect(manager.exec({ cmd: "true", workdir: "/nonexistent/agentd" })).rejects.toMatchObject({
+      code: "pty_bad_workdir",
+      status: 400,
+    });
   });
 
   test("the child has the pty as its controlling terminal and leads its own session", async () => {
@@ -159,7 +172,10 @@ describe("write_stdin", () => {
   });
 
   test("an unknown session id is a clear error", async () => {
-    await expect(manager.writeStdin({ session_id: "nope", chars: "x" })).rejects.toMatchObject({ code: "pty_session_not_found", status: 404 });
+    await expect(manager.writeStdin({ session_id: "nope", chars: "x" })).rejects.toMatchObject({
+      code: "pty_session_not_found",
+      status: 404,
+    });
     await expect(manager.closeSession({ session_id: "nope" })).rejects.toMatchObject({ code: "pty_session_not_found" });
   });
 

@@ -25,7 +25,11 @@ describe("chooseEviction", () => {
   });
 
   test("prefers an exited session over an older running one", () => {
-    const sessions = [session("old", 0), session("exited", 1, false), ...Array.from({ length: 8 }, (_, index) => session(`r${index}`, 10 + index))];
+    const sessions = [
+      session("old", 0),
+      session("exited", 1, false),
+      ...Array.from({ length: 8 }, (_, index) => session(`r${index}`, 10 + index)),
+    ];
     expect(chooseEviction(sessions)).toBe("exited");
   });
 
@@ -55,10 +59,20 @@ describe("spawn request", () => {
   });
 
   test("the daemon's secrets and internal variables stay out of children unless passed on purpose", () => {
-    const inherited = { PATH: "/bin", OPENAI_API_KEY: "sk-1", AWS_SECRET_ACCESS_KEY: "a", GITHUB_TOKEN: "gh-1", AGENTD_TOKEN: "t", DB_PASSWORD: "p", AGENTD_SUPERVISOR_PID: "7", TOKENIZER: "keep" };
+    const inherited = {
+      PATH: "/bin",
+      OPENAI_API_KEY: "sk-1",
+      AWS_SECRET_ACCESS_KEY: "a",
+      GITHUB_TOKEN: "gh-1",
+      AGENTD_TOKEN: "t",
+      DB_PASSWORD: "p",
+      AGENTD_SUPERVISOR_PID: "7",
+      TOKENIZER: "keep",
+    };
     const env = childEnv(inherited, { GITHUB_TOKEN: "given-by-caller" }, { pass: ["DB_PASSWORD"] });
     expect(env).toMatchObject({ PATH: "/bin", TOKENIZER: "keep", DB_PASSWORD: "p", GITHUB_TOKEN: "given-by-caller" });
-    for (const hidden of ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID"]) expect(env).not.toHaveProperty(hidden);
+    for (const hidden of ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID"])
+      expect(env).not.toHaveProperty(hidden);
   });
 
   test("yield times are clamped, with defaults", () => {

@@ -45,7 +45,9 @@ describe("renderOutput", () => {
   });
 
   test("strips escapes on request", () => {
-    expect(renderOutput(bytes("\x1b[1mbold\x1b[0m \x1b]0;title\x07done"), { maxOutputTokens: 100, stripAnsi: true }).output).toBe("bold done");
+    expect(renderOutput(bytes("\x1b[1mbold\x1b[0m \x1b]0;title\x07done"), { maxOutputTokens: 100, stripAnsi: true }).output).toBe(
+      "bold done",
+    );
   });
 
   test("truncates to about 4 bytes a token with a marker", () => {

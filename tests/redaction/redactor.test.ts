@@ -4,7 +4,8 @@ import { Redactor } from "../../src/redaction/index.ts";
 describe("Redactor", () => {
   test("hides the exact secrets agentd holds, then anything key-shaped", () => {
     const redactor = new Redactor(["my-provider-key-123", undefined, "short"]);
-    const line = '{"event":"upstream.error","api_key":"abc123xyz","message":"key my-provider-key-123 rejected","auth":"Authorization: Bearer eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl"}';
+    const line =
+      '{"event":"upstream.error","api_key":"abc123xyz","message":"key my-provider-key-123 rejected","auth":"Authorization: Bearer eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl"}';
     const out = redactor.redact(line);
     expect(out).not.toContain("my-provider-key-123");
     expect(out).not.toContain("abc123xyz");

@@ -6,8 +6,16 @@ import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
 afterAll(removeTempDirs);
 
-const tables = (db: Database) => db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r.name);
-const versions = (db: Database) => db.query<{ version: number }, []>("SELECT version FROM schema_migrations ORDER BY version").all().map((r) => r.version);
+const tables = (db: Database) =>
+  db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((r) => r.name);
+const versions = (db: Database) =>
+  db
+    .query<{ version: number }, []>("SELECT version FROM schema_migrations ORDER BY version")
+    .all()
+    .map((r) => r.version);
 
 describe("openStore and migrations", () => {
   test("from an empty directory: creates the file, WAL, busy_timeout and the base tables", () => {
@@ -36,20 +44,33 @@ describe("openStore and migrations", () => {
 
   test("migrations apply in version order whatever order they are listed in, and later ones are added on the next start", () => {
     const db = new Database(":memory:", { strict: true });
-    const proxy: Migration = { version: 100, name: "proxy", sql: "CREATE TABLE proxy_things (id INTEGER PRIMARY KEY, created_by TEXT NOT NULL)" };
+    const proxy: Migration = {
+      version: 100,
+      name: "proxy",
+      sql: "CREATE TABLE proxy_things (id INTEGER PRIMARY KEY, created_by TEXT NOT NULL)",
+    };
     const after: Migration = { version: 101, name: "proxy2", sql: "ALTER TABLE proxy_things ADD COLUMN extra TEXT" };
     expect(applyMigrations(db, [after, proxy, ...baseMigrations])).toEqual([1, 100, 101]);
     const more: Migration = { version: 300, name: "watchdog", sql: "CREATE TABLE watch (id INTEGER PRIMARY KEY)" };
     expect(applyMigrations(db, [...baseMigrations, proxy, after, more])).toEqual([300]);
     expect(versions(db)).toEqual([1, 100, 101, 300]);
-    expect(db.query<{ name: string }, []>("SELECT name FROM pragma_table_info('proxy_things') ORDER BY cid").all().map((r) => r.name)).toEqual(["id", "created_by", "extra"]);
+    expect(
+      db
+        .query<{ name: string }, []>("SELECT name FROM pragma_table_info('proxy_things') ORDER BY cid")
+        .all()
+        .map((r) => r.name),
+    ).toEqual(["id", "created_by", "extra"]);
     db.close();
   });
 
   test("a failing migration leaves nothing behind: neither its first statements nor its version", () => {
     const db = new Database(":memory:", { strict: true });
     applyMigrations(db, baseMigrations);
-    const broken: Migration = { version: 2, name: "broken", sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);" };
+    const broken: Migration = {
+      version: 2,
+      name: "broken",
+      sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
+    };
     expect(() => applyMigrations(db, [...baseMigrations, broken])).toThrow(/no_such_table/);
     expect(tables(db)).not.toContain("half_done");
     expect(versions(db)).toEqual([1]);

@@ -29,7 +29,8 @@ let building: Promise<string> | undefined;
 function buildCommand(outfile: string): string[] {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: { build: string } };
   const words = pkg.scripts.build.trim().split(/\s+/);
-  if (words[0] !== "bun" || !words.includes("--outfile")) throw new Error(`Cannot use the build script "${pkg.scripts.build}": expected "bun build … --outfile FILE"`);
+  if (words[0] !== "bun" || !words.includes("--outfile"))
+    throw new Error(`Cannot use the build script "${pkg.scripts.build}": expected "bun build … --outfile FILE"`);
   return [BUN, ...words.slice(1).map((word, i, all) => (all[i - 1] === "--outfile" ? outfile : word))];
 }
 
@@ -70,7 +71,13 @@ export interface RunOptions {
 /** Runs ./agentd to completion (killed by pid past the timeout) and returns its exit code and output. */
 export async function runAgentd(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const binary = await ensureBinary();
-  const child = Bun.spawn([binary, ...args], { cwd: options.cwd, env: cleanEnv(options.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn([binary, ...args], {
+    cwd: options.cwd,
+    env: cleanEnv(options.env),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
   try {
     const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
@@ -92,7 +99,17 @@ export async function spawnAgentd(args: string[], options: RunOptions = {}): Pro
  */
 export function cleanEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of ["AGENTD_CONFIG", "AGENTD_DATA_DIR", "AGENTD_URL", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID", "AGENTD_WORKER_RESTARTS", "OPENAI_API_KEY", "OPENAI_BASE_URL"]) delete env[name];
+  for (const name of [
+    "AGENTD_CONFIG",
+    "AGENTD_DATA_DIR",
+    "AGENTD_URL",
+    "AGENTD_TOKEN",
+    "AGENTD_SUPERVISOR_PID",
+    "AGENTD_WORKER_RESTARTS",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+  ])
+    delete env[name];
   Object.assign(env, overrides);
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

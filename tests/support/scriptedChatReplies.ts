@@ -23,7 +23,9 @@ export function chatBody(a: ScriptedAnswer): unknown {
           role: "assistant",
           content: a.text || null,
           ...(a.reasoning ? { [a.reasoningField]: a.reasoning } : {}),
-          ...(a.calls.length ? { tool_calls: a.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+          ...(a.calls.length
+            ? { tool_calls: a.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+            : {}),
         },
         finish_reason: finishReason(a),
       },
@@ -35,7 +37,8 @@ export function chatBody(a: ScriptedAnswer): unknown {
 /** The SSE events, each framed as `data: …`, ending with `[DONE]`. */
 export function chatStreamEvents(a: ScriptedAnswer): string[] {
   const base = { id: `chatcmpl-${a.seq}`, object: "chat.completion.chunk", created: 1_700_000_000, model: a.model };
-  const chunk = (delta: object, finish: string | null = null) => sseData({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: object, finish: string | null = null) =>
+    sseData({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
   const events = [chunk({ role: "assistant", content: "" })];
   if (a.reasoning) for (const part of halves(a.reasoning)) events.push(chunk({ [a.reasoningField]: part }));
   for (const piece of a.pieces) events.push(chunk({ content: piece }));

@@ -10,7 +10,13 @@ function status(a: ScriptedAnswer): string {
 }
 
 function messageItem(a: ScriptedAnswer) {
-  return { type: "message", id: `msg_${a.seq}`, status: "completed", role: "assistant", content: [{ type: "output_text", text: a.text, annotations: [] }] };
+  return {
+    type: "message",
+    id: `msg_${a.seq}`,
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text: a.text, annotations: [] }],
+  };
 }
 
 function reasoningItem(a: ScriptedAnswer, text: string) {
@@ -30,7 +36,11 @@ export function responsesObject(a: Pick<ScriptedAnswer, "seq" | "model" | "usage
     ...(state === "incomplete" ? { incomplete_details: { reason: "max_output_tokens" } } : {}),
     model: a.model,
     output,
-    usage: { input_tokens: a.usage.prompt_tokens, output_tokens: a.usage.completion_tokens, total_tokens: a.usage.prompt_tokens + a.usage.completion_tokens },
+    usage: {
+      input_tokens: a.usage.prompt_tokens,
+      output_tokens: a.usage.completion_tokens,
+      total_tokens: a.usage.prompt_tokens + a.usage.completion_tokens,
+    },
   };
 }
 
@@ -50,7 +60,9 @@ export function responsesStreamEvents(a: ScriptedAnswer): string[] {
   if (a.reasoning) {
     const item = reasoningItem(a, a.reasoning);
     const at = { item_id: item.id, output_index: output.length, content_index: 0 };
-    events.push(named("response.output_item.added", { output_index: at.output_index, item: { ...item, status: "in_progress", content: [] } }));
+    events.push(
+      named("response.output_item.added", { output_index: at.output_index, item: { ...item, status: "in_progress", content: [] } }),
+    );
     events.push(named("response.content_part.added", { ...at, part: { type: "reasoning_text", text: "" } }));
     for (const delta of halves(a.reasoning)) events.push(named("response.reasoning_text.delta", { ...at, delta }));
     events.push(named("response.reasoning_text.done", { ...at, text: a.reasoning }));
@@ -61,7 +73,9 @@ export function responsesStreamEvents(a: ScriptedAnswer): string[] {
   if (a.text) {
     const item = messageItem(a);
     const at = { item_id: item.id, output_index: output.length, content_index: 0 };
-    events.push(named("response.output_item.added", { output_index: at.output_index, item: { ...item, status: "in_progress", content: [] } }));
+    events.push(
+      named("response.output_item.added", { output_index: at.output_index, item: { ...item, status: "in_progress", content: [] } }),
+    );
     events.push(named("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } }));
     for (const delta of a.pieces) events.push(named("response.output_text.delta", { ...at, delta }));
     events.push(named("response.output_text.done", { ...at, text: a.text }));
@@ -72,13 +86,25 @@ export function responsesStreamEvents(a: ScriptedAnswer): string[] {
   for (const call of a.calls) {
     const item = callItem(call);
     const outputIndex = output.length;
-    events.push(named("response.output_item.added", { output_index: outputIndex, item: { ...item, status: "in_progress", arguments: "" } }));
-    for (const delta of halves(call.arguments)) events.push(named("response.function_call_arguments.delta", { item_id: item.id, output_index: outputIndex, delta }));
-    events.push(named("response.function_call_arguments.done", { item_id: item.id, output_index: outputIndex, name: call.name, arguments: call.arguments }));
+    events.push(
+      named("response.output_item.added", { output_index: outputIndex, item: { ...item, status: "in_progress", arguments: "" } }),
+    );
+    for (const delta of halves(call.arguments))
+      events.push(named("response.function_call_arguments.delta", { item_id: item.id, output_index: outputIndex, delta }));
+    events.push(
+      named("response.function_call_arguments.done", {
+        item_id: item.id,
+        output_index: outputIndex,
+        name: call.name,
+        arguments: call.arguments,
+      }),
+    );
     events.push(named("response.output_item.done", { output_index: outputIndex, item }));
     output.push(item);
   }
   const state = status(a);
-  events.push(named(state === "incomplete" ? "response.incomplete" : "response.completed", { response: responsesObject(a, output, state) }));
+  events.push(
+    named(state === "incomplete" ? "response.incomplete" : "response.completed", { response: responsesObject(a, output, state) }),
+  );
   return events;
 }

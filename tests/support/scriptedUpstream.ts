@@ -163,13 +163,24 @@ export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): Sc
         record.finished = true;
         return Response.json({ object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })) });
       }
-      const api = url.pathname === `${basePath}/chat/completions` ? "chat" : url.pathname === `${basePath}/responses` ? "responses" : undefined;
+      const api =
+        url.pathname === `${basePath}/chat/completions` ? "chat" : url.pathname === `${basePath}/responses` ? "responses" : undefined;
       if (req.method !== "POST" || !api) {
         record.finished = true;
-        return Response.json({ error: { message: `no route ${req.method} ${url.pathname}`, type: "invalid_request_error" } }, { status: 404 });
+        return Response.json(
+          { error: { message: `no route ${req.method} ${url.pathname}`, type: "invalid_request_error" } },
+          { status: 404 },
+        );
       }
       const reply = queue.shift() ?? fallback;
-      const context: ReplyContext = { api, stream: body?.stream === true, model: String(body?.model ?? "gpt-test"), record, seq: ++counter, signal: req.signal };
+      const context: ReplyContext = {
+        api,
+        stream: body?.stream === true,
+        model: String(body?.model ?? "gpt-test"),
+        record,
+        seq: ++counter,
+        signal: req.signal,
+      };
       return answer(reply, context);
     },
   });
@@ -224,7 +235,8 @@ function answer(reply: Reply, ctx: ReplyContext): Response | Promise<Response> {
     case "text":
       return ctx.stream ? streamed(reply, ctx, {}) : finished(ctx, Response.json(completeBody(reply, ctx)));
     case "http_error": {
-      const body = reply.body ?? JSON.stringify({ error: { message: reply.message ?? `scripted ${reply.status}`, type: "server_error", code: null } });
+      const body =
+        reply.body ?? JSON.stringify({ error: { message: reply.message ?? `scripted ${reply.status}`, type: "server_error", code: null } });
       return finished(ctx, new Response(body, { status: reply.status, headers: { "content-type": "application/json", ...reply.headers } }));
     }
     case "raw":

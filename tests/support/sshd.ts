@@ -46,8 +46,16 @@ async function run(argv: string[]): Promise<string> {
 async function ensureSshdInstalled(): Promise<void> {
   if (existsSync(SSHD)) return;
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = Bun.spawn(["sh", "-c", "apt-get install -y -q --no-install-recommends openssh-server || (apt-get update -q && apt-get install -y -q --no-install-recommends openssh-server)"], { env, stdout: "ignore", stderr: "pipe" });
-  if ((await install.exited) !== 0 || !existsSync(SSHD)) throw new Error(`openssh-server is not installed and apt-get could not install it: ${await new Response(install.stderr).text()}`);
+  const install = Bun.spawn(
+    [
+      "sh",
+      "-c",
+      "apt-get install -y -q --no-install-recommends openssh-server || (apt-get update -q && apt-get install -y -q --no-install-recommends openssh-server)",
+    ],
+    { env, stdout: "ignore", stderr: "pipe" },
+  );
+  if ((await install.exited) !== 0 || !existsSync(SSHD))
+    throw new Error(`openssh-server is not installed and apt-get could not install it: ${await new Response(install.stderr).text()}`);
 }
 
 async function freePort(): Promise<number> {
@@ -140,10 +148,14 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
   const start = async () => {
     child = Bun.spawn([SSHD, "-D", "-e", "-f", configPath], { stdin: "ignore", stdout: "ignore", stderr: Bun.file(join(dir, "sshd.log")) });
     const started = child;
-    await waitFor(`sshd on port ${port}`, async () => {
-      if (started.exitCode !== null) throw new Error(`sshd exited ${started.exitCode}: ${readFileSync(join(dir, "sshd.log"), "utf8")}`);
-      return bannerAnswers(port);
-    }, { timeoutMs: 30_000, intervalMs: 50 });
+    await waitFor(
+      `sshd on port ${port}`,
+      async () => {
+        if (started.exitCode !== null) throw new Error(`sshd exited ${started.exitCode}: ${readFileSync(join(dir, "sshd.log"), "utf8")}`);
+        return bannerAnswers(port);
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
   };
   const kill = async () => {
     if (!child || child.exitCode !== null) return;

@@ -49,7 +49,11 @@ async function openListener(): Promise<number> {
 describe("http check", () => {
   test("passes on the expected status, fails once the server answers 500", async () => {
     let calls = 0;
-    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (++calls === 1 ? new Response("all good") : new Response("boom", { status: 500 })) });
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => (++calls === 1 ? new Response("all good") : new Response("boom", { status: 500 })),
+    });
     servers.push(server);
     const http = check({ type: "http", url: `http://127.0.0.1:${server.port}/health` });
     expect(await runCheck(http, noWorker)).toEqual({ ok: true, detail: "HTTP 200" });
@@ -62,7 +66,10 @@ describe("http check", () => {
     servers.push(server);
     const url = `http://127.0.0.1:${server.port}/`;
     expect(await runCheck(check({ type: "http", url, expect_body: '"version":"\\d+\\.\\d+' }), noWorker)).toMatchObject({ ok: true });
-    expect(await runCheck(check({ type: "http", url, expect_body: '"status":"(ok|pass)"' }), noWorker)).toEqual({ ok: false, detail: 'body does not match /"status":"(ok|pass)"/' });
+    expect(await runCheck(check({ type: "http", url, expect_body: '"status":"(ok|pass)"' }), noWorker)).toEqual({
+      ok: false,
+      detail: 'body does not match /"status":"(ok|pass)"/',
+    });
   });
 
   test("a server that does not answer within timeout_ms fails", async () => {
@@ -95,8 +102,14 @@ describe("tcp check", () => {
 describe("command check", () => {
   test("exit 0 passes, exit 3 fails with its stderr; expect_exit 3 makes exit 3 the pass", async () => {
     expect(await runCheck(check({ type: "command", argv: ["sh", "-c", "exit 0"] }), noWorker)).toEqual({ ok: true, detail: "exit 0" });
-    expect(await runCheck(check({ type: "command", argv: ["sh", "-c", "echo disk is sad >&2; exit 3"] }), noWorker)).toEqual({ ok: false, detail: "exit 3, expected 0: disk is sad" });
-    expect(await runCheck(check({ type: "command", argv: ["sh", "-c", "exit 3"], expect_exit: 3 }), noWorker)).toEqual({ ok: true, detail: "exit 3" });
+    expect(await runCheck(check({ type: "command", argv: ["sh", "-c", "echo disk is sad >&2; exit 3"] }), noWorker)).toEqual({
+      ok: false,
+      detail: "exit 3, expected 0: disk is sad",
+    });
+    expect(await runCheck(check({ type: "command", argv: ["sh", "-c", "exit 3"], expect_exit: 3 }), noWorker)).toEqual({
+      ok: true,
+      detail: "exit 3",
+    });
   });
 
   test("a command past its timeout is killed and fails", async () => {
@@ -141,8 +154,14 @@ describe("process check", () => {
     children.push(sleeper);
     await waitFor("the child to run sleep", () => readFileSync(`/proc/${sleeper.pid}/comm`, "utf8").trim() === "sleep");
     expect(await runCheck(check({ type: "process", process_name: "sleep" }), noWorker)).toMatchObject({ ok: true });
-    expect(await runCheck(check({ type: "process", process_name: "agentd-no-such-proc" }), noWorker)).toEqual({ ok: false, detail: "no process named agentd-no-such-proc" });
-    expect(await runCheck(check({ type: "process" }), noWorker)).toEqual({ ok: false, detail: "process check needs process_name or pidfile" });
+    expect(await runCheck(check({ type: "process", process_name: "agentd-no-such-proc" }), noWorker)).toEqual({
+      ok: false,
+      detail: "no process named agentd-no-such-proc",
+    });
+    expect(await runCheck(check({ type: "process" }), noWorker)).toEqual({
+      ok: false,
+      detail: "process check needs process_name or pidfile",
+    });
   });
 });
 
@@ -170,7 +189,10 @@ describe("memory check", () => {
     expect(tiny.ok).toBe(false);
     expect(tiny.detail).toMatch(/^worker RSS \d+ MiB \(limit 0\.001 MiB\)$/);
     expect((await runCheck(check({ type: "memory", max_worker_rss_mb: 1_000_000 }), self)).ok).toBe(true);
-    expect(await runCheck(check({ type: "memory", max_worker_rss_mb: 0.001 }), noWorker)).toEqual({ ok: true, detail: "worker not running" });
+    expect(await runCheck(check({ type: "memory", max_worker_rss_mb: 0.001 }), noWorker)).toEqual({
+      ok: true,
+      detail: "worker not running",
+    });
   });
 });
 
@@ -182,9 +204,18 @@ describe("scheduled checks are debounced", () => {
     const db = openStore({ path: ":memory:", migrations: allMigrations });
     dbs.push(db);
     const signals: Signal[] = [];
-    const config = watchdogConfigSchema.parse({ checks: [{ type: "command", name: "marker", argv: ["test", "-e", marker], failure_threshold: 3, success_threshold: 2 }] });
+    const config = watchdogConfigSchema.parse({
+      checks: [{ type: "command", name: "marker", argv: ["test", "-e", marker], failure_threshold: 3, success_threshold: 2 }],
+    });
     let now = 1_000_000;
-    const scheduler = new CheckScheduler(config.checks, config.flapping, noWorker, (s) => signals.push(s), db, () => now);
+    const scheduler = new CheckScheduler(
+      config.checks,
+      config.flapping,
+      noWorker,
+      (s) => signals.push(s),
+      db,
+      () => now,
+    );
     const state = () => scheduler.rows()[0]!.state;
 
     expect(state()).toBe("unknown");
@@ -200,7 +231,15 @@ describe("scheduled checks are debounced", () => {
     }
     expect(scheduler.failing("marker")).toBe(true);
     expect(signals).toHaveLength(1);
-    expect(signals[0]).toMatchObject({ id: "check.command", component: "check:marker", title: "Check marker failing", severity: "error", category: "daemon", ts: now, fields: { check: "marker" } });
+    expect(signals[0]).toMatchObject({
+      id: "check.command",
+      component: "check:marker",
+      title: "Check marker failing",
+      severity: "error",
+      category: "daemon",
+      ts: now,
+      fields: { check: "marker" },
+    });
     expect(readCheckRows(db)).toEqual([expect.objectContaining({ name: "marker", kind: "command", state: "fail", last_change: now })]);
 
     now += 1000;
@@ -222,7 +261,11 @@ describe("scheduled checks are debounced", () => {
   });
 
   test("what a check printed is redacted before the page and the store see it", async () => {
-    const config = watchdogConfigSchema.parse({ checks: [{ type: "command", name: "leaky", argv: ["sh", "-c", "echo api_key=sk-live-abcdefghij123456; exit 1"], failure_threshold: 1 }] });
+    const config = watchdogConfigSchema.parse({
+      checks: [
+        { type: "command", name: "leaky", argv: ["sh", "-c", "echo api_key=sk-live-abcdefghij123456; exit 1"], failure_threshold: 1 },
+      ],
+    });
     const scheduler = new CheckScheduler(config.checks, config.flapping, noWorker, () => {}, undefined);
     await scheduler.runOnce("leaky");
     const output = scheduler.rows()[0]!.output ?? "";
@@ -233,7 +276,9 @@ describe("scheduled checks are debounced", () => {
   test("a disk check's failure is a config_state signal", async () => {
     const dir = makeTempDir("agentd-check-");
     const signals: Signal[] = [];
-    const config = watchdogConfigSchema.parse({ checks: [{ type: "disk", name: "data", path: dir, min_free_percent: 100, failure_threshold: 1 }] });
+    const config = watchdogConfigSchema.parse({
+      checks: [{ type: "disk", name: "data", path: dir, min_free_percent: 100, failure_threshold: 1 }],
+    });
     const scheduler = new CheckScheduler(config.checks, config.flapping, noWorker, (s) => signals.push(s), undefined);
     await scheduler.runOnce("data");
     expect(signals).toEqual([expect.objectContaining({ id: "check.disk", category: "config_state", component: "check:data" })]);

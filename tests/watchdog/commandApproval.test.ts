@@ -71,20 +71,33 @@ describe("ActionRequestStore", () => {
     const second = openStore({ path, migrations: allMigrations });
     try {
       const incidents = new IncidentStore(first);
-      const incident = incidents.open({ fingerprint: "worker", pattern: "p", title: "t", category: "daemon", severity: "error", now: 1000 });
+      const incident = incidents.open({
+        fingerprint: "worker",
+        pattern: "p",
+        title: "t",
+        category: "daemon",
+        severity: "error",
+        now: 1000,
+      });
       const requests = new ActionRequestStore(first, incidents);
       const created = requests.create({ incidentId: incident.id, command: "fix", tier: 1, reason: "rule", now: 1000, expiresAt: 10_000 });
       expect(created.status).toBe("pending");
       // One outstanding request per incident.
-      expect(() => requests.create({ incidentId: incident.id, command: "fix", tier: 1, reason: "again", now: 1001, expiresAt: 10_000 })).toThrow();
+      expect(() =>
+        requests.create({ incidentId: incident.id, command: "fix", tier: 1, reason: "again", now: 1001, expiresAt: 10_000 }),
+      ).toThrow();
 
       const otherIncidents = new IncidentStore(second);
       const other = new ActionRequestStore(second, otherIncidents);
       expect(other.decide(incident.id, "allow", "cli", 2000)).toMatchObject({ status: "allowed", decided_by: "cli", decided_at: 2000 });
-      expect(() => requests.decide(incident.id, "deny", "api", 2001)).toThrow(expect.objectContaining({ code: "action_already_decided", status: 409 }));
+      expect(() => requests.decide(incident.id, "deny", "api", 2001)).toThrow(
+        expect.objectContaining({ code: "action_already_decided", status: 409 }),
+      );
       expect(() => other.decide(incident.id, "allow", "page", 2002)).toThrow(expect.objectContaining({ code: "action_already_decided" }));
       expect(incidents.get(incident.id).action_request).toMatchObject({ status: "allowed", decided_by: "cli" });
-      expect(incidents.timeline(incident.id).map((e) => [e.kind, e.message])).toEqual([["action_allowed", "run_command fix allowed by cli"]]);
+      expect(incidents.timeline(incident.id).map((e) => [e.kind, e.message])).toEqual([
+        ["action_allowed", "run_command fix allowed by cli"],
+      ]);
 
       // Claimed to run once; the second claim loses.
       expect(requests.claim(created.id, 3000)).toBe(true);
@@ -102,10 +115,14 @@ describe("ActionRequestStore", () => {
     const incidents = new IncidentStore(harness.db);
     const incident = incidents.open({ fingerprint: "worker", pattern: "p", title: "t", category: "daemon", severity: "error", now: 1000 });
     const requests = new ActionRequestStore(harness.db, incidents);
-    expect(() => requests.decide(incident.id, "allow", "api", 1000)).toThrow(expect.objectContaining({ code: "no_action_request", status: 409 }));
+    expect(() => requests.decide(incident.id, "allow", "api", 1000)).toThrow(
+      expect.objectContaining({ code: "no_action_request", status: 409 }),
+    );
     expect(() => requests.decide(999, "allow", "api", 1000)).toThrow(expect.objectContaining({ code: "incident_not_found" }));
     requests.create({ incidentId: incident.id, command: "fix", tier: 1, reason: "rule", now: 1000, expiresAt: 2000 });
-    expect(() => requests.decide(incident.id, "allow", "api", 2000)).toThrow(expect.objectContaining({ code: "action_expired", status: 409 }));
+    expect(() => requests.decide(incident.id, "allow", "api", 2000)).toThrow(
+      expect.objectContaining({ code: "action_expired", status: 409 }),
+    );
     expect(incidents.get(incident.id).action_request?.status).toBe("expired");
     expect(incidents.timeline(incident.id).map((e) => e.kind)).toEqual(["action_expired"]);
   });
@@ -134,7 +151,14 @@ describe("run_command waits for approval", () => {
     await harness.watchdog.ingestLine(logLine("app.disk_full", {}, "app", "error"));
     const incident = store.list()[0]!;
     expect(incident).toMatchObject({ tier: 1, action: "run_command", verdict: "pending" });
-    expect(store.get(incident.id).action_request).toMatchObject({ action: "run_command", command: "fix", status: "pending", requested_at: harness.clock.now, expires_at: harness.clock.now + 600_000, tier: 1 });
+    expect(store.get(incident.id).action_request).toMatchObject({
+      action: "run_command",
+      command: "fix",
+      status: "pending",
+      requested_at: harness.clock.now,
+      expires_at: harness.clock.now + 600_000,
+      tier: 1,
+    });
     expect(store.timeline(incident.id).map((e) => e.kind)).toEqual(["signal", "action", "action_requested", "alert"]);
     expect(harness.events("watchdog.approval_required")).toMatchObject([{ incident_id: incident.id, command: "fix", tier: 1 }]);
     expect(harness.events("watchdog.alert")[0]!.message).toContain(`agentd incidents approve ${incident.id}`);
@@ -156,7 +180,12 @@ describe("run_command waits for approval", () => {
     expect(marker(dir)).toBe("ran\n");
     expect(store.get(incident.id).verdict).toBe("success");
     expect(harness.watchdog.memory.actions(incident.pattern!)).toEqual([{ action: "run_command", command: "fix", tries: 1, successes: 1 }]);
-    expect(store.timeline(incident.id).map((e) => e.kind).slice(-3)).toEqual(["action_allowed", "action_done", "verdict"]);
+    expect(
+      store
+        .timeline(incident.id)
+        .map((e) => e.kind)
+        .slice(-3),
+    ).toEqual(["action_allowed", "action_done", "verdict"]);
   });
 
   test("a failing approved command fails the verdict and escalates to an alert", async () => {
@@ -169,7 +198,10 @@ describe("run_command waits for approval", () => {
     const incident = store.list()[0]!;
     new ActionRequestStore(harness.db, store).decide(incident.id, "allow", "api", harness.clock.now);
     await harness.advance(1000);
-    expect(store.get(incident.id)).toMatchObject({ verdict: "failed", action_request: { status: "failed", outcome: "fix: exit 3 broken" } });
+    expect(store.get(incident.id)).toMatchObject({
+      verdict: "failed",
+      action_request: { status: "failed", outcome: "fix: exit 3 broken" },
+    });
     expect(harness.events("watchdog.alert").at(-1)!.message).toBe("run_command did not clear the incident");
   });
 
@@ -184,7 +216,12 @@ describe("run_command waits for approval", () => {
     await harness.advance(1000);
     expect(marker(dir)).toBeUndefined();
     expect(store.get(incident.id)).toMatchObject({ verdict: "denied", action_request: { status: "denied", decided_by: "cli" } });
-    expect(store.timeline(incident.id).map((e) => e.kind).slice(-2)).toEqual(["action_denied", "alert"]);
+    expect(
+      store
+        .timeline(incident.id)
+        .map((e) => e.kind)
+        .slice(-2),
+    ).toEqual(["action_denied", "alert"]);
     expect(harness.events("watchdog.alert").at(-1)!.message).toBe("run_command fix denied by cli; it did not run");
     expect(harness.events("watchdog.approval_denied")).toHaveLength(1);
   });
@@ -200,7 +237,9 @@ describe("run_command waits for approval", () => {
     await harness.advance(1000);
     expect(store.get(incident.id)).toMatchObject({ verdict: "expired", action_request: { status: "expired" } });
     expect(harness.events("watchdog.alert").at(-1)!.message).toBe("run_command fix expired without a decision; it did not run");
-    expect(() => new ActionRequestStore(harness!.db, store).decide(incident.id, "allow", "api", harness!.clock.now)).toThrow(expect.objectContaining({ code: "action_expired" }));
+    expect(() => new ActionRequestStore(harness!.db, store).decide(incident.id, "allow", "api", harness!.clock.now)).toThrow(
+      expect.objectContaining({ code: "action_expired" }),
+    );
     await harness.advance(1000);
     expect(marker(dir)).toBeUndefined();
   });
@@ -225,7 +264,9 @@ describe("run_command waits for approval", () => {
     store.setState(incident.id, "resolved", "api");
     await harness.advance(1000);
     expect(store.get(incident.id)).toMatchObject({ verdict: "cancelled", action_request: { status: "cancelled" } });
-    expect(() => new ActionRequestStore(harness!.db, store).decide(incident.id, "allow", "api", harness!.clock.now)).toThrow(expect.objectContaining({ code: "action_already_decided" }));
+    expect(() => new ActionRequestStore(harness!.db, store).decide(incident.id, "allow", "api", harness!.clock.now)).toThrow(
+      expect.objectContaining({ code: "action_already_decided" }),
+    );
     await harness.advance(1000);
     expect(marker(dir)).toBeUndefined();
   });

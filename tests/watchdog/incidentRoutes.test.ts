@@ -22,17 +22,37 @@ describe("/api/incidents", () => {
   test("list, show with timeline, acknowledge, resolve; bad input is a JSON error", async () => {
     harness = createHarness({});
     const store = new IncidentStore(harness.db);
-    const incident = store.open({ fingerprint: "worker", pattern: "worker.crashed", title: "Worker killed by SIGKILL", category: "daemon", severity: "critical", now: 1000 });
+    const incident = store.open({
+      fingerprint: "worker",
+      pattern: "worker.crashed",
+      title: "Worker killed by SIGKILL",
+      category: "daemon",
+      severity: "critical",
+      now: 1000,
+    });
     store.addEvent(incident.id, "signal", "Worker killed by SIGKILL");
     const api = app(store);
     const list = (await (await api.request("/api/incidents?state=open")).json()) as { incidents: unknown[]; total: number };
     expect(list.total).toBe(1);
-    const shown = (await (await api.request(`/api/incidents/${incident.id}`)).json()) as { incident: { title: string }; timeline: Array<{ kind: string }> };
+    const shown = (await (await api.request(`/api/incidents/${incident.id}`)).json()) as {
+      incident: { title: string };
+      timeline: Array<{ kind: string }>;
+    };
     expect(shown.incident.title).toBe("Worker killed by SIGKILL");
     expect(shown.timeline.map((e) => e.kind)).toEqual(["signal"]);
-    expect(((await (await api.request(`/api/incidents/${incident.id}/ack`, { method: "POST" })).json()) as { incident: { state: string } }).incident.state).toBe("acknowledged");
-    expect(((await (await api.request(`/api/incidents/${incident.id}/resolve`, { method: "POST" })).json()) as { incident: { state: string } }).incident.state).toBe("resolved");
-    expect(store.timeline(incident.id).map((e) => e.message)).toEqual(["Worker killed by SIGKILL", "acknowledged by api", "resolved by api"]);
+    expect(
+      ((await (await api.request(`/api/incidents/${incident.id}/ack`, { method: "POST" })).json()) as { incident: { state: string } })
+        .incident.state,
+    ).toBe("acknowledged");
+    expect(
+      ((await (await api.request(`/api/incidents/${incident.id}/resolve`, { method: "POST" })).json()) as { incident: { state: string } })
+        .incident.state,
+    ).toBe("resolved");
+    expect(store.timeline(incident.id).map((e) => e.message)).toEqual([
+      "Worker killed by SIGKILL",
+      "acknowledged by api",
+      "resolved by api",
+    ]);
 
     const missing = await api.request("/api/incidents/999");
     expect(missing.status).toBe(404);
@@ -46,7 +66,10 @@ describe("/api/incidents", () => {
   test("silences: add, list, remove", async () => {
     harness = createHarness({});
     const api = app(new IncidentStore(harness.db));
-    const created = await api.request("/api/incidents/silences", { method: "POST", body: JSON.stringify({ target: "db", duration_s: 1800, reason: "upgrade" }) });
+    const created = await api.request("/api/incidents/silences", {
+      method: "POST",
+      body: JSON.stringify({ target: "db", duration_s: 1800, reason: "upgrade" }),
+    });
     expect(created.status).toBe(201);
     const { silence } = (await created.json()) as { silence: { id: number; target: string } };
     expect(silence.target).toBe("db");
@@ -60,8 +83,22 @@ describe("/api/incidents", () => {
 describe("/api/incidents/:id/action", () => {
   /** An incident whose run_command waits for a decision (requested now, expiring in an hour). */
   function pending(store: IncidentStore, command = "fix") {
-    const incident = store.open({ fingerprint: `c-${command}`, pattern: "app.disk_full", title: "Disk full", category: "config_state", severity: "error", now: Date.now() });
-    new ActionRequestStore(store.db, store).create({ incidentId: incident.id, command, tier: 1, reason: "rule free-space", now: Date.now(), expiresAt: Date.now() + 3_600_000 });
+    const incident = store.open({
+      fingerprint: `c-${command}`,
+      pattern: "app.disk_full",
+      title: "Disk full",
+      category: "config_state",
+      severity: "error",
+      now: Date.now(),
+    });
+    new ActionRequestStore(store.db, store).create({
+      incidentId: incident.id,
+      command,
+      tier: 1,
+      reason: "rule free-space",
+      now: Date.now(),
+      expiresAt: Date.now() + 3_600_000,
+    });
     return incident;
   }
   const post = (api: Hono, id: number, body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
@@ -72,12 +109,17 @@ describe("/api/incidents/:id/action", () => {
     const store = new IncidentStore(harness.db);
     const incident = pending(store);
     const api = app(store);
-    const shown = (await (await api.request(`/api/incidents/${incident.id}`)).json()) as { incident: { action_request: { status: string; command: string } } };
+    const shown = (await (await api.request(`/api/incidents/${incident.id}`)).json()) as {
+      incident: { action_request: { status: string; command: string } };
+    };
     expect(shown.incident.action_request).toMatchObject({ status: "pending", command: "fix" });
 
     const allowed = await post(api, incident.id, JSON.stringify({ decision: "allow" }));
     expect(allowed.status).toBe(200);
-    const body = (await allowed.json()) as { request: { status: string; decided_by: string }; incident: { action_request: { status: string } } };
+    const body = (await allowed.json()) as {
+      request: { status: string; decided_by: string };
+      incident: { action_request: { status: string } };
+    };
     expect(body.request).toMatchObject({ status: "allowed", decided_by: "api" });
     expect(body.incident.action_request.status).toBe("allowed");
 
@@ -98,14 +140,24 @@ describe("/api/incidents/:id/action", () => {
     const form = { "content-type": "application/x-www-form-urlencoded" };
     const cases: Array<[number, string, Record<string, string>, number, string]> = [
       [incident.id, "decision=maybe", form, 400, "invalid_request"],
-      [incident.id, JSON.stringify({ decision: "allow", decided_by: "robot" }), { "content-type": "application/json" }, 400, "invalid_request"],
+      [
+        incident.id,
+        JSON.stringify({ decision: "allow", decided_by: "robot" }),
+        { "content-type": "application/json" },
+        400,
+        "invalid_request",
+      ],
       [incident.id, "{not json", { "content-type": "application/json" }, 400, "invalid_json"],
       [none.id, JSON.stringify({ decision: "allow" }), { "content-type": "application/json" }, 409, "no_action_request"],
       [999, JSON.stringify({ decision: "allow" }), { "content-type": "application/json" }, 404, "incident_not_found"],
     ];
     for (const [id, body, headers, status, code] of cases) {
       const response = await post(api, id, body, headers);
-      expect({ body, status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code }).toEqual({ body, status, code });
+      expect({ body, status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code }).toEqual({
+        body,
+        status,
+        code,
+      });
     }
     const denied = await post(api, incident.id, "decision=deny&decided_by=cli", form);
     expect(denied.status).toBe(200);
@@ -137,7 +189,10 @@ describe("/api/incidents/:id/action", () => {
     harness = createHarness({});
     const store = new IncidentStore(harness.db);
     const incident = pending(store);
-    const response = await post(app(store), incident.id, "decision=allow", { "content-type": "application/x-www-form-urlencoded", accept: "text/html,application/xhtml+xml" });
+    const response = await post(app(store), incident.id, "decision=allow", {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "text/html,application/xhtml+xml",
+    });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe(`/status/incidents/${incident.id}`);
     expect(store.get(incident.id).action_request?.status).toBe("allowed");

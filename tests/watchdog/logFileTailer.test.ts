@@ -80,7 +80,19 @@ describe("tailing a log file", () => {
 
   test("lines of a tailed file raise signals, across a rotation", async () => {
     const path = tempLog();
-    harness = createHarness({ signatures: [{ id: "nginx.upstream_timeout", title: "nginx upstream timed out", category: "upstream", severity: "error", regex: "upstream timed out", component: "nginx" }], rules: [{ when: { signal: "nginx.upstream_timeout", count: 2 }, do: "alert" }] });
+    harness = createHarness({
+      signatures: [
+        {
+          id: "nginx.upstream_timeout",
+          title: "nginx upstream timed out",
+          category: "upstream",
+          severity: "error",
+          regex: "upstream timed out",
+          component: "nginx",
+        },
+      ],
+      rules: [{ when: { signal: "nginx.upstream_timeout", count: 2 }, do: "alert" }],
+    });
     const h = harness;
     const pending: Array<Promise<void> | undefined> = [];
     const tailer = new LogFileTailer(path, (line) => pending.push(h.watchdog.ingestLine(line)));

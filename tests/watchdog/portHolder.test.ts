@@ -10,7 +10,14 @@ afterEach(async () => {
 
 describe("who holds a port", () => {
   test("finds the pid of another process listening on the port", async () => {
-    holder = Bun.spawn(["python3", "-c", "import socket,sys\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen()\nprint(s.getsockname()[1],flush=True)\nsys.stdin.read()"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+    holder = Bun.spawn(
+      [
+        "python3",
+        "-c",
+        "import socket,sys\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen()\nprint(s.getsockname()[1],flush=True)\nsys.stdin.read()",
+      ],
+      { stdin: "pipe", stdout: "pipe", stderr: "inherit" },
+    );
     const reader = holder.stdout.getReader();
     const { value } = await reader.read();
     const port = Number(new TextDecoder().decode(value).trim());

@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { RuleEngine, toRule } from "../../src/watchdog/ruleEngine.ts";
 import { ruleConfigSchema } from "../../src/watchdog/watchdogConfig.ts";
 
-const storm = toRule(ruleConfigSchema.parse({ id: "storm", when: { signal: "upstream.server_error", count: 3, window_s: 60 }, do: "open_breaker" }), 0);
+const storm = toRule(
+  ruleConfigSchema.parse({ id: "storm", when: { signal: "upstream.server_error", count: 3, window_s: 60 }, do: "open_breaker" }),
+  0,
+);
 
 describe("tier 1 rules", () => {
   test("fires once the count is reached within the window, per component", () => {

@@ -9,27 +9,55 @@ const matcher = new SignatureMatcher(BUILTIN_SIGNATURES);
 describe("signature catalog", () => {
   test("an upstream 500 becomes upstream.server_error on the provider's component", () => {
     const signal = matcher.match(logLine("upstream.error", { provider: "openai", status: 500, cause: "http_5xx", api_key: "x" }), 1);
-    expect(signal).toMatchObject({ id: "upstream.server_error", category: "upstream", severity: "error", component: "provider:openai", fields: { provider: "openai", status: 500, cause: "http_5xx" } });
+    expect(signal).toMatchObject({
+      id: "upstream.server_error",
+      category: "upstream",
+      severity: "error",
+      component: "provider:openai",
+      fields: { provider: "openai", status: 500, cause: "http_5xx" },
+    });
     expect(signal!.fields).not.toHaveProperty("api_key");
   });
 
   test("each upstream cause has its own signature", () => {
-    const ids = ["http_429", "auth", "connect_timeout", "first_byte_timeout", "idle_timeout", "reset", "malformed"].map((cause) => matcher.match(logLine("upstream.error", { provider: "p", status: 0, cause }), 1)?.id);
-    expect(ids).toEqual(["upstream.rate_limited", "upstream.auth_failed", "upstream.connect_timeout", "upstream.first_byte_timeout", "upstream.stream_idle_timeout", "upstream.reset", "upstream.malformed"]);
+    const ids = ["http_429", "auth", "connect_timeout", "first_byte_timeout", "idle_timeout", "reset", "malformed"].map(
+      (cause) => matcher.match(logLine("upstream.error", { provider: "p", status: 0, cause }), 1)?.id,
+    );
+    expect(ids).toEqual([
+      "upstream.rate_limited",
+      "upstream.auth_failed",
+      "upstream.connect_timeout",
+      "upstream.first_byte_timeout",
+      "upstream.stream_idle_timeout",
+      "upstream.reset",
+      "upstream.malformed",
+    ]);
   });
 
   test("a regex narrows an event: a TLS failure is told apart from a plain connect failure", () => {
-    expect(matcher.match(logLine("upstream.error", { provider: "p", cause: "connect", message: "unable to verify the first certificate" }), 1)?.id).toBe("upstream.tls");
-    expect(matcher.match(logLine("upstream.error", { provider: "p", cause: "connect", message: "ECONNREFUSED" }), 1)?.id).toBe("upstream.connect_failed");
+    expect(
+      matcher.match(logLine("upstream.error", { provider: "p", cause: "connect", message: "unable to verify the first certificate" }), 1)
+        ?.id,
+    ).toBe("upstream.tls");
+    expect(matcher.match(logLine("upstream.error", { provider: "p", cause: "connect", message: "ECONNREFUSED" }), 1)?.id).toBe(
+      "upstream.connect_failed",
+    );
   });
 
   test("worker, PTY, tool and store events", () => {
-    expect(matcher.match(logLine("http.listen_failed", { cause: "port_in_use", port: 7070 }, "worker", "error"), 1)?.id).toBe("port.in_use");
+    expect(matcher.match(logLine("http.listen_failed", { cause: "port_in_use", port: 7070 }, "worker", "error"), 1)?.id).toBe(
+      "port.in_use",
+    );
     expect(matcher.match(logLine("pty.limit_reached", { limit: 64 }, "pty"), 1)?.id).toBe("pty.limit_reached");
-    expect(matcher.match(logLine("tool.end", { tool: "exec_command", outcome: "timeout" }, "agent"), 1)).toMatchObject({ id: "tool.timeout", component: "tool:exec_command" });
+    expect(matcher.match(logLine("tool.end", { tool: "exec_command", outcome: "timeout" }, "agent"), 1)).toMatchObject({
+      id: "tool.timeout",
+      component: "tool:exec_command",
+    });
     expect(matcher.match(logLine("tool.end", { tool: "exec_command", outcome: "ok" }, "agent"), 1)).toBeUndefined();
     expect(matcher.match("bun: SQLiteError: database is locked", 1)?.id).toBe("store.busy");
-    expect(matcher.match(logLine("worker.stderr", { line: "FATAL ERROR: JavaScript heap out of memory" }, "worker", "error"), 1)?.id).toBe("worker.out_of_memory");
+    expect(matcher.match(logLine("worker.stderr", { line: "FATAL ERROR: JavaScript heap out of memory" }, "worker", "error"), 1)?.id).toBe(
+      "worker.out_of_memory",
+    );
   });
 
   test("ordinary lines match nothing", () => {
@@ -39,13 +67,31 @@ describe("signature catalog", () => {
 
   test("a signature added in config fires, by event and field or by regex", () => {
     const custom = new SignatureMatcher([
-      signatureConfigSchema.parse({ id: "billing.declined", title: "Card declined", category: "config_state", event: "billing.charge", fields: { result: ["declined", "blocked"] }, component: "billing:{account}" }),
-      signatureConfigSchema.parse({ id: "nginx.upstream", title: "nginx upstream timed out", category: "upstream", regex: "upstream timed out \\(110" }),
+      signatureConfigSchema.parse({
+        id: "billing.declined",
+        title: "Card declined",
+        category: "config_state",
+        event: "billing.charge",
+        fields: { result: ["declined", "blocked"] },
+        component: "billing:{account}",
+      }),
+      signatureConfigSchema.parse({
+        id: "nginx.upstream",
+        title: "nginx upstream timed out",
+        category: "upstream",
+        regex: "upstream timed out \\(110",
+      }),
       ...BUILTIN_SIGNATURES,
     ]);
-    expect(custom.match(logLine("billing.charge", { result: "declined", account: "acme" }), 1)).toMatchObject({ id: "billing.declined", component: "billing:acme" });
+    expect(custom.match(logLine("billing.charge", { result: "declined", account: "acme" }), 1)).toMatchObject({
+      id: "billing.declined",
+      component: "billing:acme",
+    });
     expect(custom.match(logLine("billing.charge", { result: "ok", account: "acme" }), 1)).toBeUndefined();
-    expect(custom.match('2030/01/01 [error] 12#12: *3 upstream timed out (110: Connection timed out) while reading', 1)).toMatchObject({ id: "nginx.upstream", component: "worker" });
+    expect(custom.match("2030/01/01 [error] 12#12: *3 upstream timed out (110: Connection timed out) while reading", 1)).toMatchObject({
+      id: "nginx.upstream",
+      component: "worker",
+    });
   });
 
   test("a signature needs an event or a regex", () => {

@@ -10,7 +10,8 @@ afterEach(() => {
   harness = admin = undefined;
 });
 
-const error500 = (provider = "primary") => logLine("upstream.error", { provider, status: 500, cause: "http_5xx", message: "upstream answered 500" });
+const error500 = (provider = "primary") =>
+  logLine("upstream.error", { provider, status: 500, cause: "http_5xx", message: "upstream answered 500" });
 
 describe("tier 1 against an upstream 500 storm", () => {
   test("opens the provider's breaker through the admin route, verifies it, resolves the incident", async () => {
@@ -20,17 +21,32 @@ describe("tier 1 against an upstream 500 storm", () => {
     for (let i = 0; i < 4; i++) await watchdog.ingestLine(error500());
     expect(admin.calls).toHaveLength(0);
     await watchdog.ingestLine(error500());
-    expect(admin.calls).toEqual([{ path: "/api/admin/proxy/providers/primary/breaker/open", body: { cooldown_ms: 300_000, reason: expect.stringContaining("breaker-on-5xx-storm") } }]);
+    expect(admin.calls).toEqual([
+      {
+        path: "/api/admin/proxy/providers/primary/breaker/open",
+        body: { cooldown_ms: 300_000, reason: expect.stringContaining("breaker-on-5xx-storm") },
+      },
+    ]);
     expect(admin.breakerState()).toBe("open");
     // The storm is one incident, not one per failed request.
     const store = new IncidentStore(harness.db);
     expect(store.count()).toBe(1);
     const [incident] = store.list();
-    expect(incident).toMatchObject({ tier: 1, action: "open_breaker", verdict: "pending", count: 5, category: "upstream", fingerprint: "provider:primary", pattern: "http:500+upstream.server_error" });
+    expect(incident).toMatchObject({
+      tier: 1,
+      action: "open_breaker",
+      verdict: "pending",
+      count: 5,
+      category: "upstream",
+      fingerprint: "provider:primary",
+      pattern: "http:500+upstream.server_error",
+    });
 
     await harness.advance(30_000);
     expect(store.get(incident!.id).verdict).toBe("success");
-    expect(watchdog.memory.actions("http:500+upstream.server_error")).toEqual([{ action: "open_breaker", command: null, tries: 1, successes: 1 }]);
+    expect(watchdog.memory.actions("http:500+upstream.server_error")).toEqual([
+      { action: "open_breaker", command: null, tries: 1, successes: 1 },
+    ]);
     await harness.advance(30_000);
     expect(store.get(incident!.id).state).toBe("resolved");
     expect(store.timeline(incident!.id).map((e) => e.kind)).toEqual(["signal", "action", "action_done", "verdict", "note", "state"]);
@@ -44,7 +60,11 @@ describe("tier 1 against an upstream 500 storm", () => {
     await harness.watchdog.ingestLine(error500());
     await harness.advance(25_000);
     const incident = new IncidentStore(harness.db).list()[0]!;
-    expect(incident).toMatchObject({ action: "open_breaker", verdict: "failed", details: { reason: "open_breaker did not clear the incident" } });
+    expect(incident).toMatchObject({
+      action: "open_breaker",
+      verdict: "failed",
+      details: { reason: "open_breaker did not clear the incident" },
+    });
     expect(harness.events("watchdog.alert")).toHaveLength(1);
   });
 
@@ -67,13 +87,22 @@ describe("tier 1 against an upstream 500 storm", () => {
     const incident = new IncidentStore(harness.db).list()[0]!;
     expect(incident.count).toBe(6);
     expect(incident.action).toBeNull();
-    expect(new IncidentStore(harness.db).timeline(incident.id).some((e) => e.kind === "silenced" && e.message.includes("maintenance"))).toBe(true);
+    expect(
+      new IncidentStore(harness.db).timeline(incident.id).some((e) => e.kind === "silenced" && e.message.includes("maintenance")),
+    ).toBe(true);
   });
 
   test("incidents left open by a previous run are re-evaluated and resolved, with the resolution alerted", async () => {
     harness = createHarness({ resolve_after_s: 60 });
     const store = new IncidentStore(harness.db);
-    const old = store.open({ fingerprint: "supervisor", pattern: "crash_loop", title: "Worker crash loop", category: "daemon", severity: "critical", now: harness.clock.now - 3_600_000 });
+    const old = store.open({
+      fingerprint: "supervisor",
+      pattern: "crash_loop",
+      title: "Worker crash loop",
+      category: "daemon",
+      severity: "critical",
+      now: harness.clock.now - 3_600_000,
+    });
     store.mergeDetails(old.id, { alerted_at: harness.clock.now - 3_600_000 });
     expect(harness.watchdog.adoptUnresolved()).toBe(1);
     harness.health.ok = false;
@@ -89,7 +118,14 @@ describe("tier 1 against an upstream 500 storm", () => {
     harness = createHarness({ max_incidents: 10 });
     const store = new IncidentStore(harness.db);
     for (let i = 0; i < 12; i++) {
-      const incident = store.open({ fingerprint: `c${i}`, pattern: "p", title: `t${i}`, category: "daemon", severity: "error", now: 1000 + i });
+      const incident = store.open({
+        fingerprint: `c${i}`,
+        pattern: "p",
+        title: `t${i}`,
+        category: "daemon",
+        severity: "error",
+        now: 1000 + i,
+      });
       if (i < 11) store.setState(incident.id, "resolved", "test");
     }
     expect(store.prune(10)).toBe(2);

@@ -6,15 +6,34 @@ import { createHarness, logLine, type Harness } from "./watchdogHarness.ts";
 let upstream: ScriptedUpstream;
 let harness: Harness;
 
-const weird = { id: "app.weird", title: "Weird thing in the app", category: "daemon", severity: "error", event: "app.weird", component: "app:{tool}" };
-const answer = (action: string, confidence: number) => ({ kind: "text" as const, text: JSON.stringify({ action, reason: `because ${action}`, confidence }), usage: { prompt_tokens: 300, completion_tokens: 20 } });
+const weird = {
+  id: "app.weird",
+  title: "Weird thing in the app",
+  category: "daemon",
+  severity: "error",
+  event: "app.weird",
+  component: "app:{tool}",
+};
+const answer = (action: string, confidence: number) => ({
+  kind: "text" as const,
+  text: JSON.stringify({ action, reason: `because ${action}`, confidence }),
+  usage: { prompt_tokens: 300, completion_tokens: 20 },
+});
 
 function setup(tier3: Record<string, unknown> = {}) {
   harness = createHarness({
     signatures: [weird],
     verify_window_s: 10,
     resolve_after_s: 20,
-    tier3: { enabled: true, model: "gpt-test", base_url: upstream.url, api_key: "sk-test-secret-key-123456", calls_per_minute: 1, calls_per_day: 10, ...tier3 },
+    tier3: {
+      enabled: true,
+      model: "gpt-test",
+      base_url: upstream.url,
+      api_key: "sk-test-secret-key-123456",
+      calls_per_minute: 1,
+      calls_per_day: 10,
+      ...tier3,
+    },
   });
 }
 
@@ -45,10 +64,19 @@ describe("tier 3: the model, for patterns nothing else covers", () => {
     expect(request.rawBody).not.toContain("sk-abcdefghijklmnop");
     expect(request.rawBody).not.toContain("sk-test-secret-key-123456");
     let incident = incidentOf(harness, "app:a");
-    expect(incident).toMatchObject({ tier: 3, action: "restart_worker", verdict: "pending", details: { model_reason: "because restart_worker", model_confidence: 0.9 } });
+    expect(incident).toMatchObject({
+      tier: 3,
+      action: "restart_worker",
+      verdict: "pending",
+      details: { model_reason: "because restart_worker", model_confidence: 0.9 },
+    });
     await harness.advance(10_000);
     expect(incidentOf(harness, "app:a").verdict).toBe("success");
-    const usage = harness.db.query<{ n: number; tokens: number }, []>("SELECT count(*) AS n, sum(prompt_tokens + completion_tokens) AS tokens FROM watchdog_ai_usage").get()!;
+    const usage = harness.db
+      .query<{ n: number; tokens: number }, []>(
+        "SELECT count(*) AS n, sum(prompt_tokens + completion_tokens) AS tokens FROM watchdog_ai_usage",
+      )
+      .get()!;
     expect(usage).toEqual({ n: 1, tokens: 320 });
 
     // The same pattern again (two more episodes): answered from the cache, no new model call.
@@ -131,24 +159,48 @@ describe("tier 3 choosing run_command", () => {
     harness = createHarness({
       signatures: [weird],
       commands: { "clear-cache": { argv: ["/bin/false"] } },
-      tier3: { enabled: true, model: "gpt-test", base_url: upstream.url, api_key: "sk-test-secret-key-123456", allowed_actions: ["run_command", "alert"] },
+      tier3: {
+        enabled: true,
+        model: "gpt-test",
+        base_url: upstream.url,
+        api_key: "sk-test-secret-key-123456",
+        allowed_actions: ["run_command", "alert"],
+      },
     });
-    upstream.enqueue({ kind: "text", text: JSON.stringify({ action: "run_command", reason: "the cache is stale", confidence: 0.9, command: "clear-cache" }), usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    upstream.enqueue({
+      kind: "text",
+      text: JSON.stringify({ action: "run_command", reason: "the cache is stale", confidence: 0.9, command: "clear-cache" }),
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    });
     await harness.watchdog.ingestLine(weirdLine("c"));
     const schema = upstream.completionRequests()[0]!.body.response_format.json_schema.schema;
     expect(schema.properties.command.enum).toEqual(["", "clear-cache"]);
     expect(schema.required).toContain("command");
     const incident = new IncidentStore(harness.db).get(incidentOf(harness, "app:c").id);
-    expect(incident).toMatchObject({ tier: 3, action: "run_command", action_request: { command: "clear-cache", status: "pending", tier: 3, reason: "model: the cache is stale" } });
+    expect(incident).toMatchObject({
+      tier: 3,
+      action: "run_command",
+      action_request: { command: "clear-cache", status: "pending", tier: 3, reason: "model: the cache is stale" },
+    });
   });
 
   test("run_command without a command name is an invalid answer: alert", async () => {
     harness = createHarness({
       signatures: [weird],
       commands: { "clear-cache": { argv: ["/bin/false"] } },
-      tier3: { enabled: true, model: "gpt-test", base_url: upstream.url, api_key: "sk-test-secret-key-123456", allowed_actions: ["run_command", "alert"] },
+      tier3: {
+        enabled: true,
+        model: "gpt-test",
+        base_url: upstream.url,
+        api_key: "sk-test-secret-key-123456",
+        allowed_actions: ["run_command", "alert"],
+      },
     });
-    upstream.enqueue({ kind: "text", text: JSON.stringify({ action: "run_command", reason: "something", confidence: 0.9, command: "" }), usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    upstream.enqueue({
+      kind: "text",
+      text: JSON.stringify({ action: "run_command", reason: "something", confidence: 0.9, command: "" }),
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    });
     await harness.watchdog.ingestLine(weirdLine("d"));
     const incident = new IncidentStore(harness.db).get(incidentOf(harness, "app:d").id);
     expect(incident).toMatchObject({ action: "alert", action_request: null, details: { tier3_refusal: "invalid_answer" } });

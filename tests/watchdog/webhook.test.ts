@@ -90,7 +90,13 @@ describe("alert webhook", () => {
     expect(post!.headers.get("authorization")).toBe(`Bearer ${WEBHOOK_TOKEN}`);
     const [incident] = wd.watchdog.store.list();
     expect(incident).toBeDefined();
-    expect(post!.body).toMatchObject({ kind: "alert", incident_id: incident!.id, title: "Nightly export failed — exporter", severity: "error", at: new Date(wd.clock.now).toISOString() });
+    expect(post!.body).toMatchObject({
+      kind: "alert",
+      incident_id: incident!.id,
+      title: "Nightly export failed — exporter",
+      severity: "error",
+      at: new Date(wd.clock.now).toISOString(),
+    });
     expect(String(post!.body.message)).toStartWith("rule alert-export: Nightly export failed — export rejected: credential [redacted]");
     for (const secret of [HELD_SECRET, MODEL_KEY, WEBHOOK_TOKEN]) expect(post!.raw).not.toContain(secret);
     expect(wd.failures()).toEqual([]);
@@ -132,7 +138,10 @@ describe("alert webhook", () => {
     await wd.watchdog.tick();
 
     expect(receiver.received.map((r) => r.body.kind)).toEqual(["alert", "resolved"]);
-    expect(receiver.received[1]!.body).toMatchObject({ title: "Nightly export failed — exporter", message: "resolved: Nightly export failed — exporter" });
+    expect(receiver.received[1]!.body).toMatchObject({
+      title: "Nightly export failed — exporter",
+      message: "resolved: Nightly export failed — exporter",
+    });
     expect(wd.watchdog.store.get(1).state).toBe("resolved");
   }, 30_000);
 });

@@ -81,7 +81,9 @@ describe("the token file", () => {
 
 describe("which binds count as loopback", () => {
   test("127.0.0.0/8, ::1 and localhost do; anything else does not", () => {
-    for (const address of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"]) expect({ address, loopback: isLoopbackAddress(address) }).toEqual({ address, loopback: true });
-    for (const address of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.1", "128.0.0.1", "example.com"]) expect({ address, loopback: isLoopbackAddress(address) }).toEqual({ address, loopback: false });
+    for (const address of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"])
+      expect({ address, loopback: isLoopbackAddress(address) }).toEqual({ address, loopback: true });
+    for (const address of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.1", "128.0.0.1", "example.com"])
+      expect({ address, loopback: isLoopbackAddress(address) }).toEqual({ address, loopback: false });
   });
 });

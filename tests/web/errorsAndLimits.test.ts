@@ -70,7 +70,9 @@ describe("errors are JSON with a stable code", () => {
     const response = await fetch(`${running.url}/no/such/thing`);
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toStartWith("application/json");
-    expect(await response.json()).toEqual({ error: { code: "not_found", message: "No route for GET /no/such/thing", type: "invalid_request_error" } });
+    expect(await response.json()).toEqual({
+      error: { code: "not_found", message: "No route for GET /no/such/thing", type: "invalid_request_error" },
+    });
     const post = await fetch(`${running.url}/livez`, { method: "POST" });
     expect(post.status).toBe(404);
     expect(((await post.json()) as { error: { code: string } }).error.code).toBe("not_found");
@@ -80,7 +82,9 @@ describe("errors are JSON with a stable code", () => {
     running = startApp({ mounts: [{ path: "/api", app: testMount() }] });
     const response = await fetch(`${running.url}/api/typed`);
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ error: { code: "thing_missing", message: "No thing called x", type: "invalid_request_error", details: { name: "x" } } });
+    expect(await response.json()).toEqual({
+      error: { code: "thing_missing", message: "No thing called x", type: "invalid_request_error", details: { name: "x" } },
+    });
   });
 
   test("any other error is a 500 without the stack or message, and is logged", async () => {
@@ -89,10 +93,18 @@ describe("errors are JSON with a stable code", () => {
     const response = await fetch(`${running.url}/api/crash`);
     expect(response.status).toBe(500);
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ error: { code: "internal_error", message: "Internal error; see the agentd log", type: "server_error" } });
+    expect(JSON.parse(text)).toEqual({
+      error: { code: "internal_error", message: "Internal error; see the agentd log", type: "server_error" },
+    });
     expect(text).not.toContain("secret internals");
     const record = logged.map((line) => JSON.parse(line)).find((r) => r.event === "http.unhandled_error");
-    expect(record).toMatchObject({ level: "error", component: "test.web", method: "GET", path: "/api/crash", error: { name: "Error", message: "secret internals at /srv/app.ts:12" } });
+    expect(record).toMatchObject({
+      level: "error",
+      component: "test.web",
+      method: "GET",
+      path: "/api/crash",
+      error: { name: "Error", message: "secret internals at /srv/app.ts:12" },
+    });
   });
 
   test("a loopback-only mount answers a loopback caller", async () => {

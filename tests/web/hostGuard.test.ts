@@ -21,7 +21,11 @@ function commandRoute(ran: string[]): Hono {
 }
 
 const post = (url: string, host: string) =>
-  fetch(`${url}/api/pty`, { method: "POST", headers: { host, origin: `http://${host}`, "sec-fetch-site": "same-origin", "content-type": "application/json" }, body: '{"cmd":"id"}' });
+  fetch(`${url}/api/pty`, {
+    method: "POST",
+    headers: { host, origin: `http://${host}`, "sec-fetch-site": "same-origin", "content-type": "application/json" },
+    body: '{"cmd":"id"}',
+  });
 
 describe("DNS rebinding on a loopback bind", () => {
   test("a request addressed to another name is refused before any route runs", async () => {
@@ -32,21 +36,28 @@ describe("DNS rebinding on a loopback bind", () => {
     expect(refused.status).toBe(421);
     expect(await refused.json()).toMatchObject({ error: { code: "bad_host" } });
     expect(ran).toEqual([]);
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) expect((await post(running.url, host)).status).toBe(200);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
+      expect((await post(running.url, host)).status).toBe(200);
     expect(ran).toHaveLength(3);
   });
 
   test("with a required token the token decides, whatever the Host", async () => {
     running = startApp({ requiredToken: "a-long-enough-test-token" });
     const port = new URL(running.url).port;
-    const response = await fetch(`${running.url}/health`, { headers: { host: `agentd.example.net:${port}`, authorization: "Bearer a-long-enough-test-token" } });
+    const response = await fetch(`${running.url}/health`, {
+      headers: { host: `agentd.example.net:${port}`, authorization: "Bearer a-long-enough-test-token" },
+    });
     expect(response.status).toBe(200);
   });
 
   test("a request without Host (an HTTP/1.0 probe) is not refused nor an error; a fully qualified localhost. passes", async () => {
     running = startApp();
     const { port } = new URL(running.url);
-    const socket = await Bun.connect({ hostname: "127.0.0.1", port: Number(port), socket: { data: (_s, data) => void (answer += data.toString()) } });
+    const socket = await Bun.connect({
+      hostname: "127.0.0.1",
+      port: Number(port),
+      socket: { data: (_s, data) => void (answer += data.toString()) },
+    });
     let answer = "";
     socket.write("GET /livez HTTP/1.0\r\n\r\n");
     await waitFor("the answer's head", () => answer.includes("\r\n\r\n") || undefined, { timeoutMs: 5000 });

@@ -12,7 +12,9 @@ const SAMPLE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\]
 
 describe("/metrics", () => {
   test("Prometheus text: requests by route and status, uptime, RSS, restarts, and capability text", async () => {
-    running = startApp({ metricsText: [() => "# HELP agentd_proxy_test A proxy metric.\n# TYPE agentd_proxy_test gauge\nagentd_proxy_test 7\n"] });
+    running = startApp({
+      metricsText: [() => "# HELP agentd_proxy_test A proxy metric.\n# TYPE agentd_proxy_test gauge\nagentd_proxy_test 7\n"],
+    });
     for (const path of ["/livez", "/livez", "/readyz", "/nope", "/health"]) await fetch(`${running.url}${path}`);
     const response = await fetch(`${running.url}/metrics`);
     expect(response.status).toBe(200);

@@ -13,7 +13,8 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const get = (accept: string | undefined, query = "") => fetch(`${worker.url}/status${query}`, { headers: accept === undefined ? {} : { accept } });
+const get = (accept: string | undefined, query = "") =>
+  fetch(`${worker.url}/status${query}`, { headers: accept === undefined ? {} : { accept } });
 
 describe("/status content negotiation", () => {
   test("a browser's Accept gets HTML", async () => {

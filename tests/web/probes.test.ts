@@ -9,7 +9,10 @@ afterEach(async () => {
 
 describe("/livez", () => {
   test("answers 200 from the process alone, even when a health check fails", async () => {
-    running = startApp({ healthSources: { store: () => [{ key: "store:writable", status: "fail" }] }, readiness: () => ["store not writable"] });
+    running = startApp({
+      healthSources: { store: () => [{ key: "store:writable", status: "fail" }] },
+      readiness: () => ["store not writable"],
+    });
     const response = await fetch(`${running.url}/livez`);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("ok\n");

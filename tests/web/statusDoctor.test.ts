@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configNamesHops, formatDoctorReport, providerChecks, runDoctorChecks, sshCheck, type DoctorResult } from "../../src/cli/commands/doctor.ts";
+import {
+  configNamesHops,
+  formatDoctorReport,
+  providerChecks,
+  runDoctorChecks,
+  sshCheck,
+  type DoctorResult,
+} from "../../src/cli/commands/doctor.ts";
 import { hopsConfigSchema } from "../../src/hop/hopConfig.ts";
 import { providerConfigSchema } from "../../src/proxy/providerConfig.ts";
 import { judgeRequestOrigin } from "../../src/web/csrfGuard.ts";
@@ -16,15 +23,23 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const provider = (name: string, base_url: string, api_key?: string) => providerConfigSchema.parse({ name, base_url, ...(api_key ? { api_key } : {}) });
+const provider = (name: string, base_url: string, api_key?: string) =>
+  providerConfigSchema.parse({ name, base_url, ...(api_key ? { api_key } : {}) });
 
 describe("doctor: providers", () => {
   test("each provider is asked GET <base_url>/models with its key; 2xx passes, 401 fails with a hint about the key", async () => {
     const upstream = startScriptedUpstream();
     servers.push({ stop: () => upstream.close() });
-    const refusing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ error: { message: "bad key" } }, { status: 401 }) });
+    const refusing = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => Response.json({ error: { message: "bad key" } }, { status: 401 }),
+    });
     servers.push(refusing);
-    const check = providerChecks([provider("good", `${upstream.url}/`, "sk-good"), provider("bad", `http://127.0.0.1:${refusing.port}/v1/chat/completions`, "sk-bad")], 10_000);
+    const check = providerChecks(
+      [provider("good", `${upstream.url}/`, "sk-good"), provider("bad", `http://127.0.0.1:${refusing.port}/v1/chat/completions`, "sk-bad")],
+      10_000,
+    );
     const results = (await check.run()) as DoctorResult[];
     expect(results.map((r) => [r.name, r.status])).toEqual([
       ["provider good", "pass"],
@@ -38,13 +53,24 @@ describe("doctor: providers", () => {
 
   test("a provider that does not answer fails after the timeout; an unreachable one fails at once", async () => {
     const stalled: Array<() => void> = [];
-    const silent = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, fetch: () => new Promise<Response>((resolve) => stalled.push(() => resolve(new Response("late")))) });
+    const silent = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeout: 0,
+      fetch: () => new Promise<Response>((resolve) => stalled.push(() => resolve(new Response("late")))),
+    });
     servers.push({ stop: (force) => (stalled.forEach((release) => release()), silent.stop(force as boolean)) });
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
     const closedPort = closed.port;
     await closed.stop(true);
-    const results = (await providerChecks([provider("slow", `http://127.0.0.1:${silent.port}/v1`), provider("gone", `http://127.0.0.1:${closedPort}/v1`)], 300).run()) as DoctorResult[];
-    expect(results[0]).toMatchObject({ status: "fail", detail: `GET http://127.0.0.1:${silent.port}/v1/models did not answer within 300 ms` });
+    const results = (await providerChecks(
+      [provider("slow", `http://127.0.0.1:${silent.port}/v1`), provider("gone", `http://127.0.0.1:${closedPort}/v1`)],
+      300,
+    ).run()) as DoctorResult[];
+    expect(results[0]).toMatchObject({
+      status: "fail",
+      detail: `GET http://127.0.0.1:${silent.port}/v1/models did not answer within 300 ms`,
+    });
     expect(results[1]!.status).toBe("fail");
     expect(results[1]!.detail).toStartWith(`GET http://127.0.0.1:${closedPort}/v1/models failed:`);
   });
@@ -86,8 +112,19 @@ describe("doctor: report", () => {
   test("one line per check with the hint on failures, a summary, and a throwing check becomes a failure", async () => {
     const results = await runDoctorChecks([
       { name: "a", run: async () => ({ name: "a", status: "pass", detail: "fine" }) },
-      { name: "boom", run: async () => { throw new Error("kaput"); } },
-      { name: "c", run: async () => [{ name: "c1", status: "fail", detail: "broken", hint: "fix it" }, { name: "c2", status: "skip", detail: "n/a" }] },
+      {
+        name: "boom",
+        run: async () => {
+          throw new Error("kaput");
+        },
+      },
+      {
+        name: "c",
+        run: async () => [
+          { name: "c1", status: "fail", detail: "broken", hint: "fix it" },
+          { name: "c2", status: "skip", detail: "n/a" },
+        ],
+      },
     ]);
     expect(formatDoctorReport(results)).toBe(
       [

@@ -14,7 +14,10 @@ const NOW = Date.parse("2025-03-04T05:06:07Z");
 const EVIL = `<script>alert("x")</script>`;
 const LONG = "x".repeat(500);
 
-function snapshot(overrides: Partial<StatusSnapshot> = {}, checks: HealthCheck[] = [{ key: "store:writable", status: "pass", observedValue: true }]): StatusSnapshot {
+function snapshot(
+  overrides: Partial<StatusSnapshot> = {},
+  checks: HealthCheck[] = [{ key: "store:writable", status: "pass", observedValue: true }],
+): StatusSnapshot {
   return {
     generated_at: new Date(NOW).toISOString(),
     health: buildHealthDocument({ version: "1.2.3", checks, notes: [], uptimeS: 185, memoryMb: 41.5, requestsTotal: 7 }),
@@ -33,20 +36,114 @@ function snapshot(overrides: Partial<StatusSnapshot> = {}, checks: HealthCheck[]
 function full(): StatusSnapshot {
   return snapshot(
     {
-      providers: { configured: true, rows: [{ name: "openai", state: "down", breaker: "open", breaker_retry_at: NOW + 90_000, requests: 120, errors: 7, p50_ms: 812, p95_ms: 15_300 }] },
-      watchdog: { configured: true, rows: [{ name: "nginx", kind: "http", state: "fail", last_change: NOW - 65_000, output: `connect ECONNREFUSED ${LONG}` }] },
+      providers: {
+        configured: true,
+        rows: [
+          {
+            name: "openai",
+            state: "down",
+            breaker: "open",
+            breaker_retry_at: NOW + 90_000,
+            requests: 120,
+            errors: 7,
+            p50_ms: 812,
+            p95_ms: 15_300,
+          },
+        ],
+      },
+      watchdog: {
+        configured: true,
+        rows: [{ name: "nginx", kind: "http", state: "fail", last_change: NOW - 65_000, output: `connect ECONNREFUSED ${LONG}` }],
+      },
       incidents: {
         configured: true,
         counts: { open: 1, acknowledged: 1, resolved: 40 },
         rows: [
-          { id: 7, dedup_key: "k7", title: `worker crashed ${EVIL}`, category: "daemon", severity: "error", state: "open", first_seen: NOW - 600_000, last_seen: NOW - 5_000, count: 3, tier: 1, action: "restart", verdict: "pending" },
-          { id: 8, dedup_key: "k8", title: LONG, category: "upstream", severity: "warn", state: "acknowledged", first_seen: NOW - 60_000, last_seen: NOW - 1_000, count: 1, tier: null, action: null, verdict: null },
+          {
+            id: 7,
+            dedup_key: "k7",
+            title: `worker crashed ${EVIL}`,
+            category: "daemon",
+            severity: "error",
+            state: "open",
+            first_seen: NOW - 600_000,
+            last_seen: NOW - 5_000,
+            count: 3,
+            tier: 1,
+            action: "restart",
+            verdict: "pending",
+          },
+          {
+            id: 8,
+            dedup_key: "k8",
+            title: LONG,
+            category: "upstream",
+            severity: "warn",
+            state: "acknowledged",
+            first_seen: NOW - 60_000,
+            last_seen: NOW - 1_000,
+            count: 1,
+            tier: null,
+            action: null,
+            verdict: null,
+          },
         ],
       },
-      sessions: { configured: true, total: 31, rows: [{ id: "s_1", target: "local", model: "gpt-4o-mini", state: "awaiting_approval", started_at: NOW - 120_000, last_activity: NOW - 3_000, title: LONG }] },
-      approvals: { configured: true, rows: [{ id: "ap_1", session_id: "s_1", tool: "exec_command", scope: "sudo", summary: `sudo systemctl restart nginx; echo ${EVIL}`, requested_at: NOW - 30_000 }] },
-      pty: { configured: true, rows: [{ id: "pty_1", command: `bash -c 'echo ${EVIL}'\n\u001b[31mred ${LONG}`, pid: 999, running: false, exit_code: 130, started_at: NOW - 50_000, last_output_at: NOW - 40_000 }] },
-      hops: { configured: true, rows: [{ name: "db1", target: "ops@db1.example:2222", via: ["bastion", "jump2"], state: "connected", remote_version: "0.1.0", last_change: NOW - 3_600_000 }] },
+      sessions: {
+        configured: true,
+        total: 31,
+        rows: [
+          {
+            id: "s_1",
+            target: "local",
+            model: "gpt-4o-mini",
+            state: "awaiting_approval",
+            started_at: NOW - 120_000,
+            last_activity: NOW - 3_000,
+            title: LONG,
+          },
+        ],
+      },
+      approvals: {
+        configured: true,
+        rows: [
+          {
+            id: "ap_1",
+            session_id: "s_1",
+            tool: "exec_command",
+            scope: "sudo",
+            summary: `sudo systemctl restart nginx; echo ${EVIL}`,
+            requested_at: NOW - 30_000,
+          },
+        ],
+      },
+      pty: {
+        configured: true,
+        rows: [
+          {
+            id: "pty_1",
+            command: `bash -c 'echo ${EVIL}'\n\u001b[31mred ${LONG}`,
+            pid: 999,
+            running: false,
+            exit_code: 130,
+            started_at: NOW - 50_000,
+            last_output_at: NOW - 40_000,
+          },
+        ],
+      },
+      hops: {
+        configured: true,
+        rows: [
+          {
+            name: "db1",
+            target: "ops@db1.example:2222",
+            via: ["bastion", "jump2"],
+            state: "connected",
+            remote_version: "0.1.0",
+            last_change: NOW - 3_600_000,
+          },
+        ],
+      },
     },
     [
       { key: "store:writable", status: "pass", observedValue: true },
@@ -98,7 +195,15 @@ describe("text view", () => {
 
   test("empty sections say what empty means, absent capabilities say they are not configured", () => {
     const empty = renderStatusText(snapshot({ hops: { configured: false, note: NOT_CONFIGURED.hops, rows: [] } }));
-    for (const text of [EMPTY_TEXT.providers, EMPTY_TEXT.incidents, EMPTY_TEXT.sessions, EMPTY_TEXT.approvals, EMPTY_TEXT.pty, EMPTY_TEXT.watchdog]) expect(empty).toContain(text);
+    for (const text of [
+      EMPTY_TEXT.providers,
+      EMPTY_TEXT.incidents,
+      EMPTY_TEXT.sessions,
+      EMPTY_TEXT.approvals,
+      EMPTY_TEXT.pty,
+      EMPTY_TEXT.watchdog,
+    ])
+      expect(empty).toContain(text);
     expect(empty).toContain(`HOPS\n  not configured: ${NOT_CONFIGURED.hops}`);
     expect(empty).toContain("INCIDENTS  0 open, 0 acknowledged, 0 resolved");
   });
@@ -114,7 +219,7 @@ describe("HTML view", () => {
     const html = renderStatusHtml(full());
     expect(html.startsWith("<!doctype html>")).toBe(true);
     expect(html).not.toContain(EVIL);
-    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain("<script>alert");
     expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
     // The only scripts are the two served from the binary.
     expect(html.match(/<script/g)?.length).toBe(2);
@@ -140,7 +245,9 @@ describe("HTML view", () => {
   test("open incidents have Acknowledge and Resolve; they work as plain forms without JavaScript", () => {
     const html = renderSection("incidents", full().incidents, NOW);
     expect(html).toContain('<form class="actions" method="post" action="/status/incidents/7/ack">');
-    expect(html).toContain('formaction="/status/incidents/7/ack" hx-post="/status/incidents/7/ack" hx-target="#incident-7" hx-swap="outerHTML" hx-disabled-elt="#incident-7 button">Acknowledge</button>');
+    expect(html).toContain(
+      'formaction="/status/incidents/7/ack" hx-post="/status/incidents/7/ack" hx-target="#incident-7" hx-swap="outerHTML" hx-disabled-elt="#incident-7 button">Acknowledge</button>',
+    );
     expect(html).toContain('hx-post="/status/incidents/7/resolve"');
     // Acknowledged already: only Resolve is left.
     expect(html).not.toContain('hx-post="/status/incidents/8/ack"');
@@ -150,8 +257,15 @@ describe("HTML view", () => {
 
   test("pending approvals have three buttons posting the decision, disabled together while in flight", () => {
     const html = renderSection("approvals", full().approvals, NOW);
-    expect(html).toContain(`action="/api/approvals/ap_1" hx-post="/api/approvals/ap_1" hx-target="this" hx-swap="outerHTML" hx-disabled-elt="#${domId("approval", "ap_1")} button"`);
-    for (const [value, label] of [["allow_once", "Allow once"], ["allow_session", "Allow for session"], ["deny", "Deny"]]) expect(html).toContain(`name="decision" value="${value}"${value === "deny" ? ' class="danger"' : ""}>${label}</button>`);
+    expect(html).toContain(
+      `action="/api/approvals/ap_1" hx-post="/api/approvals/ap_1" hx-target="this" hx-swap="outerHTML" hx-disabled-elt="#${domId("approval", "ap_1")} button"`,
+    );
+    for (const [value, label] of [
+      ["allow_once", "Allow once"],
+      ["allow_session", "Allow for session"],
+      ["deny", "Deny"],
+    ])
+      expect(html).toContain(`name="decision" value="${value}"${value === "deny" ? ' class="danger"' : ""}>${label}</button>`);
     expect(html).toContain("echo &lt;script&gt;");
   });
 
@@ -166,7 +280,7 @@ describe("HTML view", () => {
     expect(domId("approval", "a/1")).toBe("approval-a_2f1");
     expect(domId("approval", "a_2f1")).not.toBe(domId("approval", "a/1"));
     expect(domId("approval", "ap_1")).toBe("approval-ap_5f1");
-    expect(domId("approval", "x y\"<")).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(domId("approval", 'x y"<')).toMatch(/^[A-Za-z0-9_-]+$/);
   });
 });
 
@@ -185,7 +299,11 @@ describe("formatting", () => {
   });
 
   test("a table gives up width in its flex column first", () => {
-    const lines = renderTextTable([{ header: "ID" }, { header: "TITLE", flex: true }, { header: "N", align: "right" }], [["1", LONG, "5"]], 40);
+    const lines = renderTextTable(
+      [{ header: "ID" }, { header: "TITLE", flex: true }, { header: "N", align: "right" }],
+      [["1", LONG, "5"]],
+      40,
+    );
     expect(lines[0]).toBe("  ID  TITLE" + " ".repeat(26) + "  N");
     expect(lines[1]!.length).toBe(40);
     expect(lines[1]).toEndWith("…  5");

@@ -22,14 +22,19 @@ afterEach(() => {
 });
 
 function insertIncidents(db: Database, count: number, state = "open", title = (i: number) => `incident number ${i}`): void {
-  const insert = db.prepare("INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen, count, details) VALUES (?, ?, 'daemon', 'error', ?, ?, ?, 1, '{}')");
+  const insert = db.prepare(
+    "INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen, count, details) VALUES (?, ?, 'daemon', 'error', ?, ?, ?, 1, '{}')",
+  );
   const base = Date.now() - 1_000_000;
   db.transaction(() => {
     for (let i = 0; i < count; i++) insert.run(`${state}-${i}-${Math.random()}`, title(i), state, base + i, base + i);
   })();
 }
 
-function setup(extra: Partial<StatusSources> = {}, checks: HealthCheck[] = [{ key: "store:writable", status: "pass", observedValue: true }]) {
+function setup(
+  extra: Partial<StatusSources> = {},
+  checks: HealthCheck[] = [{ key: "store:writable", status: "pass", observedValue: true }],
+) {
   const db = openStore({ path: ":memory:", migrations: baseMigrations });
   stores.push(db);
   const incidents = new IncidentStore(db);
@@ -41,13 +46,26 @@ function setup(extra: Partial<StatusSources> = {}, checks: HealthCheck[] = [{ ke
   });
   const { app } = createApp(appDeps({ status: source }));
   const get = (path: string, headers: Record<string, string> = {}) => app.request(path, { headers });
-  const post = (path: string, headers: Record<string, string> = {}) => app.request(path, { method: "POST", headers: { host: "localhost", ...headers } });
+  const post = (path: string, headers: Record<string, string> = {}) =>
+    app.request(path, { method: "POST", headers: { host: "localhost", ...headers } });
   return { db, incidents, app, get, post };
 }
 
 describe("GET /status for curl and CI", () => {
   test("text: aligned, ≤ 100 columns, newline-terminated, no HTML, no ANSI", async () => {
-    const { db, get } = setup({ ptySessions: () => [{ id: "p1", command: "tail -f /var/log/" + "very/".repeat(40) + "syslog", pid: 77, running: true, exit_code: null, started_at: Date.now(), last_output_at: null }] });
+    const { db, get } = setup({
+      ptySessions: () => [
+        {
+          id: "p1",
+          command: "tail -f /var/log/" + "very/".repeat(40) + "syslog",
+          pid: 77,
+          running: true,
+          exit_code: null,
+          started_at: Date.now(),
+          last_output_at: null,
+        },
+      ],
+    });
     insertIncidents(db, 3);
     const response = await get("/status", { accept: "*/*" });
     expect(response.status).toBe(200);
@@ -64,15 +82,41 @@ describe("GET /status for curl and CI", () => {
   });
 
   test("JSON: the documented shape, every section with configured and rows", async () => {
-    const sessions: SessionRow[] = Array.from({ length: 15 }, (_, i) => ({ id: `s${i}`, target: "local", model: "m", state: "idle", started_at: 1, last_activity: 2 }));
-    const { db, get } = setup({ sessions: (page) => ({ total: sessions.length, rows: sessions.slice(page.offset, page.offset + page.limit) }), providers: () => { throw new Error("proxy exploded"); } });
+    const sessions: SessionRow[] = Array.from({ length: 15 }, (_, i) => ({
+      id: `s${i}`,
+      target: "local",
+      model: "m",
+      state: "idle",
+      started_at: 1,
+      last_activity: 2,
+    }));
+    const { db, get } = setup({
+      sessions: (page) => ({ total: sessions.length, rows: sessions.slice(page.offset, page.offset + page.limit) }),
+      providers: () => {
+        throw new Error("proxy exploded");
+      },
+    });
     insertIncidents(db, 12, "open");
     insertIncidents(db, 2, "resolved");
-    db.run("INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen) VALUES ('newest-ack', 'newest', 'daemon', 'error', 'acknowledged', 1, ?)", [Date.now()]);
+    db.run(
+      "INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen) VALUES ('newest-ack', 'newest', 'daemon', 'error', 'acknowledged', 1, ?)",
+      [Date.now()],
+    );
     const response = await get("/status", { accept: "application/json" });
     expect(response.headers.get("content-type")).toStartWith("application/json");
     const body = (await response.json()) as StatusSnapshot;
-    expect(Object.keys(body).sort()).toEqual(["approvals", "generated_at", "health", "hops", "incidents", "providers", "pty", "sessions", "watchdog", "worker"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "approvals",
+      "generated_at",
+      "health",
+      "hops",
+      "incidents",
+      "providers",
+      "pty",
+      "sessions",
+      "watchdog",
+      "worker",
+    ]);
     expect(new Date(body.generated_at).toISOString()).toBe(body.generated_at);
     expect(body.health.status).toBe("pass");
     expect(body.worker).toEqual({ pid: 1234, supervisor_pid: 1200, version: "9.9.9", uptime_s: 65, restarts: 0, memory_mb: 30 });
@@ -122,7 +166,11 @@ describe("incident pages and buttons", () => {
     const { db, get } = setup();
     insertIncidents(db, 120, "open");
     insertIncidents(db, 5, "resolved");
-    const page3 = (await (await get("/status/incidents?page=3&state=open", { accept: "application/json" })).json()) as { total: number; pages: number; incidents: unknown[] };
+    const page3 = (await (await get("/status/incidents?page=3&state=open", { accept: "application/json" })).json()) as {
+      total: number;
+      pages: number;
+      incidents: unknown[];
+    };
     expect(page3).toMatchObject({ total: 120, pages: 3 });
     expect(page3.incidents).toHaveLength(20);
     const html = await (await get("/status/incidents?page=2", { accept: "text/html" })).text();
@@ -157,7 +205,11 @@ describe("incident pages and buttons", () => {
   test("Acknowledge from htmx answers the new row; Resolve without JavaScript redirects back", async () => {
     const { db, incidents, post } = setup();
     insertIncidents(db, 1);
-    const ack = await post("/status/incidents/1/ack", { "hx-request": "true", origin: "http://localhost", "sec-fetch-site": "same-origin" });
+    const ack = await post("/status/incidents/1/ack", {
+      "hx-request": "true",
+      origin: "http://localhost",
+      "sec-fetch-site": "same-origin",
+    });
     expect(ack.status).toBe(200);
     const row = await ack.text();
     expect(row).toStartWith('<tr id="incident-1">');
@@ -174,7 +226,11 @@ describe("incident pages and buttons", () => {
   test("a cross-site POST is refused and changes nothing", async () => {
     const { db, incidents, post } = setup();
     insertIncidents(db, 1);
-    const crossSite: Array<Record<string, string>> = [{ "sec-fetch-site": "cross-site" }, { origin: "http://evil.example" }, { origin: "null" }];
+    const crossSite: Array<Record<string, string>> = [
+      { "sec-fetch-site": "cross-site" },
+      { origin: "http://evil.example" },
+      { origin: "null" },
+    ];
     for (const headers of crossSite) {
       const response = await post("/status/incidents/1/resolve", headers);
       expect(response.status).toBe(403);
@@ -214,14 +270,24 @@ describe("assets, badges, sessions", () => {
   });
 
   test("the sessions page pages through the agent's sessions, or says the agent is absent", async () => {
-    const rows: SessionRow[] = Array.from({ length: 60 }, (_, i) => ({ id: `s${i}`, target: "local", model: "gpt", state: "idle", started_at: 1, last_activity: 2, title: `t${i}` }));
+    const rows: SessionRow[] = Array.from({ length: 60 }, (_, i) => ({
+      id: `s${i}`,
+      target: "local",
+      model: "gpt",
+      state: "idle",
+      started_at: 1,
+      last_activity: 2,
+      title: `t${i}`,
+    }));
     const withAgent = setup({ sessions: (page) => ({ total: rows.length, rows: rows.slice(page.offset, page.offset + page.limit) }) });
     const json = (await (await withAgent.get("/status/sessions?page=2&format=json")).json()) as { total: number; sessions: SessionRow[] };
     expect(json.total).toBe(60);
     expect(json.sessions.map((s) => s.id)).toEqual(rows.slice(50).map((s) => s.id));
     expect(await (await withAgent.get("/status/sessions", { accept: "*/*" })).text()).toContain("next: /status/sessions?page=2");
     const without = setup();
-    expect(await (await without.get("/status/sessions", { accept: "text/html" })).text()).toContain("Not configured: The agent is not available in this agentd.");
+    expect(await (await without.get("/status/sessions", { accept: "text/html" })).text()).toContain(
+      "Not configured: The agent is not available in this agentd.",
+    );
   });
 });
 
@@ -273,7 +339,8 @@ describe("login on a non-loopback bind", () => {
     const app = guarded();
     const crossSite = await app.request("/login", form({ token: TOKEN }, { origin: "https://evil.example" }));
     expect(crossSite.status).toBe(403);
-    for (const next of ["//evil.example/x", "https://evil.example", "/\\evil.example", "status", undefined]) expect(safeNext(next)).toBe("/status");
+    for (const next of ["//evil.example/x", "https://evil.example", "/\\evil.example", "status", undefined])
+      expect(safeNext(next)).toBe("/status");
     expect(safeNext("/status/incidents?page=2")).toBe("/status/incidents?page=2");
   });
 });

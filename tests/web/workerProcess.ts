@@ -16,7 +16,10 @@ export interface RunningWorker {
 /** `agentd serve --worker` alone (no supervisor) on 127.0.0.1, a free port, a fresh data dir. */
 export async function startWorker(extraArgs: string[] = []): Promise<RunningWorker> {
   const dataDir = makeTempDir("agentd-worker-");
-  const child = await spawnAgentd(["serve", "--worker", "--port", "0", "--data-dir", dataDir, ...extraArgs], { cwd: dataDir, env: { HOME: dataDir } });
+  const child = await spawnAgentd(["serve", "--worker", "--port", "0", "--data-dir", dataDir, ...extraArgs], {
+    cwd: dataDir,
+    env: { HOME: dataDir },
+  });
   const ready = await waitFor(
     "the worker's ready.json",
     () => {

@@ -18,7 +18,10 @@ export const hopParameters = z.strictObject({
  * `hop`: switches the session's host. exec_command, write_stdin, list_sessions, close_session,
  * read_file and write_file then run there until the session hops again.
  */
-export function createHopTool(hops: HopTargets, session: { switchTo(sessionId: string, target: ToolTarget | typeof LOCAL_TARGET): void }): ToolDefinition<typeof hopParameters> {
+export function createHopTool(
+  hops: HopTargets,
+  session: { switchTo(sessionId: string, target: ToolTarget | typeof LOCAL_TARGET): void },
+): ToolDefinition<typeof hopParameters> {
   return defineTool({
     name: "hop",
     description: `Switch this session to another host reached over SSH (a hop opened with "agentd hop"), or back to "${LOCAL_TARGET}". Terminal and file tools then run on that host.`,
@@ -32,7 +35,10 @@ export function createHopTool(hops: HopTargets, session: { switchTo(sessionId: s
         return { target: LOCAL_TARGET };
       }
       if (!hops.names().includes(args.target)) {
-        throw new ToolError("hop_not_found", `No hop named ${args.target}; open hops: ${hops.names().join(", ") || "none"} (open one with agentd hop user@host)`);
+        throw new ToolError(
+          "hop_not_found",
+          `No hop named ${args.target}; open hops: ${hops.names().join(", ") || "none"} (open one with agentd hop user@host)`,
+        );
       }
       session.switchTo(ctx.sessionId, hops.target(args.target));
       return { target: args.target, ...hops.describe(args.target) };

@@ -4,7 +4,10 @@ import { IncidentNotFoundError } from "../../watchdog/index.ts";
 import { defineTool, ToolError, type ToolDefinition } from "../toolDefinition.ts";
 
 const listParameters = z.strictObject({
-  state: z.enum(["open", "acknowledged", "resolved", "unresolved"]).default("unresolved").describe("Which incidents; unresolved = open or acknowledged"),
+  state: z
+    .enum(["open", "acknowledged", "resolved", "unresolved"])
+    .default("unresolved")
+    .describe("Which incidents; unresolved = open or acknowledged"),
   limit: z.number().int().min(1).max(200).default(20),
 });
 

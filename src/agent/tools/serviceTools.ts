@@ -3,7 +3,11 @@ import { runCommand } from "../../process/index.ts";
 import type { ServiceConfig } from "../servicesConfig.ts";
 import { defineTool, ToolError, type ToolContext, type ToolDefinition } from "../toolDefinition.ts";
 
-async function runShell(command: string, timeoutMs: number, ctx: ToolContext): Promise<{ exit_code: number | null; output: string; timed_out: boolean }> {
+async function runShell(
+  command: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+): Promise<{ exit_code: number | null; output: string; timed_out: boolean }> {
   const result = await runCommand({ argv: ["sh", "-c", command], timeoutMs, signal: ctx.signal });
   return { exit_code: result.exit_code, output: (result.truncated ? "…" : "") + result.output.trimEnd(), timed_out: result.timed_out };
 }
@@ -12,10 +16,21 @@ export function createServiceTools(services: readonly ServiceConfig[]): ToolDefi
   const names = services.map((s) => s.name);
   const find = (name: string) => {
     const service = services.find((s) => s.name === name);
-    if (!service) throw new ToolError("unknown_service", names.length ? `No service named ${name}; configured: ${names.join(", ")}` : `No services are configured (add them under "services" in agentd.jsonc)`);
+    if (!service)
+      throw new ToolError(
+        "unknown_service",
+        names.length
+          ? `No service named ${name}; configured: ${names.join(", ")}`
+          : `No services are configured (add them under "services" in agentd.jsonc)`,
+      );
     return service;
   };
-  const parameters = z.strictObject({ name: z.string().min(1).describe(names.length ? `One of: ${names.join(", ")}` : "A service named in the config") });
+  const parameters = z.strictObject({
+    name: z
+      .string()
+      .min(1)
+      .describe(names.length ? `One of: ${names.join(", ")}` : "A service named in the config"),
+  });
   const status = defineTool({
     name: "service_status",
     description: "Run a configured service's status command and return its exit code and output.",
@@ -38,9 +53,19 @@ export function createServiceTools(services: readonly ServiceConfig[]): ToolDefi
       const service = find(args.name);
       ctx.progress(`restarting ${service.name}`);
       const restarted = await runShell(service.restart, service.timeout_s * 1000, ctx);
-      if (restarted.exit_code !== 0) throw new ToolError("restart_failed", `${service.restart} exited with ${restarted.exit_code}${restarted.timed_out ? " (timed out)" : ""}: ${restarted.output.slice(-2000)}`);
+      if (restarted.exit_code !== 0)
+        throw new ToolError(
+          "restart_failed",
+          `${service.restart} exited with ${restarted.exit_code}${restarted.timed_out ? " (timed out)" : ""}: ${restarted.output.slice(-2000)}`,
+        );
       const after = await runShell(service.status, service.timeout_s * 1000, ctx);
-      return { service: service.name, restarted: true, restart_output: restarted.output, healthy: after.exit_code === 0, status_output: after.output };
+      return {
+        service: service.name,
+        restarted: true,
+        restart_output: restarted.output,
+        healthy: after.exit_code === 0,
+        status_output: after.output,
+      };
     },
   });
   return [status as ToolDefinition, restart as ToolDefinition];

@@ -2,7 +2,13 @@ import { AgentdError } from "../../errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
-const DECISIONS: Record<string, string> = { once: "allow_once", session: "allow_session", deny: "deny", allow_once: "allow_once", allow_session: "allow_session" };
+const DECISIONS: Record<string, string> = {
+  once: "allow_once",
+  session: "allow_session",
+  deny: "deny",
+  allow_once: "allow_once",
+  allow_session: "allow_session",
+};
 
 interface ApprovalView {
   id: string;
@@ -18,7 +24,13 @@ export const approveCommand: Command = {
   summary: "Decide a pending tool call: once, session or deny. Without arguments, list what is pending.",
   usage: "agentd approve [<approval-id> once|session|deny] [--url URL]",
   allowPositionals: true,
-  options: { url: { type: "string" }, token: { type: "string" }, json: { type: "boolean" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  options: {
+    url: { type: "string" },
+    token: { type: "string" },
+    json: { type: "boolean" },
+    config: { type: "string", short: "c" },
+    "data-dir": { type: "string" },
+  },
   help: [
     "      --url URL         agentd to talk to (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --json            print the answer as JSON",
@@ -31,22 +43,37 @@ export const approveCommand: Command = {
       const body = (await response.json()) as { approvals: ApprovalView[] };
       if (values.json) process.stdout.write(JSON.stringify(body, null, 2) + "\n");
       else if (body.approvals.length === 0) process.stdout.write("No approvals are pending.\n");
-      else for (const a of body.approvals) process.stdout.write(`${a.id}  ${a.scope.padEnd(15)}  ${a.summary}  (session ${a.session_id})\n`);
+      else
+        for (const a of body.approvals) process.stdout.write(`${a.id}  ${a.scope.padEnd(15)}  ${a.summary}  (session ${a.session_id})\n`);
       return 0;
     }
     const [id, word] = positionals;
     const decision = word ? DECISIONS[word] : undefined;
-    if (positionals.length !== 2 || !decision) throw new UsageError("expected an approval id and one of once, session, deny (e.g. agentd approve apr_1234 once)");
+    if (positionals.length !== 2 || !decision)
+      throw new UsageError("expected an approval id and one of once, session, deny (e.g. agentd approve apr_1234 once)");
     const response = await daemonFetch(target, `/api/approvals/${encodeURIComponent(id!)}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ decision, decided_by: "cli" }),
     });
-    const body = (await response.json()) as { approval?: ApprovalView; resumed?: boolean; released?: string[]; error?: { code: string; message: string } };
-    if (!response.ok) throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `agentd answered ${response.status}`, { status: response.status });
+    const body = (await response.json()) as {
+      approval?: ApprovalView;
+      resumed?: boolean;
+      released?: string[];
+      error?: { code: string; message: string };
+    };
+    if (!response.ok)
+      throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `agentd answered ${response.status}`, {
+        status: response.status,
+      });
     if (values.json) process.stdout.write(JSON.stringify(body, null, 2) + "\n");
     else {
-      const more = [body.released?.length ? `released ${body.released.length} more` : "", body.resumed ? "the turn continues" : "other calls still wait"].filter(Boolean).join("; ");
+      const more = [
+        body.released?.length ? `released ${body.released.length} more` : "",
+        body.resumed ? "the turn continues" : "other calls still wait",
+      ]
+        .filter(Boolean)
+        .join("; ");
       process.stdout.write(`${body.approval!.status}: ${body.approval!.summary} (${more})\n`);
     }
     return 0;

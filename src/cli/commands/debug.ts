@@ -19,7 +19,13 @@ export const debugCommand: Command = {
   summary: "Print a session's debug sidecar: model requests and responses, tool calls, approvals, errors.",
   usage: "agentd debug <session-id> [--json] [--url URL]",
   allowPositionals: true,
-  options: { url: { type: "string" }, token: { type: "string" }, json: { type: "boolean" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  options: {
+    url: { type: "string" },
+    token: { type: "string" },
+    json: { type: "boolean" },
+    config: { type: "string", short: "c" },
+    "data-dir": { type: "string" },
+  },
   help: [
     "      --json            print one JSON record a line instead of the readable rendering",
     "      --url URL         read it from that agentd instead of the local data dir",
@@ -38,7 +44,9 @@ export const debugCommand: Command = {
       const response = await daemonFetch(target, `/api/sessions/${encodeURIComponent(sessionId)}/debug`, { timeoutMs: 30_000 });
       if (!response.ok) {
         const body = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-        throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `agentd answered ${response.status}`, { status: response.status });
+        throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `agentd answered ${response.status}`, {
+          status: response.status,
+        });
       }
       text = await response.text();
     }

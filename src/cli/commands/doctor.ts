@@ -31,7 +31,9 @@ export interface DoctorCheck {
 /** One line per result: status, name, what was seen, and for a failure what to do. */
 export function formatDoctorReport(results: DoctorResult[]): string {
   const width = Math.max(8, ...results.map((r) => r.name.length));
-  const lines = results.map((r) => `${r.status.padEnd(4)}  ${r.name.padEnd(width)}  ${r.detail}${r.status === "fail" && r.hint ? ` (hint: ${r.hint})` : ""}`);
+  const lines = results.map(
+    (r) => `${r.status.padEnd(4)}  ${r.name.padEnd(width)}  ${r.detail}${r.status === "fail" && r.hint ? ` (hint: ${r.hint})` : ""}`,
+  );
   const count = (status: DoctorStatus) => results.filter((r) => r.status === status).length;
   lines.push(`agentd doctor: ${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped`);
   return lines.join("\n") + "\n";
@@ -65,8 +67,10 @@ function ptyCheck(): DoctorCheck {
       try {
         const result = await manager.exec({ cmd: "true", shell: "/bin/sh", yield_time_ms: 10_000 });
         const ms = Math.round(performance.now() - started);
-        if (result.running) return { name: "pty", status: "fail", detail: `'true' was still running after ${ms} ms in a pseudo-terminal`, hint };
-        if (result.exit_code !== 0) return { name: "pty", status: "fail", detail: `'true' exited with ${result.exit_code} in a pseudo-terminal`, hint };
+        if (result.running)
+          return { name: "pty", status: "fail", detail: `'true' was still running after ${ms} ms in a pseudo-terminal`, hint };
+        if (result.exit_code !== 0)
+          return { name: "pty", status: "fail", detail: `'true' exited with ${result.exit_code} in a pseudo-terminal`, hint };
         return { name: "pty", status: "pass", detail: `ran 'true' in a pseudo-terminal (exit 0, ${ms} ms)` };
       } catch (error) {
         return { name: "pty", status: "fail", detail: `cannot run a command in a pseudo-terminal: ${errorMessage(error)}`, hint };
@@ -110,7 +114,12 @@ function sqliteCheck(dataDir: string): DoctorCheck {
         }
         return { name: "sqlite", status: "pass", detail: `${path} opens and takes a write` };
       } catch (error) {
-        return { name: "sqlite", status: "fail", detail: `${path}: ${errorMessage(error)}`, hint: "the store needs a local file system that supports locks (not every network mount does) and free space" };
+        return {
+          name: "sqlite",
+          status: "fail",
+          detail: `${path}: ${errorMessage(error)}`,
+          hint: "the store needs a local file system that supports locks (not every network mount does) and free space",
+        };
       }
     },
   };
@@ -121,7 +130,12 @@ export function providerChecks(providers: AgentdConfig["providers"], timeoutMs: 
   return {
     name: "providers",
     async run() {
-      if (providers.length === 0) return { name: "providers", status: "skip", detail: 'none configured (add one under "providers" in agentd.jsonc, or set OPENAI_API_KEY)' };
+      if (providers.length === 0)
+        return {
+          name: "providers",
+          status: "skip",
+          detail: 'none configured (add one under "providers" in agentd.jsonc, or set OPENAI_API_KEY)',
+        };
       return Promise.all(
         providers.map(async (provider): Promise<DoctorResult> => {
           const name = `provider ${provider.name}`;
@@ -221,8 +235,10 @@ export const doctorCommand: Command = {
     const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
     const timeoutMs = values.timeout ? parseDuration(values.timeout as string) : 10_000;
     const checks = [ptyCheck(), dataDirCheck(dataDir), sqliteCheck(dataDir), providerChecks(config.providers, timeoutMs)];
-    if (path && configNamesHops(readFileSync(path, "utf8"))) checks.push(sshCheck(hopsConfigSchema.parse(config.hops), process.env, homedir()));
-    else checks.push({ name: "ssh keys", run: async () => ({ name: "ssh keys", status: "skip", detail: "no hops section in the config" }) });
+    if (path && configNamesHops(readFileSync(path, "utf8")))
+      checks.push(sshCheck(hopsConfigSchema.parse(config.hops), process.env, homedir()));
+    else
+      checks.push({ name: "ssh keys", run: async () => ({ name: "ssh keys", status: "skip", detail: "no hops section in the config" }) });
     const results = await runDoctorChecks(checks);
     process.stdout.write(formatDoctorReport(results));
     return results.some((result) => result.status === "fail") ? 1 : 0;

@@ -15,7 +15,14 @@ export const healthCommand: Command = {
   path: ["health"],
   summary: "Ask a running agentd for its health. Exit 0 pass/warn, 1 fail, 2 unreachable.",
   usage: "agentd health [--url URL] [--json] [--wait 30s]",
-  options: { url: { type: "string" }, json: { type: "boolean" }, wait: { type: "string" }, token: { type: "string" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  options: {
+    url: { type: "string" },
+    json: { type: "boolean" },
+    wait: { type: "string" },
+    token: { type: "string" },
+    config: { type: "string", short: "c" },
+    "data-dir": { type: "string" },
+  },
   help: [
     "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --json            print the health document instead of one line",
@@ -37,7 +44,10 @@ export const healthCommand: Command = {
           outcome = { code: doc.status === "fail" ? HEALTH_EXIT.fail : HEALTH_EXIT.pass, line: summarize(doc), body };
         }
       } catch (error) {
-        const message = error instanceof UnreachableError ? error.message : `Cannot read the health answer from ${target.url}: ${(error as Error).message}`;
+        const message =
+          error instanceof UnreachableError
+            ? error.message
+            : `Cannot read the health answer from ${target.url}: ${(error as Error).message}`;
         outcome = { code: HEALTH_EXIT.unreachable, line: message };
       }
       if (outcome.code === 0 || Date.now() >= deadline) {

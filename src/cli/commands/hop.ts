@@ -18,7 +18,8 @@ interface HopSummary {
 export const hopCommand: Command = {
   path: ["hop"],
   summary: "Open a hop: agentd copies itself to a host over SSH and runs there (or close one with --close).",
-  usage: "agentd hop user@host[:port] [--via jump1,jump2] [--identity FILE] [--accept-new] [--name NAME] | agentd hop --close NAME [--stop-remote]",
+  usage:
+    "agentd hop user@host[:port] [--via jump1,jump2] [--identity FILE] [--accept-new] [--name NAME] | agentd hop --close NAME [--stop-remote]",
   allowPositionals: true,
   options: {
     via: { type: "string" },
@@ -46,7 +47,10 @@ export const hopCommand: Command = {
     if (values.close) {
       if (positionals.length) throw new UsageError("--close takes only the hop's name");
       const query = values["stop-remote"] ? "?stop_remote=1" : "";
-      const response = await daemonFetch(target, `/api/hops/${encodeURIComponent(values.close as string)}${query}`, { method: "DELETE", timeoutMs: 60_000 });
+      const response = await daemonFetch(target, `/api/hops/${encodeURIComponent(values.close as string)}${query}`, {
+        method: "DELETE",
+        timeoutMs: 60_000,
+      });
       const body = (await response.json()) as { stopped_remote?: boolean; error?: { message: string } };
       if (!response.ok) return fail(body.error?.message ?? `HTTP ${response.status}`);
       process.stdout.write(`closed hop ${values.close}${body.stopped_remote ? " (remote agentd stopped)" : ""}\n`);
@@ -110,7 +114,9 @@ async function followProgress(body: ReadableStream<Uint8Array>, json: boolean): 
 }
 
 function describe(hop: HopSummary): string {
-  const upload = hop.upload?.uploaded ? `uploaded ${hop.upload.binary_bytes} bytes (${hop.upload.wire_bytes} on the wire)` : "binary already installed";
+  const upload = hop.upload?.uploaded
+    ? `uploaded ${hop.upload.binary_bytes} bytes (${hop.upload.wire_bytes} on the wire)`
+    : "binary already installed";
   const mode = hop.mode === "fallback" ? `fallback mode (${hop.fallback_reason})` : `agentd ${hop.remote_version}, ${upload}`;
   return `hop ${hop.name} ${hop.state}: ${hop.chain.join(" -> ")}; ${mode}\n`;
 }

@@ -15,7 +15,11 @@ export const hopsCommand: Command = {
   summary: "List hops (name, chain, state, remote version).",
   usage: "agentd hops [--json] [--url URL]",
   options: { json: { type: "boolean" }, ...DAEMON_OPTIONS },
-  help: ["      --json            print the list as JSON", "      --url URL         agentd to ask (default: the local daemon)", ...DAEMON_LOCATION_HELP],
+  help: [
+    "      --json            print the list as JSON",
+    "      --url URL         agentd to ask (default: the local daemon)",
+    ...DAEMON_LOCATION_HELP,
+  ],
   async run({ values }) {
     const target = daemonTargetFrom(values);
     const response = await daemonFetch(target, "/api/hops");
@@ -32,9 +36,20 @@ export const hopsCommand: Command = {
       process.stdout.write("no hops; open one with: agentd hop user@host\n");
       return 0;
     }
-    const rows = [["NAME", "STATE", "MODE", "VERSION", "CHAIN"], ...body.hops.map((h) => [h.name, h.state, h.mode ?? "-", h.remote_version ?? "-", h.chain.join(" -> ") + (h.last_error && h.state !== "connected" ? `  (${h.last_error})` : "")])];
+    const rows = [
+      ["NAME", "STATE", "MODE", "VERSION", "CHAIN"],
+      ...body.hops.map((h) => [
+        h.name,
+        h.state,
+        h.mode ?? "-",
+        h.remote_version ?? "-",
+        h.chain.join(" -> ") + (h.last_error && h.state !== "connected" ? `  (${h.last_error})` : ""),
+      ]),
+    ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    process.stdout.write(rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n");
+    process.stdout.write(
+      rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n",
+    );
     return 0;
   },
 };

@@ -2,7 +2,15 @@ import { join } from "node:path";
 import { loadConfig, resolveDataDir } from "../../config/index.ts";
 import { allMigrations } from "../../daemon/allMigrations.ts";
 import { openStore } from "../../store/index.ts";
-import { ActionRequestStore, IncidentStore, describeRequestStatus, type ActionDecision, type ActionRequest, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
+import {
+  ActionRequestStore,
+  IncidentStore,
+  describeRequestStatus,
+  type ActionDecision,
+  type ActionRequest,
+  type Incident,
+  type IncidentEvent,
+} from "../../watchdog/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_OPTIONS, daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
 
@@ -23,12 +31,18 @@ function openBackend(values: Record<string, string | boolean | undefined>): Back
   if (values.url) {
     const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string });
     const call = <T>(path: string, method = "GET", body?: unknown): Promise<T> =>
-      daemonJson<T>(target, `/api/incidents${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) });
+      daemonJson<T>(target, `/api/incidents${path}`, {
+        method,
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+      });
     return {
-      list: async (state, limit) => (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
+      list: async (state, limit) =>
+        (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
       show: (id) => call(`/${id}`),
-      setState: async (id, state) => (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}`, "POST")).incident,
-      decide: async (id, decision) => (await call<{ request: ActionRequest }>(`/${id}/action`, "POST", { decision, decided_by: "cli" })).request,
+      setState: async (id, state) =>
+        (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}`, "POST")).incident,
+      decide: async (id, decision) =>
+        (await call<{ request: ActionRequest }>(`/${id}/action`, "POST", { decision, decided_by: "cli" })).request,
       close: () => {},
     };
   }
@@ -52,10 +66,20 @@ function time(ms: number): string {
 
 function formatList(incidents: Incident[]): string {
   if (incidents.length === 0) return "No incidents.\n";
-  const rows = incidents.map((i) => [String(i.id), i.state, i.severity, time(i.last_seen), String(i.count), i.action ? `${i.action}${i.verdict ? `/${i.verdict}` : ""}` : "-", i.title]);
+  const rows = incidents.map((i) => [
+    String(i.id),
+    i.state,
+    i.severity,
+    time(i.last_seen),
+    String(i.count),
+    i.action ? `${i.action}${i.verdict ? `/${i.verdict}` : ""}` : "-",
+    i.title,
+  ]);
   const header = ["ID", "STATE", "SEVERITY", "LAST SEEN", "COUNT", "ACTION", "TITLE"];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  return [header, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  ")).join("\n") + "\n";
+  return (
+    [header, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  ")).join("\n") + "\n"
+  );
 }
 
 function formatShow({ incident: i, timeline }: { incident: Incident; timeline: IncidentEvent[] }): string {
@@ -68,7 +92,10 @@ function formatShow({ incident: i, timeline }: { incident: Incident; timeline: I
   if (typeof i.details.reason === "string") lines.push(`  reason: ${i.details.reason}`);
   if (typeof i.details.model_reason === "string") lines.push(`  model's reason: ${i.details.model_reason}`);
   const request = i.action_request;
-  if (request) lines.push(`  command ${request.command} (${request.status}): ${describeRequestStatus(request)}${request.status === "pending" ? ` — agentd incidents approve ${i.id} | deny ${i.id}` : ""}`);
+  if (request)
+    lines.push(
+      `  command ${request.command} (${request.status}): ${describeRequestStatus(request)}${request.status === "pending" ? ` — agentd incidents approve ${i.id} | deny ${i.id}` : ""}`,
+    );
   if (timeline.length) lines.push("  timeline:", ...timeline.map((e) => `    ${time(e.ts)}  ${e.kind.padEnd(13)} ${e.message}`));
   return lines.join("\n") + "\n";
 }
@@ -100,7 +127,8 @@ export const incidentsCommand: Command = {
     const state = (values.state as string | undefined) ?? "unresolved";
     if (!STATES.includes(state)) throw new UsageError(`Cannot use "${state}" as --state: expected one of ${STATES.join(", ")}`);
     const limit = values.limit === undefined ? 50 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`Cannot use "${values.limit}" as --limit: expected an integer from 1 to 1000`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new UsageError(`Cannot use "${values.limit}" as --limit: expected an integer from 1 to 1000`);
     let id = 0;
     if (verb !== "list") {
       id = Number(idText);

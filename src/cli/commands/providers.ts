@@ -12,8 +12,24 @@ function adminCall<T>(values: Record<string, string | boolean | undefined>, path
 
 function providersTable(providers: ProviderStatus[]): string {
   if (providers.length === 0) return 'no provider configured; add one under "providers" in agentd.jsonc\n';
-  const columns = [{ header: "NAME" }, { header: "STATE" }, { header: "BREAKER" }, { header: "REQUESTS", align: "right" as const }, { header: "ERRORS", align: "right" as const }, { header: "P50 MS", align: "right" as const }, { header: "QUIRKS", flex: true }];
-  const rows = providers.map((p) => [p.name, p.state, p.breaker.state, String(p.requests), String(p.errors), p.p50_ms === null ? "-" : String(p.p50_ms), p.quirks.join(", ") || "-"]);
+  const columns = [
+    { header: "NAME" },
+    { header: "STATE" },
+    { header: "BREAKER" },
+    { header: "REQUESTS", align: "right" as const },
+    { header: "ERRORS", align: "right" as const },
+    { header: "P50 MS", align: "right" as const },
+    { header: "QUIRKS", flex: true },
+  ];
+  const rows = providers.map((p) => [
+    p.name,
+    p.state,
+    p.breaker.state,
+    String(p.requests),
+    String(p.errors),
+    p.p50_ms === null ? "-" : String(p.p50_ms),
+    p.quirks.join(", ") || "-",
+  ]);
   return renderTextTable(columns, rows, WIDTH, 0).join("\n") + "\n";
 }
 
@@ -44,8 +60,10 @@ export const providersCommand: Command = {
   ],
   async run({ values, positionals }) {
     const [action = "list", ...extra] = positionals;
-    if (extra.length > 0 || (action !== "list" && action !== "quirks")) throw new UsageError(`unexpected argument "${positionals.join(" ")}": expected list or quirks`);
-    if (action === "list" && (values.clear || values.provider)) throw new UsageError("--clear and --provider only apply to 'agentd providers quirks'");
+    if (extra.length > 0 || (action !== "list" && action !== "quirks"))
+      throw new UsageError(`unexpected argument "${positionals.join(" ")}": expected list or quirks`);
+    if (action === "list" && (values.clear || values.provider))
+      throw new UsageError("--clear and --provider only apply to 'agentd providers quirks'");
     if (action === "list") {
       const { providers } = await adminCall<{ providers: ProviderStatus[] }>(values, "/providers");
       process.stdout.write(values.json ? JSON.stringify(providers) + "\n" : providersTable(providers));

@@ -25,7 +25,10 @@ async function failure(response: Response): Promise<AgentdError> {
 }
 
 /** Reads one SSE stream of session events; returns the approvals it stopped at and the last event number. */
-async function consume(response: Response, onEvent: (event: StreamedEvent) => void): Promise<{ last: number; ended?: string; approvals?: PendingApproval[] }> {
+async function consume(
+  response: Response,
+  onEvent: (event: StreamedEvent) => void,
+): Promise<{ last: number; ended?: string; approvals?: PendingApproval[] }> {
   if (!response.ok || !response.body) throw await failure(response);
   const state: { last: number; ended?: string; approvals?: PendingApproval[] } = { last: 0 };
   const parser = createParser({
@@ -55,8 +58,13 @@ async function askDecisions(target: DaemonTarget, approvals: PendingApproval[]):
   try {
     for (const approval of approvals) {
       let decision: ReturnType<typeof parseApprovalAnswer>;
-      while (!(decision = parseApprovalAnswer(await rl.question(approvalQuestion(approval))))) process.stderr.write("Answer o (once), s (session) or d (deny).\n");
-      const response = await daemonFetch(target, `/api/approvals/${approval.approval_id}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, decided_by: "cli" }) });
+      while (!(decision = parseApprovalAnswer(await rl.question(approvalQuestion(approval)))))
+        process.stderr.write("Answer o (once), s (session) or d (deny).\n");
+      const response = await daemonFetch(target, `/api/approvals/${approval.approval_id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ decision, decided_by: "cli" }),
+      });
       // 409: decided meanwhile elsewhere (page, another CLI); the stream shows what happened.
       if (!response.ok && response.status !== 409) throw await failure(response);
     }
@@ -70,7 +78,14 @@ export const runCommand: Command = {
   summary: "Give the agent a task and stream its turn; asks before privileged tools (exit 3 without a TTY).",
   usage: 'agentd run "check disk usage" [--url URL] [--model MODEL] [--session ID]',
   allowPositionals: true,
-  options: { url: { type: "string" }, token: { type: "string" }, model: { type: "string" }, session: { type: "string" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  options: {
+    url: { type: "string" },
+    token: { type: "string" },
+    model: { type: "string" },
+    session: { type: "string" },
+    config: { type: "string", short: "c" },
+    "data-dir": { type: "string" },
+  },
   help: [
     "      --url URL         agentd to talk to (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --model MODEL     model for a new session (default: agent.model in the config)",
@@ -79,11 +94,15 @@ export const runCommand: Command = {
   ],
   async run({ values, positionals }) {
     const prompt = positionals.join(" ").trim();
-    if (!prompt) throw new UsageError("say what the agent should do, e.g. agentd run \"check disk usage\"");
+    if (!prompt) throw new UsageError('say what the agent should do, e.g. agentd run "check disk usage"');
     const target = daemonTargetFrom(values);
     let sessionId = values.session as string | undefined;
     if (!sessionId) {
-      const created = await daemonFetch(target, "/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(values.model ? { model: values.model } : {}) });
+      const created = await daemonFetch(target, "/api/sessions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(values.model ? { model: values.model } : {}),
+      });
       if (created.status !== 201) throw await failure(created);
       sessionId = ((await created.json()) as { id: string }).id;
     }
@@ -104,7 +123,12 @@ export const runCommand: Command = {
     // No deadline on the stream: a turn may run for a long time; heartbeats keep it alive.
     const stream = new AbortController();
     let state = await consume(
-      await daemonFetch(target, `/api/sessions/${sessionId}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ content: prompt }), signal: stream.signal }),
+      await daemonFetch(target, `/api/sessions/${sessionId}/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: prompt }),
+        signal: stream.signal,
+      }),
       show,
     );
     while (state.approvals?.length) {
@@ -114,11 +138,16 @@ export const runCommand: Command = {
       if (!process.stdin.isTTY) {
         process.stderr.write("The agent waits for a decision:\n");
         for (const a of state.approvals) process.stderr.write(`  ${a.summary}\n    agentd approve ${a.approval_id} once|session|deny\n`);
-        process.stderr.write(`Then follow the turn with: agentd run --session ${sessionId} … or GET /api/sessions/${sessionId}/events?after=${state.last}\n`);
+        process.stderr.write(
+          `Then follow the turn with: agentd run --session ${sessionId} … or GET /api/sessions/${sessionId}/events?after=${state.last}\n`,
+        );
         return RUN_EXIT_APPROVAL_NEEDED;
       }
       await askDecisions(target, state.approvals);
-      const next = await consume(await daemonFetch(target, `/api/sessions/${sessionId}/events?after=${state.last}`, { signal: stream.signal }), show);
+      const next = await consume(
+        await daemonFetch(target, `/api/sessions/${sessionId}/events?after=${state.last}`, { signal: stream.signal }),
+        show,
+      );
       state = { ...next, last: next.last || state.last };
     }
     if (wroteText) process.stdout.write("\n");

@@ -26,9 +26,11 @@ export const serveCommand: Command = {
   async run({ values }) {
     const portText = values.port as string | undefined;
     const port = portText === undefined ? undefined : Number(portText);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`Cannot use "${portText}" as --port: expected an integer from 0 to 65535`);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+      throw new UsageError(`Cannot use "${portText}" as --port: expected an integer from 0 to 65535`);
     const logLevel = values["log-level"] as string | undefined;
-    if (logLevel !== undefined && !isLogLevel(logLevel)) throw new UsageError(`Cannot use "${logLevel}" as --log-level: expected one of ${LOG_LEVELS.join(", ")}`);
+    if (logLevel !== undefined && !isLogLevel(logLevel))
+      throw new UsageError(`Cannot use "${logLevel}" as --log-level: expected one of ${LOG_LEVELS.join(", ")}`);
     const options = {
       port,
       bind: values.bind as string | undefined,

@@ -31,12 +31,15 @@ export const silenceCommand: Command = {
   async run({ values, positionals }) {
     const listing = values.list === true;
     const clearing = values.clear !== undefined;
-    if (!listing && !clearing && positionals.length !== 2) throw new UsageError("expected a target and a duration, e.g. 'agentd silence db 30m'");
+    if (!listing && !clearing && positionals.length !== 2)
+      throw new UsageError("expected a target and a duration, e.g. 'agentd silence db 30m'");
     if ((listing || clearing) && positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const durationMs = !listing && !clearing ? parseDuration(positionals[1]!) : 0;
-    if (!listing && !clearing && !(durationMs > 0)) throw new UsageError(`Cannot use "${positionals[1]}" as a duration: a silence needs a positive duration (e.g. 30m)`);
+    if (!listing && !clearing && !(durationMs > 0))
+      throw new UsageError(`Cannot use "${positionals[1]}" as a duration: a silence needs a positive duration (e.g. 30m)`);
     const clearId = Number(values.clear);
-    if (clearing && (!Number.isInteger(clearId) || clearId <= 0)) throw new UsageError(`Cannot use "${values.clear}" as --clear: expected a silence id`);
+    if (clearing && (!Number.isInteger(clearId) || clearId <= 0))
+      throw new UsageError(`Cannot use "${values.clear}" as --clear: expected a silence id`);
     const { config } = loadConfig({ explicitPath: values.config as string | undefined });
     const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
     const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
@@ -46,7 +49,9 @@ export const silenceCommand: Command = {
         const active = silences.active();
         if (values.json) process.stdout.write(JSON.stringify(active, null, 2) + "\n");
         else if (active.length === 0) process.stdout.write("No active silences.\n");
-        else for (const s of active) process.stdout.write(`#${s.id} ${s.target} until ${new Date(s.until).toISOString()}${s.reason ? ` — ${s.reason}` : ""}\n`);
+        else
+          for (const s of active)
+            process.stdout.write(`#${s.id} ${s.target} until ${new Date(s.until).toISOString()}${s.reason ? ` — ${s.reason}` : ""}\n`);
         return 0;
       }
       if (clearing) {

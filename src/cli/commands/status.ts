@@ -5,7 +5,13 @@ export const statusCommand: Command = {
   path: ["status"],
   summary: "Print a running agentd's status page as text (or JSON). Exit 0 pass/warn, 1 fail, 2 unreachable.",
   usage: "agentd status [--url URL] [--json]",
-  options: { url: { type: "string" }, json: { type: "boolean" }, token: { type: "string" }, config: { type: "string", short: "c" }, "data-dir": { type: "string" } },
+  options: {
+    url: { type: "string" },
+    json: { type: "boolean" },
+    token: { type: "string" },
+    config: { type: "string", short: "c" },
+    "data-dir": { type: "string" },
+  },
   help: [
     "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --json            print the JSON document",
@@ -22,7 +28,9 @@ export const statusCommand: Command = {
         return 1;
       }
       process.stdout.write(body.endsWith("\n") ? body : body + "\n");
-      const failing = values.json ? (JSON.parse(body) as { health: { status: string } }).health.status === "fail" : / status FAIL /.test(body.split("\n")[0] ?? "");
+      const failing = values.json
+        ? (JSON.parse(body) as { health: { status: string } }).health.status === "fail"
+        : / status FAIL /.test(body.split("\n")[0] ?? "");
       return failing ? 1 : 0;
     } catch (error) {
       if (!(error instanceof UnreachableError)) throw error;

@@ -9,7 +9,9 @@ export const versionCommand: Command = {
   help: ["      --json            print {version, bun, platform, arch}"],
   async run({ values }) {
     const info = { version: VERSION, bun: Bun.version, platform: process.platform, arch: process.arch };
-    process.stdout.write(values.json ? JSON.stringify(info) + "\n" : `agentd ${VERSION} (bun ${Bun.version}, ${process.platform}-${process.arch})\n`);
+    process.stdout.write(
+      values.json ? JSON.stringify(info) + "\n" : `agentd ${VERSION} (bun ${Bun.version}, ${process.platform}-${process.arch})\n`,
+    );
     return 0;
   },
 };

@@ -128,6 +128,7 @@ export async function api<T = any>(url: string, path: string, init: { method?: s
   });
   const text = await response.text();
   const expected = init.expect ?? (response.ok ? response.status : 200);
-  if (response.status !== expected) throw new Error(`${init.method ?? "GET"} ${path} answered ${response.status} (expected ${expected}): ${text}`);
+  if (response.status !== expected)
+    throw new Error(`${init.method ?? "GET"} ${path} answered ${response.status} (expected ${expected}): ${text}`);
   return (text ? JSON.parse(text) : undefined) as T;
 }
