@@ -138,7 +138,11 @@ async function runBareSdk(upstream: ScriptedUpstream): Promise<number> {
     const calls: { id: string; name: string; arguments: string }[] = [];
     for await (const chunk of stream)
       for (const c of chunk.choices[0]?.delta.tool_calls ?? []) {
-        const slot = (calls[c.index] ??= { id: "", name: "", arguments: "" });
+        let slot = calls[c.index];
+        if (slot == null) {
+          slot = { id: "", name: "", arguments: "" };
+          calls[c.index] = slot;
+        }
         slot.id ||= c.id ?? "";
         slot.name += c.function?.name ?? "";
         slot.arguments += c.function?.arguments ?? "";
@@ -195,7 +199,7 @@ try {
       2,
     )}×, wall per step ${(on.wallPerStep / off.wallPerStep).toFixed(2)}×; agent/bare SDK wall per step ${(off.wallPerStep / bare).toFixed(2)}×`,
   ];
-  process.stdout.write(lines.join("\n") + "\n");
+  process.stdout.write(`${lines.join("\n")}\n`);
 } finally {
   await upstream.close();
 }

@@ -15,7 +15,7 @@ import { makeTempDir, removeTempDirs } from "../tests/support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../tests/support/waitFor.ts";
 
 // The table is the output; the hop manager's log lines go to stderr.
-setLogSink((line) => process.stderr.write(line + "\n"));
+setLogSink((line) => process.stderr.write(`${line}\n`));
 
 const ECHO_ROUNDS = 40;
 

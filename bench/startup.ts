@@ -79,8 +79,7 @@ async function startAndReach(argv: string[], cwd: string): Promise<Started> {
     const { value, done } = await reader.read();
     if (done) throw new Error(`${argv.join(" ")} closed its stdout before listening (exit ${await child.exited})`);
     pending += decoder.decode(value, { stream: true });
-    let newline: number;
-    while ((newline = pending.indexOf("\n")) >= 0) {
+    for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
       const line = pending.slice(0, newline);
       pending = pending.slice(newline + 1);
       if (!line.startsWith("{")) continue;
@@ -208,4 +207,4 @@ const rows: Row[] = [
 
 const header: Row = ["metric", `agentd (median of ${RUNS})`, "baseline, same run", "ratio", "target", "met"];
 const lines = [header, header.map(() => "---") as Row, ...rows].map((row) => `| ${row.join(" | ")} |`);
-process.stdout.write(lines.join("\n") + "\n");
+process.stdout.write(`${lines.join("\n")}\n`);

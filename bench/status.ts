@@ -132,11 +132,16 @@ async function serve(dir: string): Promise<void> {
       const start = performance.now();
       const response = await app.fetch(request);
       const key = `${new URL(request.url).pathname} ${request.headers.get("accept") ?? ""}`;
-      (handlerTimes[key] ??= []).push(performance.now() - start);
+      let times = handlerTimes[key];
+      if (times == null) {
+        times = [];
+        handlerTimes[key] = times;
+      }
+      times.push(performance.now() - start);
       return response;
     },
   });
-  process.stdout.write(JSON.stringify({ port: server.port }) + "\n");
+  process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
   for await (const line of console) {
     if (line.trim() !== "render") break;
     const times: number[] = [];
@@ -146,7 +151,7 @@ async function serve(dir: string): Promise<void> {
       renderStatusHtml(snapshot);
       times.push(performance.now() - start);
     }
-    process.stdout.write(JSON.stringify({ render: times, handler: handlerTimes }) + "\n");
+    process.stdout.write(`${JSON.stringify({ render: times, handler: handlerTimes })}\n`);
   }
   server.stop(true);
   db.close();

@@ -41,7 +41,11 @@ export class ChatChunkAccumulator {
       const delta = choice.delta;
       if (delta?.content) text += delta.content;
       for (const call of delta?.tool_calls ?? []) {
-        const slot = (this.#calls[call.index] ??= { id: "", name: "", arguments: "" });
+        let slot = this.#calls[call.index];
+        if (slot == null) {
+          slot = { id: "", name: "", arguments: "" };
+          this.#calls[call.index] = slot;
+        }
         if (call.id) slot.id = call.id;
         if (call.function?.name) slot.name += call.function.name;
         if (call.function?.arguments) slot.arguments += call.function.arguments;

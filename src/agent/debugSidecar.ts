@@ -55,7 +55,7 @@ export class DebugSidecar {
       this.#timer = undefined;
     }
     if (this.#queue.length > 0) this.#draining ??= this.#drain();
-    while (this.#draining) await this.#draining;
+    while (this.#draining !== undefined) await this.#draining;
   }
 
   /** Writes what is queued and closes the file; a later write opens it again. */

@@ -70,7 +70,10 @@ export class SessionEvents {
 
   subscribe(sessionId: string, listener: Listener): () => void {
     let set = this.#listeners.get(sessionId);
-    if (!set) this.#listeners.set(sessionId, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(sessionId, set);
+    }
     set.add(listener);
     return () => {
       set.delete(listener);

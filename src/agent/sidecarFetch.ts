@@ -24,7 +24,7 @@ export function requestSummary(
   return {
     model: body.model,
     stream: true,
-    tools: body.tools?.map((t: any) => t?.function?.name),
+    tools: body.tools?.map((t) => (t as { function?: { name?: unknown } } | null | undefined)?.function?.name),
     message_count: body.messages.length,
     last_messages: body.messages
       .slice(-INFO_TAIL_MESSAGES)
@@ -35,14 +35,14 @@ export function requestSummary(
 /** At info level a request shows its shape and its newest messages; at full level the whole body. */
 function describeBody(raw: string | undefined, level: SidecarLevel): unknown {
   if (raw === undefined) return undefined;
-  let body: any;
+  let body: unknown;
   try {
     body = JSON.parse(raw);
   } catch {
     return clip(raw, level);
   }
-  if (level === "full" || !Array.isArray(body?.messages)) return body;
-  return requestSummary(body, level);
+  if (level === "full" || !Array.isArray((body as { messages?: unknown } | null | undefined)?.messages)) return body;
+  return requestSummary(body as Parameters<typeof requestSummary>[0], level);
 }
 
 /**

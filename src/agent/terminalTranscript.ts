@@ -2,7 +2,7 @@
 export interface StreamedEvent {
   seq: number;
   type: string;
-  data: Record<string, any>;
+  data: Record<string, unknown>;
 }
 
 export interface TranscriptOutput {
@@ -29,7 +29,7 @@ export function transcriptLine(event: StreamedEvent): TranscriptOutput {
       return { note: `  … ${d.tool} ${d.message ?? "running"} (${Math.round(Number(d.elapsed_ms ?? 0) / 1000)} s)` };
     case "tool.end":
       return {
-        note: `← ${d.tool} ${d.outcome} in ${Math.round(Number(d.duration_ms ?? 0))} ms${d.error ? `: ${d.error.message ?? d.error.code}` : ""}`,
+        note: `← ${d.tool} ${d.outcome} in ${Math.round(Number(d.duration_ms ?? 0))} ms${d.error ? `: ${(d.error as { message?: unknown; code?: unknown }).message ?? (d.error as { message?: unknown; code?: unknown }).code}` : ""}`,
       };
     case "approval.decided":
       return { note: `✓ ${d.summary}: ${d.decision} (by ${d.decided_by})` };

@@ -18,7 +18,7 @@ export function readyFilePath(dataDir: string): string {
 
 export function writeReadyFile(dataDir: string, info: ReadyInfo): void {
   const path = readyFilePath(dataDir);
-  writeFileSync(`${path}.tmp`, JSON.stringify(info) + "\n", { mode: 0o600 });
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(info)}\n`, { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
 }
 

@@ -41,7 +41,7 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
   let logFileProblem: string | undefined;
   const writeLine = (line: string) => {
-    process.stdout.write(line + "\n");
+    process.stdout.write(`${line}\n`);
     try {
       logFile.write(line);
       logFileProblem = undefined;

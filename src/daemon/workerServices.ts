@@ -5,7 +5,7 @@ import type { HealthSource } from "../health/index.ts";
 import type { Logger } from "../log/index.ts";
 import { createFileRoutes } from "../files/index.ts";
 import { createHopManager, createHopToolTarget, runningBinaryPath, type HopManager } from "../hop/index.ts";
-import { createProxy, type Proxy } from "../proxy/index.ts";
+import { createProxy, type Proxy as ProxyService } from "../proxy/index.ts";
 import { createPtyRoutes, createPtyTools, PtyManager } from "../pty/index.ts";
 import { IncidentStore, incidentRoutes, readCheckRows } from "../watchdog/index.ts";
 import type { Mount } from "../web/app.ts";
@@ -25,7 +25,7 @@ export interface WorkerServicesOptions {
 
 /** Every capability the worker runs, composed: what to mount, what to report, how to stop. */
 export interface WorkerServices {
-  proxy: Proxy;
+  proxy: ProxyService;
   pty: PtyManager;
   hops: HopManager;
   agent: Agent;

@@ -24,7 +24,14 @@ export interface HealthDocumentInput {
 
 export function buildHealthDocument(input: HealthDocumentInput): HealthDocument {
   const checks: HealthDocument["checks"] = {};
-  for (const { key, ...rest } of input.checks) (checks[key] ??= []).push(rest);
+  for (const { key, ...rest } of input.checks) {
+    let list = checks[key];
+    if (list == null) {
+      list = [];
+      checks[key] = list;
+    }
+    list.push(rest);
+  }
   return {
     status: worstStatus(input.checks.map((check) => check.status)),
     version: input.version,

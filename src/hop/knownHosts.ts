@@ -65,7 +65,7 @@ export function keyTypeOfBlob(blob: Buffer): string {
 
 /** OpenSSH's `SHA256:…` fingerprint (unpadded base64 of the blob's SHA-256). */
 export function fingerprintSha256(blob: Buffer): string {
-  return "SHA256:" + createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
+  return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
 
 /**

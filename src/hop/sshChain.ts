@@ -44,7 +44,7 @@ function readKnownHosts(path: string): string {
 function appendKnownHost(path: string, line: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const current = readKnownHosts(path);
-  appendFileSync(path, (current && !current.endsWith("\n") ? "\n" : "") + line + "\n", { mode: 0o600 });
+  appendFileSync(path, `${current && !current.endsWith("\n") ? "\n" : ""}${line}\n`, { mode: 0o600 });
 }
 
 /** Opens a direct-tcpip channel through `via` to host:port, to carry the next SSH connection. */

@@ -40,7 +40,7 @@ const flushPending = () => {
 };
 const batchedStdout: LogSink = (line) => {
   if (pending === "") setImmediate(flushPending);
-  pending += line + "\n";
+  pending += `${line}\n`;
 };
 // A process that exits before the next turn (process.exit, an uncaught error) still writes them.
 process.on("exit", () => {

@@ -16,7 +16,7 @@ export class RotatingFile {
   }
 
   write(line: string): void {
-    const data = line.endsWith("\n") ? line : line + "\n";
+    const data = line.endsWith("\n") ? line : `${line}\n`;
     const bytes = Buffer.byteLength(data);
     if (this.#size > 0 && this.#size + bytes > this.options.maxBytes) this.#rotate();
     appendFileSync(this.options.path, data);

@@ -27,5 +27,5 @@ export function renderPrometheus(families: readonly MetricFamily[]): string {
       lines.push(`${family.name}${labelText} ${Number.isFinite(sample.value) ? sample.value : 0}`);
     }
   }
-  return lines.length ? lines.join("\n") + "\n" : "";
+  return lines.length ? `${lines.join("\n")}\n` : "";
 }

@@ -44,7 +44,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   };
   const stop = () => {
     signalGroup("SIGTERM");
-    killTimer ??= setTimeout(() => signalGroup("SIGKILL"), options.graceMs ?? 2000);
+    if (killTimer === undefined) killTimer = setTimeout(() => signalGroup("SIGKILL"), options.graceMs ?? 2000);
   };
   const deadline = setTimeout(() => {
     timedOut = true;

@@ -130,7 +130,7 @@ function chatShape(core: ProxyCore, committed: StreamCommitted, model: string, t
   return {
     opening: () => "",
     event(event, data) {
-      if (data === "[DONE]") return { frames: (rewriter ? frameChunks(rewriter.end()) : "") + "data: [DONE]\n\n", end: true };
+      if (data === "[DONE]") return { frames: `${rewriter ? frameChunks(rewriter.end()) : ""}data: [DONE]\n\n`, end: true };
       if (data.usage) usage = data.usage as Usage;
       if ((data.choices as Json[] | undefined)?.[0]?.finish_reason) finished = true;
       if (rewriter) return { frames: frameChunks(rewriter.push(data)), end: false };
@@ -138,7 +138,7 @@ function chatShape(core: ProxyCore, committed: StreamCommitted, model: string, t
     },
     endedEarly() {
       if (!finished) throw upstreamCutShort();
-      return (rewriter ? frameChunks(rewriter.end()) : "") + "data: [DONE]\n\n";
+      return `${rewriter ? frameChunks(rewriter.end()) : ""}data: [DONE]\n\n`;
     },
     failed: errorFrames,
     done: (outcome) => record(core, committed, model, t0, outcome, ttftMs, usage),

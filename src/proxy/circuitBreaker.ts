@@ -93,7 +93,10 @@ export class CircuitBreaker {
       return;
     }
     const now = this.now();
-    if (this.#state === "half_open") return this.#open(cause);
+    if (this.#state === "half_open") {
+      this.#open(cause);
+      return;
+    }
     if (this.#state === "open") return;
     this.#failures.push(now);
     const since = now - this.settings.window_ms;

@@ -18,7 +18,7 @@ class Histogram {
   }
 }
 
-function escape(value: string): string {
+function escapeLabel(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
@@ -56,7 +56,7 @@ export class ProxyMetrics {
   }
 
   upstreamError(provider: string, cause: string): void {
-    bump(this.#upstreamErrors, `provider="${escape(provider)}",cause="${cause}"`, 1);
+    bump(this.#upstreamErrors, `provider="${escapeLabel(provider)}",cause="${cause}"`, 1);
   }
 
   text(): string {
@@ -66,22 +66,25 @@ export class ProxyMetrics {
     counter(lines, "agentd_proxy_upstream_errors_total", "Failed upstream attempts by provider and cause.", this.#upstreamErrors);
     histogramText(lines, "agentd_proxy_ttft_seconds", "Time to the first streamed event, per provider.", this.#ttft);
     histogramText(lines, "agentd_proxy_request_duration_seconds", "Whole request duration, per provider.", this.#total);
-    return lines.join("\n") + "\n";
+    return `${lines.join("\n")}\n`;
   }
 
   #seriesFor(provider: string, model: string): Series {
     let byModel = this.#series.get(provider);
-    if (!byModel) this.#series.set(provider, (byModel = new Map()));
+    if (!byModel) {
+      byModel = new Map();
+      this.#series.set(provider, byModel);
+    }
     let series = byModel.get(model);
     if (series) return series;
     // Past the cap a new model shares the "other" series, and is not remembered under its own name.
     const overflow = this.#requests.size >= MAX_SERIES;
-    const labels = `provider="${escape(provider)}",model="${escape(overflow ? "other" : model)}"`;
+    const labels = `provider="${escapeLabel(provider)}",model="${escapeLabel(overflow ? "other" : model)}"`;
     series = {
       outcome: { ok: `${labels},outcome="ok"`, error: `${labels},outcome="error"`, client_gone: `${labels},outcome="client_gone"` },
       tokensIn: `${labels},direction="in"`,
       tokensOut: `${labels},direction="out"`,
-      provider: `provider="${escape(provider)}"`,
+      provider: `provider="${escapeLabel(provider)}"`,
     };
     if (!overflow) byModel.set(model, series);
     return series;
@@ -94,7 +97,10 @@ function bump(map: Map<string, number>, key: string, by: number): void {
 
 function histogram(map: Map<string, Histogram>, key: string): Histogram {
   let h = map.get(key);
-  if (!h) map.set(key, (h = new Histogram()));
+  if (!h) {
+    h = new Histogram();
+    map.set(key, h);
+  }
   return h;
 }
 
@@ -106,7 +112,7 @@ function counter(lines: string[], name: string, help: string, values: Map<string
 function histogramText(lines: string[], name: string, help: string, values: Map<string, Histogram>): void {
   lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
   for (const [labels, h] of values) {
-    BUCKETS_S.forEach((le, i) => lines.push(`${name}_bucket{${labels},le="${le}"} ${h.counts[i]}`));
+    for (const [i, le] of BUCKETS_S.entries()) lines.push(`${name}_bucket{${labels},le="${le}"} ${h.counts[i]}`);
     lines.push(`${name}_bucket{${labels},le="+Inf"} ${h.count}`, `${name}_sum{${labels}} ${h.sum}`, `${name}_count{${labels}} ${h.count}`);
   }
 }

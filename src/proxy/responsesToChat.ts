@@ -66,8 +66,10 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         if (!call.id) throw invalidRequest(`input[${index}] (function_call) needs a call_id`, `input[${index}].call_id`);
         const last = messages[messages.length - 1];
         // Consecutive calls (and text just before them) are one assistant turn in Chat Completions.
-        if (last && last.role === "assistant") ((last.tool_calls ??= []) as unknown[]).push(call);
-        else messages.push({ role: "assistant", content: null, tool_calls: [call] });
+        if (last && last.role === "assistant") {
+          last.tool_calls ??= [];
+          (last.tool_calls as unknown[]).push(call);
+        } else messages.push({ role: "assistant", content: null, tool_calls: [call] });
         break;
       }
       case "function_call_output":

@@ -32,11 +32,10 @@ export class RollupBuffer {
     const minute = Math.floor(now / 60_000) * 60;
     const key = `${minute}\u0000${provider}\u0000${model}`;
     let row = this.#pending.get(key);
-    if (!row)
-      this.#pending.set(
-        key,
-        (row = { minute, provider, model, requests: 0, errors: 0, ttft_ms_sum: 0, total_ms_sum: 0, tokens_in: 0, tokens_out: 0 }),
-      );
+    if (!row) {
+      row = { minute, provider, model, requests: 0, errors: 0, ttft_ms_sum: 0, total_ms_sum: 0, tokens_in: 0, tokens_out: 0 };
+      this.#pending.set(key, row);
+    }
     row.requests++;
     if (error) row.errors++;
     row.ttft_ms_sum += ttftMs;

@@ -40,7 +40,7 @@ export class SseDecoder {
   /** Flushes a final event that lacked its blank line. */
   end(): EventSourceMessage[] {
     // A blank line dispatches a pending event; after a clean end it dispatches nothing.
-    this.#parser.feed(this.#decoder.decode() + "\n\n");
+    this.#parser.feed(`${this.#decoder.decode()}\n\n`);
     return this.#take();
   }
 

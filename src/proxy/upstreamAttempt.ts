@@ -136,7 +136,8 @@ export class UpstreamAttempt {
    */
   drain(response: Response): void {
     this.#arm("idle_timeout", DRAIN_MS);
-    const reader = (this.#reader ??= response.body!.getReader());
+    this.#reader ??= response.body!.getReader();
+    const reader = this.#reader;
     const loop = async () => {
       while (!(await reader.read()).done);
     };

@@ -40,25 +40,25 @@ export function maxBytesForTokens(maxTokens: number): number {
 function safeCut(bytes: Uint8Array, index: number): number {
   const at = boundaryAtOrBefore(bytes, index);
   const floor = Math.max(0, at - MAX_ESCAPE_LENGTH);
-  for (let escape = at - 1; escape >= floor; escape--) {
-    if (bytes[escape] !== 0x1b) continue;
-    return escapeEndsBefore(bytes, escape, at) ? at : escape;
+  for (let escStart = at - 1; escStart >= floor; escStart--) {
+    if (bytes[escStart] !== 0x1b) continue;
+    return escapeEndsBefore(bytes, escStart, at) ? at : escStart;
   }
   return at;
 }
 
-function escapeEndsBefore(bytes: Uint8Array, escape: number, end: number): boolean {
-  const kind = bytes[escape + 1];
-  if (escape + 1 >= end || kind === undefined) return false;
+function escapeEndsBefore(bytes: Uint8Array, escStart: number, end: number): boolean {
+  const kind = bytes[escStart + 1];
+  if (escStart + 1 >= end || kind === undefined) return false;
   if (kind === 0x5b /* [ CSI */) {
-    for (let at = escape + 2; at < end; at++) {
+    for (let at = escStart + 2; at < end; at++) {
       const byte = bytes[at]!;
       if (byte >= 0x40 && byte <= 0x7e) return true;
     }
     return false;
   }
   if (kind === 0x5d /* ] OSC */) {
-    for (let at = escape + 2; at < end; at++) {
+    for (let at = escStart + 2; at < end; at++) {
       if (bytes[at] === 0x07 || (bytes[at] === 0x1b && bytes[at + 1] === 0x5c && at + 1 < end)) return true;
     }
     return false;

@@ -107,7 +107,7 @@ export class ActionRequestStore {
   }
 
   /** The watchdog takes an allowed request to run it; false when it is not (or no longer) allowed. */
-  claim(id: number, now: number): boolean {
+  claim(id: number, _now: number): boolean {
     return this.#move(id, ["allowed"], "running", null);
   }
 
@@ -158,7 +158,7 @@ export class ActionRequestStore {
       finished_at: finishedAt,
       ...(outcome === undefined ? {} : { outcome }),
     };
-    from.forEach((status, i) => (params[`from${i}`] = status));
+    for (const [i, status] of from.entries()) params[`from${i}`] = status;
     const placeholders = from.map((_, i) => `$from${i}`).join(", ");
     const setOutcome = outcome === undefined ? "" : ", outcome = $outcome";
     return (

@@ -83,8 +83,7 @@ export class LogFileTailer {
       if (n <= 0) return;
       this.#offset += n;
       this.#pending += this.#decoder.decode(this.#buffer.subarray(0, n), { stream: true });
-      let newline: number;
-      while ((newline = this.#pending.indexOf("\n")) >= 0) {
+      for (let newline = this.#pending.indexOf("\n"); newline >= 0; newline = this.#pending.indexOf("\n")) {
         this.onLine(this.#pending.slice(0, newline).replace(/\r$/, ""));
         this.#pending = this.#pending.slice(newline + 1);
       }

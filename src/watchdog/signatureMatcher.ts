@@ -89,7 +89,7 @@ export class SignatureMatcher {
         }
       }
     }
-    if (this.#textPrefilter && this.#textPrefilter.test(line)) {
+    if (this.#textPrefilter?.test(line)) {
       for (const signature of this.#textOnly) {
         if (signature.regex!.test(line)) return this.#signal(signature, event === undefined ? undefined : parseLogLine(line), line, now);
       }

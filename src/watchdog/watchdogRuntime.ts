@@ -59,7 +59,7 @@ export class WatchdogRuntime {
     if (adopted > 0) this.options.log.info("watchdog.adopted", { unresolved_incidents: adopted });
     if (!this.enabled) return;
     this.checks.start();
-    this.options.config.log_files.forEach((file, i) => this.#tailers[i]!.start(file.poll_ms));
+    for (const [i, file] of this.options.config.log_files.entries()) this.#tailers[i]!.start(file.poll_ms);
     this.#tick = setInterval(() => void this.watchdog.tick(), this.options.config.tick_ms);
   }
 

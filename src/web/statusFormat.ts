@@ -17,7 +17,7 @@ export function formatAge(at: number | null | undefined, now: number): string {
 /** "2024-05-01 12:03:04Z": UTC, second precision, sorts as text. */
 export function formatTime(at: number | null | undefined): string {
   if (at === null || at === undefined || !Number.isFinite(at)) return "-";
-  return new Date(at).toISOString().slice(0, 19).replace("T", " ") + "Z";
+  return `${new Date(at).toISOString().slice(0, 19).replace("T", " ")}Z`;
 }
 
 export function formatMs(ms: number | null | undefined): string {
@@ -37,7 +37,7 @@ export function oneLine(text: string): string {
 export function truncate(text: string, width: number): string {
   const chars = [...text];
   if (chars.length <= width) return text;
-  return width <= 0 ? "" : chars.slice(0, width - 1).join("") + "…";
+  return width <= 0 ? "" : `${chars.slice(0, width - 1).join("")}…`;
 }
 
 export function textWidth(text: string): number {

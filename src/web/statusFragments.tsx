@@ -52,7 +52,7 @@ function HealthCard({ health }: { health: HealthDocument }) {
                     <Pill text={check.status} />
                   </td>
                   <td class="text">
-                    {check.observedValue === undefined ? "" : `${check.observedValue}${check.observedUnit ? " " + check.observedUnit : ""}`}
+                    {check.observedValue === undefined ? "" : `${check.observedValue}${check.observedUnit ? ` ${check.observedUnit}` : ""}`}
                   </td>
                 </tr>
               ))}

@@ -61,7 +61,7 @@ export function IncidentListPage({ filter, window, rows, now }: IncidentListProp
         {rows.length === 0 ? (
           <p class="empty">
             {window.total === 0
-              ? `No ${filter === "all" ? "" : filter + " "}incidents.`
+              ? `No ${filter === "all" ? "" : `${filter} `}incidents.`
               : `Page ${window.page} is past the last page (${window.pages}).`}
           </p>
         ) : (

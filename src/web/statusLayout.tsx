@@ -61,5 +61,5 @@ export function Layout({ title, generatedAt, live = false, single = false, child
 
 /** A full HTML document as a string. */
 export function renderDocument(element: unknown): string {
-  return "<!doctype html>" + String(element);
+  return `<!doctype html>${String(element)}`;
 }

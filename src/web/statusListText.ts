@@ -8,7 +8,7 @@ import { TEXT_WIDTH } from "./statusText.ts";
 import { renderTextTable } from "./statusTextTable.ts";
 
 function finish(lines: string[]): string {
-  return lines.map((line) => truncate(line, TEXT_WIDTH)).join("\n") + "\n";
+  return `${lines.map((line) => truncate(line, TEXT_WIDTH)).join("\n")}\n`;
 }
 
 /** curl's view of /status/incidents: one page as a table, with how to get the next one. */

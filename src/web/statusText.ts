@@ -53,7 +53,7 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
           checks.map((check) => [
             check.key,
             paint(check.status, check.status),
-            check.observedValue === undefined ? "" : `${check.observedValue}${check.observedUnit ? " " + check.observedUnit : ""}`,
+            check.observedValue === undefined ? "" : `${check.observedValue}${check.observedUnit ? ` ${check.observedUnit}` : ""}`,
             check.output ?? "",
           ]),
         )),
@@ -211,7 +211,7 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
       ),
     ),
   ];
-  return lines.map(clampLine).join("\n") + "\n";
+  return `${lines.map(clampLine).join("\n")}\n`;
 }
 
 /** The last guard on width: measures what the terminal shows (ANSI excluded) and cuts plain lines. */

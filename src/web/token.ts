@@ -16,7 +16,7 @@ export function ensureApiToken(dataDir: string): ApiToken {
   }
   mkdirSync(dataDir, { recursive: true });
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-  writeFileSync(path, token + "\n", { mode: 0o600 });
+  writeFileSync(path, `${token}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return { token, path, created: true };
 }

@@ -20,7 +20,7 @@ describe("read_file", () => {
   const parse = (args: unknown) => read.parameters.parse(args);
   test("returns the requested lines with counts", async () => {
     const path = join(dir, "lines.txt");
-    writeFileSync(path, Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
+    writeFileSync(path, `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n")}\n`);
     expect(await read.execute(parse({ path, offset: 3, limit: 2 }), ctx)).toEqual({
       path,
       total_lines: 10,

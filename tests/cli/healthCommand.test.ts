@@ -124,7 +124,7 @@ describe("agentd health", () => {
     const withEnv = await health(["--url", running.url], { AGENTD_TOKEN: TOKEN });
     expect(withEnv.code).toBe(0);
     const dataDir = makeTempDir();
-    writeFileSync(join(dataDir, "token"), TOKEN + "\n", { mode: 0o600 });
+    writeFileSync(join(dataDir, "token"), `${TOKEN}\n`, { mode: 0o600 });
     writeFileSync(
       join(dataDir, "ready.json"),
       JSON.stringify({

@@ -16,7 +16,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await daemon.stop();
-  upstream.close();
+  await upstream.close();
   removeTempDirs();
 });
 

@@ -88,7 +88,7 @@ describe("agentd CLI usage", () => {
     ];
     for (const [args, message] of cases) {
       const result = await run(args);
-      expect({ args, code: result.code, stderr: result.stderr.split("\n")[0] + "\n" }).toEqual({ args, code: 2, stderr: message });
+      expect({ args, code: result.code, stderr: `${result.stderr.split("\n")[0]}\n` }).toEqual({ args, code: 2, stderr: message });
       expect(result.stderr).not.toMatch(NO_STACK);
     }
   }, 60_000);

@@ -4,7 +4,7 @@ import { createLogger, parseLogLine, readLines, setLogLevel, setLogSink } from "
 // The worker's JSON lines, and the supervisor reading them from the pipe.
 const lines: string[] = [];
 afterEach(() => {
-  setLogSink((line) => process.stdout.write(line + "\n"));
+  setLogSink((line) => process.stdout.write(`${line}\n`));
   setLogLevel("info");
   lines.length = 0;
 });

@@ -30,7 +30,7 @@ describe("RotatingFile", () => {
   test("keep 0 keeps no old file", () => {
     const dir = makeTempDir();
     const file = new RotatingFile({ path: join(dir, "a.log"), maxBytes: 250, keep: 0 });
-    for (let i = 0; i < 7; i++) file.write(line(i) + "\n");
+    for (let i = 0; i < 7; i++) file.write(`${line(i)}\n`);
     expect(readdirSync(dir)).toEqual(["a.log"]);
     expect(readFileSync(join(dir, "a.log"), "utf8")).toBe(`${line(6)}\n`);
   });

@@ -69,7 +69,7 @@ describe("known_hosts", () => {
 
   test("fingerprint and the appended line match OpenSSH's format", () => {
     expect(keyTypeOfBlob(keyA)).toBe("ssh-ed25519");
-    expect(fingerprintSha256(keyA)).toBe("SHA256:" + createHash("sha256").update(keyA).digest("base64").replace(/=+$/, ""));
+    expect(fingerprintSha256(keyA)).toBe(`SHA256:${createHash("sha256").update(keyA).digest("base64").replace(/=+$/, "")}`);
     expect(knownHostsLine("[h]:2", keyA)).toBe(`[h]:2 ssh-ed25519 ${keyA.toString("base64")}`);
   });
 });

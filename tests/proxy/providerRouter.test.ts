@@ -16,7 +16,10 @@ function candidate(
 /** A deterministic stand-in for Math.random: a small LCG. */
 function seeded(seed = 42) {
   let state = seed;
-  return () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
 }
 
 function firstPicks(candidates: RouteCandidate<string>[], runs = 4000): Record<string, number> {

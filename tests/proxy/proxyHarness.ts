@@ -6,7 +6,13 @@
 import { Hono } from "hono";
 import OpenAI from "openai";
 import { parseLogLine, setLogSink, type LogRecord } from "../../src/log/index.ts";
-import { createProxy, providerConfigSchema, proxyConfigSchema, proxyMigrations, type Proxy } from "../../src/proxy/index.ts";
+import {
+  createProxy,
+  providerConfigSchema,
+  proxyConfigSchema,
+  proxyMigrations,
+  type Proxy as ProxyService,
+} from "../../src/proxy/index.ts";
 import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
 
 export type ProviderInput = { name: string; base_url: string } & Record<string, unknown>;
@@ -14,7 +20,7 @@ export type ProviderInput = { name: string; base_url: string } & Record<string, 
 export interface ProxyHarness {
   url: string;
   client: OpenAI;
-  proxy: Proxy;
+  proxy: ProxyService;
   db: Database;
   logs: LogRecord[];
   events(name: string): LogRecord[];

@@ -46,11 +46,16 @@ async function relayed(reads: string[]): Promise<{ writes: string[]; outcome: st
     event: (event) => ({ frames: `[${event.data}]`, end: event.data === "[DONE]" }),
     endedEarly: () => "[ended]",
     failed: (f) => `[failed ${f.kind}]`,
-    done: (o) => void (outcome = o),
+    done: (o) => {
+      outcome = o;
+    },
   };
   const writes: string[] = [];
   const decoder = new TextDecoder();
-  for await (const chunk of relayStream(committed, shape, (f) => void (failure = f))) writes.push(decoder.decode(chunk));
+  for await (const chunk of relayStream(committed, shape, (f) => {
+    failure = f;
+  }))
+    writes.push(decoder.decode(chunk));
   return { writes, outcome, failure };
 }
 

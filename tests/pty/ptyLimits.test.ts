@@ -55,7 +55,7 @@ describe("session limits", () => {
     const replies = await Promise.all(
       ids.map((id, index) => pty.writeStdin({ session_id: id, chars: `ping-${index}\n`, yield_time_ms: 500 })),
     );
-    replies.forEach((reply, index) => expect(reply.output).toContain(`ping-${index}\r\nping-${index}\r\n`));
+    for (const [index, reply] of replies.entries()) expect(reply.output).toContain(`ping-${index}\r\nping-${index}\r\n`);
     expect(pty.healthChecks()).toEqual([
       {
         key: "pty:sessions",

@@ -210,7 +210,9 @@ export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): Sc
     requests,
     completionRequests,
     enqueue: (...replies) => void queue.push(...replies),
-    setDefault: (reply) => void (fallback = reply),
+    setDefault: (reply) => {
+      fallback = reply;
+    },
     pending: () => queue.length,
     waitForRequests: (count, timeoutMs = 5000) => waitFor(() => completionRequests().length >= count, timeoutMs, `${count} requests`),
     waitForDisconnect: (index, timeoutMs = 5000) =>
@@ -244,11 +246,11 @@ function answer(reply: Reply, ctx: ReplyContext): Response | Promise<Response> {
     case "stall_before_first_byte":
       return stallThen(reply.ms, reply.then ?? { kind: "text", text: "ok" }, ctx);
     case "stall_mid_stream":
-      return streamed(reply.reply, ctx, { after: reply.afterEvents, then: "stall" });
+      return streamed(reply.reply, ctx, { after: reply.afterEvents, afterwards: "stall" });
     case "reset_mid_stream":
-      return streamed(reply.reply, ctx, { after: reply.afterEvents, then: "reset" });
+      return streamed(reply.reply, ctx, { after: reply.afterEvents, afterwards: "reset" });
     case "malformed_chunk":
-      return streamed(reply.reply, ctx, { after: reply.afterEvents, then: "malformed" });
+      return streamed(reply.reply, ctx, { after: reply.afterEvents, afterwards: "malformed" });
   }
 }
 
@@ -298,7 +300,7 @@ function streamEvents(reply: AnswerReply, ctx: ReplyContext): string[] {
 
 interface Fault {
   after?: number;
-  then?: "stall" | "reset" | "malformed";
+  afterwards?: "stall" | "reset" | "malformed";
 }
 
 function streamed(reply: AnswerReply, ctx: ReplyContext, fault: Fault): Response {
@@ -310,16 +312,16 @@ function streamed(reply: AnswerReply, ctx: ReplyContext, fault: Fault): Response
     async pull(controller) {
       if (reply.chunkDelayMs && index > 0) await Bun.sleep(reply.chunkDelayMs);
       if (fault.after !== undefined && index === fault.after) {
-        if (fault.then === "stall") {
+        if (fault.afterwards === "stall") {
           await new Promise<void>((resolve) => (ctx.signal.aborted ? resolve() : ctx.signal.addEventListener("abort", () => resolve())));
           controller.close();
           return;
         }
-        if (fault.then === "reset") {
+        if (fault.afterwards === "reset") {
           controller.error(new Error("scripted connection reset"));
           return;
         }
-        if (fault.then === "malformed") {
+        if (fault.afterwards === "malformed") {
           fault.after = undefined;
           controller.enqueue(encoder.encode('data: {"id": "chatcmpl-broken", "choices": [\n\n'));
           return;

@@ -120,7 +120,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
   await run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "agentd-test-host", "-f", hostKeyPath]);
   await run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "agentd-test-client", "-f", clientKeyPath]);
   const clientPublicKey = readFileSync(`${clientKeyPath}.pub`, "utf8").trim();
-  writeFileSync(join(dir, "authorized_keys"), [clientPublicKey, ...(options.authorizedKeys ?? [])].join("\n") + "\n", { mode: 0o600 });
+  writeFileSync(join(dir, "authorized_keys"), `${[clientPublicKey, ...(options.authorizedKeys ?? [])].join("\n")}\n`, { mode: 0o600 });
   const port = await freePort();
   const setEnv = Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`);
   const config = [
@@ -142,7 +142,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
     ...(setEnv.length ? [`SetEnv ${setEnv.join(" ")}`] : []),
   ];
   const configPath = join(dir, "sshd_config");
-  writeFileSync(configPath, config.join("\n") + "\n");
+  writeFileSync(configPath, `${config.join("\n")}\n`);
 
   let child: ReturnType<typeof Bun.spawn> | undefined;
   const start = async () => {

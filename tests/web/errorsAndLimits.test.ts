@@ -9,7 +9,7 @@ const logged: string[] = [];
 afterEach(async () => {
   await running?.stop();
   running = undefined;
-  setLogSink((line) => process.stdout.write(line + "\n"));
+  setLogSink((line) => process.stdout.write(`${line}\n`));
   logged.length = 0;
 });
 

@@ -56,7 +56,11 @@ describe("DNS rebinding on a loopback bind", () => {
     const socket = await Bun.connect({
       hostname: "127.0.0.1",
       port: Number(port),
-      socket: { data: (_s, data) => void (answer += data.toString()) },
+      socket: {
+        data: (_s, data) => {
+          answer += data.toString();
+        },
+      },
     });
     let answer = "";
     socket.write("GET /livez HTTP/1.0\r\n\r\n");

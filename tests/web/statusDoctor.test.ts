@@ -59,7 +59,12 @@ describe("doctor: providers", () => {
       idleTimeout: 0,
       fetch: () => new Promise<Response>((resolve) => stalled.push(() => resolve(new Response("late")))),
     });
-    servers.push({ stop: (force) => (stalled.forEach((release) => release()), silent.stop(force as boolean)) });
+    servers.push({
+      stop: (force) => {
+        for (const release of stalled) release();
+        return silent.stop(force as boolean);
+      },
+    });
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
     const closedPort = closed.port;
     await closed.stop(true);

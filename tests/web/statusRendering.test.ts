@@ -230,7 +230,7 @@ describe("HTML view", () => {
   test("long values are kept whole in wrapping cells (the page scrolls, nothing is cut)", () => {
     const html = renderStatusHtml(full());
     expect(html).toContain(LONG);
-    expect(html).toContain('<td class="text">' + LONG + "</td>");
+    expect(html).toContain(`<td class="text">${LONG}</td>`);
   });
 
   test("each section polls its own fragment and the banner starts hidden", () => {
@@ -304,7 +304,7 @@ describe("formatting", () => {
       [["1", LONG, "5"]],
       40,
     );
-    expect(lines[0]).toBe("  ID  TITLE" + " ".repeat(26) + "  N");
+    expect(lines[0]).toBe(`  ID  TITLE${" ".repeat(26)}  N`);
     expect(lines[1]!.length).toBe(40);
     expect(lines[1]).toEndWith("…  5");
   });

@@ -57,7 +57,7 @@ describe("GET /status for curl and CI", () => {
       ptySessions: () => [
         {
           id: "p1",
-          command: "tail -f /var/log/" + "very/".repeat(40) + "syslog",
+          command: `tail -f /var/log/${"very/".repeat(40)}syslog`,
           pid: 77,
           running: true,
           exit_code: null,

@@ -41,7 +41,7 @@ export const approveCommand: Command = {
     if (positionals.length === 0) {
       const response = await daemonFetch(target, "/api/approvals");
       const body = (await response.json()) as { approvals: ApprovalView[] };
-      if (values.json) process.stdout.write(JSON.stringify(body, null, 2) + "\n");
+      if (values.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
       else if (body.approvals.length === 0) process.stdout.write("No approvals are pending.\n");
       else
         for (const a of body.approvals) process.stdout.write(`${a.id}  ${a.scope.padEnd(15)}  ${a.summary}  (session ${a.session_id})\n`);
@@ -66,7 +66,7 @@ export const approveCommand: Command = {
       throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `agentd answered ${response.status}`, {
         status: response.status,
       });
-    if (values.json) process.stdout.write(JSON.stringify(body, null, 2) + "\n");
+    if (values.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     else {
       const more = [
         body.released?.length ? `released ${body.released.length} more` : "",

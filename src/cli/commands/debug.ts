@@ -50,7 +50,7 @@ export const debugCommand: Command = {
       }
       text = await response.text();
     }
-    if (values.json) for (const record of parseSidecar(text)) process.stdout.write(JSON.stringify(record) + "\n");
+    if (values.json) for (const record of parseSidecar(text)) process.stdout.write(`${JSON.stringify(record)}\n`);
     else process.stdout.write(readableSidecar(text));
     return 0;
   },

@@ -36,7 +36,7 @@ export function formatDoctorReport(results: DoctorResult[]): string {
   );
   const count = (status: DoctorStatus) => results.filter((r) => r.status === status).length;
   lines.push(`agentd doctor: ${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped`);
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 /** Runs every check; a check that throws becomes a failure of that check, never a crash of the command. */

@@ -52,8 +52,8 @@ export const healthCommand: Command = {
       }
       if (outcome.code === 0 || Date.now() >= deadline) {
         const stream = outcome.code === 0 ? process.stdout : process.stderr;
-        if (values.json && outcome.body) process.stdout.write(outcome.body + "\n");
-        else stream.write(outcome.line + "\n");
+        if (values.json && outcome.body) process.stdout.write(`${outcome.body}\n`);
+        else stream.write(`${outcome.line}\n`);
         return outcome.code;
       }
       await Bun.sleep(Math.min(500, Math.max(0, deadline - Date.now())));

@@ -101,7 +101,7 @@ async function followProgress(body: ReadableStream<Uint8Array>, json: boolean): 
         lastStep = String(data.step);
       } else if (event.event === "hop") {
         const hop = data as unknown as HopSummary;
-        process.stdout.write(json ? JSON.stringify(hop) + "\n" : describe(hop));
+        process.stdout.write(json ? `${JSON.stringify(hop)}\n` : describe(hop));
         exit = 0;
       } else if (event.event === "error") {
         exit = fail((data.error as { message: string }).message);

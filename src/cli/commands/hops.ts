@@ -29,7 +29,7 @@ export const hopsCommand: Command = {
       return 1;
     }
     if (values.json) {
-      process.stdout.write(JSON.stringify(body.hops) + "\n");
+      process.stdout.write(`${JSON.stringify(body.hops)}\n`);
       return 0;
     }
     if (body.hops.length === 0) {
@@ -48,7 +48,7 @@ export const hopsCommand: Command = {
     ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     process.stdout.write(
-      rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n",
+      `${rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n")}\n`,
     );
     return 0;
   },

@@ -77,9 +77,7 @@ function formatList(incidents: Incident[]): string {
   ]);
   const header = ["ID", "STATE", "SEVERITY", "LAST SEEN", "COUNT", "ACTION", "TITLE"];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  return (
-    [header, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  ")).join("\n") + "\n"
-  );
+  return `${[header, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  ")).join("\n")}\n`;
 }
 
 function formatShow({ incident: i, timeline }: { incident: Incident; timeline: IncidentEvent[] }): string {
@@ -97,7 +95,7 @@ function formatShow({ incident: i, timeline }: { incident: Incident; timeline: I
       `  command ${request.command} (${request.status}): ${describeRequestStatus(request)}${request.status === "pending" ? ` — agentd incidents approve ${i.id} | deny ${i.id}` : ""}`,
     );
   if (timeline.length) lines.push("  timeline:", ...timeline.map((e) => `    ${time(e.ts)}  ${e.kind.padEnd(13)} ${e.message}`));
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 export const incidentsCommand: Command = {
@@ -136,7 +134,7 @@ export const incidentsCommand: Command = {
     }
     const backend = openBackend(values);
     try {
-      const print = (value: unknown, text: string) => process.stdout.write(values.json ? JSON.stringify(value, null, 2) + "\n" : text);
+      const print = (value: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : text);
       if (verb === "list") {
         const incidents = await backend.list(state, limit);
         print(incidents, formatList(incidents));

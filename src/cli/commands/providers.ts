@@ -30,14 +30,14 @@ function providersTable(providers: ProviderStatus[]): string {
     p.p50_ms === null ? "-" : String(p.p50_ms),
     p.quirks.join(", ") || "-",
   ]);
-  return renderTextTable(columns, rows, WIDTH, 0).join("\n") + "\n";
+  return `${renderTextTable(columns, rows, WIDTH, 0).join("\n")}\n`;
 }
 
 function quirksTable(quirks: StoredQuirk[]): string {
   if (quirks.length === 0) return "no quirks learned\n";
   const columns = [{ header: "PROVIDER" }, { header: "PARAMETER" }, { header: "EXPIRES" }, { header: "WHY", flex: true }];
   const rows = quirks.map((q) => [q.provider, q.param, new Date(q.expires_at).toISOString(), q.detail]);
-  return renderTextTable(columns, rows, WIDTH, 0).join("\n") + "\n";
+  return `${renderTextTable(columns, rows, WIDTH, 0).join("\n")}\n`;
 }
 
 export const providersCommand: Command = {
@@ -66,17 +66,17 @@ export const providersCommand: Command = {
       throw new UsageError("--clear and --provider only apply to 'agentd providers quirks'");
     if (action === "list") {
       const { providers } = await adminCall<{ providers: ProviderStatus[] }>(values, "/providers");
-      process.stdout.write(values.json ? JSON.stringify(providers) + "\n" : providersTable(providers));
+      process.stdout.write(values.json ? `${JSON.stringify(providers)}\n` : providersTable(providers));
       return 0;
     }
     if (values.clear) {
       const query = values.provider ? `?provider=${encodeURIComponent(values.provider as string)}` : "";
       const result = await adminCall<{ cleared: number }>(values, `/quirks${query}`, "DELETE");
-      process.stdout.write(values.json ? JSON.stringify(result) + "\n" : `cleared ${result.cleared} quirk(s)\n`);
+      process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `cleared ${result.cleared} quirk(s)\n`);
       return 0;
     }
     const { quirks } = await adminCall<{ quirks: StoredQuirk[] }>(values, "/quirks");
-    process.stdout.write(values.json ? JSON.stringify(quirks) + "\n" : quirksTable(quirks));
+    process.stdout.write(values.json ? `${JSON.stringify(quirks)}\n` : quirksTable(quirks));
     return 0;
   },
 };

@@ -33,7 +33,7 @@ async function consume(
   const state: { last: number; ended?: string; approvals?: PendingApproval[] } = { last: 0 };
   const parser = createParser({
     onEvent(e) {
-      const data = JSON.parse(e.data) as Record<string, any>;
+      const data = JSON.parse(e.data) as Record<string, unknown>;
       const event: StreamedEvent = { seq: Number(e.id ?? data.seq), type: e.event ?? "message", data };
       state.last = event.seq;
       if (event.type === "approval_required") state.approvals = data.approvals as PendingApproval[];
@@ -57,9 +57,11 @@ async function askDecisions(target: DaemonTarget, approvals: PendingApproval[]):
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     for (const approval of approvals) {
-      let decision: ReturnType<typeof parseApprovalAnswer>;
-      while (!(decision = parseApprovalAnswer(await rl.question(approvalQuestion(approval)))))
+      let decision = parseApprovalAnswer(await rl.question(approvalQuestion(approval)));
+      while (!decision) {
         process.stderr.write("Answer o (once), s (session) or d (deny).\n");
+        decision = parseApprovalAnswer(await rl.question(approvalQuestion(approval)));
+      }
       const response = await daemonFetch(target, `/api/approvals/${approval.approval_id}`, {
         method: "POST",
         headers: { "content-type": "application/json" },

@@ -47,7 +47,7 @@ export const silenceCommand: Command = {
       const silences = new SilenceStore(db);
       if (listing) {
         const active = silences.active();
-        if (values.json) process.stdout.write(JSON.stringify(active, null, 2) + "\n");
+        if (values.json) process.stdout.write(`${JSON.stringify(active, null, 2)}\n`);
         else if (active.length === 0) process.stdout.write("No active silences.\n");
         else
           for (const s of active)
@@ -60,7 +60,7 @@ export const silenceCommand: Command = {
         return 0;
       }
       const silence = silences.add(positionals[0]!, durationMs, values.reason as string | undefined);
-      if (values.json) process.stdout.write(JSON.stringify(silence, null, 2) + "\n");
+      if (values.json) process.stdout.write(`${JSON.stringify(silence, null, 2)}\n`);
       else process.stdout.write(`Silenced ${silence.target} until ${new Date(silence.until).toISOString()} (#${silence.id}).\n`);
       return 0;
     } finally {

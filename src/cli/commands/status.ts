@@ -27,14 +27,14 @@ export const statusCommand: Command = {
         process.stderr.write(`agentd at ${target.url} answered ${response.status}: ${body}\n`);
         return 1;
       }
-      process.stdout.write(body.endsWith("\n") ? body : body + "\n");
+      process.stdout.write(body.endsWith("\n") ? body : `${body}\n`);
       const failing = values.json
         ? (JSON.parse(body) as { health: { status: string } }).health.status === "fail"
         : / status FAIL /.test(body.split("\n")[0] ?? "");
       return failing ? 1 : 0;
     } catch (error) {
       if (!(error instanceof UnreachableError)) throw error;
-      process.stderr.write(error.message + "\n");
+      process.stderr.write(`${error.message}\n`);
       return 2;
     }
   },

@@ -10,7 +10,7 @@ export const versionCommand: Command = {
   async run({ values }) {
     const info = { version: VERSION, bun: Bun.version, platform: process.platform, arch: process.arch };
     process.stdout.write(
-      values.json ? JSON.stringify(info) + "\n" : `agentd ${VERSION} (bun ${Bun.version}, ${process.platform}-${process.arch})\n`,
+      values.json ? `${JSON.stringify(info)}\n` : `agentd ${VERSION} (bun ${Bun.version}, ${process.platform}-${process.arch})\n`,
     );
     return 0;
   },

@@ -44,7 +44,9 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonProcess
     const record = parseLogLine(line);
     if (record) lines.push(record);
   });
-  void readLines(proc.stderr, (line) => void (stderrText += `${line}\n`));
+  void readLines(proc.stderr, (line) => {
+    stderrText += `${line}\n`;
+  });
   const workers = new Set<number>();
   const waitForLine = (predicate: (record: LogRecord) => boolean, after = 0, timeoutMs = 60_000) =>
     waitFor(
