@@ -15,8 +15,8 @@ import {
   defineTool,
   type ToolDefinition,
 } from "../src/agent/index.ts";
-import type { Logger } from "../src/log/index.ts";
-import { baseMigrations, openStore } from "../src/store/index.ts";
+import type { Logger } from "../src/core/log/index.ts";
+import { baseMigrations, openStore } from "../src/core/store/index.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../tests/support/scriptedUpstream.ts";
 
 const { values } = parseArgs({ options: { steps: { type: "string", default: "1000" }, rounds: { type: "string", default: "3" } } });

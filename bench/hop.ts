@@ -7,8 +7,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createHopManager, hopMigrations, hopsConfigSchema } from "../src/hop/index.ts";
-import { setLogSink } from "../src/log/index.ts";
-import { baseMigrations, openStore } from "../src/store/index.ts";
+import { setLogSink } from "../src/core/log/index.ts";
+import { baseMigrations, openStore } from "../src/core/store/index.ts";
 import { ensureBinary } from "../tests/support/binary.ts";
 import { startSshd } from "../tests/support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../tests/support/tempDir.ts";

@@ -66,7 +66,7 @@ async function runUpstream(portFile: string): Promise<void> {
 async function runProxy(portFile: string, upstreamUrl: string): Promise<void> {
   const { Hono } = await import("hono");
   const { createProxy, providerConfigSchema, proxyConfigSchema, proxyMigrations } = await import("../src/proxy/index.ts");
-  const { baseMigrations, openStore } = await import("../src/store/index.ts");
+  const { baseMigrations, openStore } = await import("../src/core/store/index.ts");
   const db = openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
   const proxy = createProxy({
     providers: [providerConfigSchema.parse({ name: "bench", base_url: upstreamUrl })],

@@ -5,10 +5,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { readLines } from "../src/log/index.ts";
-import { BUILTIN_SIGNATURES } from "../src/watchdog/signatureCatalog.ts";
-import { SignatureMatcher } from "../src/watchdog/signatureMatcher.ts";
-import { signatureConfigSchema } from "../src/watchdog/watchdogConfig.ts";
+import { readLines } from "../src/core/log/index.ts";
+import { BUILTIN_SIGNATURES } from "../src/watchdog/checks/signatureCatalog.ts";
+import { SignatureMatcher } from "../src/watchdog/checks/signatureMatcher.ts";
+import { signatureConfigSchema } from "../src/core/config/sections/watchdogConfig.ts";
 
 const BINARY = resolve(import.meta.dir, "../agentd");
 const CLOCK_TICKS = 100;

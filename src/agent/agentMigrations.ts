@@ -1,4 +1,4 @@
-import type { Migration } from "../store/index.ts";
+import type { Migration } from "../core/store/index.ts";
 
 export const agentMigrations: readonly Migration[] = [
   {

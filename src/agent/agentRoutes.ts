@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Hono } from "hono";
 import { z } from "zod";
-import { AgentdError } from "../errors/index.ts";
-import { policyValues } from "./approvalsConfig.ts";
-import { decisionErrorFragment, decisionFragment } from "./approvalFragment.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import { policyValues } from "../core/config/sections/approvalsConfig.ts";
+import { decisionErrorFragment, decisionFragment } from "../status/approvalFragment.ts";
 import { ApprovalConflictError, type ApprovalService } from "./approvalService.ts";
 import { approvalDecisions, decidedByValues, type ApprovalStore } from "./approvalStore.ts";
 import { sidecarPath } from "./debugSidecar.ts";

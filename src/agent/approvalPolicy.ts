@@ -1,5 +1,5 @@
-import type { ToolScope } from "./toolDefinition.ts";
-import type { CommandRule, PolicyValue, ScopePolicy } from "./approvalsConfig.ts";
+import type { ToolScope } from "../core/tools/toolDefinition.ts";
+import type { CommandRule, PolicyValue, ScopePolicy } from "../core/config/sections/approvalsConfig.ts";
 import { invokesSudo, matchesCommandGlob } from "./commandGlob.ts";
 
 export interface PolicyInput {

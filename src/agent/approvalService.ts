@@ -1,5 +1,5 @@
-import { AgentdError } from "../errors/index.ts";
-import type { Logger } from "../log/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import type { Logger } from "../core/log/index.ts";
 import type { ApprovalDecision, ApprovalRecord, ApprovalStore, DecidedBy } from "./approvalStore.ts";
 import type { SessionEvents } from "./sessionEvents.ts";
 import type { SessionStore } from "./sessionStore.ts";

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import { newId } from "./agentIds.ts";
 
 export const approvalDecisions = ["allow_once", "allow_session", "deny"] as const;

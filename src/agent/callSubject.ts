@@ -1,5 +1,5 @@
-import { redactText } from "../redaction/index.ts";
-import type { ToolDefinition } from "./toolDefinition.ts";
+import { redactText } from "../core/redaction/index.ts";
+import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 
 /**
  * The command line a call would run, for command rules and sudo detection: a `cmd`/`command`

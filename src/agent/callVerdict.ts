@@ -1,8 +1,8 @@
-import type { ApprovalsConfig, ScopePolicy } from "./approvalsConfig.ts";
+import type { ApprovalsConfig, ScopePolicy } from "../core/config/sections/approvalsConfig.ts";
 import type { ApprovalStore } from "./approvalStore.ts";
 import { decideCallPolicy } from "./approvalPolicy.ts";
 import type { ToolCallRecord } from "./toolCallStore.ts";
-import type { ToolDefinition } from "./toolDefinition.ts";
+import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 
 export interface CallVerdictContext {
   approvals: ApprovalStore;

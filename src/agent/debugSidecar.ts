@@ -1,8 +1,8 @@
 import { mkdir, open, rename, rm, type FileHandle } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../log/index.ts";
-import { redactSecrets } from "../redaction/index.ts";
+import type { Logger } from "../core/log/index.ts";
+import { redactSecrets } from "../core/redaction/index.ts";
 import { renderSidecarRecord, type SidecarRecord } from "./sidecarRecord.ts";
 
 export interface SidecarOptions {

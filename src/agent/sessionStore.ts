@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { AgentdError } from "../errors/index.ts";
-import type { PolicyValue } from "./approvalsConfig.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import type { PolicyValue } from "../core/config/sections/approvalsConfig.ts";
 import { newId } from "./agentIds.ts";
 
 export type SessionState = "idle" | "running" | "awaiting_approval";

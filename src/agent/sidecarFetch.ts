@@ -1,8 +1,8 @@
 import { createParser } from "eventsource-parser";
-import type { SidecarLevel } from "./agentConfig.ts";
+import type { SidecarLevel } from "../core/config/sections/agentConfig.ts";
 import { ChatChunkAccumulator } from "./chatChunkAccumulator.ts";
 import type { DebugSidecar } from "./debugSidecar.ts";
-import { redactHeaders } from "../redaction/index.ts";
+import { redactHeaders } from "../core/redaction/index.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

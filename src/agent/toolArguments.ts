@@ -1,5 +1,5 @@
 import type { ChatMessage } from "./sessionStore.ts";
-import type { ToolDefinition } from "./toolDefinition.ts";
+import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 
 export type ParsedArguments = { ok: true; args: unknown; raw: unknown } | { ok: false; raw: unknown; error: ToolErrorBody };
 

@@ -1,7 +1,7 @@
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
-import { AgentdError } from "../errors/index.ts";
-import type { ToolDefinition } from "./toolDefinition.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 
 /** The tools of the agent by name, and their descriptions in the shape the model reads. */
 export class ToolCatalog {

@@ -1,10 +1,10 @@
-import { AgentdError, errorMessage } from "../errors/index.ts";
-import type { Logger } from "../log/index.ts";
-import type { ToolDefinition } from "./toolDefinition.ts";
+import { AgentdError, errorMessage } from "../core/errors/index.ts";
+import type { Logger } from "../core/log/index.ts";
+import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 import type { ToolCallOutcome, ToolCallStore } from "./toolCallStore.ts";
 import type { ToolTarget } from "./toolTarget.ts";
 import { clipToolResult, toolResultText } from "./toolResultText.ts";
-import { redactText } from "../redaction/index.ts";
+import { redactText } from "../core/redaction/index.ts";
 import type { ToolErrorBody } from "./toolArguments.ts";
 
 /** What a turn gives the runner to report through: stored events and the sidecar. */

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolDefinition } from "./toolDefinition.ts";
+import type { ToolContext, ToolDefinition } from "../core/tools/toolDefinition.ts";
 
 /**
  * Where a session's tool calls run. "local" runs the tool definitions in this process; a hop

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 

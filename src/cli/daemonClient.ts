@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_PORT, loadConfig, resolveDataDir } from "../config/index.ts";
+import { DEFAULT_PORT, loadConfig, resolveDataDir } from "../core/config/index.ts";
 import { readReadyFile } from "../daemon/readyFile.ts";
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 
 export interface DaemonTarget {
   url: string;

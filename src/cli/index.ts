@@ -1,5 +1,5 @@
-import { ConfigError } from "../config/configError.ts";
-import { AgentdError } from "../errors/index.ts";
+import { ConfigError } from "../core/config/configError.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import { formatHelp, parseCommandArgs, UsageError, type Command } from "./command.ts";
 
 interface CommandEntry {

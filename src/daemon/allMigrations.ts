@@ -1,4 +1,4 @@
-import { baseMigrations, type Migration } from "../store/index.ts";
+import { baseMigrations, type Migration } from "../core/store/index.ts";
 import { watchdogMigrations } from "../watchdog/watchdogMigrations.ts";
 import { hopMigrations } from "../hop/hopMigrations.ts";
 import { proxyMigrations } from "../proxy/proxyMigrations.ts";

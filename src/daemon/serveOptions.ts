@@ -1,5 +1,5 @@
-import type { LogLevel } from "../log/index.ts";
-import { isLoopbackAddress } from "../web/token.ts";
+import type { LogLevel } from "../core/log/index.ts";
+import { isLoopbackAddress } from "../http/token.ts";
 
 /** What `agentd serve` was asked for on its command line; each overrides the config file. */
 export interface ServeOptions {

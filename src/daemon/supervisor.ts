@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
-import { loadConfig, resolveDataDir } from "../config/index.ts";
+import { loadConfig, resolveDataDir } from "../core/config/index.ts";
 import {
   createLogger,
   formatLogLine,
@@ -10,16 +10,16 @@ import {
   setLogLevel,
   setLogSink,
   type LogLevel,
-} from "../log/index.ts";
-import { openStore, recordEvent } from "../store/index.ts";
-import { ensureApiToken, isLoopbackAddress } from "../web/token.ts";
-import { RestartPolicy } from "../watchdog/restartPolicy.ts";
+} from "../core/log/index.ts";
+import { openStore, recordEvent } from "../core/store/index.ts";
+import { ensureApiToken, isLoopbackAddress } from "../http/token.ts";
+import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
 import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
-import { raceTimeout } from "../process/raceTimeout.ts";
+import { raceTimeout } from "../core/process/raceTimeout.ts";
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 

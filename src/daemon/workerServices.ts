@@ -1,16 +1,16 @@
 import type { Database } from "bun:sqlite";
 import { createAgent, type Agent } from "../agent/index.ts";
-import type { AgentdConfig } from "../config/index.ts";
-import type { HealthSource } from "../health/index.ts";
-import type { Logger } from "../log/index.ts";
+import type { AgentdConfig } from "../core/config/index.ts";
+import type { HealthSource } from "../core/health/index.ts";
+import type { Logger } from "../core/log/index.ts";
 import { createFileRoutes } from "../files/index.ts";
 import { createHopManager, createHopToolTarget, runningBinaryPath, type HopManager } from "../hop/index.ts";
 import { createProxy, type Proxy as ProxyService } from "../proxy/index.ts";
 import { createPtyRoutes, createPtyTools, PtyManager } from "../pty/index.ts";
 import { IncidentStore, incidentRoutes, readCheckRows } from "../watchdog/index.ts";
-import type { Mount } from "../web/app.ts";
-import type { StatusSources } from "../web/statusSource.ts";
-import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "./statusRows.ts";
+import type { Mount } from "../http/app.ts";
+import type { StatusSources } from "../status/statusSource.ts";
+import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
 
 export interface WorkerServicesOptions {
   config: AgentdConfig;

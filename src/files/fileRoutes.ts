@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { createLogger } from "../log/index.ts";
-import { createErrorHandler } from "../web/errorResponse.ts";
-import { readValidatedBody } from "../web/requestBody.ts";
+import { createLogger } from "../core/log/index.ts";
+import { createErrorHandler } from "../http/errorResponse.ts";
+import { readValidatedBody } from "../http/requestBody.ts";
 import { readFileArgs, writeFileArgs } from "./fileSchemas.ts";
 import { readLocalFile, writeLocalFile } from "./localFiles.ts";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { appendFile, mkdir, open, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import {
   DEFAULT_READ_BYTES,
   chooseEncoding,

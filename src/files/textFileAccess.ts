@@ -1,4 +1,4 @@
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "./fileSchemas.ts";
 import { sliceLines, type LineSlice } from "./textLines.ts";
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Client, SFTPWrapper } from "ssh2";
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
 import { renderOutput } from "../pty/renderOutput.ts";
 import { FallbackSession } from "./fallbackSession.ts";

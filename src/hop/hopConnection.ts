@@ -1,10 +1,10 @@
 import type { Client } from "ssh2";
-import type { Logger } from "../log/index.ts";
+import type { Logger } from "../core/log/index.ts";
 import { installAgentd, type UploadReport } from "./agentdInstall.ts";
 import { formatDestination, type Destination } from "./destination.ts";
 import { FallbackClient } from "./fallbackClient.ts";
 import { ForwardTunnel } from "./forwardTunnel.ts";
-import type { HopsConfig } from "./hopConfig.ts";
+import type { HopsConfig } from "../core/config/sections/hopConfig.ts";
 import { HopError } from "./hopErrors.ts";
 import type { HopProgress } from "./hopProgress.ts";
 import type { LocalBinary } from "./localBinary.ts";

@@ -1,4 +1,4 @@
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 
 /** Stable codes of hop failures; the CLI, the agent's tools and tests match on them. */
 export type HopErrorCode =

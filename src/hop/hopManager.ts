@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { Hono } from "hono";
-import { createLogger, type Logger } from "../log/index.ts";
+import { createLogger, type Logger } from "../core/log/index.ts";
 import type { UploadReport } from "./agentdInstall.ts";
 import { formatDestination, parseDestination } from "./destination.ts";
-import type { HopsConfig } from "./hopConfig.ts";
+import type { HopsConfig } from "../core/config/sections/hopConfig.ts";
 import { HopConnection, type HopSpec, type HopState } from "./hopConnection.ts";
 import type { HopProgress } from "./hopProgress.ts";
 import { HopError } from "./hopErrors.ts";

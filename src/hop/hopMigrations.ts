@@ -1,4 +1,4 @@
-import type { Migration } from "../store/index.ts";
+import type { Migration } from "../core/store/index.ts";
 
 /**
  * Hop's tables (versions 400–499). The remote token is never stored: hops bind the remote to

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { AgentdError } from "../errors/index.ts";
-import { createLogger } from "../log/index.ts";
-import { createErrorHandler, errorBody } from "../web/errorResponse.ts";
-import { readValidatedBody } from "../web/requestBody.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import { createLogger } from "../core/log/index.ts";
+import { createErrorHandler, errorBody } from "../http/errorResponse.ts";
+import { readValidatedBody } from "../http/requestBody.ts";
 import type { HopProgress } from "./hopProgress.ts";
 import type { HopManager } from "./hopManager.ts";
 

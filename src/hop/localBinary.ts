@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import type { Client } from "ssh2";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../core/version.ts";
 import { HopError } from "./hopErrors.ts";
 import type { LocalPlatform } from "./platformMatch.ts";
 import { runRemote } from "./remoteCommand.ts";

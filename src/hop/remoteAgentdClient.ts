@@ -1,4 +1,4 @@
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
 import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "../files/fileSchemas.ts";
 import { HopError } from "./hopErrors.ts";

@@ -1,5 +1,5 @@
 import type { Client } from "ssh2";
-import type { Logger } from "../log/index.ts";
+import type { Logger } from "../core/log/index.ts";
 import { HopError } from "./hopErrors.ts";
 import { runRemote, runRemoteChecked } from "./remoteCommand.ts";
 import { shellQuote } from "./shellQuote.ts";

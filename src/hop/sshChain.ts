@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Duplex } from "node:stream";
 import { Client, type Algorithms } from "ssh2";
-import type { Logger } from "../log/index.ts";
+import type { Logger } from "../core/log/index.ts";
 import { formatDestination, knownHostsName, type Destination } from "./destination.ts";
 import { HopError } from "./hopErrors.ts";
 import {

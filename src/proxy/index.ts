@@ -1,21 +1,21 @@
 import type { Database } from "bun:sqlite";
 import type { Hono } from "hono";
-import type { HealthCheck } from "../health/index.ts";
-import { createLogger, type Logger } from "../log/index.ts";
-import { createAdminRoutes } from "./adminRoutes.ts";
-import type { ProviderConfig, ProxyConfig } from "./providerConfig.ts";
-import { providersHealth, providerStatus, type ProviderStatus } from "./providerStatus.ts";
+import type { HealthCheck } from "../core/health/index.ts";
+import { createLogger, type Logger } from "../core/log/index.ts";
+import { createAdminRoutes } from "./routes/adminRoutes.ts";
+import type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
+import { providersHealth, providerStatus, type ProviderStatus } from "./routing/providerStatus.ts";
 import { ProxyCore } from "./proxyCore.ts";
-import { createProxyRoutes, proxyErrorHandler } from "./proxyRoutes.ts";
+import { createProxyRoutes, proxyErrorHandler } from "./routes/proxyRoutes.ts";
 
-export { providerConfigSchema, proxyConfigSchema, providerTimeoutsSchema } from "./providerConfig.ts";
-export type { ProviderConfig, ProxyConfig } from "./providerConfig.ts";
-export type { ProviderStatus, ProviderState } from "./providerStatus.ts";
+export { providerConfigSchema, proxyConfigSchema, providerTimeoutsSchema } from "../core/config/sections/providerConfig.ts";
+export type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
+export type { ProviderStatus, ProviderState } from "./routing/providerStatus.ts";
 export { proxyMigrations } from "./proxyMigrations.ts";
-export { clearQuirks, listQuirks } from "./quirkStore.ts";
-export type { StoredQuirk } from "./quirkStore.ts";
-export { ProxyError, NO_PROVIDER_MESSAGE } from "./proxyError.ts";
-export type { ProxyErrorCode } from "./proxyError.ts";
+export { clearQuirks, listQuirks } from "./routing/quirkStore.ts";
+export type { StoredQuirk } from "./routing/quirkStore.ts";
+export { ProxyError, NO_PROVIDER_MESSAGE } from "./routes/proxyError.ts";
+export type { ProxyErrorCode } from "./routes/proxyError.ts";
 
 export interface CreateProxyOptions {
   providers: ProviderConfig[];

@@ -1,17 +1,17 @@
 import type { Database } from "bun:sqlite";
-import type { Logger } from "../log/index.ts";
-import { ClientGoneError } from "./clientGone.ts";
-import { dispatch, type Committed, type DispatchPlan, type DispatchSettings, type DispatchTally, type Wire } from "./dispatcher.ts";
-import type { ProviderConfig, ProxyConfig } from "./providerConfig.ts";
-import { routeModel, type Route, type RouteCandidate } from "./providerRouter.ts";
-import { ProviderRuntime } from "./providerRuntime.ts";
-import { ProxyError } from "./proxyError.ts";
+import type { Logger } from "../core/log/index.ts";
+import { ClientGoneError } from "./upstream/clientGone.ts";
+import { dispatch, type Committed, type DispatchPlan, type DispatchSettings, type DispatchTally, type Wire } from "./routing/dispatcher.ts";
+import type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
+import { routeModel, type Route, type RouteCandidate } from "./routing/providerRouter.ts";
+import { ProviderRuntime } from "./routing/providerRuntime.ts";
+import { ProxyError } from "./routes/proxyError.ts";
 import { ProxyMetrics } from "./proxyMetrics.ts";
-import { QuirkStore } from "./quirkStore.ts";
+import { QuirkStore } from "./routing/quirkStore.ts";
 import { RequestRecorder } from "./requestRecorder.ts";
 import { ResponseStore } from "./responseStore.ts";
 import { RollupBuffer } from "./rollupBuffer.ts";
-import type { UpstreamFailure } from "./upstreamFailure.ts";
+import type { UpstreamFailure } from "./upstream/upstreamFailure.ts";
 
 /** The proxy's running state shared by its routes: providers, stores, counters. */
 export class ProxyCore {

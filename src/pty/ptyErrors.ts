@@ -1,4 +1,4 @@
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 
 /** Stable codes of PTY failures; clients, tools and tests match on them. */
 export type PtyErrorCode =

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { HealthCheck } from "../health/index.ts";
-import { createLogger, type Logger } from "../log/index.ts";
+import type { HealthCheck } from "../core/health/index.ts";
+import { createLogger, type Logger } from "../core/log/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
-import type { PtyConfig } from "./ptyConfig.ts";
+import type { PtyConfig } from "../core/config/sections/ptyConfig.ts";
 import { PtyError } from "./ptyErrors.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "./ptySchemas.ts";
 import { PtySession } from "./ptySession.ts";

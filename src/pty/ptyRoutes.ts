@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { AgentdError } from "../errors/index.ts";
-import { createLogger } from "../log/index.ts";
-import { createErrorHandler } from "../web/errorResponse.ts";
-import { readValidatedBody } from "../web/requestBody.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import { createLogger } from "../core/log/index.ts";
+import { createErrorHandler } from "../http/errorResponse.ts";
+import { readValidatedBody } from "../http/requestBody.ts";
 import type { PtyManager } from "./ptyManager.ts";
 import { closeSessionArgs, execCommandArgs, writeStdinArgs } from "./ptySchemas.ts";
 

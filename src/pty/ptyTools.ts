@@ -1,4 +1,4 @@
-import { defineTool, ToolError, type ToolDefinition } from "../agent/toolDefinition.ts";
+import { defineTool, ToolError, type ToolDefinition } from "../core/tools/toolDefinition.ts";
 import type { PtyManager } from "./ptyManager.ts";
 import { PtyError } from "./ptyErrors.ts";
 import { closeSessionArgs, execCommandArgs, listSessionsArgs, writeStdinArgs } from "./ptySchemas.ts";

@@ -1,28 +1,28 @@
-export { RestartPolicy } from "./restartPolicy.ts";
-export type { RestartDecision, RestartPolicyOptions } from "./restartPolicy.ts";
-export { IncidentStore, IncidentNotFoundError } from "./incidentStore.ts";
-export type { Incident, IncidentState, IncidentListOptions, IncidentEvent, Verdict } from "./incidentStore.ts";
-export { incidentRoutes } from "./incidentRoutes.ts";
+export { RestartPolicy } from "./actions/restartPolicy.ts";
+export type { RestartDecision, RestartPolicyOptions } from "./actions/restartPolicy.ts";
+export { IncidentStore, IncidentNotFoundError } from "./incidents/incidentStore.ts";
+export type { Incident, IncidentState, IncidentListOptions, IncidentEvent, Verdict } from "./incidents/incidentStore.ts";
+export { incidentRoutes } from "./incidents/incidentRoutes.ts";
 export { Watchdog } from "./watchdog.ts";
 export type { WatchdogDeps, HealthView } from "./watchdog.ts";
 export { WatchdogRuntime } from "./watchdogRuntime.ts";
 export type { WatchdogRuntimeOptions } from "./watchdogRuntime.ts";
-export { watchdogConfigSchema, ACTIONS, CATEGORIES, SEVERITIES } from "./watchdogConfig.ts";
-export type { WatchdogConfig, ActionName, CheckConfig, SignatureConfig, RuleConfig } from "./watchdogConfig.ts";
+export { watchdogConfigSchema, ACTIONS, CATEGORIES, SEVERITIES } from "../core/config/sections/watchdogConfig.ts";
+export type { WatchdogConfig, ActionName, CheckConfig, SignatureConfig, RuleConfig } from "../core/config/sections/watchdogConfig.ts";
 export { watchdogMigrations } from "./watchdogMigrations.ts";
-export { SignatureMatcher } from "./signatureMatcher.ts";
-export { BUILTIN_SIGNATURES } from "./signatureCatalog.ts";
-export { DEFAULT_RULES } from "./defaultRules.ts";
-export { SilenceStore, SilenceNotFoundError } from "./silenceStore.ts";
-export type { Silence } from "./silenceStore.ts";
-export { PatternMemory } from "./patternMemory.ts";
-export { readCheckRows } from "./checkScheduler.ts";
-export type { CheckRow } from "./checkScheduler.ts";
-export { HttpProxyAdmin } from "./proxyAdmin.ts";
-export type { ProxyAdmin, ProviderTimeout } from "./proxyAdmin.ts";
+export { SignatureMatcher } from "./checks/signatureMatcher.ts";
+export { BUILTIN_SIGNATURES } from "./checks/signatureCatalog.ts";
+export { DEFAULT_RULES } from "./decide/defaultRules.ts";
+export { SilenceStore, SilenceNotFoundError } from "./incidents/silenceStore.ts";
+export type { Silence } from "./incidents/silenceStore.ts";
+export { PatternMemory } from "./decide/patternMemory.ts";
+export { readCheckRows } from "./checks/checkScheduler.ts";
+export type { CheckRow } from "./checks/checkScheduler.ts";
+export { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
+export type { ProxyAdmin, ProviderTimeout } from "./actions/proxyAdmin.ts";
 export type { Signal } from "./signal.ts";
-export { ActionRequestStore } from "./actionRequestStore.ts";
-export type { NewActionRequest } from "./actionRequestStore.ts";
+export { ActionRequestStore } from "./actions/actionRequestStore.ts";
+export type { NewActionRequest } from "./actions/actionRequestStore.ts";
 export {
   ACTION_DECISIONS,
   ACTION_REQUEST_STATUSES,
@@ -33,5 +33,5 @@ export {
   canTransition,
   describeRequestStatus,
   refuseDecision,
-} from "./actionRequest.ts";
-export type { ActionDecision, ActionRequest, ActionRequestStatus, Decider } from "./actionRequest.ts";
+} from "./actions/actionRequest.ts";
+export type { ActionDecision, ActionRequest, ActionRequestStatus, Decider } from "./actions/actionRequest.ts";

@@ -1,4 +1,4 @@
-import type { Migration } from "../store/index.ts";
+import type { Migration } from "../core/store/index.ts";
 
 /** Watchdog tables (versions 300–399): timelines, learned outcomes, silences, model usage and answers, command approvals. */
 export const watchdogMigrations: readonly Migration[] = [

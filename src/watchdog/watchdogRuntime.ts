@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
-import type { Logger } from "../log/index.ts";
-import { CheckScheduler } from "./checkScheduler.ts";
-import { LogFileTailer } from "./logFileTailer.ts";
-import { HttpProxyAdmin } from "./proxyAdmin.ts";
+import type { Logger } from "../core/log/index.ts";
+import { CheckScheduler } from "./checks/checkScheduler.ts";
+import { LogFileTailer } from "./checks/logFileTailer.ts";
+import { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
 import type { Signal } from "./signal.ts";
 import { Watchdog } from "./watchdog.ts";
-import type { WatchdogConfig } from "./watchdogConfig.ts";
-import { WorkerProbe } from "./workerProbe.ts";
+import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
+import { WorkerProbe } from "./checks/workerProbe.ts";
 
 export interface WatchdogRuntimeOptions {
   config: WatchdogConfig;

@@ -11,10 +11,10 @@ import {
   type Agent,
   type ToolDefinition,
 } from "../../src/agent/index.ts";
-import { servicesConfigSchema } from "../../src/agent/servicesConfig.ts";
-import type { LogFields, Logger } from "../../src/log/index.ts";
-import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
-import { createErrorHandler } from "../../src/web/errorResponse.ts";
+import { servicesConfigSchema } from "../../src/core/config/sections/servicesConfig.ts";
+import type { LogFields, Logger } from "../../src/core/log/index.ts";
+import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
+import { createErrorHandler } from "../../src/http/errorResponse.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 
 export interface LogEntry extends LogFields {

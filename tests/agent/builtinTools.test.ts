@@ -2,12 +2,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { servicesConfigSchema } from "../../src/agent/servicesConfig.ts";
+import { servicesConfigSchema } from "../../src/core/config/sections/servicesConfig.ts";
 import type { ToolContext } from "../../src/agent/index.ts";
 import { createReadFileTool, createWriteFileTool } from "../../src/agent/tools/fileTools.ts";
 import { createIncidentTools } from "../../src/agent/tools/incidentTools.ts";
 import { createServiceTools } from "../../src/agent/tools/serviceTools.ts";
-import { baseMigrations, openStore } from "../../src/store/index.ts";
+import { baseMigrations, openStore } from "../../src/core/store/index.ts";
 import { IncidentStore } from "../../src/watchdog/index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "agentd-tools-"));

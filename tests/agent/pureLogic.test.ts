@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { decideCallPolicy } from "../../src/agent/approvalPolicy.ts";
-import { approvalsConfigSchema } from "../../src/agent/approvalsConfig.ts";
+import { approvalsConfigSchema } from "../../src/core/config/sections/approvalsConfig.ts";
 import { ChatChunkAccumulator } from "../../src/agent/chatChunkAccumulator.ts";
 import { invokesSudo, matchesCommandGlob } from "../../src/agent/commandGlob.ts";
-import { redactHeaders, redactSecrets, redactText } from "../../src/redaction/index.ts";
+import { redactHeaders, redactSecrets, redactText } from "../../src/core/redaction/index.ts";
 import { parseSidecar, readableSidecar, renderSidecarRecord, SIDECAR_SEPARATOR } from "../../src/agent/sidecarRecord.ts";
 import { parseApprovalAnswer, transcriptLine } from "../../src/agent/terminalTranscript.ts";
 import { clipToolResult } from "../../src/agent/toolResultText.ts";

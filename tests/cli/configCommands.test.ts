@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIG_TEMPLATE } from "../../src/config/index.ts";
+import { CONFIG_TEMPLATE } from "../../src/core/config/index.ts";
 import { runAgentd } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { HealthCheck } from "../../src/health/index.ts";
+import type { HealthCheck } from "../../src/core/health/index.ts";
 import { runAgentd } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
-import { startApp, type RunningApp } from "../web/appHarness.ts";
+import { startApp, type RunningApp } from "../http/appHarness.ts";
 
 let running: RunningApp | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { openStore } from "../../src/store/index.ts";
+import { openStore } from "../../src/core/store/index.ts";
 import { ActionRequestStore, IncidentStore, type ActionRequest, type Incident, type IncidentEvent } from "../../src/watchdog/index.ts";
 import { startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { ensureBinary, runAgentd } from "../support/binary.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { openStore } from "../../src/store/index.ts";
+import { openStore } from "../../src/core/store/index.ts";
 import { SilenceStore, type Silence } from "../../src/watchdog/index.ts";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";

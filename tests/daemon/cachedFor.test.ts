@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cachedFor } from "../../src/health/index.ts";
+import { cachedFor } from "../../src/core/health/index.ts";
 
 describe("cachedFor", () => {
   test("runs the check once per period, then again after it", () => {

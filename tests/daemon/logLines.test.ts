@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { createLogger, parseLogLine, readLines, setLogLevel, setLogSink } from "../../src/log/index.ts";
+import { createLogger, parseLogLine, readLines, setLogLevel, setLogSink } from "../../src/core/log/index.ts";
 
 // The worker's JSON lines, and the supervisor reading them from the pipe.
 const lines: string[] = [];

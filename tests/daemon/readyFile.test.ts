@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readReadyFile, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from "../../src/daemon/readyFile.ts";
-import { raceTimeout } from "../../src/process/raceTimeout.ts";
+import { raceTimeout } from "../../src/core/process/raceTimeout.ts";
 import { serveArgs } from "../../src/daemon/serveOptions.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RotatingFile } from "../../src/log/index.ts";
+import { RotatingFile } from "../../src/core/log/index.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
 // The supervisor's <data_dir>/logs/agentd.log.

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { setLogSink } from "../../src/log/index.ts";
+import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager, type PtyCommandResult } from "../../src/pty/index.ts";
 import { stripAnsi } from "../../src/pty/stripAnsi.ts";
 import { ensureBinary } from "../support/binary.ts";

@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { agentConfigSchema, agentMigrations, approvalsConfigSchema, createAgent, type Agent } from "../../src/agent/index.ts";
-import { createLogger } from "../../src/log/index.ts";
-import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
+import { createLogger } from "../../src/core/log/index.ts";
+import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
 import { IncidentStore } from "../../src/watchdog/index.ts";
-import { createApp } from "../../src/web/app.ts";
-import { buildHealthDocument } from "../../src/health/index.ts";
-import { createStatusSource } from "../../src/web/statusSource.ts";
+import { createApp } from "../../src/http/app.ts";
+import { buildHealthDocument } from "../../src/core/health/index.ts";
+import { createStatusSource } from "../../src/status/statusSource.ts";
 import { fakeExecTool } from "../agent/testTools.ts";
 import { PROJECT_ROOT } from "../support/binary.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
-import { appDeps } from "../web/appHarness.ts";
+import { appDeps } from "../http/appHarness.ts";
 
 // A pending approval granted from the page in Chromium. The worker does not mount the agent yet,
 // so this composes what it will: the real agent (its /api routes) and the page's status source in

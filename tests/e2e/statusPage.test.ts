@@ -3,7 +3,7 @@ import type { Subprocess } from "bun";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { openStore } from "../../src/store/index.ts";
+import { openStore } from "../../src/core/store/index.ts";
 import { PROJECT_ROOT, spawnAgentd, stopChild } from "../support/binary.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { readLines } from "../../src/log/index.ts";
+import { readLines } from "../../src/core/log/index.ts";
 
 const BINARY = resolve(import.meta.dir, "../../agentd");
 const DEADLINE_MS = 60_000;

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { createHopManager, hopMigrations, hopsConfigSchema, type HopManager } from "../../src/hop/index.ts";
 import { HopStore, type HopRecord } from "../../src/hop/hopStore.ts";
-import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
+import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
 

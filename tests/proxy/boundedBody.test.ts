@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readBounded } from "../../src/proxy/boundedBody.ts";
+import { readBounded } from "../../src/proxy/upstream/boundedBody.ts";
 
 function chunked(parts: string[]): { response: Response; pulled: () => number } {
   let index = 0;

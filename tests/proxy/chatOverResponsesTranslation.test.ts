@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { chatToResponsesRequest } from "../../src/proxy/chatToResponsesRequest.ts";
-import { ProxyError } from "../../src/proxy/proxyError.ts";
-import { responseToChatCompletion } from "../../src/proxy/responseToChatCompletion.ts";
-import { ResponsesStreamToChat } from "../../src/proxy/responsesStreamToChatChunks.ts";
+import { chatToResponsesRequest } from "../../src/proxy/translate/chatToResponsesRequest.ts";
+import { ProxyError } from "../../src/proxy/routes/proxyError.ts";
+import { responseToChatCompletion } from "../../src/proxy/translate/responseToChatCompletion.ts";
+import { ResponsesStreamToChat } from "../../src/proxy/translate/responsesStreamToChatChunks.ts";
 
 function thrown(fn: () => unknown): ProxyError {
   try {

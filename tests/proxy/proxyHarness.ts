@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import OpenAI from "openai";
-import { parseLogLine, setLogSink, type LogRecord } from "../../src/log/index.ts";
+import { parseLogLine, setLogSink, type LogRecord } from "../../src/core/log/index.ts";
 import {
   createProxy,
   providerConfigSchema,
@@ -13,7 +13,7 @@ import {
   proxyMigrations,
   type Proxy as ProxyService,
 } from "../../src/proxy/index.ts";
-import { baseMigrations, openStore, type Database } from "../../src/store/index.ts";
+import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
 
 export type ProviderInput = { name: string; base_url: string } & Record<string, unknown>;
 

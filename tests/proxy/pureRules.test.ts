@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { applyQuirks, detectRejectedParam } from "../../src/proxy/quirkRules.ts";
-import { parseToolCallText, ToolCallTextScanner } from "../../src/proxy/toolCallText.ts";
-import { normalizeBaseUrl } from "../../src/proxy/upstreamUrl.ts";
+import { applyQuirks, detectRejectedParam } from "../../src/proxy/routing/quirkRules.ts";
+import { parseToolCallText, ToolCallTextScanner } from "../../src/proxy/translate/toolCallText.ts";
+import { normalizeBaseUrl } from "../../src/proxy/upstream/upstreamUrl.ts";
 
 describe("base_url normalisation", () => {
   test("strips trailing slashes and pasted endpoints", () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { listQuirks, proxyMigrations } from "../../src/proxy/index.ts";
-import { baseMigrations, openStore } from "../../src/store/index.ts";
+import { baseMigrations, openStore } from "../../src/core/store/index.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { ChatStreamToResponses } from "../../src/proxy/chatStreamToResponsesEvents.ts";
-import { chatCompletionToResponse } from "../../src/proxy/chatToResponse.ts";
-import { ProxyError } from "../../src/proxy/proxyError.ts";
-import { newShell } from "../../src/proxy/responseObject.ts";
-import { assertChatToolNames, assertResponsesToolNames } from "../../src/proxy/toolNames.ts";
+import { ChatStreamToResponses } from "../../src/proxy/translate/chatStreamToResponsesEvents.ts";
+import { chatCompletionToResponse } from "../../src/proxy/translate/chatToResponse.ts";
+import { ProxyError } from "../../src/proxy/routes/proxyError.ts";
+import { newShell } from "../../src/proxy/translate/responseObject.ts";
+import { assertChatToolNames, assertResponsesToolNames } from "../../src/proxy/translate/toolNames.ts";
 
 const chunk = (delta: object, finish: string | null = null) => ({
   id: "c",

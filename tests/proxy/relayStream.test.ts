@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import type { Committed } from "../../src/proxy/dispatcher.ts";
-import type { ProviderRuntime } from "../../src/proxy/providerRuntime.ts";
-import { relayStream, type RelayShape } from "../../src/proxy/relayStream.ts";
-import { UpstreamAttempt } from "../../src/proxy/upstreamAttempt.ts";
-import type { UpstreamFailure } from "../../src/proxy/upstreamFailure.ts";
+import type { Committed } from "../../src/proxy/routing/dispatcher.ts";
+import type { ProviderRuntime } from "../../src/proxy/routing/providerRuntime.ts";
+import { relayStream, type RelayShape } from "../../src/proxy/upstream/relayStream.ts";
+import { UpstreamAttempt } from "../../src/proxy/upstream/upstreamAttempt.ts";
+import type { UpstreamFailure } from "../../src/proxy/upstream/upstreamFailure.ts";
 
 const encoder = new TextEncoder();
 const timeouts = { connect_ms: 60_000, first_byte_ms: 60_000, idle_ms: 60_000, total_ms: 60_000 };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SseDecoder, SseOverflowError } from "../../src/proxy/sseDecoder.ts";
+import { SseDecoder, SseOverflowError } from "../../src/proxy/upstream/sseDecoder.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

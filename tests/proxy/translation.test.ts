@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { chatCompletionToResponse } from "../../src/proxy/chatToResponse.ts";
-import { ChatStreamToResponses } from "../../src/proxy/chatStreamToResponsesEvents.ts";
-import { newShell } from "../../src/proxy/responseObject.ts";
-import { responsesToChat } from "../../src/proxy/responsesToChat.ts";
-import { ProxyError } from "../../src/proxy/proxyError.ts";
+import { chatCompletionToResponse } from "../../src/proxy/translate/chatToResponse.ts";
+import { ChatStreamToResponses } from "../../src/proxy/translate/chatStreamToResponsesEvents.ts";
+import { newShell } from "../../src/proxy/translate/responseObject.ts";
+import { responsesToChat } from "../../src/proxy/translate/responsesToChat.ts";
+import { ProxyError } from "../../src/proxy/routes/proxyError.ts";
 
 const chunk = (delta: object, finish: string | null = null) => ({
   id: "c",

@@ -3,8 +3,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
-import { ToolError } from "../../src/agent/toolDefinition.ts";
-import { setLogSink } from "../../src/log/index.ts";
+import { ToolError } from "../../src/core/tools/toolDefinition.ts";
+import { setLogSink } from "../../src/core/log/index.ts";
 import { createPtyRoutes, createPtyTools, ptyConfigSchema, PtyManager } from "../../src/pty/index.ts";
 import { expectNoLeaks, openFdCount } from "./processAudit.ts";
 

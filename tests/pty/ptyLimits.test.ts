@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:te
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setLogSink } from "../../src/log/index.ts";
+import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager } from "../../src/pty/index.ts";
 import { childProcesses, expectNoLeaks, openFdCount, threadCount, waitFor } from "./processAudit.ts";
 

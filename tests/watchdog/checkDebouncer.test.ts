@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CheckDebouncer } from "../../src/watchdog/checkDebouncer.ts";
+import { CheckDebouncer } from "../../src/watchdog/checks/checkDebouncer.ts";
 
 describe("check debouncing", () => {
   test("one blip is not a failure; three in a row are; two successes clear it", () => {

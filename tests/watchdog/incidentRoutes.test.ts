@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { createErrorHandler } from "../../src/web/errorResponse.ts";
-import { createLogger } from "../../src/log/index.ts";
-import { incidentRoutes } from "../../src/watchdog/incidentRoutes.ts";
-import { IncidentStore } from "../../src/watchdog/incidentStore.ts";
-import { ActionRequestStore } from "../../src/watchdog/actionRequestStore.ts";
-import { renderIncidentPage } from "../../src/web/statusIncidentPages.tsx";
+import { createErrorHandler } from "../../src/http/errorResponse.ts";
+import { createLogger } from "../../src/core/log/index.ts";
+import { incidentRoutes } from "../../src/watchdog/incidents/incidentRoutes.ts";
+import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
+import { ActionRequestStore } from "../../src/watchdog/actions/actionRequestStore.ts";
+import { renderIncidentPage } from "../../src/status/statusIncidentPages.tsx";
 import { createHarness, type Harness } from "./watchdogHarness.ts";
 
 let harness: Harness;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LogFileTailer } from "../../src/watchdog/logFileTailer.ts";
+import { LogFileTailer } from "../../src/watchdog/checks/logFileTailer.ts";
 import { createHarness, type Harness } from "./watchdogHarness.ts";
 
 const dirs: string[] = [];

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { findPortHolders } from "../../src/watchdog/portHolder.ts";
+import { findPortHolders } from "../../src/watchdog/actions/portHolder.ts";
 
 let holder: Bun.Subprocess<"pipe", "pipe", "inherit"> | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { RuleEngine, toRule } from "../../src/watchdog/ruleEngine.ts";
-import { ruleConfigSchema } from "../../src/watchdog/watchdogConfig.ts";
+import { RuleEngine, toRule } from "../../src/watchdog/decide/ruleEngine.ts";
+import { ruleConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 
 const storm = toRule(
   ruleConfigSchema.parse({ id: "storm", when: { signal: "upstream.server_error", count: 3, window_s: 60 }, do: "open_breaker" }),

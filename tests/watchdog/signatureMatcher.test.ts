@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { BUILTIN_SIGNATURES } from "../../src/watchdog/signatureCatalog.ts";
-import { peekEventName, SignatureMatcher } from "../../src/watchdog/signatureMatcher.ts";
-import { signatureConfigSchema } from "../../src/watchdog/watchdogConfig.ts";
+import { BUILTIN_SIGNATURES } from "../../src/watchdog/checks/signatureCatalog.ts";
+import { peekEventName, SignatureMatcher } from "../../src/watchdog/checks/signatureMatcher.ts";
+import { signatureConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 import { logLine } from "./watchdogHarness.ts";
 
 const matcher = new SignatureMatcher(BUILTIN_SIGNATURES);

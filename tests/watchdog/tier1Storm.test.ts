@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { IncidentStore } from "../../src/watchdog/incidentStore.ts";
+import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
 import { createHarness, logLine, startAdminRecorder, type Harness } from "./watchdogHarness.ts";
 
 let harness: Harness | undefined;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
-import { IncidentStore } from "../../src/watchdog/incidentStore.ts";
+import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
 import { createHarness, logLine, type Harness } from "./watchdogHarness.ts";
 
 let upstream: ScriptedUpstream;

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { createProxy, providerConfigSchema, proxyConfigSchema } from "../../src/proxy/index.ts";
-import { openStore, type Database } from "../../src/store/index.ts";
+import { openStore, type Database } from "../../src/core/store/index.ts";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { createLogger, setLogSink } from "../../src/log/index.ts";
-import { HttpProxyAdmin } from "../../src/watchdog/proxyAdmin.ts";
+import { createLogger, setLogSink } from "../../src/core/log/index.ts";
+import { HttpProxyAdmin } from "../../src/watchdog/actions/proxyAdmin.ts";
 import { Watchdog } from "../../src/watchdog/watchdog.ts";
-import { watchdogConfigSchema, type WatchdogConfig } from "../../src/watchdog/watchdogConfig.ts";
+import { watchdogConfigSchema, type WatchdogConfig } from "../../src/core/config/sections/watchdogConfig.ts";
 
 export interface AdminCall {
   path: string;

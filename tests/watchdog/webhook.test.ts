@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { createLogger, setLogSink } from "../../src/log/index.ts";
-import { openStore, type Database } from "../../src/store/index.ts";
-import { HttpProxyAdmin } from "../../src/watchdog/proxyAdmin.ts";
+import { createLogger, setLogSink } from "../../src/core/log/index.ts";
+import { openStore, type Database } from "../../src/core/store/index.ts";
+import { HttpProxyAdmin } from "../../src/watchdog/actions/proxyAdmin.ts";
 import type { Signal } from "../../src/watchdog/signal.ts";
 import { Watchdog } from "../../src/watchdog/watchdog.ts";
-import { watchdogConfigSchema } from "../../src/watchdog/watchdogConfig.ts";
+import { watchdogConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 
 interface Received {
   headers: Headers;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { failsOnItsOwn } from "../../src/watchdog/workerProbe.ts";
+import { failsOnItsOwn } from "../../src/watchdog/checks/workerProbe.ts";
 
 const healthWith = (checks: Record<string, string>) =>
   JSON.stringify({ status: "fail", checks: Object.fromEntries(Object.entries(checks).map(([key, status]) => [key, [{ status }]])) });

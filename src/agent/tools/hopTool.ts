@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LOCAL_TARGET, type ToolTarget } from "../toolTarget.ts";
-import { defineTool, ToolError, type ToolDefinition } from "../toolDefinition.ts";
+import { defineTool, ToolError, type ToolDefinition } from "../../core/tools/toolDefinition.ts";
 
 /** What the agent needs of the hop capability: a target per open hop, and what to tell the model. */
 export interface HopTargets {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { IncidentStore } from "../../watchdog/index.ts";
 import { IncidentNotFoundError } from "../../watchdog/index.ts";
-import { defineTool, ToolError, type ToolDefinition } from "../toolDefinition.ts";
+import { defineTool, ToolError, type ToolDefinition } from "../../core/tools/toolDefinition.ts";
 
 const listParameters = z.strictObject({
   state: z

@@ -1,4 +1,4 @@
-import { AgentdError } from "../../errors/index.ts";
+import { AgentdError } from "../../core/errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 

@@ -1,4 +1,4 @@
-import { loadConfig } from "../../config/index.ts";
+import { loadConfig } from "../../core/config/index.ts";
 import type { Command } from "../command.ts";
 
 export const configCheckCommand: Command = {

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseSidecar, readableSidecar } from "../../agent/sidecarRecord.ts";
-import { loadConfig, resolveDataDir } from "../../config/index.ts";
-import { AgentdError } from "../../errors/index.ts";
+import { loadConfig, resolveDataDir } from "../../core/config/index.ts";
+import { AgentdError } from "../../core/errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 

@@ -3,14 +3,14 @@ import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { createConnection } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, resolveDataDir, type AgentdConfig } from "../../config/index.ts";
+import { loadConfig, resolveDataDir, type AgentdConfig } from "../../core/config/index.ts";
 import { allMigrations } from "../../daemon/allMigrations.ts";
-import { errorMessage } from "../../errors/index.ts";
-import { hopsConfigSchema, type HopsConfig } from "../../hop/hopConfig.ts";
-import type { Logger } from "../../log/index.ts";
-import { normalizeBaseUrl } from "../../proxy/upstreamUrl.ts";
+import { errorMessage } from "../../core/errors/index.ts";
+import { hopsConfigSchema, type HopsConfig } from "../../core/config/sections/hopConfig.ts";
+import type { Logger } from "../../core/log/index.ts";
+import { normalizeBaseUrl } from "../../proxy/upstream/upstreamUrl.ts";
 import { PtyManager, ptyConfigSchema } from "../../pty/index.ts";
-import { openStore, probeStoreWritable } from "../../store/index.ts";
+import { openStore, probeStoreWritable } from "../../core/store/index.ts";
 import { parseDuration, type Command } from "../command.ts";
 
 export type DoctorStatus = "pass" | "fail" | "skip";

@@ -1,5 +1,5 @@
-import type { HealthDocument } from "../../health/index.ts";
-import { formatUptime } from "../../web/statusText.ts";
+import type { HealthDocument } from "../../core/health/index.ts";
+import { formatUptime } from "../../status/statusText.ts";
 import { parseDuration, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
 

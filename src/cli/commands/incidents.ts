@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { loadConfig, resolveDataDir } from "../../config/index.ts";
+import { loadConfig, resolveDataDir } from "../../core/config/index.ts";
 import { allMigrations } from "../../daemon/allMigrations.ts";
-import { openStore } from "../../store/index.ts";
+import { openStore } from "../../core/store/index.ts";
 import {
   ActionRequestStore,
   IncidentStore,

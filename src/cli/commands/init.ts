@@ -1,5 +1,5 @@
 import { existsSync, writeFileSync } from "node:fs";
-import { CONFIG_TEMPLATE } from "../../config/template.ts";
+import { CONFIG_TEMPLATE } from "../../core/config/template.ts";
 import { UsageError, type Command } from "../command.ts";
 
 export const initCommand: Command = {

@@ -1,5 +1,5 @@
 import type { ProviderStatus, StoredQuirk } from "../../proxy/index.ts";
-import { renderTextTable } from "../../web/statusTextTable.ts";
+import { renderTextTable } from "../../status/statusTextTable.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 

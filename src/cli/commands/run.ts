@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { createParser } from "eventsource-parser";
 import { approvalQuestion, parseApprovalAnswer, transcriptLine, type StreamedEvent } from "../../agent/terminalTranscript.ts";
-import { AgentdError } from "../../errors/index.ts";
+import { AgentdError } from "../../core/errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, type DaemonTarget } from "../daemonClient.ts";
 

@@ -1,4 +1,4 @@
-import { isLogLevel, LOG_LEVELS } from "../../log/logger.ts";
+import { isLogLevel, LOG_LEVELS } from "../../core/log/logger.ts";
 import { UsageError, type Command } from "../command.ts";
 
 export const serveCommand: Command = {

@@ -1,4 +1,4 @@
-import { VERSION } from "../../version.ts";
+import { VERSION } from "../../core/version.ts";
 import type { Command } from "../command.ts";
 
 export const versionCommand: Command = {

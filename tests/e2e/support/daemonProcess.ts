@@ -1,7 +1,7 @@
 import type { Subprocess } from "bun";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLogLine, readLines, type LogRecord } from "../../../src/log/index.ts";
+import { parseLogLine, readLines, type LogRecord } from "../../../src/core/log/index.ts";
 import { spawnAgentd, stopChild } from "../../support/binary.ts";
 import { isProcessAlive, waitFor } from "../../support/waitFor.ts";
 

@@ -1,0 +1,78 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { Logger } from "../../core/log/index.ts";
+import { readValidatedBody } from "../../http/requestBody.ts";
+import type { ProxyCore } from "../proxyCore.ts";
+import { ProxyError } from "./proxyError.ts";
+import { providerStatus } from "../routing/providerStatus.ts";
+import { clearQuirks, listQuirks } from "../routing/quirkStore.ts";
+import type { AttemptTimeouts } from "../upstream/upstreamAttempt.ts";
+
+const openSchema = z.strictObject({ cooldown_ms: z.number().int().positive().optional(), reason: z.string().max(500).optional() });
+const timeoutsSchema = z.strictObject({
+  connect_ms: z.number().int().positive().optional(),
+  first_byte_ms: z.number().int().positive().optional(),
+  idle_ms: z.number().int().positive().optional(),
+  total_ms: z.number().int().positive().optional(),
+  reason: z.string().max(500).optional(),
+});
+
+const bodyCodes = { json: "invalid_request", invalid: "invalid_request" };
+
+/**
+ * What the watchdog may do to the proxy (mounted behind a loopback-only guard by the lead):
+ * open or close a provider's breaker, raise its timeouts within bounds, list or clear quirks.
+ */
+export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
+  const app = new Hono();
+  const providerOr404 = (name: string) => {
+    const provider = core.provider(name);
+    if (!provider) throw new ProxyError("provider_not_found", `No provider is named '${name}'`, { status: 404 });
+    return provider;
+  };
+
+  app.get("/providers", (c) => c.json({ providers: core.providers.map(providerStatus) }));
+
+  app.post("/providers/:name/breaker/open", async (c) => {
+    const provider = providerOr404(c.req.param("name"));
+    const body = await readValidatedBody(c.req.raw, openSchema, { codes: bodyCodes });
+    const applied = provider.breaker.forceOpen(body.cooldown_ms ?? core.config.breaker.cooldown_5xx_ms);
+    logger.warn("proxy.admin", { action: "breaker_open", provider: provider.name, cooldown_ms: applied, reason: body.reason });
+    return c.json(providerStatus(provider));
+  });
+
+  app.post("/providers/:name/breaker/close", (c) => {
+    const provider = providerOr404(c.req.param("name"));
+    provider.breaker.forceClose();
+    provider.authFailed = false;
+    logger.warn("proxy.admin", { action: "breaker_close", provider: provider.name });
+    return c.json(providerStatus(provider));
+  });
+
+  app.post("/providers/:name/timeouts", async (c) => {
+    const provider = providerOr404(c.req.param("name"));
+    const { reason, ...wanted } = await readValidatedBody(c.req.raw, timeoutsSchema, { codes: bodyCodes });
+    const factor = core.config.timeout_raise_max_factor;
+    const applied: Partial<AttemptTimeouts> = {};
+    for (const key of Object.keys(wanted) as (keyof AttemptTimeouts)[]) {
+      const configured = provider.config.timeouts[key];
+      // Only raises: never below the configured value, never past factor × configured.
+      applied[key] = Math.min(Math.max(wanted[key]!, configured), configured * factor);
+      provider.timeouts[key] = applied[key]!;
+    }
+    logger.warn("proxy.admin", { action: "timeouts_raise", provider: provider.name, applied, reason });
+    return c.json({ provider: provider.name, applied, timeouts: { ...provider.timeouts } });
+  });
+
+  app.get("/quirks", (c) => c.json({ quirks: listQuirks(core.db) }));
+
+  app.delete("/quirks", (c) => {
+    const name = c.req.query("provider");
+    const cleared = clearQuirks(core.db, name);
+    for (const provider of core.providers) if (name === undefined || provider.name === name) provider.quirks.clear();
+    logger.warn("proxy.admin", { action: "quirks_clear", provider: name ?? "*", cleared });
+    return c.json({ cleared });
+  });
+
+  return app;
+}

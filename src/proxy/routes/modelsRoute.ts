@@ -1,0 +1,64 @@
+import type { Context } from "hono";
+import type { Logger } from "../../core/log/index.ts";
+import { compileGlob, isGlob } from "../routing/modelMatcher.ts";
+import type { ProviderRuntime } from "../routing/providerRuntime.ts";
+
+const CACHE_MS = 60_000;
+
+interface Listed {
+  id: string;
+  owned_by: string;
+}
+
+/**
+ * GET /v1/models: the union of what the providers serve — names and aliases from the config,
+ * and for glob patterns the upstream's own list filtered by the glob (cached a minute).
+ */
+export class ModelCatalog {
+  readonly #cache = new Map<string, { at: number; ids: string[] }>();
+
+  constructor(
+    private readonly providers: readonly ProviderRuntime[],
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(c: Context): Promise<Response> {
+    const seen = new Map<string, Listed>();
+    const add = (id: string, provider: string) => {
+      if (!seen.has(id)) seen.set(id, { id, owned_by: provider });
+    };
+    await Promise.all(
+      this.providers.map(async (provider) => {
+        for (const alias of Object.keys(provider.config.aliases)) add(alias, provider.name);
+        const globs = provider.config.models.filter(isGlob);
+        for (const name of provider.config.models) if (!isGlob(name)) add(name, provider.name);
+        if (globs.length === 0 || provider.breaker.state() === "open") return;
+        const matchers = globs.map(compileGlob);
+        for (const id of await this.#upstreamModels(provider)) if (matchers.some((match) => match(id))) add(id, provider.name);
+      }),
+    );
+    return c.json({
+      object: "list",
+      data: [...seen.values()].map((m) => ({ id: m.id, object: "model", created: 0, owned_by: m.owned_by })),
+    });
+  }
+
+  async #upstreamModels(provider: ProviderRuntime): Promise<string[]> {
+    const cached = this.#cache.get(provider.name);
+    if (cached && Date.now() - cached.at < CACHE_MS) return cached.ids;
+    try {
+      const response = await fetch(provider.modelsUrl, {
+        headers: provider.config.api_key ? { authorization: `Bearer ${provider.config.api_key}` } : {},
+        signal: AbortSignal.timeout(provider.timeouts.first_byte_ms),
+      });
+      if (!response.ok) throw new Error(`status ${response.status}`);
+      const body = (await response.json()) as { data?: { id?: unknown }[] };
+      const ids = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
+      this.#cache.set(provider.name, { at: Date.now(), ids });
+      return ids;
+    } catch (error) {
+      this.logger.warn("proxy.models_unavailable", { provider: provider.name, error });
+      return [];
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { Hono, type Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "../../core/log/index.ts";
+import { createErrorHandler, errorBody } from "../../http/errorResponse.ts";
+import { handleChatCompletions } from "./chatCompletionsRoute.ts";
+import { ClientGoneError } from "../upstream/clientGone.ts";
+import { ModelCatalog } from "./modelsRoute.ts";
+import type { ProxyCore } from "../proxyCore.ts";
+import { NO_PROVIDER_MESSAGE, ProxyError } from "./proxyError.ts";
+import { handleGetResponse, handleResponses } from "./responsesRoute.ts";
+
+/** The OpenAI-compatible surface, mounted at /v1. */
+export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
+  const app = new Hono();
+  app.onError(proxyErrorHandler(logger));
+  // No middleware: each is one more async step per request. The provider check is a guard in each
+  // route, the body limit is enforced where the body is read (requestBody.ts).
+  const guard =
+    <T>(handler: (c: Context) => T) =>
+    (c: Context): T => {
+      if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE, { status: 503 });
+      return handler(c);
+    };
+  const catalog = new ModelCatalog(core.providers, logger);
+  app.post(
+    "/chat/completions",
+    guard((c) => handleChatCompletions(c, core)),
+  );
+  app.post(
+    "/responses",
+    guard((c) => handleResponses(c, core)),
+  );
+  app.get(
+    "/responses/:id",
+    guard((c) => handleGetResponse(c, core)),
+  );
+  app.get(
+    "/models",
+    guard((c) => catalog.handle(c)),
+  );
+  return app;
+}
+
+/** OpenAI's error shape, with `param` for 400s about one field; a gone client gets no body. */
+export function proxyErrorHandler(logger: Logger) {
+  const fallback = createErrorHandler(logger);
+  return (error: Error, c: Context): Response => {
+    if (error instanceof ClientGoneError) return new Response(null, { status: 499 });
+    if (error instanceof ProxyError) {
+      const body = errorBody(error.code, error.message, error.details);
+      if (error.param !== undefined) body.error.param = error.param;
+      return c.json(body, error.status as ContentfulStatusCode);
+    }
+    return fallback(error, c);
+  };
+}

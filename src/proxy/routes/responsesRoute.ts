@@ -1,0 +1,213 @@
+import type { Context } from "hono";
+import { chatCompletionToResponse } from "../translate/chatToResponse.ts";
+import { ChatStreamToResponses, frameResponsesEvent, type ResponsesEvent } from "../translate/chatStreamToResponsesEvents.ts";
+import type { Committed, WirePayload } from "../routing/dispatcher.ts";
+import type { ProxyCore } from "../proxyCore.ts";
+import { invalidRequest, ProxyError } from "./proxyError.ts";
+import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
+import { agentdHeaders, readJsonObject } from "./requestBody.ts";
+import { buildResponse, newShell, type ResponseShell } from "../translate/responseObject.ts";
+import { responsesToChat } from "../translate/responsesToChat.ts";
+import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
+import { assertResponsesToolNames } from "../translate/toolNames.ts";
+import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
+import { passedResponseHeaders } from "../upstream/upstreamHeaders.ts";
+
+type Json = Record<string, unknown>;
+type StreamCommitted = Extract<Committed, { kind: "stream" }>;
+
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+interface Turn {
+  core: ProxyCore;
+  model: string;
+  t0: number;
+  /** Input items of the whole conversation up to and including this request. */
+  history: unknown[];
+  store: boolean;
+}
+
+/**
+ * POST /v1/responses: translated to Chat Completions for chat upstreams, passed through to
+ * Responses upstreams. previous_response_id is resolved here, from the proxy's own store, for both.
+ */
+export async function handleResponses(c: Context, core: ProxyCore): Promise<Response> {
+  const t0 = performance.now();
+  const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
+  const model = body.model;
+  if (typeof model !== "string" || !model) throw invalidRequest("'model' is required", "model");
+  if (body.input === undefined) throw invalidRequest("'input' is required", "input");
+  assertResponsesToolNames(body.tools);
+  const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
+  if (!Array.isArray(input)) throw invalidRequest("'input' must be a string or an array of items", "input");
+  let earlier: unknown[] = [];
+  if (typeof body.previous_response_id === "string") {
+    const found = core.responses.conversation(body.previous_response_id);
+    if (!found)
+      throw new ProxyError(
+        "previous_response_not_found",
+        `Previous response '${body.previous_response_id}' was not found (or has expired)`,
+        { status: 404, param: "previous_response_id" },
+      );
+    earlier = found;
+  }
+  let routes = core.routes(model, ["chat", "responses"]);
+  const payloads: { chat?: WirePayload; responses?: WirePayload } = {};
+  if (routes.some((r) => r.provider.config.wire === "chat")) {
+    try {
+      payloads.chat = { object: responsesToChat(body, earlier) };
+    } catch (error) {
+      // A Responses upstream may still take what Chat Completions cannot express.
+      if (!routes.some((r) => r.provider.config.wire === "responses")) throw error;
+      routes = routes.filter((r) => r.provider.config.wire === "responses");
+    }
+  }
+  if (routes.some((r) => r.provider.config.wire === "responses")) {
+    if (earlier.length === 0) payloads.responses = { object: body, raw };
+    else {
+      const { previous_response_id: _resolved, ...rest } = body;
+      payloads.responses = { object: { ...rest, input: [...earlier, ...input] } };
+    }
+  }
+  const stream = body.stream === true;
+  const committed = await core.dispatch(
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal },
+    model,
+    t0,
+  );
+  const committedAt = performance.now();
+  const turn: Turn = { core, model, t0, history: [...earlier, ...input], store: body.store !== false };
+  const headers: Record<string, string> = {};
+  passedResponseHeaders(committed.response.headers, headers);
+  const overhead = () => committed.sentAt - t0 + (performance.now() - committedAt);
+  if (committed.kind === "json") {
+    const response =
+      committed.wire === "chat"
+        ? translateWhole(committed.body, newShell(body), committed.provider.config.tool_call_text === "parse")
+        : committed.body;
+    finishTurn(turn, committed, response, undefined);
+    headers["content-type"] = "application/json";
+    return new Response(committed.wire === "chat" ? JSON.stringify(response) : committed.text, {
+      status: 200,
+      headers: agentdHeaders(committed.provider.name, overhead(), headers),
+    });
+  }
+  const ttftMs = committedAt - t0;
+  const shape =
+    committed.wire === "chat" ? translatedShape(turn, committed, newShell(body), ttftMs) : passthroughShape(turn, committed, ttftMs);
+  headers["content-type"] = "text/event-stream";
+  headers["cache-control"] = "no-cache";
+  const stream$ = relayStream(committed, shape, (failure) =>
+    core.noteFailure(committed.provider, failure, committed.upstreamModel, committed.attempts),
+  );
+  return new Response(stream$, { status: 200, headers: agentdHeaders(committed.provider.name, overhead(), headers) });
+}
+
+/** GET /v1/responses/:id — a stored response. */
+export function handleGetResponse(c: Context, core: ProxyCore): Response {
+  const id = c.req.param("id") ?? "";
+  const stored = core.responses.load(id);
+  if (!stored) throw new ProxyError("previous_response_not_found", `Response '${id}' was not found (or has expired)`, { status: 404 });
+  return c.json(stored.response);
+}
+
+function translateWhole(completion: Json, shell: ResponseShell, parseText: boolean): Json {
+  return chatCompletionToResponse(parseText ? toolCallTextInCompletion(completion) : completion, shell);
+}
+
+function usageOf(response: Json | undefined): { input: number; output: number } {
+  const usage = response?.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+  return { input: usage?.input_tokens ?? 0, output: usage?.output_tokens ?? 0 };
+}
+
+function finishTurn(
+  turn: Turn,
+  committed: Committed,
+  response: Json | undefined,
+  ttftMs: number | undefined,
+  outcome: "ok" | "error" | "client_gone" = "ok",
+): void {
+  if (response && outcome === "ok" && turn.store) turn.core.responses.save(turn.history, response);
+  const usage = usageOf(response);
+  turn.core.recorder.record({
+    provider: committed.provider,
+    model: turn.model,
+    outcome,
+    status: 200,
+    ttftMs,
+    totalMs: performance.now() - turn.t0,
+    tokensIn: usage.input,
+    tokensOut: usage.output,
+    attempts: committed.attempts,
+  });
+}
+
+function frames(events: readonly ResponsesEvent[]): string {
+  let out = "";
+  for (const event of events) out += frameResponsesEvent(event);
+  return out;
+}
+
+function failureCode(failure: UpstreamFailure): string {
+  return failure.kind.endsWith("timeout") ? "upstream_timeout" : "upstream_error";
+}
+
+function translatedShape(turn: Turn, committed: StreamCommitted, shell: ResponseShell, ttftMs: number): RelayShape {
+  const translator = new ChatStreamToResponses(shell);
+  const rewriter = committed.provider.config.tool_call_text === "parse" ? new ToolCallTextChunks() : undefined;
+  let finished = false;
+  let response: Json | undefined;
+  const complete = () => {
+    const extra = rewriter ? rewriter.end().flatMap((chunk) => translator.push(chunk)) : [];
+    const end = translator.finish();
+    response = end.response;
+    return frames([...extra, ...end.events]);
+  };
+  return {
+    opening: () => frames(translator.start()),
+    event(_event, data) {
+      if (data === "[DONE]") return { frames: complete(), end: true };
+      if ((data.choices as Json[] | undefined)?.[0]?.finish_reason) finished = true;
+      const chunks = rewriter ? rewriter.push(data) : [data];
+      return { frames: frames(chunks.flatMap((chunk) => translator.push(chunk))), end: false };
+    },
+    endedEarly() {
+      if (!finished) throw new UpstreamFailure("reset", "the upstream stream ended before the answer was complete", { status: 200 });
+      return complete();
+    },
+    failed: (failure) =>
+      frames(translator.fail(failureCode(failure), `The upstream stream failed after it began (${failure.kind}): ${failure.message}`)),
+    done: (outcome) => finishTurn(turn, committed, response, ttftMs, outcome),
+  };
+}
+
+function passthroughShape(turn: Turn, committed: StreamCommitted, ttftMs: number): RelayShape {
+  let created: Json | undefined;
+  let response: Json | undefined;
+  let lastSequence = 0;
+  return {
+    opening: () => "",
+    event(event, data) {
+      if (data === "[DONE]") return { frames: "", end: true };
+      const type = String(data.type ?? event.event ?? "");
+      if (typeof data.sequence_number === "number") lastSequence = data.sequence_number;
+      if (type === "response.created") created = data.response as Json;
+      const terminal = TERMINAL.has(type);
+      if (terminal) response = data.response as Json;
+      return { frames: `event: ${type}\ndata: ${event.data}\n\n`, end: terminal };
+    },
+    endedEarly() {
+      throw new UpstreamFailure("reset", "the upstream stream ended before the response completed", { status: 200 });
+    },
+    failed(failure) {
+      const shell = newShell({ model: turn.model });
+      const failed = {
+        ...(created ?? buildResponse(shell, { status: "failed", output: [] })),
+        status: "failed",
+        error: { code: failureCode(failure), message: `The upstream stream failed after it began (${failure.kind}): ${failure.message}` },
+      };
+      return frameResponsesEvent({ type: "response.failed", sequence_number: lastSequence + 1, response: failed });
+    },
+    done: (outcome) => finishTurn(turn, committed, response, ttftMs, outcome),
+  };
+}

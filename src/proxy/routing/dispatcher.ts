@@ -1,0 +1,272 @@
+import { ClientGoneError, sleepUnlessAborted } from "../upstream/clientGone.ts";
+import type { ProviderRuntime } from "./providerRuntime.ts";
+import type { Route } from "./providerRouter.ts";
+import { ProxyError } from "../routes/proxyError.ts";
+import { applyQuirks, detectRejectedParam } from "./quirkRules.ts";
+import { decideRetry, type RetrySettings } from "./retryPolicy.ts";
+import type { EventSourceMessage } from "../upstream/sseDecoder.ts";
+import { UpstreamAttempt, upstreamErrorMessage } from "../upstream/upstreamAttempt.ts";
+import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
+import { upstreamRequestHeaders } from "../upstream/upstreamHeaders.ts";
+
+export type Wire = "chat" | "responses";
+
+export interface WirePayload {
+  /** The request to send, with the client's model name; never mutated. */
+  object: Record<string, unknown>;
+  /** The client's exact body text when `object` is it unchanged: sent as is when nothing must change. */
+  raw?: string;
+}
+
+export interface DispatchPlan {
+  /** Only providers whose wire has a payload. */
+  routes: Route<ProviderRuntime>[];
+  stream: boolean;
+  payloads: Partial<Record<Wire, WirePayload>>;
+  clientHeaders: Headers;
+  signal: AbortSignal;
+}
+
+interface CommittedBase {
+  provider: ProviderRuntime;
+  wire: Wire;
+  upstreamModel: string;
+  attempt: UpstreamAttempt;
+  response: Response;
+  /** When the winning attempt was sent (performance.now()). */
+  sentAt: number;
+  attempts: number;
+}
+
+/** The upstream that answered: a whole JSON body, or a stream whose first event already arrived. */
+export type Committed =
+  | (CommittedBase & { kind: "json"; text: string; body: Record<string, unknown> })
+  | (CommittedBase & { kind: "stream"; first: EventSourceMessage; firstData: Record<string, unknown> | "[DONE]" });
+
+export interface DispatchSettings extends RetrySettings {
+  maxAttemptsPerProvider: number;
+  maxTotalAttempts: number;
+  onQuirk: (provider: ProviderRuntime, param: string, detail: string) => void;
+  /** Logs and counts a failed attempt, and tells the provider's breaker and health. */
+  onFailure: (provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number) => void;
+}
+
+/** How far a dispatch got: filled in as it goes, so a request that failed is counted under the provider that failed it. */
+export interface DispatchTally {
+  /** The last provider tried; none when every breaker was open. */
+  provider?: ProviderRuntime;
+  attempts: number;
+}
+
+/**
+ * Tries the routes in order until one answers: retries a provider on transient failures with
+ * backoff (honouring Retry-After up to a cap), moves on after auth failures, an open breaker or
+ * spent attempts, and drops a rejected optional parameter once (a learned quirk). A stream counts
+ * as answered only once its first event arrived, so anything before that still fails over.
+ */
+export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, tally: DispatchTally = { attempts: 0 }): Promise<Committed> {
+  let total = 0;
+  let lastFailure: UpstreamFailure | undefined;
+  const tried: string[] = [];
+  const authFailed: string[] = [];
+  const notFound: string[] = [];
+  for (const route of plan.routes) {
+    const provider = route.provider;
+    if (!provider.breaker.tryAcquire()) continue;
+    tried.push(provider.name);
+    tally.provider = provider;
+    let quirkRetried = false;
+    for (let attemptNo = 1; ; attemptNo++) {
+      tally.attempts = ++total;
+      provider.requests++;
+      const sentAt = performance.now();
+      const attempt = new UpstreamAttempt(plan.signal, provider.timeouts);
+      const payload = payloadFor(plan, provider, route.upstreamModel);
+      try {
+        const committed = await runAttempt(plan, provider, attempt, payload, route.upstreamModel, sentAt);
+        committed.attempts = total;
+        provider.health.record(true, performance.now() - sentAt);
+        provider.breaker.onSuccess();
+        provider.authFailed = false;
+        return committed;
+      } catch (error) {
+        attempt.abort();
+        if (error instanceof ClientGoneError) {
+          provider.breaker.release();
+          throw error;
+        }
+        if (!(error instanceof UpstreamFailure)) {
+          // A half-open probe that ends this way must free its slot, or the provider stays skipped.
+          provider.breaker.release();
+          throw error;
+        }
+        lastFailure = error;
+        const param =
+          !quirkRetried && provider.config.wire === "chat" && error.body
+            ? detectRejectedParam(error.status, error.body, payload.object)
+            : undefined;
+        if (param) {
+          // Not the provider's ill health: drop the parameter, remember it, try again at once.
+          quirkRetried = true;
+          settings.onQuirk(provider, param, upstreamErrorMessage(error.body ?? ""));
+          continue;
+        }
+        settings.onFailure(provider, error, route.upstreamModel, attemptNo);
+        if (error.kind === "auth") {
+          provider.authFailed = true;
+          authFailed.push(provider.name);
+          break;
+        }
+        if (error.kind === "http_4xx") {
+          // 404: this provider lacks the model or the endpoint (models default to "*"); another may have it.
+          if (error.status === 404) {
+            notFound.push(provider.name);
+            break;
+          }
+          throw clientError(error);
+        }
+        const decision = decideRetry(error.kind, attemptNo, error.retryAfterMs, settings);
+        if (!decision.retry || attemptNo >= settings.maxAttemptsPerProvider || total >= settings.maxTotalAttempts) break;
+        if (provider.breaker.state() !== "closed") break;
+        await sleepUnlessAborted(decision.delayMs, plan.signal);
+        if (!provider.breaker.tryAcquire()) break;
+      }
+    }
+    if (total >= settings.maxTotalAttempts) break;
+  }
+  throw exhausted(tried, authFailed, notFound, lastFailure);
+}
+
+interface SentPayload {
+  text: string;
+  object: Record<string, unknown>;
+}
+
+function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel: string): SentPayload {
+  const payload = plan.payloads[provider.config.wire];
+  if (!payload) throw new Error(`no ${provider.config.wire} payload planned for provider ${provider.name}`);
+  const quirks = provider.config.wire === "chat" ? provider.quirks : EMPTY_QUIRKS;
+  const unchanged = upstreamModel === payload.object.model && quirks.size === 0;
+  if (unchanged && payload.raw !== undefined) return { text: payload.raw, object: payload.object };
+  if (unchanged) return { text: JSON.stringify(payload.object), object: payload.object };
+  const object = quirks.size > 0 ? structuredClone(payload.object) : { ...payload.object };
+  object.model = upstreamModel;
+  applyQuirks(object, quirks);
+  return { text: JSON.stringify(object), object };
+}
+
+const EMPTY_QUIRKS: ReadonlySet<string> = new Set();
+
+async function runAttempt(
+  plan: DispatchPlan,
+  provider: ProviderRuntime,
+  attempt: UpstreamAttempt,
+  payload: SentPayload,
+  upstreamModel: string,
+  sentAt: number,
+): Promise<Committed> {
+  const wire = provider.config.wire;
+  const url = wire === "chat" ? provider.chatUrl : provider.responsesUrl;
+  const headers = upstreamRequestHeaders(plan.clientHeaders, provider.config.api_key, plan.stream);
+  const response = await attempt.open(url, headers, payload.text, plan.stream);
+  const base = { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0 };
+  if (!plan.stream) {
+    const text = await attempt.readBody(response);
+    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, wire) };
+  }
+  const first = await attempt.nextEvent(response);
+  if (first === undefined)
+    throw new UpstreamFailure("malformed", "the upstream stream ended before its first event", { status: response.status });
+  return { ...base, kind: "stream", first, firstData: parseStreamData(first, response.status) };
+}
+
+/** The answer's JSON object; one without the wire's answer field is broken, and fails over like any other failure. */
+function parseUpstreamJson(text: string, status: number, wire: Wire): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UpstreamFailure("malformed", "the upstream answered with a body that is not JSON", { status });
+  }
+  if (typeof body !== "object" || body === null)
+    throw new UpstreamFailure("malformed", "the upstream answered with JSON that is not an object", { status });
+  if ("error" in body && (body as { error: unknown }).error)
+    throw new UpstreamFailure("http_5xx", `upstream error in a ${status} body: ${upstreamErrorMessage(text)}`, { status });
+  const field = wire === "chat" ? "choices" : "output";
+  if (!Array.isArray((body as Record<string, unknown>)[field]))
+    throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' array`, { status });
+  return body as Record<string, unknown>;
+}
+
+/** Parses one streamed event's data; an error event in a 200 stream is a failure, not an answer. */
+export function parseStreamData(event: EventSourceMessage, status: number): Record<string, unknown> | "[DONE]" {
+  if (event.data === "[DONE]") return "[DONE]";
+  let data: unknown;
+  try {
+    data = JSON.parse(event.data);
+  } catch {
+    throw new UpstreamFailure("malformed", `the upstream sent an event that is not JSON: ${event.data.slice(0, 120)}`, { status });
+  }
+  if (typeof data !== "object" || data === null)
+    throw new UpstreamFailure("malformed", "the upstream sent an event that is not a JSON object", { status });
+  const record = data as Record<string, unknown>;
+  if (record.error || record.type === "error" || record.type === "response.failed") {
+    // A failed Responses stream keeps its error inside the response.
+    const failed = (record.response as { error?: { message?: unknown } } | undefined)?.error?.message;
+    throw new UpstreamFailure(
+      "http_5xx",
+      `the upstream stream reported an error: ${typeof failed === "string" ? failed : upstreamErrorMessage(event.data)}`,
+      { status },
+    );
+  }
+  return record;
+}
+
+function clientError(failure: UpstreamFailure): ProxyError {
+  let param: string | undefined;
+  try {
+    const parsed = JSON.parse(failure.body ?? "") as { error?: { param?: unknown } };
+    if (typeof parsed.error?.param === "string") param = parsed.error.param;
+  } catch {
+    // No param to report.
+  }
+  return new ProxyError("invalid_request", `The upstream refused the request: ${upstreamErrorMessage(failure.body ?? "")}`, {
+    status: failure.status,
+    param,
+  });
+}
+
+function exhausted(tried: string[], authFailed: string[], notFound: string[], last: UpstreamFailure | undefined): ProxyError {
+  if (tried.length === 0) {
+    return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly", {
+      status: 503,
+    });
+  }
+  if (authFailed.length === tried.length) {
+    return new ProxyError(
+      "upstream_auth_failed",
+      `The provider(s) ${authFailed.join(", ")} rejected the API key; check api_key in agentd.jsonc`,
+      { status: 502, details: { providers: authFailed } },
+    );
+  }
+  if (notFound.length > 0 && notFound.length + authFailed.length === tried.length) {
+    return new ProxyError(
+      "model_not_found",
+      `No provider has this model or endpoint (404 from ${notFound.join(", ")}): ${last?.message ?? ""}`.trimEnd(),
+      {
+        status: 404,
+        param: "model",
+        details: { providers: tried },
+      },
+    );
+  }
+  const timeout = last?.kind.endsWith("timeout") === true;
+  return new ProxyError(
+    timeout ? "upstream_timeout" : "upstream_error",
+    `No provider answered (tried ${tried.join(", ")}): ${last?.message ?? "no attempt made"}`,
+    {
+      status: timeout ? 504 : 502,
+      details: { providers: tried, cause: last?.kind },
+    },
+  );
+}

@@ -1,0 +1,105 @@
+import { ClientGoneError } from "./clientGone.ts";
+import { parseStreamData, type Committed } from "../routing/dispatcher.ts";
+import type { EventSourceMessage } from "./sseDecoder.ts";
+import { UpstreamFailure } from "./upstreamFailure.ts";
+
+type StreamCommitted = Extract<Committed, { kind: "stream" }>;
+
+/** How one API shapes the events it relays; each returns the SSE frames to send. */
+export interface RelayShape {
+  /** Frames before the first upstream event (e.g. response.created). */
+  opening(): string;
+  /** Frames for one upstream event; `end: true` once the upstream said it is done. */
+  event(event: EventSourceMessage, data: Record<string, unknown> | "[DONE]"): { frames: string; end: boolean };
+  /** Closing frames when the upstream ended without its end marker but had finished its answer; throws when it had not. */
+  endedEarly(): string;
+  /** Error frames after a failure once the client already got bytes: never a silent 200. */
+  failed(failure: UpstreamFailure): string;
+  /** Called once with the outcome, for counting. */
+  done(outcome: "ok" | "error" | "client_gone", failure?: UpstreamFailure): void;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Streams the committed upstream to the client, one upstream read per pull (so a slow client
+ * slows the upstream read: bounded buffering); the events of one read are sent together. The idle deadline lives in the attempt; a client
+ * that goes away cancels the stream, which aborts the upstream request.
+ */
+export function relayStream(
+  committed: StreamCommitted,
+  shape: RelayShape,
+  onFailure: (failure: UpstreamFailure) => void,
+): ReadableStream<Uint8Array> {
+  const { attempt, response } = committed;
+  let pending: { event: EventSourceMessage; data: Record<string, unknown> | "[DONE]" } | undefined = {
+    event: committed.first,
+    data: committed.firstData,
+  };
+  let opened = false;
+  let finished = false;
+  const finish = (outcome: "ok" | "error" | "client_gone", failure?: UpstreamFailure) => {
+    if (finished) return;
+    finished = true;
+    shape.done(outcome, failure);
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // Frames built in this pull but not yet sent: on a failure they go out before the error frames.
+      let frames = "";
+      try {
+        if (!opened) frames = shape.opening();
+        opened = true;
+        for (;;) {
+          let next = pending;
+          pending = undefined;
+          if (!next) {
+            const event = await attempt.nextEvent(response);
+            if (event === undefined) {
+              frames += shape.endedEarly();
+              attempt.finish();
+              controller.enqueue(encoder.encode(frames));
+              controller.close();
+              finish("ok");
+              return;
+            }
+            next = { event, data: parseStreamData(event, response.status) };
+          }
+          const out = shape.event(next.event, next.data);
+          frames += out.frames;
+          if (out.end) {
+            attempt.drain(response);
+            if (frames) controller.enqueue(encoder.encode(frames));
+            controller.close();
+            finish("ok");
+            return;
+          }
+          // Events already read in the same upstream chunk go out in one write, not one each.
+          if (frames && !attempt.hasBufferedEvent()) {
+            controller.enqueue(encoder.encode(frames));
+            return;
+          }
+        }
+      } catch (error) {
+        attempt.abort();
+        if (error instanceof ClientGoneError) {
+          finish("client_gone");
+          controller.close();
+          return;
+        }
+        const failure =
+          error instanceof UpstreamFailure
+            ? error
+            : new UpstreamFailure("malformed", (error as Error).message, { status: response.status });
+        onFailure(failure);
+        controller.enqueue(encoder.encode(frames + shape.failed(failure)));
+        controller.close();
+        finish("error", failure);
+      }
+    },
+    cancel() {
+      attempt.abort();
+      finish("client_gone");
+    },
+  });
+}

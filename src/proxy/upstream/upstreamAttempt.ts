@@ -1,0 +1,201 @@
+import { ClientGoneError } from "./clientGone.ts";
+import { parseRetryAfter } from "../routing/retryPolicy.ts";
+import { SseDecoder, SseOverflowError, type EventSourceMessage } from "./sseDecoder.ts";
+import { causeForStatus, UpstreamFailure, type FailureCause } from "./upstreamFailure.ts";
+import { readBounded } from "./boundedBody.ts";
+
+export interface AttemptTimeouts {
+  connect_ms: number;
+  first_byte_ms: number;
+  idle_ms: number;
+  total_ms: number;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+const MAX_JSON_BODY = 32 * 1024 * 1024;
+const DRAIN_MS = 5_000;
+
+/** The part of a body reader used here (Bun's and the DOM's reader types disagree on the rest). */
+interface BodyReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+}
+
+/**
+ * One HTTP exchange with one upstream, with its deadlines:
+ * - connect: until response headers of a streamed request (a live server sends them at once;
+ *   a non-streamed answer only has headers when it is done, so there the first-byte deadline rules);
+ * - first byte: until the first SSE event, or the whole JSON body;
+ * - idle: between SSE events, re-armed on each;
+ * - total: the whole exchange.
+ * Each deadline aborts the fetch and the failure carries which one fired.
+ */
+export class UpstreamAttempt {
+  readonly #controller = new AbortController();
+  #timedOut: FailureCause | undefined;
+  #phaseTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #totalTimer: ReturnType<typeof setTimeout>;
+  #reader: BodyReader | undefined;
+  readonly #decoder = new SseDecoder();
+  #queue: EventSourceMessage[] = [];
+  #queueIndex = 0;
+  #sawEvent = false;
+  #ended = false;
+  readonly #onClientAbort = () => this.#controller.abort();
+
+  constructor(
+    private readonly clientSignal: AbortSignal,
+    private readonly timeouts: AttemptTimeouts,
+  ) {
+    if (clientSignal.aborted) this.#controller.abort();
+    else clientSignal.addEventListener("abort", this.#onClientAbort, { once: true });
+    this.#totalTimer = setTimeout(() => this.#expire("total_timeout"), timeouts.total_ms);
+  }
+
+  /** Sends the request; resolves with a 2xx response, throws UpstreamFailure or ClientGoneError otherwise. */
+  async open(url: string, headers: Record<string, string>, body: string, stream: boolean): Promise<Response> {
+    if (stream && this.timeouts.connect_ms < this.timeouts.first_byte_ms) this.#arm("connect_timeout", this.timeouts.connect_ms);
+    else this.#arm("first_byte_timeout", this.timeouts.first_byte_ms);
+    let response: Response;
+    try {
+      // Bun's own socket idle timer would cut long silent streams at 5 min; our deadlines rule instead.
+      response = await fetch(url, { method: "POST", headers, body, signal: this.#controller.signal, timeout: false } as RequestInit);
+    } catch (error) {
+      throw this.#failure(error, "connect");
+    }
+    if (stream) this.#arm("first_byte_timeout", this.timeouts.first_byte_ms);
+    if (!response.ok) throw await this.#httpFailure(response);
+    return response;
+  }
+
+  /** Reads a non-streamed body (bounded) under the first-byte deadline. */
+  async readBody(response: Response): Promise<string> {
+    try {
+      const length = Number(response.headers.get("content-length") ?? "0");
+      if (length > MAX_JSON_BODY)
+        throw new UpstreamFailure("malformed", `upstream body of ${length} bytes exceeds the limit`, { status: response.status });
+      const read = await readBounded(response, MAX_JSON_BODY);
+      if (read.truncated)
+        throw new UpstreamFailure("malformed", `upstream body exceeds the limit of ${MAX_JSON_BODY} bytes`, { status: response.status });
+      this.finish();
+      return read.text;
+    } catch (error) {
+      if (error instanceof UpstreamFailure) throw error;
+      throw this.#failure(error, "body");
+    }
+  }
+
+  /** Next SSE event, or undefined at the end of the stream. Re-arms the idle deadline on each event. */
+  async nextEvent(response: Response): Promise<EventSourceMessage | undefined> {
+    for (;;) {
+      if (this.#queueIndex < this.#queue.length) {
+        const event = this.#queue[this.#queueIndex++]!;
+        if (!this.#sawEvent) {
+          this.#sawEvent = true;
+          this.#arm("idle_timeout", this.timeouts.idle_ms);
+        } else this.#phaseTimer?.refresh();
+        return event;
+      }
+      if (this.#ended) return undefined;
+      this.#reader ??= response.body!.getReader();
+      let chunk: { done: boolean; value?: Uint8Array };
+      try {
+        chunk = await this.#reader.read();
+      } catch (error) {
+        throw this.#failure(error, "body");
+      }
+      try {
+        if (chunk.done) {
+          this.#ended = true;
+          this.#queue = this.#decoder.end();
+        } else {
+          this.#queue = this.#decoder.push(chunk.value!);
+        }
+      } catch (error) {
+        if (error instanceof SseOverflowError) throw new UpstreamFailure("malformed", error.message, { status: response.status });
+        throw error;
+      }
+      this.#queueIndex = 0;
+    }
+  }
+
+  /** Whether an event of the last read is still waiting: nextEvent() would answer without reading. */
+  hasBufferedEvent(): boolean {
+    return this.#queueIndex < this.#queue.length;
+  }
+
+  /** Stops the deadlines; aborts the upstream request if it is still going (client left, or we gave up). */
+  finish(): void {
+    clearTimeout(this.#phaseTimer);
+    clearTimeout(this.#totalTimer);
+    this.clientSignal.removeEventListener("abort", this.#onClientAbort);
+  }
+
+  /**
+   * Reads what is left after the end marker so the connection can be reused, within a short
+   * deadline (an upstream that keeps the stream open after [DONE] gets cut instead).
+   */
+  drain(response: Response): void {
+    this.#arm("idle_timeout", DRAIN_MS);
+    this.#reader ??= response.body!.getReader();
+    const reader = this.#reader;
+    const loop = async () => {
+      while (!(await reader.read()).done);
+    };
+    loop()
+      .catch(() => {})
+      .finally(() => this.finish());
+  }
+
+  abort(): void {
+    this.finish();
+    this.#controller.abort();
+  }
+
+  #arm(cause: FailureCause, ms: number): void {
+    clearTimeout(this.#phaseTimer);
+    this.#phaseTimer = setTimeout(() => this.#expire(cause), ms);
+  }
+
+  #expire(cause: FailureCause): void {
+    this.#timedOut ??= cause;
+    this.#controller.abort();
+  }
+
+  #failure(error: unknown, phase: "connect" | "body"): Error {
+    this.finish();
+    if (this.clientSignal.aborted) return new ClientGoneError();
+    if (this.#timedOut) return new UpstreamFailure(this.#timedOut, `upstream ${this.#timedOut.replaceAll("_", " ")}`);
+    const code = (error as { code?: string }).code;
+    const message = (error as Error).message ?? String(error);
+    if (phase === "connect" && code !== "ECONNRESET") return new UpstreamFailure("connect", `cannot connect to the upstream: ${message}`);
+    return new UpstreamFailure("reset", `the upstream connection broke: ${message}`);
+  }
+
+  async #httpFailure(response: Response): Promise<UpstreamFailure | Error> {
+    let body = "";
+    try {
+      body = (await readBounded(response, MAX_ERROR_BODY)).text;
+    } catch (error) {
+      return this.#failure(error, "body");
+    }
+    this.finish();
+    return new UpstreamFailure(causeForStatus(response.status), `upstream answered ${response.status}: ${upstreamErrorMessage(body)}`, {
+      status: response.status,
+      retryAfterMs: parseRetryAfter(response.headers),
+      body,
+    });
+  }
+}
+
+/** The message inside an OpenAI-shaped error body, or the body's start. */
+export function upstreamErrorMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    if (typeof parsed.error === "string") return parsed.error;
+    if (parsed.error && typeof parsed.error.message === "string") return parsed.error.message;
+    if (typeof parsed.message === "string") return parsed.message;
+  } catch {
+    // Not JSON: show the text itself.
+  }
+  return body.slice(0, 300) || "(empty body)";
+}

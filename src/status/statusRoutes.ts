@@ -1,0 +1,172 @@
+import { Hono, type Context } from "hono";
+import { AgentdError } from "../core/errors/index.ts";
+import { badgeRoutes } from "./badgeRoutes.ts";
+import { sameOriginGuard } from "../http/csrfGuard.ts";
+import { statusAssetRoutes } from "./statusAssets.ts";
+import { renderSection } from "./statusFragments.tsx";
+import { renderStatusHtml } from "./statusHtml.tsx";
+import { isIncidentFilter, renderIncidentListPage, renderIncidentPage, renderIncidentRow } from "./statusIncidentPages.tsx";
+import { renderIncidentListText, renderIncidentText, renderSessionListText } from "./statusListText.ts";
+import { incidentTimeline } from "./statusIncidentTimeline.ts";
+import { STATUS_CSP } from "./statusLayout.tsx";
+import { pageWindow, parsePageNumber } from "./statusPagination.ts";
+import { isSectionName, type StatusSource } from "./statusSnapshot.ts";
+import { renderSessionListPage } from "./statusSessionsPage.tsx";
+import { renderStatusText } from "./statusText.ts";
+
+export type { StatusSource } from "./statusSnapshot.ts";
+
+export type StatusFormat = "html" | "text" | "json";
+
+export const INCIDENTS_PER_PAGE = 50;
+export const SESSIONS_PER_PAGE = 50;
+
+/** JSON when asked by ?format= or Accept; HTML for browsers; plain text for curl's `*\/*`. */
+export function negotiateStatusFormat(accept: string | undefined, format: string | undefined): StatusFormat {
+  if (format === "json" || format === "text" || format === "html") return format;
+  const value = (accept ?? "").toLowerCase();
+  if (value.includes("application/json")) return "json";
+  if (value.includes("text/html")) return "html";
+  return "text";
+}
+
+function formatOf(c: Context): StatusFormat {
+  return negotiateStatusFormat(c.req.header("accept"), c.req.query("format"));
+}
+
+function sendHtml(c: Context, body: string): Response {
+  return c.body(body, 200, {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": STATUS_CSP,
+    "Cache-Control": "no-store",
+    Vary: "Accept",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+  });
+}
+
+function sendText(c: Context, body: string): Response {
+  return c.body(body, 200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", Vary: "Accept" });
+}
+
+function sendJson(c: Context, value: unknown): Response {
+  c.header("Cache-Control", "no-store");
+  c.header("Vary", "Accept");
+  return c.json(value);
+}
+
+function parseId(text: string): number {
+  if (!/^\d{1,15}$/.test(text))
+    throw new AgentdError("bad_request", `Cannot use "${text}" as an incident id: expected a number`, { status: 400 });
+  return Number(text);
+}
+
+/** Where a form post without JavaScript goes back to: the page it came from, when that is ours. */
+function returnPath(c: Context, fallback: string): string {
+  const referer = c.req.header("referer");
+  if (!referer) return fallback;
+  try {
+    const url = new URL(referer);
+    return url.host === c.req.header("host") && url.pathname.startsWith("/status") ? url.pathname + url.search : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** /status and its pages, fragments, incident buttons, badges and the embedded assets. */
+export function statusRoutes(source: StatusSource): Hono {
+  const app = new Hono();
+  app.route("/", statusAssetRoutes());
+  app.route("/", badgeRoutes(source));
+  app.use("/status/*", sameOriginGuard());
+
+  app.get("/status", async (c) => {
+    const snapshot = await source.snapshot();
+    switch (formatOf(c)) {
+      case "json":
+        return sendJson(c, snapshot);
+      case "html":
+        return sendHtml(c, renderStatusHtml(snapshot));
+      case "text":
+        return sendText(c, renderStatusText(snapshot, { color: c.req.query("color") === "1" }));
+    }
+  });
+
+  app.get("/status/fragments/:section", async (c) => {
+    const name = c.req.param("section");
+    if (!isSectionName(name)) throw new AgentdError("not_found", `No status section "${name}"`, { status: 404 });
+    return sendHtml(c, renderSection(name, await source.section(name), Date.now()));
+  });
+
+  app.get("/status/incidents", (c) => {
+    const filter = c.req.query("state") ?? "all";
+    if (!isIncidentFilter(filter))
+      throw new AgentdError(
+        "bad_request",
+        `Cannot filter incidents by state "${filter}": expected all, open, acknowledged, resolved or unresolved`,
+        { status: 400 },
+      );
+    const page = parsePageNumber(c.req.query("page"));
+    const result = source.incidentPage(filter, { limit: INCIDENTS_PER_PAGE, offset: (page - 1) * INCIDENTS_PER_PAGE });
+    const window = pageWindow(page, INCIDENTS_PER_PAGE, result.total);
+    const now = Date.now();
+    switch (formatOf(c)) {
+      case "json":
+        return sendJson(c, {
+          state: filter,
+          page,
+          pages: window.pages,
+          per_page: INCIDENTS_PER_PAGE,
+          total: result.total,
+          incidents: result.rows,
+        });
+      case "html":
+        return sendHtml(c, renderIncidentListPage({ filter, window, rows: result.rows, now }));
+      case "text":
+        return sendText(c, renderIncidentListText(filter, window, result.rows, now));
+    }
+  });
+
+  app.get("/status/incidents/:id", (c) => {
+    const incident = source.incident(parseId(c.req.param("id")));
+    const events = source.incidentEvents(incident.id);
+    switch (formatOf(c)) {
+      case "json":
+        return sendJson(c, { ...incident, timeline: incidentTimeline(incident, events) });
+      case "html":
+        return sendHtml(c, renderIncidentPage(incident, events, Date.now()));
+      case "text":
+        return sendText(c, renderIncidentText(incident, events, Date.now()));
+    }
+  });
+
+  app.post("/status/incidents/:id/:verb{ack|resolve}", (c) => {
+    const id = parseId(c.req.param("id"));
+    const incident = source.setIncidentState(id, c.req.param("verb") === "ack" ? "acknowledged" : "resolved", "page");
+    if (c.req.header("hx-request") === "true") return sendHtml(c, renderIncidentRow(incident, Date.now()));
+    if (formatOf(c) === "json") return sendJson(c, incident);
+    return c.redirect(returnPath(c, `/status/incidents/${id}`), 303);
+  });
+
+  app.get("/status/sessions", (c) => {
+    const page = parsePageNumber(c.req.query("page"));
+    const result = source.sessionPage({ limit: SESSIONS_PER_PAGE, offset: (page - 1) * SESSIONS_PER_PAGE });
+    const window = pageWindow(page, SESSIONS_PER_PAGE, result?.total ?? 0);
+    if (formatOf(c) === "json") {
+      if (!result) return sendJson(c, { configured: false, page, pages: 1, per_page: SESSIONS_PER_PAGE, total: 0, sessions: [] });
+      return sendJson(c, {
+        configured: true,
+        page,
+        pages: window.pages,
+        per_page: SESSIONS_PER_PAGE,
+        total: result.total,
+        sessions: result.rows,
+      });
+    }
+    const view = result && { window, rows: result.rows };
+    return formatOf(c) === "html"
+      ? sendHtml(c, renderSessionListPage(view, Date.now()))
+      : sendText(c, renderSessionListText(view, Date.now()));
+  });
+  return app;
+}

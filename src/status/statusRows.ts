@@ -1,0 +1,68 @@
+import type { SessionSummary, ApprovalRecord } from "../agent/index.ts";
+import type { HopInfo } from "../hop/index.ts";
+import type { ProviderStatus } from "../proxy/index.ts";
+import type { PtySessionInfo } from "../pty/index.ts";
+import type { ApprovalRow, HopRow, ProviderRow, PtySessionRow, SessionRow } from "./statusSnapshot.ts";
+
+/** Maps each capability's own records onto the rows the status page shows. Pure. */
+export function providerRow(status: ProviderStatus): ProviderRow {
+  const degraded = status.state === "ok" && status.error_rate >= 0.2;
+  return {
+    name: status.name,
+    state: status.state === "open" ? "down" : degraded ? "degraded" : status.state,
+    breaker: status.breaker.state,
+    breaker_retry_at: status.breaker.retryAt ?? null,
+    requests: status.requests,
+    errors: status.errors,
+    p50_ms: status.p50_ms,
+    p95_ms: status.p95_ms,
+  };
+}
+
+export function sessionRow(session: SessionSummary): SessionRow {
+  return {
+    id: session.id,
+    target: session.target,
+    model: session.model,
+    state: session.state,
+    started_at: session.created_at,
+    last_activity: session.updated_at,
+    ...(session.title ? { title: session.title } : {}),
+  };
+}
+
+export function approvalRow(approval: ApprovalRecord): ApprovalRow {
+  return {
+    id: approval.id,
+    session_id: approval.session_id,
+    tool: approval.tool,
+    scope: approval.scope,
+    summary: approval.summary,
+    requested_at: approval.created_at,
+  };
+}
+
+export function ptySessionRow(session: PtySessionInfo, now = Date.now()): PtySessionRow {
+  return {
+    id: session.id,
+    command: session.cmd,
+    pid: session.pid,
+    running: session.running,
+    exit_code: session.exit_code,
+    started_at: Date.parse(session.started),
+    last_output_at: session.bytes_out > 0 ? now - session.idle_s * 1000 : null,
+  };
+}
+
+export function hopRow(hop: HopInfo): HopRow {
+  const output = hop.fallback_reason ?? hop.last_error ?? undefined;
+  return {
+    name: hop.name,
+    target: hop.destination,
+    via: hop.via,
+    state: hop.state,
+    remote_version: hop.remote_version,
+    last_change: hop.last_change,
+    ...(output ? { output } : {}),
+  };
+}

@@ -1,0 +1,149 @@
+import type { HealthDocument, HealthStatus } from "../core/health/index.ts";
+import type { Incident, IncidentEvent, IncidentState } from "../watchdog/incidents/incidentStore.ts";
+
+export interface WorkerInfo {
+  pid: number;
+  supervisor_pid: number | null;
+  version: string;
+  uptime_s: number;
+  restarts: number;
+  memory_mb: number;
+}
+
+/**
+ * One capability's part of the page. `configured: false` says the capability is absent from this
+ * worker (not built in, or not set up), and `note` says what to do about it; `error` is set when
+ * reading it failed, so the page shows the failure instead of an empty table.
+ */
+export interface StatusSection<Row> {
+  configured: boolean;
+  note?: string;
+  error?: string;
+  rows: Row[];
+}
+
+export interface ProviderRow {
+  name: string;
+  /** ok, degraded (recent errors), down (breaker open) or auth_failed. */
+  state: string;
+  breaker: "closed" | "open" | "half_open";
+  /** When an open breaker lets the next probe through (epoch ms). */
+  breaker_retry_at: number | null;
+  requests: number;
+  errors: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+}
+
+export interface WatchdogCheckRow {
+  name: string;
+  /** http, tcp, command, process, disk, memory, probe, … */
+  kind: string;
+  state: HealthStatus | "unknown";
+  /** When the state last changed (epoch ms). */
+  last_change: number | null;
+  output?: string;
+}
+
+export type IncidentRow = Omit<Incident, "details">;
+
+export interface IncidentCounts {
+  open: number;
+  acknowledged: number;
+  resolved: number;
+}
+
+export interface SessionRow {
+  id: string;
+  /** local, or the hop it runs on. */
+  target: string;
+  model: string;
+  /** e.g. running, waiting_approval, idle, done, failed. */
+  state: string;
+  started_at: number;
+  last_activity: number;
+  title?: string;
+}
+
+export interface ApprovalRow {
+  id: string;
+  session_id: string;
+  tool: string;
+  scope: string;
+  /** What would run, as the model asked for it (a command line, a path). */
+  summary: string;
+  requested_at: number;
+}
+
+export interface PtySessionRow {
+  id: string;
+  command: string;
+  pid: number;
+  running: boolean;
+  exit_code: number | null;
+  started_at: number;
+  last_output_at: number | null;
+}
+
+export interface HopRow {
+  name: string;
+  /** user@host[:port] */
+  target: string;
+  /** Jump hosts, in order. */
+  via: string[];
+  /** connected, connecting, disconnected, failed. */
+  state: string;
+  remote_version: string | null;
+  last_change: number | null;
+  output?: string;
+}
+
+export interface Page<Row> {
+  total: number;
+  rows: Row[];
+}
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+/** Everything /status shows, in one document: the JSON view is this object as is. */
+export interface StatusSnapshot {
+  generated_at: string;
+  health: HealthDocument;
+  worker: WorkerInfo;
+  providers: StatusSection<ProviderRow>;
+  watchdog: StatusSection<WatchdogCheckRow>;
+  /** Unresolved incidents (open and acknowledged), most recent first, at most INCIDENTS_SHOWN. */
+  incidents: StatusSection<IncidentRow> & { counts: IncidentCounts };
+  /** Most recent sessions, at most SESSIONS_SHOWN; `total` counts all of them. */
+  sessions: StatusSection<SessionRow> & { total: number };
+  approvals: StatusSection<ApprovalRow>;
+  pty: StatusSection<PtySessionRow>;
+  hops: StatusSection<HopRow>;
+}
+
+export const SECTION_NAMES = ["health", "worker", "providers", "watchdog", "incidents", "sessions", "approvals", "pty", "hops"] as const;
+export type SectionName = (typeof SECTION_NAMES)[number];
+
+export function isSectionName(name: string): name is SectionName {
+  return (SECTION_NAMES as readonly string[]).includes(name);
+}
+
+export type IncidentFilter = IncidentState | "unresolved" | "all";
+
+/** What the page reads and changes; built by createStatusSource (statusSource.ts). */
+export interface StatusSource {
+  snapshot(): Promise<StatusSnapshot>;
+  section<K extends SectionName>(name: K): Promise<StatusSnapshot[K]>;
+  health(): Promise<HealthDocument>;
+  incidentPage(filter: IncidentFilter, page: PageRequest): Page<IncidentRow>;
+  /** Throws IncidentNotFoundError (404) for an unknown id. */
+  incident(id: number): Incident;
+  /** The incident's recorded events, oldest first (empty when the store has no timeline table). */
+  incidentEvents(id: number): IncidentEvent[];
+  setIncidentState(id: number, state: "acknowledged" | "resolved", by: string): Incident;
+  /** undefined when the agent is not part of this worker. */
+  sessionPage(page: PageRequest): Page<SessionRow> | undefined;
+}

@@ -1,0 +1,153 @@
+import type { HealthDocument } from "../core/health/index.ts";
+import type { Incident, IncidentStore } from "../watchdog/index.ts";
+import type {
+  ApprovalRow,
+  HopRow,
+  IncidentFilter,
+  IncidentRow,
+  Page,
+  PageRequest,
+  ProviderRow,
+  PtySessionRow,
+  SectionName,
+  SessionRow,
+  StatusSection,
+  StatusSnapshot,
+  StatusSource,
+  WatchdogCheckRow,
+  WorkerInfo,
+} from "./statusSnapshot.ts";
+
+export const INCIDENTS_SHOWN = 10;
+export const SESSIONS_SHOWN = 10;
+
+type RowsSource<Row> = () => Row[] | Promise<Row[]>;
+
+/**
+ * The worker's capabilities as the page sees them. A capability that is not part of this worker
+ * leaves its callback out, and its section says so instead of showing an empty table.
+ */
+export interface StatusSources {
+  health: () => Promise<HealthDocument>;
+  worker: () => WorkerInfo;
+  incidents: IncidentStore;
+  providers?: RowsSource<ProviderRow>;
+  watchdogChecks?: RowsSource<WatchdogCheckRow>;
+  sessions?: (page: PageRequest) => Page<SessionRow>;
+  approvals?: RowsSource<ApprovalRow>;
+  ptySessions?: RowsSource<PtySessionRow>;
+  hops?: RowsSource<HopRow>;
+}
+
+/** What an absent capability's section says. */
+export const NOT_CONFIGURED: Record<"providers" | "watchdog" | "sessions" | "approvals" | "pty" | "hops", string> = {
+  providers: "The LLM proxy is not available in this agentd.",
+  watchdog: "The watchdog's checks are not available in this agentd.",
+  sessions: "The agent is not available in this agentd.",
+  approvals: "The agent is not available in this agentd, so nothing waits for approval.",
+  pty: "PTY sessions are not available in this agentd.",
+  hops: "Hops are not available in this agentd.",
+};
+
+async function readSection<Row>(source: RowsSource<Row> | undefined, note: string, label: string): Promise<StatusSection<Row>> {
+  if (!source) return { configured: false, note, rows: [] };
+  try {
+    return { configured: true, rows: await source() };
+  } catch (error) {
+    return { configured: true, error: `Cannot read ${label}: ${(error as Error).message}`, rows: [] };
+  }
+}
+
+export function incidentRow({ details: _details, ...row }: Incident): IncidentRow {
+  return row;
+}
+
+/**
+ * The most recent open and acknowledged incidents. Two queries that each walk the (state,
+ * last_seen) index beat one `state != 'resolved'` query, which scans and sorts every unresolved row.
+ */
+function latestUnresolved(incidents: IncidentStore): Incident[] {
+  const merged = [
+    ...incidents.list({ state: "open", limit: INCIDENTS_SHOWN }),
+    ...incidents.list({ state: "acknowledged", limit: INCIDENTS_SHOWN }),
+  ];
+  return merged.sort((a, b) => b.last_seen - a.last_seen || b.id - a.id).slice(0, INCIDENTS_SHOWN);
+}
+
+export function createStatusSource(sources: StatusSources): StatusSource {
+  const { incidents } = sources;
+  const readers: { [K in SectionName]: () => Promise<StatusSnapshot[K]> } = {
+    health: sources.health,
+    worker: async () => sources.worker(),
+    providers: () => readSection(sources.providers, NOT_CONFIGURED.providers, "the providers"),
+    watchdog: () => readSection(sources.watchdogChecks, NOT_CONFIGURED.watchdog, "the watchdog checks"),
+    incidents: async () => {
+      try {
+        const counts = {
+          open: incidents.count("open"),
+          acknowledged: incidents.count("acknowledged"),
+          resolved: incidents.count("resolved"),
+        };
+        return { configured: true, counts, rows: latestUnresolved(incidents).map(incidentRow) };
+      } catch (error) {
+        return {
+          configured: true,
+          error: `Cannot read the incidents: ${(error as Error).message}`,
+          counts: { open: 0, acknowledged: 0, resolved: 0 },
+          rows: [],
+        };
+      }
+    },
+    sessions: async () => {
+      const { sessions } = sources;
+      if (!sessions) return { configured: false, note: NOT_CONFIGURED.sessions, total: 0, rows: [] };
+      try {
+        const page = sessions({ limit: SESSIONS_SHOWN, offset: 0 });
+        return { configured: true, total: page.total, rows: page.rows };
+      } catch (error) {
+        return { configured: true, error: `Cannot read the sessions: ${(error as Error).message}`, total: 0, rows: [] };
+      }
+    },
+    approvals: () => readSection(sources.approvals, NOT_CONFIGURED.approvals, "the pending approvals"),
+    pty: () => readSection(sources.ptySessions, NOT_CONFIGURED.pty, "the PTY sessions"),
+    hops: () => readSection(sources.hops, NOT_CONFIGURED.hops, "the hops"),
+  };
+
+  return {
+    section: (name) => readers[name](),
+    health: sources.health,
+    async snapshot() {
+      const [health, worker, providers, watchdog, incidentSection, sessions, approvals, pty, hops] = await Promise.all([
+        readers.health(),
+        readers.worker(),
+        readers.providers(),
+        readers.watchdog(),
+        readers.incidents(),
+        readers.sessions(),
+        readers.approvals(),
+        readers.pty(),
+        readers.hops(),
+      ]);
+      return {
+        generated_at: new Date().toISOString(),
+        health,
+        worker,
+        providers,
+        watchdog,
+        incidents: incidentSection,
+        sessions,
+        approvals,
+        pty,
+        hops,
+      };
+    },
+    incidentPage(filter: IncidentFilter, page: PageRequest) {
+      const state = filter === "all" ? undefined : filter;
+      return { total: incidents.count(state), rows: incidents.list({ state, limit: page.limit, offset: page.offset }).map(incidentRow) };
+    },
+    incident: (id) => incidents.get(id),
+    incidentEvents: (id) => incidents.timeline(id),
+    setIncidentState: (id, state, by) => incidents.setState(id, state, by),
+    sessionPage: (page) => sources.sessions?.(page),
+  };
+}

@@ -1,0 +1,127 @@
+import type { Database } from "bun:sqlite";
+import { CheckDebouncer } from "./checkDebouncer.ts";
+import { runCheck, type CheckContext } from "./checkRunners.ts";
+import { Redactor } from "../../core/redaction/index.ts";
+import type { Signal } from "../signal.ts";
+import type { CheckConfig, WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
+
+/** One check as the status page shows it (stored in kv `watchdog.checks` by the supervisor). */
+export interface CheckRow {
+  name: string;
+  kind: string;
+  state: "pass" | "fail" | "unknown";
+  last_change: number | null;
+  output?: string;
+  flapping?: boolean;
+}
+
+const KV_KEY = "watchdog.checks";
+
+interface Scheduled {
+  check: CheckConfig;
+  debouncer: CheckDebouncer;
+  timer?: ReturnType<typeof setTimeout>;
+  row: CheckRow;
+}
+
+/** Runs each configured check on its own interval, debounced; a state change becomes a signal. */
+const redactor = new Redactor();
+
+export class CheckScheduler {
+  readonly #checks: Scheduled[];
+  #running = false;
+
+  constructor(
+    checks: readonly CheckConfig[],
+    flapping: WatchdogConfig["flapping"],
+    private readonly context: CheckContext,
+    private readonly onSignal: (signal: Signal) => void,
+    private readonly db: Database | undefined,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#checks = checks.map((check) => ({
+      check,
+      debouncer: new CheckDebouncer({
+        failureThreshold: check.failure_threshold,
+        successThreshold: check.success_threshold,
+        flapChanges: flapping.changes,
+        flapWindowMs: flapping.window_s * 1000,
+      }),
+      row: { name: check.name, kind: check.type, state: "unknown", last_change: null },
+    }));
+  }
+
+  start(): void {
+    this.#running = true;
+    for (const scheduled of this.#checks) this.#schedule(scheduled, 0);
+  }
+
+  stop(): void {
+    this.#running = false;
+    for (const scheduled of this.#checks) clearTimeout(scheduled.timer);
+  }
+
+  failing(name: string): boolean {
+    return this.#checks.find((s) => s.check.name === name)?.debouncer.state === "failing";
+  }
+
+  rows(): CheckRow[] {
+    return this.#checks.map((s) => ({ ...s.row }));
+  }
+
+  #schedule(scheduled: Scheduled, delayMs: number): void {
+    scheduled.timer = setTimeout(async () => {
+      await this.runOnce(scheduled.check.name);
+      if (this.#running) this.#schedule(scheduled, scheduled.check.interval_s * 1000);
+    }, delayMs);
+  }
+
+  /** Runs one check now and applies its result (also used by tests). */
+  async runOnce(name: string): Promise<void> {
+    const scheduled = this.#checks.find((s) => s.check.name === name);
+    if (!scheduled) return;
+    const { check } = scheduled;
+    const ran = await runCheck(check, this.context);
+    // A check's output is shown on the page and stored: key-shaped text in it is redacted first.
+    const outcome = { ...ran, detail: redactor.redact(ran.detail) };
+    const now = this.now();
+    const result = scheduled.debouncer.observe(outcome.ok, now);
+    const state = result.state === "failing" ? "fail" : result.state === "ok" ? "pass" : "unknown";
+    const stateChanged = state !== scheduled.row.state;
+    scheduled.row = {
+      name: check.name,
+      kind: check.type,
+      state,
+      last_change: stateChanged ? now : scheduled.row.last_change,
+      output: outcome.detail,
+      flapping: result.flapping,
+    };
+    if (stateChanged || result.startedFlapping) this.#persist();
+    const base = {
+      category: check.type === "disk" ? ("config_state" as const) : ("daemon" as const),
+      component: `check:${check.name}`,
+      ts: now,
+      fields: { check: check.name },
+    };
+    if (result.changed && result.state === "failing") {
+      this.onSignal({ ...base, id: `check.${check.type}`, title: `Check ${check.name} failing`, severity: "error", line: outcome.detail });
+    }
+    if (result.startedFlapping) {
+      this.onSignal({ ...base, id: "check.flapping", title: `Check ${check.name} is flapping`, severity: "warning", line: outcome.detail });
+    }
+  }
+
+  #persist(): void {
+    if (!this.db) return;
+    this.db.run(
+      "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+      [KV_KEY, JSON.stringify(this.rows()), this.now()],
+    );
+  }
+}
+
+/** The check rows the supervisor last stored, for the worker's status page. */
+export function readCheckRows(db: Database): CheckRow[] {
+  const row = db.query<{ value: string }, [string]>("SELECT value FROM kv WHERE key = ?").get(KV_KEY);
+  return row ? (JSON.parse(row.value) as CheckRow[]) : [];
+}

@@ -1,0 +1,39 @@
+import type { Incident } from "./incidentStore.ts";
+import type { PatternOutcome } from "../decide/patternMemory.ts";
+import type { Redactor } from "../../core/redaction/index.ts";
+import type { IncidentReport } from "../decide/tier3Advisor.ts";
+import type { TrackedIncident } from "./trackedIncident.ts";
+import type { HealthView } from "../watchdog.ts";
+
+/** The structured report tier 3 sends: facts only, every line redacted, bounded in size. */
+export function buildIncidentReport(
+  tracked: TrackedIncident,
+  incident: Incident,
+  health: HealthView,
+  recentLines: readonly string[],
+  history: readonly PatternOutcome[],
+  redactor: Redactor,
+  maxLines: number,
+): IncidentReport {
+  return {
+    incident: {
+      id: incident.id,
+      title: incident.title,
+      category: incident.category,
+      severity: tracked.severity,
+      component: tracked.fingerprint,
+      first_seen: new Date(incident.first_seen).toISOString(),
+      count: incident.count,
+    },
+    health: { ok: health.ok, ...health.detail },
+    signals: [...tracked.signals.values()].map((t) => ({
+      id: t.signal.id,
+      title: t.signal.title,
+      count: t.count,
+      fields: t.signal.fields,
+    })),
+    recent_log_lines: (maxLines > 0 ? recentLines.slice(-maxLines) : []).map((line) => redactor.redact(line.slice(0, 1000))),
+    history: history.map((h) => ({ action: h.action, tier: h.tier, verdict: h.verdict, at: new Date(h.ts).toISOString() })),
+    already_tried: [...tracked.tried],
+  };
+}

@@ -1,0 +1,110 @@
+import { Hono, type Context } from "hono";
+import { AgentdError } from "../../core/errors/index.ts";
+import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from "../actions/actionRequest.ts";
+import { actionDecisionFragment, actionErrorFragment } from "../../status/actionRequestFragment.ts";
+import { ActionRequestStore } from "../actions/actionRequestStore.ts";
+import type { IncidentState, IncidentStore } from "./incidentStore.ts";
+import { SilenceStore } from "./silenceStore.ts";
+import { readBodyValue } from "../../http/requestBody.ts";
+
+const STATES = ["open", "acknowledged", "resolved", "unresolved"] as const;
+
+function incidentId(text: string): number {
+  const id = Number(text);
+  if (!Number.isInteger(id) || id <= 0)
+    throw new AgentdError("invalid_incident_id", `Cannot read "${text}" as an incident id: expected a positive integer`, { status: 400 });
+  return id;
+}
+
+function boundedInt(text: string | undefined, fallback: number, max: number, name: string): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > max)
+    throw new AgentdError("invalid_query", `Cannot use "${text}" as ${name}: expected an integer from 0 to ${max}`, { status: 400 });
+  return value;
+}
+
+/** A JSON object body (or form fields, where the page's buttons post). */
+async function objectBody(request: Request, form = false): Promise<Record<string, unknown>> {
+  const value = await readBodyValue(request, { form, codes: { json: "invalid_json", invalid: "invalid_request" } });
+  if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  throw new AgentdError("invalid_json", "The request body must be a JSON object", { status: 400 });
+}
+
+/** `{decision: "allow"|"deny", decided_by?}` as JSON or a form (the page's buttons post forms). */
+async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
+  const { decision, decided_by: decidedBy } = await objectBody(c.req.raw, true);
+  if (typeof decision !== "string" || !(ACTION_DECISIONS as readonly string[]).includes(decision)) {
+    throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decision ?? null)} as decision: expected "allow" or "deny"`, {
+      status: 400,
+    });
+  }
+  if (decidedBy !== undefined && (typeof decidedBy !== "string" || !(DECIDERS as readonly string[]).includes(decidedBy))) {
+    throw new AgentdError(
+      "invalid_request",
+      `Cannot use ${JSON.stringify(decidedBy)} as decided_by: expected one of ${DECIDERS.join(", ")}`,
+      { status: 400 },
+    );
+  }
+  return { decision: decision as ActionDecision, ...(decidedBy ? { decidedBy: decidedBy as Decider } : {}) };
+}
+
+/**
+ * `/api/incidents`: list (?state=open|acknowledged|resolved|unresolved, ?limit, ?offset), show one
+ * with its timeline, acknowledge, resolve, allow or deny the command waiting for approval (`/:id/action`); `/silences` lists, adds and removes maintenance silences.
+ */
+export function incidentRoutes(store: IncidentStore): Hono {
+  const silences = new SilenceStore(store.db);
+  const requests = new ActionRequestStore(store.db, store);
+  const app = new Hono();
+  app.get("/", (c) => {
+    const state = c.req.query("state");
+    if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
+      throw new AgentdError("invalid_query", `Cannot filter by state "${state}": expected one of ${STATES.join(", ")}`, { status: 400 });
+    }
+    const filter = state as IncidentState | "unresolved" | undefined;
+    const incidents = store.list({
+      state: filter,
+      limit: boundedInt(c.req.query("limit"), 50, 500, "limit"),
+      offset: boundedInt(c.req.query("offset"), 0, 1_000_000, "offset"),
+    });
+    return c.json({ incidents, total: store.count(filter) });
+  });
+  app.get("/silences", (c) => c.json({ silences: silences.active() }));
+  app.post("/silences", async (c) => {
+    const body = await objectBody(c.req.raw);
+    const target = typeof body.target === "string" ? body.target : "";
+    const durationMs =
+      typeof body.duration_ms === "number" ? body.duration_ms : typeof body.duration_s === "number" ? body.duration_s * 1000 : NaN;
+    const reason = typeof body.reason === "string" ? body.reason : undefined;
+    return c.json({ silence: silences.add(target, durationMs, reason) }, 201);
+  });
+  app.delete("/silences/:id", (c) => {
+    silences.remove(incidentId(c.req.param("id")));
+    return c.json({ removed: true });
+  });
+  app.get("/:id", (c) => {
+    const id = incidentId(c.req.param("id"));
+    return c.json({ incident: store.get(id), timeline: store.timeline(id) });
+  });
+  app.post("/:id/ack", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "acknowledged", "api") }));
+  app.post("/:id/resolve", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "resolved", "api") }));
+  app.post("/:id/action", async (c) => {
+    const id = incidentId(c.req.param("id"));
+    const fromPage = c.req.header("hx-request") === "true";
+    try {
+      const body = await decisionBody(c);
+      const request = requests.decide(id, body.decision, body.decidedBy ?? (fromPage ? "page" : "api"), Date.now());
+      if (fromPage) return c.html(actionDecisionFragment(request));
+      // A form posted without JavaScript goes back to the incident's page.
+      if ((c.req.header("accept") ?? "").includes("text/html")) return c.redirect(`/status/incidents/${id}`, 303);
+      return c.json({ request, incident: store.get(id) });
+    } catch (error) {
+      // htmx swaps only 2xx answers: a decision someone else took first is shown in place of the buttons.
+      if (fromPage && error instanceof AgentdError)
+        return c.html(actionErrorFragment(id, error.code, error.message), error.status === 409 ? 200 : (error.status as 400));
+      throw error;
+    }
+  });
+  return app;
+}

@@ -1,0 +1,45 @@
+import type { Server } from "bun";
+import { createApp, type AppDeps } from "../../src/http/app.ts";
+import { createLogger } from "../../src/core/log/index.ts";
+
+export interface RunningApp {
+  url: string;
+  server: Server<undefined>;
+  deps: AppDeps;
+  stop(): Promise<void>;
+}
+
+/** The app as the worker composes it, with checks and mounts a test can replace. */
+export function appDeps(overrides: Partial<AppDeps> = {}): AppDeps {
+  const base: AppDeps = {
+    version: "9.9.9-test",
+    startedAt: Date.now() - 5_000,
+    notes: () => ["a note for the operator"],
+    readiness: () => [],
+    healthSources: { store: () => [{ key: "store:writable", status: "pass", observedValue: true }] },
+    logger: createLogger("test.web"),
+    bodyLimitBytes: 4096,
+    metricFamilies: () => [{ name: "agentd_worker_restarts_total", help: "Restarts.", type: "counter", samples: [{ value: 3 }] }],
+    metricsText: [],
+    mounts: [],
+    // /status is tested against a real worker (pageNegotiation.test.ts): its source is the status page's own.
+    status: unusedStatusSource(),
+    ...overrides,
+  };
+  return base;
+}
+
+function unusedStatusSource(): AppDeps["status"] {
+  const fail = () => {
+    throw new Error("this in-process app has no status source; /status is tested against a real worker");
+  };
+  return new Proxy(fail, { get: () => fail }) as unknown as AppDeps["status"];
+}
+
+/** createApp served by Bun.serve on 127.0.0.1, a free port. */
+export function startApp(overrides: Partial<AppDeps> = {}): RunningApp {
+  const deps = appDeps(overrides);
+  const { app } = createApp(deps);
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
+  return { url: `http://127.0.0.1:${server.port}`, server, deps, stop: () => server.stop(true) };
+}
