@@ -4,18 +4,18 @@ import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import { createAdminRoutes } from "./routes/adminRoutes.ts";
 import type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
-import { providersHealth, providerStatus, type ProviderStatus } from "./routing/providerStatus.ts";
-import { ProxyCore } from "./proxyCore.ts";
+import { providersHealth, providerStatus, type ProviderStatus } from "./upstream/providerStatus.ts";
+import { ProxyCore } from "./state/proxyCore.ts";
 import { createProxyRoutes, proxyErrorHandler } from "./routes/proxyRoutes.ts";
 
 export { providerConfigSchema, proxyConfigSchema, providerTimeoutsSchema } from "../core/config/sections/providerConfig.ts";
 export type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
-export type { ProviderStatus, ProviderState } from "./routing/providerStatus.ts";
+export type { ProviderStatus, ProviderState } from "./upstream/providerStatus.ts";
 export { proxyMigrations } from "./proxyMigrations.ts";
-export { clearQuirks, listQuirks } from "./routing/quirkStore.ts";
-export type { StoredQuirk } from "./routing/quirkStore.ts";
-export { ProxyError, NO_PROVIDER_MESSAGE } from "./routes/proxyError.ts";
-export type { ProxyErrorCode } from "./routes/proxyError.ts";
+export { clearQuirks, listQuirks } from "./upstream/quirkStore.ts";
+export type { StoredQuirk } from "./upstream/quirkStore.ts";
+export { ProxyError, NO_PROVIDER_MESSAGE } from "./upstream/proxyError.ts";
+export type { ProxyErrorCode } from "./upstream/proxyError.ts";
 
 export interface CreateProxyOptions {
   providers: ProviderConfig[];

@@ -1,4 +1,4 @@
-import { describeRequestStatus, type ActionRequest } from "../watchdog/actions/actionRequest.ts";
+import { describeRequestStatus, type ActionRequest } from "../watchdog/incidents/actionRequest.ts";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);

@@ -1,4 +1,4 @@
-import { describeRequestStatus, type ActionRequest } from "../watchdog/actions/actionRequest.ts";
+import { describeRequestStatus, type ActionRequest } from "../watchdog/incidents/actionRequest.ts";
 import { formatTime } from "./statusFormat.ts";
 import { Ago, domId, Pill } from "./statusCard.tsx";
 

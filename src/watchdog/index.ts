@@ -20,9 +20,9 @@ export { readCheckRows } from "./checks/checkScheduler.ts";
 export type { CheckRow } from "./checks/checkScheduler.ts";
 export { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
 export type { ProxyAdmin, ProviderTimeout } from "./actions/proxyAdmin.ts";
-export type { Signal } from "./signal.ts";
-export { ActionRequestStore } from "./actions/actionRequestStore.ts";
-export type { NewActionRequest } from "./actions/actionRequestStore.ts";
+export type { Signal } from "./checks/signal.ts";
+export { ActionRequestStore } from "./incidents/actionRequestStore.ts";
+export type { NewActionRequest } from "./incidents/actionRequestStore.ts";
 export {
   ACTION_DECISIONS,
   ACTION_REQUEST_STATUSES,
@@ -33,5 +33,5 @@ export {
   canTransition,
   describeRequestStatus,
   refuseDecision,
-} from "./actions/actionRequest.ts";
-export type { ActionDecision, ActionRequest, ActionRequestStatus, Decider } from "./actions/actionRequest.ts";
+} from "./incidents/actionRequest.ts";
+export type { ActionDecision, ActionRequest, ActionRequestStatus, Decider } from "./incidents/actionRequest.ts";

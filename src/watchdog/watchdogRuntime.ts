@@ -3,7 +3,7 @@ import type { Logger } from "../core/log/index.ts";
 import { CheckScheduler } from "./checks/checkScheduler.ts";
 import { LogFileTailer } from "./checks/logFileTailer.ts";
 import { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
-import type { Signal } from "./signal.ts";
+import type { Signal } from "./checks/signal.ts";
 import { Watchdog } from "./watchdog.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import { WorkerProbe } from "./checks/workerProbe.ts";

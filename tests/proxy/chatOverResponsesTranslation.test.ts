@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { chatToResponsesRequest } from "../../src/proxy/translate/chatToResponsesRequest.ts";
-import { ProxyError } from "../../src/proxy/routes/proxyError.ts";
+import { ProxyError } from "../../src/proxy/upstream/proxyError.ts";
 import { responseToChatCompletion } from "../../src/proxy/translate/responseToChatCompletion.ts";
 import { ResponsesStreamToChat } from "../../src/proxy/translate/responsesStreamToChatChunks.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CircuitBreaker, type BreakerTransition } from "../../src/proxy/routing/circuitBreaker.ts";
+import { CircuitBreaker, type BreakerTransition } from "../../src/proxy/upstream/circuitBreaker.ts";
 
 const settings = {
   failures: 3,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { compileGlob, createModelMatcher } from "../../src/proxy/routing/modelMatcher.ts";
-import { ProviderHealth } from "../../src/proxy/routing/providerHealth.ts";
-import { routeModel, type RouteCandidate } from "../../src/proxy/routing/providerRouter.ts";
+import { compileGlob, createModelMatcher } from "../../src/proxy/upstream/modelMatcher.ts";
+import { ProviderHealth } from "../../src/proxy/upstream/providerHealth.ts";
+import { routeModel, type RouteCandidate } from "../../src/proxy/upstream/providerRouter.ts";
 
 function candidate(
   name: string,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ProxyMetrics } from "../../src/proxy/proxyMetrics.ts";
+import { ProxyMetrics } from "../../src/proxy/state/proxyMetrics.ts";
 
 const line = (text: string, prefix: string) => text.split("\n").find((l) => l.startsWith(prefix));
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { applyQuirks, detectRejectedParam } from "../../src/proxy/routing/quirkRules.ts";
+import { applyQuirks, detectRejectedParam } from "../../src/proxy/upstream/quirkRules.ts";
 import { parseToolCallText, ToolCallTextScanner } from "../../src/proxy/translate/toolCallText.ts";
 import { normalizeBaseUrl } from "../../src/proxy/upstream/upstreamUrl.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ChatStreamToResponses } from "../../src/proxy/translate/chatStreamToResponsesEvents.ts";
 import { chatCompletionToResponse } from "../../src/proxy/translate/chatToResponse.ts";
-import { ProxyError } from "../../src/proxy/routes/proxyError.ts";
+import { ProxyError } from "../../src/proxy/upstream/proxyError.ts";
 import { newShell } from "../../src/proxy/translate/responseObject.ts";
 import { assertChatToolNames, assertResponsesToolNames } from "../../src/proxy/translate/toolNames.ts";
 

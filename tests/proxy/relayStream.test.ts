@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { Committed } from "../../src/proxy/routing/dispatcher.ts";
-import type { ProviderRuntime } from "../../src/proxy/routing/providerRuntime.ts";
+import type { Committed } from "../../src/proxy/upstream/dispatcher.ts";
+import type { ProviderRuntime } from "../../src/proxy/upstream/providerRuntime.ts";
 import { relayStream, type RelayShape } from "../../src/proxy/upstream/relayStream.ts";
 import { UpstreamAttempt } from "../../src/proxy/upstream/upstreamAttempt.ts";
 import type { UpstreamFailure } from "../../src/proxy/upstream/upstreamFailure.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { backoffDelay, decideRetry, parseRetryAfter } from "../../src/proxy/routing/retryPolicy.ts";
+import { backoffDelay, decideRetry, parseRetryAfter } from "../../src/proxy/upstream/retryPolicy.ts";
 
 const settings = { baseMs: 500, maxMs: 8000, retryAfterCapMs: 30_000 };
 

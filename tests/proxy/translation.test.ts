@@ -3,7 +3,7 @@ import { chatCompletionToResponse } from "../../src/proxy/translate/chatToRespon
 import { ChatStreamToResponses } from "../../src/proxy/translate/chatStreamToResponsesEvents.ts";
 import { newShell } from "../../src/proxy/translate/responseObject.ts";
 import { responsesToChat } from "../../src/proxy/translate/responsesToChat.ts";
-import { ProxyError } from "../../src/proxy/routes/proxyError.ts";
+import { ProxyError } from "../../src/proxy/upstream/proxyError.ts";
 
 const chunk = (delta: object, finish: string | null = null) => ({
   id: "c",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ActionRequest } from "../../src/watchdog/actions/actionRequest.ts";
+import type { ActionRequest } from "../../src/watchdog/incidents/actionRequest.ts";
 import type { Incident } from "../../src/watchdog/index.ts";
 import { renderIncidentText } from "../../src/status/statusListText.ts";
 

@@ -7,7 +7,7 @@ import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { openStore, type Database } from "../../src/core/store/index.ts";
 import { runCheck, type CheckContext } from "../../src/watchdog/checks/checkRunners.ts";
 import { CheckScheduler, readCheckRows } from "../../src/watchdog/checks/checkScheduler.ts";
-import type { Signal } from "../../src/watchdog/signal.ts";
+import type { Signal } from "../../src/watchdog/checks/signal.ts";
 import { checkConfigSchema, watchdogConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";

@@ -4,7 +4,7 @@ import { createErrorHandler } from "../../src/http/errorResponse.ts";
 import { createLogger } from "../../src/core/log/index.ts";
 import { incidentRoutes } from "../../src/watchdog/incidents/incidentRoutes.ts";
 import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
-import { ActionRequestStore } from "../../src/watchdog/actions/actionRequestStore.ts";
+import { ActionRequestStore } from "../../src/watchdog/incidents/actionRequestStore.ts";
 import { renderIncidentPage } from "../../src/status/statusIncidentPages.tsx";
 import { createHarness, type Harness } from "./watchdogHarness.ts";
 

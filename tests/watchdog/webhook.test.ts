@@ -4,7 +4,7 @@ import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { createLogger, setLogSink } from "../../src/core/log/index.ts";
 import { openStore, type Database } from "../../src/core/store/index.ts";
 import { HttpProxyAdmin } from "../../src/watchdog/actions/proxyAdmin.ts";
-import type { Signal } from "../../src/watchdog/signal.ts";
+import type { Signal } from "../../src/watchdog/checks/signal.ts";
 import { Watchdog } from "../../src/watchdog/watchdog.ts";
 import { watchdogConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 

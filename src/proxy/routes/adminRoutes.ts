@@ -2,10 +2,10 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { Logger } from "../../core/log/index.ts";
 import { readValidatedBody } from "../../http/requestBody.ts";
-import type { ProxyCore } from "../proxyCore.ts";
-import { ProxyError } from "./proxyError.ts";
-import { providerStatus } from "../routing/providerStatus.ts";
-import { clearQuirks, listQuirks } from "../routing/quirkStore.ts";
+import type { ProxyCore } from "../state/proxyCore.ts";
+import { ProxyError } from "../upstream/proxyError.ts";
+import { providerStatus } from "../upstream/providerStatus.ts";
+import { clearQuirks, listQuirks } from "../upstream/quirkStore.ts";
 import type { AttemptTimeouts } from "../upstream/upstreamAttempt.ts";
 
 const openSchema = z.strictObject({ cooldown_ms: z.number().int().positive().optional(), reason: z.string().max(500).optional() });

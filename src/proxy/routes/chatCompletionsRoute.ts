@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import { chatToResponsesRequest } from "../translate/chatToResponsesRequest.ts";
-import type { Committed, WirePayload } from "../routing/dispatcher.ts";
-import type { ProviderRuntime } from "../routing/providerRuntime.ts";
-import type { Route } from "../routing/providerRouter.ts";
-import type { ProxyCore } from "../proxyCore.ts";
-import { invalidRequest } from "./proxyError.ts";
+import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
+import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
+import type { Route } from "../upstream/providerRouter.ts";
+import type { ProxyCore } from "../state/proxyCore.ts";
+import { invalidRequest } from "../upstream/proxyError.ts";
 import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
 import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { responseToChatCompletion } from "../translate/responseToChatCompletion.ts";

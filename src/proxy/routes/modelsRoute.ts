@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { Logger } from "../../core/log/index.ts";
-import { compileGlob, isGlob } from "../routing/modelMatcher.ts";
-import type { ProviderRuntime } from "../routing/providerRuntime.ts";
+import { compileGlob, isGlob } from "../upstream/modelMatcher.ts";
+import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 
 const CACHE_MS = 60_000;
 

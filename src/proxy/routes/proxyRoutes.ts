@@ -5,8 +5,8 @@ import { createErrorHandler, errorBody } from "../../http/errorResponse.ts";
 import { handleChatCompletions } from "./chatCompletionsRoute.ts";
 import { ClientGoneError } from "../upstream/clientGone.ts";
 import { ModelCatalog } from "./modelsRoute.ts";
-import type { ProxyCore } from "../proxyCore.ts";
-import { NO_PROVIDER_MESSAGE, ProxyError } from "./proxyError.ts";
+import type { ProxyCore } from "../state/proxyCore.ts";
+import { NO_PROVIDER_MESSAGE, ProxyError } from "../upstream/proxyError.ts";
 import { handleGetResponse, handleResponses } from "./responsesRoute.ts";
 
 /** The OpenAI-compatible surface, mounted at /v1. */

@@ -1,4 +1,4 @@
-import { invalidRequest, ProxyError } from "./proxyError.ts";
+import { invalidRequest, ProxyError } from "../upstream/proxyError.ts";
 
 /**
  * Reads the client's JSON object body, keeping its text, refusing one over `maxBytes` with 413:

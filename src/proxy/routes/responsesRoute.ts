@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import { chatCompletionToResponse } from "../translate/chatToResponse.ts";
 import { ChatStreamToResponses, frameResponsesEvent, type ResponsesEvent } from "../translate/chatStreamToResponsesEvents.ts";
-import type { Committed, WirePayload } from "../routing/dispatcher.ts";
-import type { ProxyCore } from "../proxyCore.ts";
-import { invalidRequest, ProxyError } from "./proxyError.ts";
+import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
+import type { ProxyCore } from "../state/proxyCore.ts";
+import { invalidRequest, ProxyError } from "../upstream/proxyError.ts";
 import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
 import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { buildResponse, newShell, type ResponseShell } from "../translate/responseObject.ts";

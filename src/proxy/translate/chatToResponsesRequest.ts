@@ -1,4 +1,4 @@
-import { invalidRequest, unsupportedParameter } from "../routes/proxyError.ts";
+import { invalidRequest, unsupportedParameter } from "../upstream/proxyError.ts";
 
 /**
  * Translates a Chat Completions request into a Responses API request, for a model only a

@@ -1,4 +1,4 @@
-import { invalidRequest, unsupportedParameter } from "../routes/proxyError.ts";
+import { invalidRequest, unsupportedParameter } from "../upstream/proxyError.ts";
 
 /**
  * Translates a Responses API request into a Chat Completions request for a chat-only upstream.

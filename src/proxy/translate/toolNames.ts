@@ -1,4 +1,4 @@
-import { invalidRequest } from "../routes/proxyError.ts";
+import { invalidRequest } from "../upstream/proxyError.ts";
 
 /**
  * Function tool names must be non-empty and made of letters, digits, '_' and '-': OpenAI enforces

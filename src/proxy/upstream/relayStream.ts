@@ -1,5 +1,5 @@
 import { ClientGoneError } from "./clientGone.ts";
-import { parseStreamData, type Committed } from "../routing/dispatcher.ts";
+import { parseStreamData, type Committed } from "./dispatcher.ts";
 import type { EventSourceMessage } from "./sseDecoder.ts";
 import { UpstreamFailure } from "./upstreamFailure.ts";
 

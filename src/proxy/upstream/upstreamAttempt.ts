@@ -1,5 +1,5 @@
 import { ClientGoneError } from "./clientGone.ts";
-import { parseRetryAfter } from "../routing/retryPolicy.ts";
+import { parseRetryAfter } from "./retryPolicy.ts";
 import { SseDecoder, SseOverflowError, type EventSourceMessage } from "./sseDecoder.ts";
 import { causeForStatus, UpstreamFailure, type FailureCause } from "./upstreamFailure.ts";
 import { readBounded } from "./boundedBody.ts";

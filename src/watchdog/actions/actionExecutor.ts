@@ -2,7 +2,7 @@ import { runCommand } from "../../core/process/index.ts";
 import { errorMessage } from "../../core/errors/index.ts";
 import type { AlertSink } from "./alertSink.ts";
 import type { ProviderTimeout, ProxyAdmin } from "./proxyAdmin.ts";
-import type { Signal } from "../signal.ts";
+import type { Signal } from "../checks/signal.ts";
 import type { ActionName, WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
 
 export interface ActionTarget {

@@ -1,9 +1,9 @@
 import type { Logger } from "../../core/log/index.ts";
-import type { ActionRequest } from "./actionRequest.ts";
-import { ActionRequestStore } from "./actionRequestStore.ts";
+import type { ActionRequest } from "../incidents/actionRequest.ts";
+import { ActionRequestStore } from "../incidents/actionRequestStore.ts";
 import type { AlertSink } from "./alertSink.ts";
 import type { IncidentStore } from "../incidents/incidentStore.ts";
-import type { Decision } from "../signal.ts";
+import type { Decision } from "../checks/signal.ts";
 import type { TrackedIncident } from "../incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
 

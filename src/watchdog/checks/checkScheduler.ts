@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { CheckDebouncer } from "./checkDebouncer.ts";
 import { runCheck, type CheckContext } from "./checkRunners.ts";
 import { Redactor } from "../../core/redaction/index.ts";
-import type { Signal } from "../signal.ts";
+import type { Signal } from "./signal.ts";
 import type { CheckConfig, WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
 
 /** One check as the status page shows it (stored in kv `watchdog.checks` by the supervisor). */

@@ -1,5 +1,5 @@
 import { parseLogLine, type LogRecord } from "../../core/log/index.ts";
-import type { Signal } from "../signal.ts";
+import type { Signal } from "./signal.ts";
 import type { SignatureConfig } from "../../core/config/sections/watchdogConfig.ts";
 
 type FieldTest = [name: string, allowed: ReadonlySet<string>];

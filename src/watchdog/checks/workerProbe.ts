@@ -1,5 +1,5 @@
 import { errorMessage } from "../../core/errors/index.ts";
-import type { Signal } from "../signal.ts";
+import type { Signal } from "./signal.ts";
 import type { WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
 
 export interface ProbeTarget {

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Signal } from "../signal.ts";
+import type { Signal } from "../checks/signal.ts";
 import type { ActionName } from "../../core/config/sections/watchdogConfig.ts";
 
 export interface ActionRecord {

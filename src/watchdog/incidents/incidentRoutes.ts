@@ -1,8 +1,8 @@
 import { Hono, type Context } from "hono";
 import { AgentdError } from "../../core/errors/index.ts";
-import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from "../actions/actionRequest.ts";
+import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from "./actionRequest.ts";
 import { actionDecisionFragment, actionErrorFragment } from "../../status/actionRequestFragment.ts";
-import { ActionRequestStore } from "../actions/actionRequestStore.ts";
+import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
 import { readBodyValue } from "../../http/requestBody.ts";

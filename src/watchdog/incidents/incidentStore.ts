@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { AgentdError } from "../../core/errors/index.ts";
-import type { ActionRequest } from "../actions/actionRequest.ts";
+import type { ActionRequest } from "./actionRequest.ts";
 
 export type IncidentState = "open" | "acknowledged" | "resolved";
 /** `denied`, `expired`, `cancelled`: a command that waited for approval and did not run. */

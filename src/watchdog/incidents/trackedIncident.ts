@@ -1,6 +1,6 @@
 import type { Incident } from "./incidentStore.ts";
 import { patternOf } from "../decide/patternMemory.ts";
-import { worseSeverity, type Signal } from "../signal.ts";
+import { worseSeverity, type Signal } from "../checks/signal.ts";
 import type { ActionName, Severity } from "../../core/config/sections/watchdogConfig.ts";
 
 export interface Verification {

@@ -1,10 +1,10 @@
 import type { Database } from "bun:sqlite";
-import type { Logger } from "../../core/log/index.ts";
-import type { CommandApprovals } from "../actions/commandApprovals.ts";
-import type { IncidentStore } from "./incidentStore.ts";
-import type { Signal } from "../signal.ts";
-import { TrackedIncident } from "./trackedIncident.ts";
-import type { WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
+import type { Logger } from "../core/log/index.ts";
+import type { CommandApprovals } from "./actions/commandApprovals.ts";
+import type { IncidentStore } from "./incidents/incidentStore.ts";
+import type { Signal } from "./checks/signal.ts";
+import { TrackedIncident } from "./incidents/trackedIncident.ts";
+import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 
 export interface IncidentTrackerDeps {
   config: WatchdogConfig;

@@ -1,13 +1,13 @@
-import { ClientGoneError, sleepUnlessAborted } from "../upstream/clientGone.ts";
+import { ClientGoneError, sleepUnlessAborted } from "./clientGone.ts";
 import type { ProviderRuntime } from "./providerRuntime.ts";
 import type { Route } from "./providerRouter.ts";
-import { ProxyError } from "../routes/proxyError.ts";
+import { ProxyError } from "./proxyError.ts";
 import { applyQuirks, detectRejectedParam } from "./quirkRules.ts";
 import { decideRetry, type RetrySettings } from "./retryPolicy.ts";
-import type { EventSourceMessage } from "../upstream/sseDecoder.ts";
-import { UpstreamAttempt, upstreamErrorMessage } from "../upstream/upstreamAttempt.ts";
-import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
-import { upstreamRequestHeaders } from "../upstream/upstreamHeaders.ts";
+import type { EventSourceMessage } from "./sseDecoder.ts";
+import { UpstreamAttempt, upstreamErrorMessage } from "./upstreamAttempt.ts";
+import { UpstreamFailure } from "./upstreamFailure.ts";
+import { upstreamRequestHeaders } from "./upstreamHeaders.ts";
 
 export type Wire = "chat" | "responses";
 

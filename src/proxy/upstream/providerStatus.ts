@@ -1,7 +1,7 @@
 import type { HealthCheck } from "../../core/health/index.ts";
 import type { BreakerSnapshot } from "./circuitBreaker.ts";
 import type { ProviderRuntime } from "./providerRuntime.ts";
-import type { AttemptTimeouts } from "../upstream/upstreamAttempt.ts";
+import type { AttemptTimeouts } from "./upstreamAttempt.ts";
 
 export type ProviderState = "ok" | "open" | "half_open" | "auth_failed";
 

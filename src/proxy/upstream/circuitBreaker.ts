@@ -1,4 +1,4 @@
-import type { FailureCause } from "../upstream/upstreamFailure.ts";
+import type { FailureCause } from "./upstreamFailure.ts";
 
 export type BreakerState = "closed" | "open" | "half_open";
 

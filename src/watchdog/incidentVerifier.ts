@@ -1,11 +1,11 @@
-import type { Logger } from "../../core/log/index.ts";
-import type { AlertSink } from "../actions/alertSink.ts";
-import type { IncidentStore } from "./incidentStore.ts";
+import type { Logger } from "../core/log/index.ts";
+import type { AlertSink } from "./actions/alertSink.ts";
+import type { IncidentStore } from "./incidents/incidentStore.ts";
 import type { IncidentTracker } from "./incidentTracker.ts";
-import type { PatternMemory } from "../decide/patternMemory.ts";
-import type { Decision } from "../signal.ts";
-import type { TrackedIncident } from "./trackedIncident.ts";
-import type { ActionName, WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
+import type { PatternMemory } from "./decide/patternMemory.ts";
+import type { Decision } from "./checks/signal.ts";
+import type { TrackedIncident } from "./incidents/trackedIncident.ts";
+import type { ActionName, WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 
 export interface IncidentVerifierDeps {
   config: WatchdogConfig;

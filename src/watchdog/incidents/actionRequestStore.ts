@@ -8,7 +8,7 @@ import {
   type ActionRequest,
   type ActionRequestStatus,
 } from "./actionRequest.ts";
-import type { IncidentStore } from "../incidents/incidentStore.ts";
+import type { IncidentStore } from "./incidentStore.ts";
 
 export interface NewActionRequest {
   incidentId: number;

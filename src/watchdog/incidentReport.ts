@@ -1,9 +1,9 @@
-import type { Incident } from "./incidentStore.ts";
-import type { PatternOutcome } from "../decide/patternMemory.ts";
-import type { Redactor } from "../../core/redaction/index.ts";
-import type { IncidentReport } from "../decide/tier3Advisor.ts";
-import type { TrackedIncident } from "./trackedIncident.ts";
-import type { HealthView } from "../watchdog.ts";
+import type { Incident } from "./incidents/incidentStore.ts";
+import type { PatternOutcome } from "./decide/patternMemory.ts";
+import type { Redactor } from "../core/redaction/index.ts";
+import type { IncidentReport } from "./decide/tier3Advisor.ts";
+import type { TrackedIncident } from "./incidents/trackedIncident.ts";
+import type { HealthView } from "./watchdog.ts";
 
 /** The structured report tier 3 sends: facts only, every line redacted, bounded in size. */
 export function buildIncidentReport(

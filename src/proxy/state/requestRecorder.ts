@@ -1,5 +1,5 @@
-import type { Logger } from "../core/log/index.ts";
-import type { ProviderRuntime } from "./routing/providerRuntime.ts";
+import type { Logger } from "../../core/log/index.ts";
+import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import type { Outcome, ProxyMetrics } from "./proxyMetrics.ts";
 import type { RollupBuffer } from "./rollupBuffer.ts";
 

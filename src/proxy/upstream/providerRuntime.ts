@@ -4,8 +4,8 @@ import { LatencyWindow } from "./latencyWindow.ts";
 import { createModelMatcher, type ModelMatcher } from "./modelMatcher.ts";
 import type { ProviderConfig } from "../../core/config/sections/providerConfig.ts";
 import { ProviderHealth } from "./providerHealth.ts";
-import type { AttemptTimeouts } from "../upstream/upstreamAttempt.ts";
-import { normalizeBaseUrl } from "../upstream/upstreamUrl.ts";
+import type { AttemptTimeouts } from "./upstreamAttempt.ts";
+import { normalizeBaseUrl } from "./upstreamUrl.ts";
 
 /** One configured provider and everything the proxy learns about it while running. */
 export class ProviderRuntime {

@@ -1,17 +1,24 @@
 import type { Database } from "bun:sqlite";
-import type { Logger } from "../core/log/index.ts";
-import { ClientGoneError } from "./upstream/clientGone.ts";
-import { dispatch, type Committed, type DispatchPlan, type DispatchSettings, type DispatchTally, type Wire } from "./routing/dispatcher.ts";
-import type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
-import { routeModel, type Route, type RouteCandidate } from "./routing/providerRouter.ts";
-import { ProviderRuntime } from "./routing/providerRuntime.ts";
-import { ProxyError } from "./routes/proxyError.ts";
+import type { Logger } from "../../core/log/index.ts";
+import { ClientGoneError } from "../upstream/clientGone.ts";
+import {
+  dispatch,
+  type Committed,
+  type DispatchPlan,
+  type DispatchSettings,
+  type DispatchTally,
+  type Wire,
+} from "../upstream/dispatcher.ts";
+import type { ProviderConfig, ProxyConfig } from "../../core/config/sections/providerConfig.ts";
+import { routeModel, type Route, type RouteCandidate } from "../upstream/providerRouter.ts";
+import { ProviderRuntime } from "../upstream/providerRuntime.ts";
+import { ProxyError } from "../upstream/proxyError.ts";
 import { ProxyMetrics } from "./proxyMetrics.ts";
-import { QuirkStore } from "./routing/quirkStore.ts";
+import { QuirkStore } from "../upstream/quirkStore.ts";
 import { RequestRecorder } from "./requestRecorder.ts";
 import { ResponseStore } from "./responseStore.ts";
 import { RollupBuffer } from "./rollupBuffer.ts";
-import type { UpstreamFailure } from "./upstream/upstreamFailure.ts";
+import type { UpstreamFailure } from "../upstream/upstreamFailure.ts";
 
 /** The proxy's running state shared by its routes: providers, stores, counters. */
 export class ProxyCore {

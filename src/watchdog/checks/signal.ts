@@ -1,4 +1,4 @@
-import type { ActionName, Severity, SignalCategory } from "../core/config/sections/watchdogConfig.ts";
+import type { ActionName, Severity, SignalCategory } from "../../core/config/sections/watchdogConfig.ts";
 
 /** One observation the watchdog reacts to: a matched log line, a probe failure, a worker exit, a failing check. */
 export interface Signal {
