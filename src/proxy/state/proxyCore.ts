@@ -78,10 +78,7 @@ export class ProxyCore {
       throw new ProxyError(
         "model_not_found",
         `No configured provider serves the model '${model}'${wires.length === 1 ? ` over the ${wires[0]} API` : ""}; add it to a provider's "models" or "aliases" in agentd.jsonc`,
-        {
-          status: 404,
-          param: "model",
-        },
+        { param: "model" },
       );
     }
     return routes;
