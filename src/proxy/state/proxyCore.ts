@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { AgentdError } from "../../core/errors/index.ts";
 import type { Logger } from "../../core/log/index.ts";
 import { ClientGoneError } from "../upstream/clientGone.ts";
 import {
@@ -94,7 +95,7 @@ export class ProxyCore {
       return await dispatch(plan, this.settings, tally);
     } catch (error) {
       const gone = error instanceof ClientGoneError;
-      const status = gone ? 499 : error instanceof ProxyError ? error.status : 500;
+      const status = gone ? 499 : error instanceof AgentdError ? error.status : 500;
       this.recorder.record({
         provider: tally.provider,
         model,
