@@ -132,7 +132,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
   };
   const target = (name: string): ToolTarget => {
     const found = targets.get(name);
-    if (!found) throw new AgentdError("unknown_target", `The session's target ${name} is not connected`, { status: 409 });
+    if (!found) throw new AgentdError("target_not_connected", `The session's target ${name} is not connected`);
     return found;
   };
   const engine = new TurnEngine({
@@ -173,7 +173,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     addTarget: (t) => void targets.set(t.name, t),
     setSessionTarget: (sessionId, name) => {
       sessions.get(sessionId);
-      if (!targets.has(name)) throw new AgentdError("unknown_target", `No target named ${name}`, { status: 400 });
+      if (!targets.has(name)) throw new AgentdError("unknown_target", `No target named ${name}`);
       sessions.setTarget(sessionId, name);
     },
     close: async () => {

@@ -57,7 +57,6 @@ class SessionBusyError extends AgentdError {
         ? `it waits for a decision on ${pending.join(", ")} (agentd approve <id> once|session|deny)`
         : "a turn is running";
     super("session_busy", `Session ${id} cannot take a message now: ${why}`, {
-      status: 409,
       details: { state, pending_approvals: pending },
     });
   }
@@ -67,7 +66,7 @@ function parseAfter(value: string | undefined, name: string): number {
   if (value === undefined || value === "") return 0;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0)
-    throw new AgentdError("invalid_request", `${name} must be a whole number ≥ 0, got "${value}"`, { status: 400 });
+    throw new AgentdError("invalid_query", `${name} must be a whole number ≥ 0, got "${value}"`, { param: name });
   return n;
 }
 
@@ -80,7 +79,9 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const body = await readRequestBody(c, createSessionBody);
     const target = body.target ?? "local";
     if (!deps.hasTarget(target))
-      throw new AgentdError("unknown_target", `No target named ${target}; sessions run on "local" or on a connected hop`, { status: 400 });
+      throw new AgentdError("unknown_target", `No target named ${target}; sessions run on "local" or on a connected hop`, {
+        param: "target",
+      });
     const session = sessions.create({ model: body.model ?? deps.defaultModel, target, policy: body.policy ?? {} });
     return c.json(session, 201);
   });
@@ -165,15 +166,14 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const files = [...Array.from({ length: deps.debugKeep }, (_, i) => `${path}.${deps.debugKeep - i}`), path].filter((file) =>
       existsSync(file),
     );
-    if (files.length === 0)
-      throw new AgentdError("no_sidecar", `Session ${id} has no debug sidecar (agent.debug.level may be "off")`, { status: 404 });
+    if (files.length === 0) throw new AgentdError("no_sidecar", `Session ${id} has no debug sidecar (agent.debug.level may be "off")`);
     return c.body(files.map((file) => readFileSync(file, "utf8")).join(""), 200, { "Content-Type": "text/plain; charset=utf-8" });
   });
 
   app.get("/approvals", (c) => {
     const status = c.req.query("status") ?? "pending";
     if (status !== "pending" && status !== "all")
-      throw new AgentdError("invalid_request", `status must be "pending" or "all", got "${status}"`, { status: 400 });
+      throw new AgentdError("invalid_query", `status must be "pending" or "all", got "${status}"`, { param: "status" });
     return c.json({ approvals: status === "pending" ? deps.approvals.pending() : deps.approvals.list() });
   });
 

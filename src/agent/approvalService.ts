@@ -11,7 +11,6 @@ export class ApprovalConflictError extends AgentdError {
       "approval_already_decided",
       `Approval ${approval.id} was already decided (${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ""})`,
       {
-        status: 409,
         details: { status: approval.status, decided_by: approval.decided_by },
       },
     );

@@ -25,7 +25,7 @@ export interface ApprovalRecord {
 
 export class ApprovalNotFoundError extends AgentdError {
   constructor(id: string) {
-    super("approval_not_found", `No approval with id ${id}`, { status: 404 });
+    super("approval_not_found", `No approval with id ${id}`);
   }
 }
 

@@ -40,7 +40,7 @@ export interface StoredMessage {
 
 export class SessionNotFoundError extends AgentdError {
   constructor(id: string) {
-    super("session_not_found", `No agent session with id ${id}`, { status: 404 });
+    super("session_not_found", `No agent session with id ${id}`);
   }
 }
 
@@ -111,7 +111,7 @@ export class SessionStore {
 
   getTurn(id: string): TurnRecord {
     const turn = this.db.query<TurnRecord, [string]>("SELECT * FROM agent_turns WHERE id = ?").get(id);
-    if (!turn) throw new AgentdError("turn_not_found", `No turn with id ${id}`, { status: 404 });
+    if (!turn) throw new AgentdError("turn_not_found", `No turn with id ${id}`);
     return turn;
   }
 

@@ -23,7 +23,7 @@ export interface CommandInput {
 /** Wrong usage: printed with a hint, exit code 2. */
 export class UsageError extends AgentdError {
   constructor(message: string) {
-    super("usage_error", message, { status: 400 });
+    super("usage_error", message);
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PORT, loadConfig, resolveDataDir } from "../core/config/index.ts";
 import { readReadyFile } from "../daemon/readyFile.ts";
-import { AgentdError } from "../core/errors/index.ts";
+import { AgentdError, errorFromBody } from "../core/errors/index.ts";
 
 export interface DaemonTarget {
   url: string;
@@ -11,7 +11,7 @@ export interface DaemonTarget {
 
 export class UnreachableError extends AgentdError {
   constructor(url: string, cause: unknown) {
-    super("unreachable", `Cannot reach agentd at ${url}: ${(cause as Error).message ?? String(cause)}`, { status: 503, cause });
+    super("unreachable", `Cannot reach agentd at ${url}: ${(cause as Error).message ?? String(cause)}`, { cause });
   }
 }
 
@@ -54,17 +54,31 @@ export async function daemonFetch(target: DaemonTarget, path: string, init: Requ
 export async function daemonJson<T>(target: DaemonTarget, path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<T> {
   const response = await daemonFetch(target, path, init);
   const text = await response.text();
-  let body: (T & { error?: { code?: string; message?: string } }) | undefined;
+  const body = parseJson(text);
+  if (!response.ok || body === undefined) throw daemonError(response.status, text, `${target.url}${path}`);
+  return body as T;
+}
+
+/**
+ * The one reading of a daemon's error answer: its code, message and param when this build knows
+ * the code; else `http_error` with the answer's status and its message (or the start of its body).
+ */
+export function daemonError(status: number, text: string, where = "agentd"): AgentdError {
+  const parsed = parseJson(text);
+  const known = errorFromBody(parsed, status);
+  if (known) return known;
+  const error = (parsed as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const message =
+    typeof error?.message === "string" ? error.message : `${where} answered HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+  return new AgentdError("http_error", message, { status, ...(typeof error?.code === "string" ? { details: { code: error.code } } : {}) });
+}
+
+function parseJson(text: string): unknown {
   try {
-    body = JSON.parse(text) as T & { error?: { code?: string; message?: string } };
+    return JSON.parse(text);
   } catch {
-    body = undefined;
+    return undefined;
   }
-  if (!response.ok || body === undefined) {
-    const message = body?.error?.message ?? `${target.url}${path} answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`;
-    throw new AgentdError(body?.error?.code ?? "http_error", message, { status: response.status });
-  }
-  return body;
 }
 
 /** The options of every command that talks to a daemon (--url, --token, and where to find the local one). */

@@ -24,14 +24,12 @@ function resolvePath(path: string): string {
 function fileError(error: unknown, path: string, writing = false): AgentdError {
   const code = (error as { code?: string }).code;
   if (code === "ENOENT" && writing)
-    return new AgentdError("directory_not_found", `${dirname(path)} does not exist; pass create_dirs: true to create it`, { status: 404 });
-  if (code === "ENOENT") return new AgentdError("file_not_found", `${path} does not exist`, { status: 404 });
-  if (code === "EISDIR")
-    return new AgentdError("file_is_directory", `${path} is a directory; list it with exec_command "ls -la ${path}"`, { status: 400 });
-  if (code === "ENOTDIR") return new AgentdError("file_not_found", `A parent of ${path} is not a directory`, { status: 404 });
-  if (code === "EACCES" || code === "EPERM")
-    return new AgentdError("file_permission_denied", `Permission denied: ${path}`, { status: 403 });
-  return new AgentdError("file_io_error", `Cannot access ${path}: ${(error as Error).message}`, { status: 500 });
+    return new AgentdError("directory_not_found", `${dirname(path)} does not exist; pass create_dirs: true to create it`);
+  if (code === "ENOENT") return new AgentdError("file_not_found", `${path} does not exist`);
+  if (code === "EISDIR") return new AgentdError("file_is_directory", `${path} is a directory; list it with exec_command "ls -la ${path}"`);
+  if (code === "ENOTDIR") return new AgentdError("file_not_found", `A parent of ${path} is not a directory`);
+  if (code === "EACCES" || code === "EPERM") return new AgentdError("file_permission_denied", `Permission denied: ${path}`);
+  return new AgentdError("file_io_error", `Cannot access ${path}: ${(error as Error).message}`);
 }
 
 export async function readLocalFile(args: ReadFileArgs): Promise<ReadFileResult> {

@@ -22,14 +22,12 @@ export async function readTextLines(files: FileAccess, request: TextReadRequest,
       "file_too_large",
       `${result.path} is ${result.size} bytes, over the ${maxBytes}-byte limit of read_file; read parts with exec_command (head, tail, grep, sed -n)`,
       {
-        status: 400,
         details: { size: result.size },
       },
     );
   }
   if (result.encoding !== "utf8")
     throw new AgentdError("binary_file", `${result.path} looks binary; read_file only reads text`, {
-      status: 400,
       details: { size: result.size },
     });
   return { path: result.path, ...sliceLines(result.content, request.offset, request.limit) };

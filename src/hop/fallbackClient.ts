@@ -52,7 +52,7 @@ export class FallbackClient implements RemoteAgentdClient {
   async exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
     const started = performance.now();
     if (this.sessions.size >= MAX_SESSIONS)
-      throw new AgentdError("pty_limit_reached", `Hop ${this.hop} already has ${MAX_SESSIONS} sessions; close one first`, { status: 429 });
+      throw new AgentdError("pty_limit_reached", `Hop ${this.hop} already has ${MAX_SESSIONS} sessions; close one first`);
     const ssh = this.ssh();
     const env = Object.entries(args.env ?? {})
       .map(([key, value]) => `export ${key}=${shellQuote(value)}; `)
@@ -195,7 +195,6 @@ export class FallbackClient implements RemoteAgentdClient {
       throw new AgentdError(
         "pty_session_not_found",
         `No session ${id} on hop ${this.hop} (fallback sessions end when they exit or the connection drops)`,
-        { status: 404 },
       );
     return session;
   }
@@ -207,9 +206,7 @@ export class FallbackClient implements RemoteAgentdClient {
   }
 
   private dropped(error: Error): AgentdError {
-    return this.link.ssh()
-      ? new AgentdError("hop_remote_command_failed", `Hop ${this.hop}: ${error.message}`, { status: 502 })
-      : this.link.unavailable();
+    return this.link.ssh() ? new AgentdError("hop_remote_command_failed", `Hop ${this.hop}: ${error.message}`) : this.link.unavailable();
   }
 
   private absolute(path: string): string {
@@ -226,9 +223,9 @@ export class FallbackClient implements RemoteAgentdClient {
     } catch (error) {
       if (error instanceof AgentdError) throw error;
       const code = (error as { code?: number }).code;
-      if (code === 2) throw new AgentdError("file_not_found", `${path} does not exist (on hop ${this.hop})`, { status: 404 });
-      if (code === 3) throw new AgentdError("file_permission_denied", `Permission denied: ${path} (on hop ${this.hop})`, { status: 403 });
-      throw new AgentdError("file_io_error", `Cannot access ${path} on hop ${this.hop}: ${(error as Error).message}`, { status: 500 });
+      if (code === 2) throw new AgentdError("file_not_found", `${path} does not exist (on hop ${this.hop})`);
+      if (code === 3) throw new AgentdError("file_permission_denied", `Permission denied: ${path} (on hop ${this.hop})`);
+      throw new AgentdError("file_io_error", `Cannot access ${path} on hop ${this.hop}: ${(error as Error).message}`);
     } finally {
       sftp.end();
     }

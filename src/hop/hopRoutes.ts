@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { AgentdError } from "../core/errors/index.ts";
+import { AgentdError, errorBody, errorMessage } from "../core/errors/index.ts";
 import { createLogger } from "../core/log/index.ts";
-import { createErrorHandler, errorBody } from "../http/errorResponse.ts";
+import { createErrorHandler } from "../http/errorResponse.ts";
 import { readValidatedBody } from "../http/requestBody.ts";
 import type { HopProgress } from "./hopProgress.ts";
 import type { HopManager } from "./hopManager.ts";
@@ -28,7 +28,7 @@ async function readOpenRequest(request: Request) {
 /**
  * /api/hops. POST / opens a hop: with `Accept: text/event-stream` it streams `progress` events
  * ({step, message, bytes?, total?}) then one `hop` event (the HopInfo) or one `error` event
- * ({error:{code,message,type}}); otherwise it answers 201 {hop} once the hop is up. GET / lists,
+ * ({error:{message,type,param,code}}); otherwise it answers 201 {hop} once the hop is up. GET / lists,
  * GET /:name shows one, DELETE /:name closes (`?stop_remote=1` also stops the remote agentd).
  * The hop keeps opening if the client goes away: the daemon owns it.
  */
@@ -54,11 +54,8 @@ export function createHopRoutes(manager: HopManager): Hono {
         const hop = await manager.open(request, send);
         await stream.writeSSE({ event: "hop", data: JSON.stringify(hop) });
       } catch (error) {
-        const body =
-          error instanceof AgentdError
-            ? errorBody(error.code, error.message, error.details)
-            : errorBody("internal_error", (error as Error).message);
-        await stream.writeSSE({ event: "error", data: JSON.stringify(body) });
+        const failure = error instanceof AgentdError ? error : new AgentdError("internal_error", errorMessage(error));
+        await stream.writeSSE({ event: "error", data: JSON.stringify(errorBody(failure)) });
       }
     });
   });

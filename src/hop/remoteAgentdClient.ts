@@ -1,4 +1,4 @@
-import { AgentdError } from "../core/errors/index.ts";
+import { errorFromBody } from "../core/errors/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
 import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "../files/fileSchemas.ts";
 import { HopError } from "./hopErrors.ts";
@@ -112,10 +112,12 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
       if (response.status === 404 && error?.code === "not_found") {
         throw new HopError("hop_remote_error", `Hop ${this.hop}: the remote agentd has no ${path} (it is an older or different build)`);
       }
-      throw new AgentdError(error?.code ?? "hop_remote_error", `${error?.message ?? `HTTP ${response.status}`} (on hop ${this.hop})`, {
-        status: response.status,
-        details: error?.details,
-      });
+      throw (
+        errorFromBody(parsed, response.status, ` (on hop ${this.hop})`) ??
+        new HopError("hop_remote_error", `Hop ${this.hop}: ${error?.message ?? `HTTP ${response.status}`}`, {
+          details: { remote_code: error?.code, remote_status: response.status, ...error?.details },
+        })
+      );
     }
     return parsed as T;
   }

@@ -1,10 +1,11 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { AgentdError } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { renderPrometheus, type MetricFamily } from "../core/metrics/index.ts";
 import { bearerAuth } from "./bearerAuth.ts";
 import { sameOriginGuard } from "./csrfGuard.ts";
-import { createErrorHandler, errorBody } from "./errorResponse.ts";
+import { createErrorHandler, errorResponse } from "./errorResponse.ts";
 import { loopbackHostOnly } from "./hostGuard.ts";
 import { LOGIN_PATHS, loginRoutes } from "../status/loginRoutes.tsx";
 import { loopbackOnly } from "./loopbackOnly.ts";
@@ -35,7 +36,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   const requests = new RequestCounter();
   const app = new Hono();
   app.onError(createErrorHandler(deps.logger));
-  app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound((c) => errorResponse(c, new AgentdError("not_found", `No route for ${c.req.method} ${c.req.path}`)));
   app.use(requests.middleware());
   if (deps.requiredToken) app.use(bearerAuth({ token: deps.requiredToken, exempt: ["/livez", ...LOGIN_PATHS, ...PUBLIC_ASSET_PATHS] }));
   else app.use(loopbackHostOnly());
@@ -44,7 +45,8 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   app.use(
     bodyLimit({
       maxSize: deps.bodyLimitBytes,
-      onError: (c) => c.json(errorBody("body_too_large", `Request body is larger than the limit of ${deps.bodyLimitBytes} bytes`), 413),
+      onError: (c) =>
+        errorResponse(c, new AgentdError("body_too_large", `Request body is larger than the limit of ${deps.bodyLimitBytes} bytes`)),
     }),
   );
 

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "node:crypto";
-import { errorBody } from "./errorResponse.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import { errorResponse } from "./errorResponse.ts";
 
 export const TOKEN_COOKIE = "agentd_token";
 
@@ -25,9 +26,12 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
     const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : (getCookie(c, TOKEN_COOKIE) ?? "");
     if (given && sameSecret(given, options.token)) return next();
     c.header("WWW-Authenticate", 'Bearer realm="agentd"');
-    return c.json(
-      errorBody("unauthorized", "Missing or wrong bearer token: send 'Authorization: Bearer <token>' (the token is in <data_dir>/token)"),
-      401,
+    return errorResponse(
+      c,
+      new AgentdError(
+        "unauthorized",
+        "Missing or wrong bearer token: send 'Authorization: Bearer <token>' (the token is in <data_dir>/token)",
+      ),
     );
   };
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { errorBody } from "./errorResponse.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import { errorResponse } from "./errorResponse.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -37,12 +38,12 @@ export function sameOriginGuard(): MiddlewareHandler {
       host: c.req.header("host") ?? new URL(c.req.url).host,
     });
     if (verdict.allowed) return next();
-    return c.json(
-      errorBody(
+    return errorResponse(
+      c,
+      new AgentdError(
         "csrf_rejected",
         `Refused a cross-site ${c.req.method} to ${c.req.path}: ${verdict.reason}. State changes are accepted from this agentd's own pages only.`,
       ),
-      403,
     );
   };
 }

@@ -1,36 +1,28 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AgentdError } from "../core/errors/index.ts";
+import { AgentdError, type ErrorCode, errorBody } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 
-/** The one JSON error shape of every route (OpenAI's, so SDK clients read it as well). */
-export interface ErrorBody {
-  error: { code: string; message: string; type: string; param?: string | null; details?: Record<string, unknown> };
-}
-
-export function errorBody(code: string, message: string, details?: Record<string, unknown>): ErrorBody {
-  return { error: { code, message, type: errorType(code), ...(details ? { details } : {}) } };
-}
-
-function errorType(code: string): string {
-  if (code === "unauthorized") return "authentication_error";
-  if (code === "no_provider" || code === "upstream_error" || code === "internal_error") return "server_error";
-  return "invalid_request_error";
+/** The JSON error answer of every route, guard and middleware: the error's status and body. */
+export function errorResponse(c: Context, error: AgentdError): Response {
+  return c.json(errorBody(error), error.status as ContentfulStatusCode);
 }
 
 /** Turns any thrown value into the JSON error; unknown errors are logged and never shown as a stack. */
 export function createErrorHandler(log: Logger) {
   return (error: Error, c: Context): Response => {
-    if (error instanceof AgentdError) {
-      return c.json(errorBody(error.code, error.message, error.details), error.status as ContentfulStatusCode);
-    }
-    if (error instanceof HTTPException) {
-      const status = error.status;
-      const code = status === 413 ? "body_too_large" : status === 401 ? "unauthorized" : "http_error";
-      return c.json(errorBody(code, error.message || "Request failed"), status);
-    }
+    if (error instanceof AgentdError) return errorResponse(c, error);
+    if (error instanceof HTTPException) return errorResponse(c, fromHttpException(error));
     log.error("http.unhandled_error", { method: c.req.method, path: c.req.path, error });
-    return c.json(errorBody("internal_error", "Internal error; see the agentd log"), 500);
+    return errorResponse(c, new AgentdError("internal_error", "Internal error; see the agentd log"));
   };
+}
+
+const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = { 401: "unauthorized", 413: "body_too_large" };
+
+function fromHttpException(error: HTTPException): AgentdError {
+  const code = HTTP_EXCEPTION_CODES[error.status];
+  const message = error.message || "Request failed";
+  return code ? new AgentdError(code, message) : new AgentdError("http_error", message, { status: error.status });
 }

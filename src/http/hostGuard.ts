@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { errorBody } from "./errorResponse.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import { errorResponse } from "./errorResponse.ts";
 import { isLoopbackAddress } from "./token.ts";
 
 /** The host name of a Host header ("127.0.0.1:7070", "[::1]:7070", "localhost"). */
@@ -22,9 +23,12 @@ export function loopbackHostOnly(): MiddlewareHandler {
     if (header === undefined) return next();
     const host = hostnameOf(header).replace(/\.$/, "");
     if (isLoopbackAddress(host)) return next();
-    return c.json(
-      errorBody("bad_host", `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`),
-      421,
+    return errorResponse(
+      c,
+      new AgentdError(
+        "bad_host",
+        `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`,
+      ),
     );
   };
 }

@@ -1,39 +1,58 @@
 import type { z } from "zod";
 import { AgentdError } from "../core/errors/index.ts";
 
+/**
+ * Every route reads its body here, so one mistake gets one code everywhere: `invalid_json` for a
+ * body that is not a JSON object, `invalid_request` (with `param`) for one that fails the schema.
+ */
 export interface BodyOptions {
   /** Also accept form posts (the page's buttons post forms). */
   form?: boolean;
-  /** Codes of the two failures; every route keeps the codes its clients already match on. */
-  codes?: { json: string; invalid: string };
 }
 
-const DEFAULT_CODES = { json: "invalid_arguments", invalid: "invalid_arguments" };
+/** `text` as a JSON object, or `invalid_json`. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new AgentdError("invalid_json", `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new AgentdError("invalid_json", "The request body must be a JSON object");
+  return value as Record<string, unknown>;
+}
 
-/** A request's body as a value: form fields or JSON; an empty body is `{}`. */
-export async function readBodyValue(request: Request, options: BodyOptions = {}): Promise<unknown> {
-  const codes = options.codes ?? DEFAULT_CODES;
+/** A request's body as an object: form fields or a JSON object; an empty body is `{}`. */
+export async function readObjectBody(request: Request, options: BodyOptions = {}): Promise<Record<string, unknown>> {
   const type = request.headers.get("content-type") ?? "";
   if (options.form && (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data"))) {
     return Object.fromEntries(await request.formData());
   }
   const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new AgentdError(codes.json, `The request body is not valid JSON: ${(error as Error).message}`, { status: 400 });
-  }
+  return text.trim() === "" ? {} : parseJsonObject(text);
 }
 
 /** The body checked against a schema; a mismatch names each wrong field, as `path: message`. */
 export async function readValidatedBody<S extends z.ZodType>(request: Request, schema: S, options: BodyOptions = {}): Promise<z.infer<S>> {
-  const codes = options.codes ?? DEFAULT_CODES;
-  const parsed = schema.safeParse(await readBodyValue(request, options));
+  const parsed = schema.safeParse(await readObjectBody(request, options));
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-  throw new AgentdError(codes.invalid, `Invalid request body: ${issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; ")}`, {
-    status: 400,
+  throw schemaMismatch(parsed.error.issues);
+}
+
+/** `invalid_request` naming the first wrong field as `param` (`tools[1].name`, or an unknown key). */
+export function schemaMismatch(zodIssues: readonly z.core.$ZodIssue[]): AgentdError {
+  const issues = zodIssues.map((issue) => ({ path: fieldPath(issue), message: issue.message }));
+  const summary = issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; ");
+  return new AgentdError("invalid_request", `Invalid request body: ${summary}`, {
+    param: issues[0]?.path || undefined,
     details: { issues },
   });
+}
+
+function fieldPath(issue: z.core.$ZodIssue): string {
+  const path = issue.code === "unrecognized_keys" && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
+  let text = "";
+  for (const key of path) text += typeof key === "number" ? `[${key}]` : text ? `.${String(key)}` : String(key);
+  return text;
 }

@@ -31,7 +31,7 @@ export function createPtyRoutes(manager: PtyManager): Hono {
   app.delete("/:id", async (c) => {
     const force = c.req.query("force");
     if (force !== undefined && force !== "true" && force !== "false")
-      throw new AgentdError("invalid_arguments", "force: expected true or false", { status: 400 });
+      throw new AgentdError("invalid_query", "force: expected true or false", { param: "force" });
     const args = closeSessionArgs.parse({ session_id: c.req.param("id"), force: force === undefined ? undefined : force === "true" });
     return c.json(await manager.closeSession(args));
   });

@@ -14,7 +14,7 @@ export function parsePageNumber(text: string | undefined): number {
   if (text === undefined || text === "") return 1;
   const page = Number(text);
   if (!Number.isSafeInteger(page) || page < 1)
-    throw new AgentdError("bad_request", `Cannot use "${text}" as page: expected a whole number from 1`, { status: 400 });
+    throw new AgentdError("invalid_query", `Cannot use "${text}" as page: expected a whole number from 1`, { param: "page" });
   return page;
 }
 

@@ -56,8 +56,7 @@ function sendJson(c: Context, value: unknown): Response {
 }
 
 function parseId(text: string): number {
-  if (!/^\d{1,15}$/.test(text))
-    throw new AgentdError("bad_request", `Cannot use "${text}" as an incident id: expected a number`, { status: 400 });
+  if (!/^\d{1,15}$/.test(text)) throw new AgentdError("invalid_incident_id", `Cannot use "${text}" as an incident id: expected a number`);
   return Number(text);
 }
 
@@ -94,7 +93,7 @@ export function statusRoutes(source: StatusSource): Hono {
 
   app.get("/status/fragments/:section", async (c) => {
     const name = c.req.param("section");
-    if (!isSectionName(name)) throw new AgentdError("not_found", `No status section "${name}"`, { status: 404 });
+    if (!isSectionName(name)) throw new AgentdError("not_found", `No status section "${name}"`);
     return sendHtml(c, renderSection(name, await source.section(name), Date.now()));
   });
 
@@ -102,9 +101,9 @@ export function statusRoutes(source: StatusSource): Hono {
     const filter = c.req.query("state") ?? "all";
     if (!isIncidentFilter(filter))
       throw new AgentdError(
-        "bad_request",
+        "invalid_query",
         `Cannot filter incidents by state "${filter}": expected all, open, acknowledged, resolved or unresolved`,
-        { status: 400 },
+        { param: "state" },
       );
     const page = parsePageNumber(c.req.query("page"));
     const result = source.incidentPage(filter, { limit: INCIDENTS_PER_PAGE, offset: (page - 1) * INCIDENTS_PER_PAGE });

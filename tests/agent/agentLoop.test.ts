@@ -119,16 +119,16 @@ describe("agent loop", () => {
     expect(events.at(-1)!.data.reason).toBe("stop");
     const ends = events.filter((e) => e.event === "tool.end").map((e) => [e.data.tool, e.data.outcome, e.data.error?.code]);
     expect(ends).toEqual([
-      ["boom", "error", "disk_on_fire"],
+      ["boom", "error", "disk_full"],
       ["stuck", "timeout", "timeout"],
     ]);
     expect(hang.aborted).toBe(1);
     const results = toolMessages(h.upstream.completionRequests()[1]!.body).map((m) => JSON.parse(m.content));
-    expect(results[0]).toEqual({ error: { code: "disk_on_fire", message: "the disk is on fire" } });
+    expect(results[0]).toEqual({ error: { code: "disk_full", message: "the disk is on fire" } });
     expect(results[1].error.code).toBe("timeout");
     const history = (await (await h.api(`/api/sessions/${id}`)).json()) as any;
     expect(history.tool_calls.map((c: any) => [c.outcome, c.error_code])).toEqual([
-      ["error", "disk_on_fire"],
+      ["error", "disk_full"],
       ["timeout", "timeout"],
     ]);
     expect(h.log.filter((l) => l.event === "tool.end").map((l) => [l.level, l.outcome])).toEqual([

@@ -38,7 +38,7 @@ export const failingTool = defineTool({
   scope: "read",
   timeoutMs: 10_000,
   async execute() {
-    throw new ToolError("disk_on_fire", "the disk is on fire");
+    throw new ToolError("disk_full", "the disk is on fire");
   },
 }) as ToolDefinition;
 

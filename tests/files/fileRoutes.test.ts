@@ -48,6 +48,6 @@ describe("file API", () => {
       body: { error: { code: "directory_not_found" } },
     });
     expect((await post("/write", { path: join(dir, "x", "y.txt"), content: "deep", create_dirs: true })).status).toBe(200);
-    expect(await post("/read", { paht: "x" })).toMatchObject({ status: 400, body: { error: { code: "invalid_arguments" } } });
+    expect(await post("/read", { paht: "x" })).toMatchObject({ status: 400, body: { error: { code: "invalid_request", param: "path" } } });
   });
 });

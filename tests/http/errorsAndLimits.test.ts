@@ -18,7 +18,7 @@ function testMount() {
   const app = new Hono();
   app.post("/echo", async (c) => c.json({ bytes: (await c.req.arrayBuffer()).byteLength }));
   app.get("/typed", () => {
-    throw new AgentdError("thing_missing", "No thing called x", { status: 422, details: { name: "x" } });
+    throw new AgentdError("file_not_found", "No file called x", { param: "path", details: { name: "x" } });
   });
   app.get("/crash", () => {
     throw new Error("secret internals at /srv/app.ts:12");
@@ -52,7 +52,12 @@ describe("request body limit", () => {
     expect(response.status).toBe(413);
     expect(response.headers.get("content-type")).toStartWith("application/json");
     expect(await response.json()).toEqual({
-      error: { code: "body_too_large", message: "Request body is larger than the limit of 4096 bytes", type: "invalid_request_error" },
+      error: {
+        message: "Request body is larger than the limit of 4096 bytes",
+        type: "request_too_large",
+        param: null,
+        code: "body_too_large",
+      },
     });
   });
 
@@ -71,19 +76,19 @@ describe("errors are JSON with a stable code", () => {
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toStartWith("application/json");
     expect(await response.json()).toEqual({
-      error: { code: "not_found", message: "No route for GET /no/such/thing", type: "invalid_request_error" },
+      error: { message: "No route for GET /no/such/thing", type: "not_found_error", param: null, code: "not_found" },
     });
     const post = await fetch(`${running.url}/livez`, { method: "POST" });
     expect(post.status).toBe(404);
     expect(((await post.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 
-  test("an AgentdError becomes its status, code, message and details", async () => {
+  test("an AgentdError becomes its registry status, code, message, param and details", async () => {
     running = startApp({ mounts: [{ path: "/api", app: testMount() }] });
     const response = await fetch(`${running.url}/api/typed`);
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
-      error: { code: "thing_missing", message: "No thing called x", type: "invalid_request_error", details: { name: "x" } },
+      error: { message: "No file called x", type: "not_found_error", param: "path", code: "file_not_found", details: { name: "x" } },
     });
   });
 
@@ -94,7 +99,7 @@ describe("errors are JSON with a stable code", () => {
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(JSON.parse(text)).toEqual({
-      error: { code: "internal_error", message: "Internal error; see the agentd log", type: "server_error" },
+      error: { message: "Internal error; see the agentd log", type: "server_error", param: null, code: "internal_error" },
     });
     expect(text).not.toContain("secret internals");
     const record = logged.map((line) => JSON.parse(line)).find((r) => r.event === "http.unhandled_error");

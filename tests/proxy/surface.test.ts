@@ -84,13 +84,13 @@ describe("proxy surface", () => {
     expect(up.completionRequests()).toHaveLength(1);
   });
 
-  test("invalid JSON is a 400", async () => {
+  test("invalid JSON is a 400 invalid_json", async () => {
     const up = startScriptedUpstream();
     upstreams = [up];
     harness = startProxy({ providers: [{ name: "up", base_url: up.url }] });
     const response = await post(`${harness.url}/v1/chat/completions`, "{nope");
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_json");
   });
 
   test("GET /v1/models is the union of names, aliases and the upstream's models matching globs", async () => {

@@ -103,15 +103,22 @@ describe("/api/pty", () => {
     expect(await deleted.json()).toMatchObject({ session_id: id, exit_code: 137, signal: "SIGKILL" });
   });
 
-  test("invalid bodies are 400 invalid_arguments", async () => {
-    for (const body of [{}, { cmd: "" }, { cmd: "ls", bogus: 1 }, "{not json"]) {
+  test("invalid bodies are 400 invalid_request naming the field; a body that is not JSON is invalid_json", async () => {
+    const cases: [unknown, string, string | null][] = [
+      [{}, "invalid_request", "cmd"],
+      [{ cmd: "" }, "invalid_request", "cmd"],
+      [{ cmd: "ls", bogus: 1 }, "invalid_request", "bogus"],
+      ["{not json", "invalid_json", null],
+    ];
+    for (const [body, code, param] of cases) {
       const response = await post("/api/pty", body);
       expect(response.status).toBe(400);
-      const json = (await response.json()) as { error: { code: string; type: string } };
-      expect(json.error).toMatchObject({ code: "invalid_arguments", type: "invalid_request_error" });
+      const json = (await response.json()) as { error: { code: string; type: string; param: string | null } };
+      expect(json.error).toMatchObject({ code, type: "invalid_request_error", param });
     }
     const badForce = await app().request("/api/pty/x?force=maybe", { method: "DELETE" });
     expect(badForce.status).toBe(400);
+    expect(((await badForce.json()) as { error: unknown }).error).toMatchObject({ code: "invalid_query", param: "force" });
   });
 
   test("an unknown id is 404 pty_session_not_found", async () => {

@@ -182,7 +182,10 @@ describe("incident pages and buttons", () => {
     for (const bad of ["/status/incidents?page=0", "/status/incidents?page=abc", "/status/incidents?state=closed"]) {
       const response = await get(bad);
       expect({ bad, status: response.status }).toEqual({ bad, status: 400 });
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("bad_request");
+      expect(((await response.json()) as { error: { code: string } }).error).toMatchObject({
+        code: "invalid_query",
+        param: bad.includes("page") ? "page" : "state",
+      });
     }
   });
 

@@ -1,6 +1,5 @@
-import { AgentdError } from "../../core/errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, daemonFetch, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 
 const DECISIONS: Record<string, string> = {
   once: "allow_once",
@@ -51,21 +50,11 @@ export const approveCommand: Command = {
     const decision = word ? DECISIONS[word] : undefined;
     if (positionals.length !== 2 || !decision)
       throw new UsageError("expected an approval id and one of once, session, deny (e.g. agentd approve apr_1234 once)");
-    const response = await daemonFetch(target, `/api/approvals/${encodeURIComponent(id!)}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ decision, decided_by: "cli" }),
-    });
-    const body = (await response.json()) as {
-      approval?: ApprovalView;
-      resumed?: boolean;
-      released?: string[];
-      error?: { code: string; message: string };
-    };
-    if (!response.ok)
-      throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `agentd answered ${response.status}`, {
-        status: response.status,
-      });
+    const body = await daemonJson<{ approval?: ApprovalView; resumed?: boolean; released?: string[] }>(
+      target,
+      `/api/approvals/${encodeURIComponent(id!)}`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, decided_by: "cli" }) },
+    );
     if (values.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     else {
       const more = [

@@ -2,9 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseSidecar, readableSidecar } from "../../agent/sidecarRecord.ts";
 import { loadConfig, resolveDataDir } from "../../core/config/index.ts";
-import { AgentdError } from "../../core/errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
+import { daemonError, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 /** The local sidecar files of a session, oldest rotation first; empty when this host has none. */
 function localSidecar(dataDir: string, sessionId: string): string | undefined {
@@ -42,13 +41,8 @@ export const debugCommand: Command = {
     if (text === undefined) {
       const target = daemonTargetFrom(values);
       const response = await daemonFetch(target, `/api/sessions/${encodeURIComponent(sessionId)}/debug`, { timeoutMs: 30_000 });
-      if (!response.ok) {
-        const body = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-        throw new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? `agentd answered ${response.status}`, {
-          status: response.status,
-        });
-      }
       text = await response.text();
+      if (!response.ok) throw daemonError(response.status, text);
     }
     if (values.json) for (const record of parseSidecar(text)) process.stdout.write(`${JSON.stringify(record)}\n`);
     else process.stdout.write(readableSidecar(text));

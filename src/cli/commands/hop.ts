@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { UsageError, type Command } from "../command.ts";
-import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonError, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 // Opening a hop can include uploading ~100 MB over a slow link.
 const OPEN_TIMEOUT_MS = 60 * 60 * 1000;
@@ -51,8 +51,9 @@ export const hopCommand: Command = {
         method: "DELETE",
         timeoutMs: 60_000,
       });
-      const body = (await response.json()) as { stopped_remote?: boolean; error?: { message: string } };
-      if (!response.ok) return fail(body.error?.message ?? `HTTP ${response.status}`);
+      const text = await response.text();
+      if (!response.ok) return fail(daemonError(response.status, text).message);
+      const body = JSON.parse(text) as { stopped_remote?: boolean };
       process.stdout.write(`closed hop ${values.close}${body.stopped_remote ? " (remote agentd stopped)" : ""}\n`);
       return 0;
     }
@@ -71,8 +72,7 @@ export const hopCommand: Command = {
       signal: AbortSignal.timeout(OPEN_TIMEOUT_MS),
     });
     if (!response.ok || !response.body) {
-      const body = (await response.json().catch(() => ({}))) as { error?: { message: string } };
-      return fail(body.error?.message ?? `HTTP ${response.status}`);
+      return fail(daemonError(response.status, await response.text()).message);
     }
     return followProgress(response.body, values.json === true);
   },

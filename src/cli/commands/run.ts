@@ -1,9 +1,9 @@
 import { createInterface } from "node:readline/promises";
 import { createParser } from "eventsource-parser";
 import { approvalQuestion, parseApprovalAnswer, transcriptLine, type StreamedEvent } from "../../agent/terminalTranscript.ts";
-import { AgentdError } from "../../core/errors/index.ts";
+import type { AgentdError } from "../../core/errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, type DaemonTarget } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, daemonError, daemonFetch, daemonTargetFrom, type DaemonTarget } from "../daemonClient.ts";
 
 /** Exit code when a decision is needed and nobody can be asked (no TTY). */
 export const RUN_EXIT_APPROVAL_NEEDED = 3;
@@ -15,13 +15,7 @@ interface PendingApproval {
 }
 
 async function failure(response: Response): Promise<AgentdError> {
-  const text = await response.text();
-  try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
-    return new AgentdError(body.error?.code ?? "http_error", body.error?.message ?? text, { status: response.status });
-  } catch {
-    return new AgentdError("http_error", `agentd answered ${response.status}: ${text.slice(0, 200)}`, { status: response.status });
-  }
+  return daemonError(response.status, await response.text());
 }
 
 /** Reads one SSE stream of session events; returns the approvals it stopped at and the last event number. */

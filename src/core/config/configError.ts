@@ -15,7 +15,7 @@ export class ConfigError extends AgentdError {
   constructor(reason: string, options: { location?: ConfigLocation; path?: string } = {}) {
     const where = options.location ? `${options.location.file}:${options.location.line}:${options.location.column}: ` : "";
     const path = options.path ? `${options.path}: ` : "";
-    super("invalid_config", `${where}${path}${reason}`, { status: 400 });
+    super("invalid_config", `${where}${path}${reason}`);
     this.location = options.location;
     this.path = options.path ?? "";
     this.reason = reason;

@@ -1,1 +1,4 @@
-export { AgentdError, errorMessage } from "./agentdError.ts";
+export { AgentdError, type AgentdErrorOptions, errorMessage } from "./agentdError.ts";
+export { type ErrorBody, errorBody, errorFromBody } from "./errorBody.ts";
+export { ERROR_CODES, type ErrorCode, isErrorCode, isRelayed, type RelayedErrorCode, statusOf } from "./errorCodes.ts";
+export { type ErrorType, errorTypeFor } from "./errorType.ts";

@@ -12,7 +12,7 @@ export interface OpenStoreOptions {
 
 export class StoreError extends AgentdError {
   constructor(message: string, cause?: unknown) {
-    super("store_error", message, { status: 500, cause });
+    super("store_error", message, { cause });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AgentdError } from "../errors/index.ts";
+import { AgentdError, type ErrorCode } from "../errors/index.ts";
 
 /** What a tool may do, for approvals: each scope has a policy (allow | ask | deny). */
 export type ToolScope = "read" | "exec" | "fs_write" | "hop" | "sudo" | "service_control";
@@ -24,8 +24,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
 
 /** A failure the model should read and may correct (bad session id, file too large, …). */
 export class ToolError extends AgentdError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
-    super(code, message, { status: 400, details });
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(code, message, { details });
   }
 }
 

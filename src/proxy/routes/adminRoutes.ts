@@ -17,8 +17,6 @@ const timeoutsSchema = z.strictObject({
   reason: z.string().max(500).optional(),
 });
 
-const bodyCodes = { json: "invalid_request", invalid: "invalid_request" };
-
 /**
  * What the watchdog may do to the proxy (mounted behind a loopback-only guard by the lead):
  * open or close a provider's breaker, raise its timeouts within bounds, list or clear quirks.
@@ -27,7 +25,7 @@ export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
   const app = new Hono();
   const providerOr404 = (name: string) => {
     const provider = core.provider(name);
-    if (!provider) throw new ProxyError("provider_not_found", `No provider is named '${name}'`, { status: 404 });
+    if (!provider) throw new ProxyError("provider_not_found", `No provider is named '${name}'`);
     return provider;
   };
 
@@ -35,7 +33,7 @@ export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
 
   app.post("/providers/:name/breaker/open", async (c) => {
     const provider = providerOr404(c.req.param("name"));
-    const body = await readValidatedBody(c.req.raw, openSchema, { codes: bodyCodes });
+    const body = await readValidatedBody(c.req.raw, openSchema);
     const applied = provider.breaker.forceOpen(body.cooldown_ms ?? core.config.breaker.cooldown_5xx_ms);
     logger.warn("proxy.admin", { action: "breaker_open", provider: provider.name, cooldown_ms: applied, reason: body.reason });
     return c.json(providerStatus(provider));
@@ -51,7 +49,7 @@ export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
 
   app.post("/providers/:name/timeouts", async (c) => {
     const provider = providerOr404(c.req.param("name"));
-    const { reason, ...wanted } = await readValidatedBody(c.req.raw, timeoutsSchema, { codes: bodyCodes });
+    const { reason, ...wanted } = await readValidatedBody(c.req.raw, timeoutsSchema);
     const factor = core.config.timeout_raise_max_factor;
     const applied: Partial<AttemptTimeouts> = {};
     for (const key of Object.keys(wanted) as (keyof AttemptTimeouts)[]) {

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { AgentdError, errorBody } from "../../core/errors/index.ts";
 import { chatToResponsesRequest } from "../translate/chatToResponsesRequest.ts";
 import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
 import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
@@ -173,15 +174,8 @@ function fromResponsesShape(
 /** After bytes reached the client a failure is an error chunk then [DONE]: never a silent 200. */
 function errorFrames(failure: UpstreamFailure): string {
   const code = failure.kind.endsWith("timeout") ? "upstream_timeout" : "upstream_error";
-  const error = {
-    error: {
-      code,
-      message: `The upstream stream failed after it began (${failure.kind}): ${failure.message}`,
-      type: "server_error",
-      param: null,
-    },
-  };
-  return `data: ${JSON.stringify(error)}\n\ndata: [DONE]\n\n`;
+  const error = new AgentdError(code, `The upstream stream failed after it began (${failure.kind}): ${failure.message}`);
+  return `data: ${JSON.stringify(errorBody(error))}\n\ndata: [DONE]\n\n`;
 }
 
 function frameChunks(chunks: readonly Json[]): string {

@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "../../core/log/index.ts";
-import { createErrorHandler, errorBody } from "../../http/errorResponse.ts";
+import { createErrorHandler } from "../../http/errorResponse.ts";
 import { handleChatCompletions } from "./chatCompletionsRoute.ts";
 import { ClientGoneError } from "../upstream/clientGone.ts";
 import { ModelCatalog } from "./modelsRoute.ts";
@@ -18,7 +17,7 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   const guard =
     <T>(handler: (c: Context) => T) =>
     (c: Context): T => {
-      if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE, { status: 503 });
+      if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE);
       return handler(c);
     };
   const catalog = new ModelCatalog(core.providers, logger);
@@ -41,16 +40,11 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   return app;
 }
 
-/** OpenAI's error shape, with `param` for 400s about one field; a gone client gets no body. */
+/** The one error shape (OpenAI's); a gone client gets no body. */
 export function proxyErrorHandler(logger: Logger) {
   const fallback = createErrorHandler(logger);
   return (error: Error, c: Context): Response => {
     if (error instanceof ClientGoneError) return new Response(null, { status: 499 });
-    if (error instanceof ProxyError) {
-      const body = errorBody(error.code, error.message, error.details);
-      if (error.param !== undefined) body.error.param = error.param;
-      return c.json(body, error.status as ContentfulStatusCode);
-    }
     return fallback(error, c);
   };
 }

@@ -1,4 +1,5 @@
-import { invalidRequest, ProxyError } from "../upstream/proxyError.ts";
+import { parseJsonObject } from "../../http/requestBody.ts";
+import { ProxyError } from "../upstream/proxyError.ts";
 
 /**
  * Reads the client's JSON object body, keeping its text, refusing one over `maxBytes` with 413:
@@ -7,14 +8,7 @@ import { invalidRequest, ProxyError } from "../upstream/proxyError.ts";
  */
 export async function readJsonObject(request: Request, maxBytes: number): Promise<{ raw: string; body: Record<string, unknown> }> {
   const raw = await readBoundedText(request, maxBytes);
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    throw invalidRequest("The request body is not valid JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalidRequest("The request body must be a JSON object");
-  return { raw, body: body as Record<string, unknown> };
+  return { raw, body: parseJsonObject(raw) };
 }
 
 export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
@@ -36,7 +30,7 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
 }
 
 function bodyTooLarge(maxBytes: number): ProxyError {
-  return new ProxyError("body_too_large", `The request body exceeds ${maxBytes} bytes`, { status: 413 });
+  return new ProxyError("body_too_large", `The request body exceeds ${maxBytes} bytes`);
 }
 
 /** Headers every proxied answer carries: which provider answered, and what agentd itself added. */

@@ -47,7 +47,7 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
       throw new ProxyError(
         "previous_response_not_found",
         `Previous response '${body.previous_response_id}' was not found (or has expired)`,
-        { status: 404, param: "previous_response_id" },
+        { param: "previous_response_id" },
       );
     earlier = found;
   }
@@ -107,7 +107,10 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
 export function handleGetResponse(c: Context, core: ProxyCore): Response {
   const id = c.req.param("id") ?? "";
   const stored = core.responses.load(id);
-  if (!stored) throw new ProxyError("previous_response_not_found", `Response '${id}' was not found (or has expired)`, { status: 404 });
+  if (!stored)
+    throw new ProxyError("previous_response_not_found", `Response '${id}' was not found (or has expired)`, {
+      param: "id",
+    });
   return c.json(stored.response);
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { AgentdError } from "../../core/errors/index.ts";
 import type { Logger } from "../../core/log/index.ts";
 import { ClientGoneError } from "../upstream/clientGone.ts";
 import {
@@ -78,10 +79,7 @@ export class ProxyCore {
       throw new ProxyError(
         "model_not_found",
         `No configured provider serves the model '${model}'${wires.length === 1 ? ` over the ${wires[0]} API` : ""}; add it to a provider's "models" or "aliases" in agentd.jsonc`,
-        {
-          status: 404,
-          param: "model",
-        },
+        { param: "model" },
       );
     }
     return routes;
@@ -97,7 +95,7 @@ export class ProxyCore {
       return await dispatch(plan, this.settings, tally);
     } catch (error) {
       const gone = error instanceof ClientGoneError;
-      const status = gone ? 499 : error instanceof ProxyError ? error.status : 500;
+      const status = gone ? 499 : error instanceof AgentdError ? error.status : 500;
       this.recorder.record({
         provider: tally.provider,
         model,

@@ -230,7 +230,7 @@ function clientError(failure: UpstreamFailure): ProxyError {
   } catch {
     // No param to report.
   }
-  return new ProxyError("invalid_request", `The upstream refused the request: ${upstreamErrorMessage(failure.body ?? "")}`, {
+  return new ProxyError("upstream_rejected", `The upstream refused the request: ${upstreamErrorMessage(failure.body ?? "")}`, {
     status: failure.status,
     param,
   });
@@ -238,35 +238,26 @@ function clientError(failure: UpstreamFailure): ProxyError {
 
 function exhausted(tried: string[], authFailed: string[], notFound: string[], last: UpstreamFailure | undefined): ProxyError {
   if (tried.length === 0) {
-    return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly", {
-      status: 503,
-    });
+    return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly");
   }
   if (authFailed.length === tried.length) {
     return new ProxyError(
       "upstream_auth_failed",
       `The provider(s) ${authFailed.join(", ")} rejected the API key; check api_key in agentd.jsonc`,
-      { status: 502, details: { providers: authFailed } },
+      { details: { providers: authFailed } },
     );
   }
   if (notFound.length > 0 && notFound.length + authFailed.length === tried.length) {
     return new ProxyError(
       "model_not_found",
       `No provider has this model or endpoint (404 from ${notFound.join(", ")}): ${last?.message ?? ""}`.trimEnd(),
-      {
-        status: 404,
-        param: "model",
-        details: { providers: tried },
-      },
+      { param: "model", details: { providers: tried } },
     );
   }
   const timeout = last?.kind.endsWith("timeout") === true;
   return new ProxyError(
     timeout ? "upstream_timeout" : "upstream_error",
     `No provider answered (tried ${tried.join(", ")}): ${last?.message ?? "no attempt made"}`,
-    {
-      status: timeout ? 504 : 502,
-      details: { providers: tried, cause: last?.kind },
-    },
+    { details: { providers: tried, cause: last?.kind } },
   );
 }

@@ -1,31 +1,32 @@
-import { AgentdError } from "../../core/errors/index.ts";
+import { AgentdError, type AgentdErrorOptions, type ErrorCode } from "../../core/errors/index.ts";
 
-/** Stable codes of every error the proxy answers with; clients and tests match on them. */
-export type ProxyErrorCode =
+/** The registry's codes the proxy answers with; clients and tests match on them. */
+export type ProxyErrorCode = Extract<
+  ErrorCode,
   | "no_provider"
   | "model_not_found"
+  | "invalid_json"
   | "invalid_request"
   | "unsupported_parameter"
   | "body_too_large"
   | "previous_response_not_found"
   | "provider_not_found"
+  | "upstream_rejected"
   | "upstream_error"
   | "upstream_timeout"
   | "upstream_auth_failed"
-  | "upstream_unavailable";
+  | "upstream_unavailable"
+>;
 
 export class ProxyError extends AgentdError {
   declare readonly code: ProxyErrorCode;
-  /** The parameter a 400 is about (OpenAI's `param`). */
-  readonly param?: string;
 
-  constructor(
-    code: ProxyErrorCode,
-    message: string,
-    options: { status: number; param?: string; cause?: unknown; details?: Record<string, unknown> },
-  ) {
-    super(code, message, options);
-    this.param = options.param;
+  constructor(code: "upstream_rejected", message: string, options: AgentdErrorOptions & { status: number });
+  constructor(code: ProxyErrorCode, message: string, options?: AgentdErrorOptions);
+  constructor(code: ProxyErrorCode, message: string, options: AgentdErrorOptions & { status?: number } = {}) {
+    // The overloads above let only upstream_rejected carry a status (the upstream's 4xx).
+    if (code === "upstream_rejected") super(code, message, { ...options, status: options.status ?? 400 });
+    else super(code, message, options);
   }
 }
 
@@ -33,9 +34,9 @@ export const NO_PROVIDER_MESSAGE =
   'No provider is configured. Add one to agentd.jsonc: "providers": [{"name": "openai", "base_url": "https://api.openai.com/v1", "api_key": "{env:OPENAI_API_KEY}"}] — or set OPENAI_API_KEY';
 
 export function invalidRequest(message: string, param?: string): ProxyError {
-  return new ProxyError("invalid_request", message, { status: 400, param });
+  return new ProxyError("invalid_request", message, { param });
 }
 
 export function unsupportedParameter(param: string, why: string): ProxyError {
-  return new ProxyError("unsupported_parameter", `Unsupported parameter '${param}': ${why}`, { status: 400, param });
+  return new ProxyError("unsupported_parameter", `Unsupported parameter '${param}': ${why}`, { param });
 }

@@ -12,7 +12,7 @@ export interface ProxyAdmin {
 
 export class AdminCallError extends AgentdError {
   constructor(message: string) {
-    super("admin_call_failed", message, { status: 502 });
+    super("admin_call_failed", message);
   }
 }
 

@@ -70,7 +70,6 @@ export class ActionAlreadyDecidedError extends AgentdError {
       "action_already_decided",
       `The request to run ${request.command} on incident ${request.incident_id} is no longer pending: ${describeRequestStatus(request)}`,
       {
-        status: 409,
         details: { request_id: request.id, status: request.status },
       },
     );
@@ -83,7 +82,6 @@ export class ActionExpiredError extends AgentdError {
       "action_expired",
       `The request to run ${request.command} on incident ${request.incident_id} expired at ${new Date(request.expires_at).toISOString()} without a decision`,
       {
-        status: 409,
         details: { request_id: request.id, status: "expired" },
       },
     );
@@ -92,7 +90,7 @@ export class ActionExpiredError extends AgentdError {
 
 export class NoActionRequestError extends AgentdError {
   constructor(incidentId: number) {
-    super("no_action_request", `Incident ${incidentId} has no action waiting for a decision`, { status: 409 });
+    super("no_action_request", `Incident ${incidentId} has no action waiting for a decision`);
   }
 }
 

@@ -1,18 +1,19 @@
 import { Hono, type Context } from "hono";
+import { z } from "zod";
 import { AgentdError } from "../../core/errors/index.ts";
 import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from "./actionRequest.ts";
 import { actionDecisionFragment, actionErrorFragment } from "../../status/actionRequestFragment.ts";
 import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
-import { readBodyValue } from "../../http/requestBody.ts";
+import { readObjectBody, readValidatedBody } from "../../http/requestBody.ts";
 
 const STATES = ["open", "acknowledged", "resolved", "unresolved"] as const;
 
 function incidentId(text: string): number {
   const id = Number(text);
   if (!Number.isInteger(id) || id <= 0)
-    throw new AgentdError("invalid_incident_id", `Cannot read "${text}" as an incident id: expected a positive integer`, { status: 400 });
+    throw new AgentdError("invalid_incident_id", `Cannot read "${text}" as an incident id: expected a positive integer`);
   return id;
 }
 
@@ -20,30 +21,31 @@ function boundedInt(text: string | undefined, fallback: number, max: number, nam
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0 || value > max)
-    throw new AgentdError("invalid_query", `Cannot use "${text}" as ${name}: expected an integer from 0 to ${max}`, { status: 400 });
+    throw new AgentdError("invalid_query", `Cannot use "${text}" as ${name}: expected an integer from 0 to ${max}`, { param: name });
   return value;
 }
 
-/** A JSON object body (or form fields, where the page's buttons post). */
-async function objectBody(request: Request, form = false): Promise<Record<string, unknown>> {
-  const value = await readBodyValue(request, { form, codes: { json: "invalid_json", invalid: "invalid_request" } });
-  if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  throw new AgentdError("invalid_json", "The request body must be a JSON object", { status: 400 });
-}
+/** `{target, duration_ms | duration_s, reason?}`; the store refuses an empty target or a duration ≤ 0. */
+const silenceBody = z.object({
+  target: z.string(),
+  duration_ms: z.number().optional(),
+  duration_s: z.number().optional(),
+  reason: z.string().optional(),
+});
 
 /** `{decision: "allow"|"deny", decided_by?}` as JSON or a form (the page's buttons post forms). */
 async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
-  const { decision, decided_by: decidedBy } = await objectBody(c.req.raw, true);
+  const { decision, decided_by: decidedBy } = await readObjectBody(c.req.raw, { form: true });
   if (typeof decision !== "string" || !(ACTION_DECISIONS as readonly string[]).includes(decision)) {
     throw new AgentdError("invalid_request", `Cannot use ${JSON.stringify(decision ?? null)} as decision: expected "allow" or "deny"`, {
-      status: 400,
+      param: "decision",
     });
   }
   if (decidedBy !== undefined && (typeof decidedBy !== "string" || !(DECIDERS as readonly string[]).includes(decidedBy))) {
     throw new AgentdError(
       "invalid_request",
       `Cannot use ${JSON.stringify(decidedBy)} as decided_by: expected one of ${DECIDERS.join(", ")}`,
-      { status: 400 },
+      { param: "decided_by" },
     );
   }
   return { decision: decision as ActionDecision, ...(decidedBy ? { decidedBy: decidedBy as Decider } : {}) };
@@ -60,7 +62,9 @@ export function incidentRoutes(store: IncidentStore): Hono {
   app.get("/", (c) => {
     const state = c.req.query("state");
     if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
-      throw new AgentdError("invalid_query", `Cannot filter by state "${state}": expected one of ${STATES.join(", ")}`, { status: 400 });
+      throw new AgentdError("invalid_query", `Cannot filter by state "${state}": expected one of ${STATES.join(", ")}`, {
+        param: "state",
+      });
     }
     const filter = state as IncidentState | "unresolved" | undefined;
     const incidents = store.list({
@@ -72,12 +76,9 @@ export function incidentRoutes(store: IncidentStore): Hono {
   });
   app.get("/silences", (c) => c.json({ silences: silences.active() }));
   app.post("/silences", async (c) => {
-    const body = await objectBody(c.req.raw);
-    const target = typeof body.target === "string" ? body.target : "";
-    const durationMs =
-      typeof body.duration_ms === "number" ? body.duration_ms : typeof body.duration_s === "number" ? body.duration_s * 1000 : NaN;
-    const reason = typeof body.reason === "string" ? body.reason : undefined;
-    return c.json({ silence: silences.add(target, durationMs, reason) }, 201);
+    const body = await readValidatedBody(c.req.raw, silenceBody);
+    const durationMs = body.duration_ms ?? (body.duration_s === undefined ? NaN : body.duration_s * 1000);
+    return c.json({ silence: silences.add(body.target, durationMs, body.reason) }, 201);
   });
   app.delete("/silences/:id", (c) => {
     silences.remove(incidentId(c.req.param("id")));

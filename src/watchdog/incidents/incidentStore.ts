@@ -57,7 +57,7 @@ export interface NewIncident {
 
 export class IncidentNotFoundError extends AgentdError {
   constructor(id: number) {
-    super("incident_not_found", `No incident with id ${id}`, { status: 404 });
+    super("incident_not_found", `No incident with id ${id}`);
   }
 }
 

@@ -11,7 +11,7 @@ export interface Silence {
 
 export class SilenceNotFoundError extends AgentdError {
   constructor(id: number) {
-    super("silence_not_found", `No silence with id ${id}`, { status: 404 });
+    super("silence_not_found", `No silence with id ${id}`);
   }
 }
 
@@ -24,9 +24,8 @@ export class SilenceStore {
   constructor(private readonly db: Database) {}
 
   add(target: string, durationMs: number, reason: string | undefined, now = Date.now()): Silence {
-    if (!target.trim())
-      throw new AgentdError("invalid_silence", "A silence needs a target: a check name, a signal id or a component", { status: 400 });
-    if (!(durationMs > 0)) throw new AgentdError("invalid_silence", "A silence needs a positive duration", { status: 400 });
+    if (!target.trim()) throw new AgentdError("invalid_silence", "A silence needs a target: a check name, a signal id or a component");
+    if (!(durationMs > 0)) throw new AgentdError("invalid_silence", "A silence needs a positive duration");
     return this.db
       .query<Silence, [string, number, string | null, number]>(
         "INSERT INTO watchdog_silences (target, until, reason, created_at) VALUES (?, ?, ?, ?) RETURNING *",

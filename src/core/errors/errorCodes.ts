@@ -1,0 +1,117 @@
+/**
+ * Every error `code` agentd answers with, each with its HTTP status, defined here once: clients,
+ * tests and the CLI match on the code, the status follows from it. `relayed` marks the few codes
+ * whose status is another server's (an upstream's 4xx, a status Hono raised): only those take one.
+ */
+export const ERROR_CODES = {
+  // Any route: the request itself.
+  invalid_json: { status: 400 },
+  invalid_request: { status: 400 },
+  invalid_query: { status: 400 },
+  unauthorized: { status: 401 },
+  forbidden: { status: 403 },
+  csrf_rejected: { status: 403 },
+  not_found: { status: 404 },
+  body_too_large: { status: 413 },
+  bad_host: { status: 421 },
+  http_error: { status: 500, relayed: true },
+  internal_error: { status: 500 },
+  disk_full: { status: 507 },
+
+  // Core.
+  invalid_config: { status: 400 },
+  store_error: { status: 500 },
+  duplicate_tool: { status: 500 },
+
+  // Proxy.
+  unsupported_parameter: { status: 400 },
+  upstream_rejected: { status: 400, relayed: true },
+  model_not_found: { status: 404 },
+  provider_not_found: { status: 404 },
+  previous_response_not_found: { status: 404 },
+  upstream_auth_failed: { status: 502 },
+  upstream_error: { status: 502 },
+  no_provider: { status: 503 },
+  upstream_unavailable: { status: 503 },
+  upstream_timeout: { status: 504 },
+
+  // PTY.
+  pty_spawn_failed: { status: 400 },
+  pty_bad_workdir: { status: 400 },
+  pty_session_not_found: { status: 404 },
+  pty_session_exited: { status: 409 },
+  pty_input_too_large: { status: 413 },
+  pty_limit_reached: { status: 429 },
+  pty_io_error: { status: 500 },
+  pty_unsupported: { status: 501 },
+  pty_closed: { status: 503 },
+
+  // Files.
+  file_is_directory: { status: 400 },
+  file_too_large: { status: 400 },
+  binary_file: { status: 400 },
+  file_permission_denied: { status: 403 },
+  file_not_found: { status: 404 },
+  directory_not_found: { status: 404 },
+  file_io_error: { status: 500 },
+
+  // Hops.
+  hop_bad_destination: { status: 400 },
+  hop_not_found: { status: 404 },
+  hop_host_unknown: { status: 409 },
+  hop_host_key_changed: { status: 409 },
+  hop_name_taken: { status: 409 },
+  hop_closed: { status: 410 },
+  hop_auth_failed: { status: 502 },
+  hop_connect_failed: { status: 502 },
+  hop_remote_command_failed: { status: 502 },
+  hop_upload_failed: { status: 502 },
+  hop_remote_start_failed: { status: 502 },
+  hop_remote_error: { status: 502 },
+  hop_disconnected: { status: 503 },
+  hop_timeout: { status: 504 },
+
+  // Agent and its tools.
+  unknown_target: { status: 400 },
+  unknown_service: { status: 400 },
+  no_session: { status: 400 },
+  restart_failed: { status: 400 },
+  session_not_found: { status: 404 },
+  turn_not_found: { status: 404 },
+  approval_not_found: { status: 404 },
+  no_sidecar: { status: 404 },
+  target_not_connected: { status: 409 },
+  session_busy: { status: 409 },
+  approval_already_decided: { status: 409 },
+
+  // Watchdog.
+  invalid_incident_id: { status: 400 },
+  invalid_silence: { status: 400 },
+  incident_not_found: { status: 404 },
+  silence_not_found: { status: 404 },
+  no_action_request: { status: 409 },
+  action_already_decided: { status: 409 },
+  action_expired: { status: 409 },
+  admin_call_failed: { status: 502 },
+
+  // CLI (never sent by the daemon; the CLI's own failures share the form).
+  usage_error: { status: 400 },
+  unreachable: { status: 503 },
+} as const satisfies Record<string, { status: number; relayed?: true }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes whose status comes from elsewhere and is given with each error. */
+export type RelayedErrorCode = { [C in ErrorCode]: (typeof ERROR_CODES)[C] extends { relayed: true } ? C : never }[ErrorCode];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_CODES, value);
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}
+
+export function isRelayed(code: ErrorCode): code is RelayedErrorCode {
+  return "relayed" in ERROR_CODES[code];
+}
