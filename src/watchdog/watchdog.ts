@@ -7,7 +7,6 @@ import { CommandApprovals } from "./actions/commandApprovals.ts";
 import { DecisionQueue } from "./decisionQueue.ts";
 import { BUILTIN_SIGNATURES } from "./checks/signatureCatalog.ts";
 import { DEFAULT_RULES } from "./decide/defaultRules.ts";
-import { buildIncidentReport } from "./incidentReport.ts";
 import { IncidentStore } from "./incidents/incidentStore.ts";
 import { IncidentTracker } from "./incidentTracker.ts";
 import { IncidentVerifier } from "./incidentVerifier.ts";
@@ -16,18 +15,17 @@ import { describePortHolder } from "./actions/portHolder.ts";
 import type { ProxyAdmin } from "./actions/proxyAdmin.ts";
 import { Redactor } from "../core/redaction/index.ts";
 import { RuleEngine, toRule } from "./decide/ruleEngine.ts";
-import { severityAtLeast, type Decision, type Signal } from "./checks/signal.ts";
+import type { Decision, Signal } from "./checks/signal.ts";
 import { SignatureMatcher } from "./checks/signatureMatcher.ts";
 import { SilenceStore } from "./incidents/silenceStore.ts";
-import { Tier3Advisor, type AdviceOutcome } from "./decide/tier3Advisor.ts";
+import { Escalation } from "./escalation.ts";
+import type { HealthView } from "./healthView.ts";
+import { Tier3Advisor } from "./decide/tier3Advisor.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import type { WatchdogCounters } from "./watchdogCounters.ts";
 
-export interface HealthView {
-  ok: boolean;
-  detail: Record<string, unknown>;
-}
+export type { HealthView } from "./healthView.ts";
 
 export interface WatchdogDeps {
   config: WatchdogConfig;
@@ -72,7 +70,7 @@ export class Watchdog {
   readonly approvals: CommandApprovals;
   readonly #rules: RuleEngine;
   readonly #executor: ActionExecutor;
-  readonly #advisor: Tier3Advisor;
+  readonly #escalation: Escalation;
   readonly #redactor: Redactor;
   readonly #tracker: IncidentTracker;
   readonly #verifier: IncidentVerifier;
@@ -95,8 +93,17 @@ export class Watchdog {
     this.alerts = new AlertSink(this.store, log, config.webhook, this.#now);
     this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts);
     this.approvals = new CommandApprovals(this.store, this.alerts, log, config, this.#now);
-    this.#advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands));
     this.#redactor = new Redactor([config.tier3.api_key, ...(deps.secrets ?? [])]);
+    this.#escalation = new Escalation({
+      config,
+      store: this.store,
+      memory: this.memory,
+      advisor: new Tier3Advisor(db, config.tier3, Object.keys(config.commands)),
+      redactor: this.#redactor,
+      health: deps.health,
+      recentLines: () => this.#recent,
+      now: this.#now,
+    });
     this.#tracker = new IncidentTracker({ config, db, log, store: this.store, approvals: this.approvals });
     this.#queue = new DecisionQueue({ max: deps.queueMax ?? QUEUE_MAX, log });
     this.#jobs = new ActionJobs((incidentId, error) => log.error("watchdog.error", { incident_id: incidentId, error }));
@@ -244,61 +251,14 @@ export class Watchdog {
     return targets;
   }
 
-  /** Tier 2, then tier 3 (its model call runs outside the queue), then an alert for what is serious enough. */
+  /** Tier 2, tier 3 or an alert; tier 3's model call runs outside the queue. */
   #decideUnmatched(tracked: TrackedIncident, fromTier: number, failedAction?: string): Started {
-    const { config } = this.deps;
-    const pattern = tracked.pattern;
-    if (fromTier < 2) {
-      const remembered = this.memory.recommend(pattern, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
-      if (remembered) {
-        const reason = `${remembered.action} worked ${remembered.successes} of ${remembered.tries} times for the pattern ${pattern}`;
-        return this.#act(tracked, {
-          tier: 2,
-          action: remembered.action,
-          reason,
-          ...(remembered.command ? { command: remembered.command } : {}),
-        });
-      }
-    }
-    if (fromTier < 3 && this.#advisor.enabled) {
-      const report = buildIncidentReport(
-        tracked,
-        this.store.get(tracked.id),
-        this.deps.health(),
-        this.#recent,
-        this.memory.history(pattern),
-        this.#redactor,
-        config.tier3.max_log_lines,
-      );
-      const plan = this.#advisor.prepare(`${tracked.fingerprint}|${pattern}`, report, this.#now());
-      if (plan.kind === "answer") return this.#onAdvice(tracked, plan.outcome);
-      return this.#launch(tracked, "advice", plan.call, (advice) => this.#onAdvice(tracked, advice));
-    }
-    if (failedAction || severityAtLeast(tracked.severity, "error")) {
-      const reason = failedAction ? `${failedAction} did not clear the incident` : `no rule or remembered action for ${pattern}`;
-      return this.#act(tracked, { tier: Math.min(fromTier + 1, 3) as Decision["tier"], action: "alert", reason });
-    }
-    return undefined;
-  }
-
-  #onAdvice(tracked: TrackedIncident, advice: AdviceOutcome): Started {
-    if (!this.#tracker.isTracked(tracked)) return undefined;
-    if (advice.ok) {
-      this.store.mergeDetails(tracked.id, {
-        model_reason: advice.reason,
-        model_confidence: advice.confidence,
-        model_cached: advice.cached,
-      });
-      return this.#act(tracked, {
-        tier: 3,
-        action: advice.action,
-        reason: `model: ${advice.reason}`,
-        confidence: advice.confidence,
-        ...(advice.command ? { command: advice.command } : {}),
-      });
-    }
-    this.store.mergeDetails(tracked.id, { tier3_refusal: advice.refusal ?? "error" });
-    return this.#act(tracked, { tier: 3, action: "alert", reason: advice.reason });
+    const plan = this.#escalation.plan(tracked, fromTier, failedAction);
+    if (plan.kind === "act") return this.#act(tracked, plan.decision);
+    if (plan.kind === "none") return undefined;
+    return this.#launch(tracked, "advice", plan.call, (advice) =>
+      this.#tracker.isTracked(tracked) ? this.#act(tracked, this.#escalation.fromAdvice(tracked, advice)) : undefined,
+    );
   }
 
   #act(tracked: TrackedIncident, decision: Decision): Started {
