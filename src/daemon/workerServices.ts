@@ -7,7 +7,7 @@ import { createFileRoutes } from "../files/index.ts";
 import { createHopManager, createHopToolTarget, runningBinaryPath, type HopManager } from "../hop/index.ts";
 import { createProxy, type Proxy as ProxyService } from "../proxy/index.ts";
 import { createPtyRoutes, createPtyTools, PtyManager } from "../pty/index.ts";
-import { IncidentStore, incidentRoutes, readCheckRows } from "../watchdog/index.ts";
+import { IncidentStore, incidentRoutes, readCheckRows, watchdogMetricsText } from "../watchdog/index.ts";
 import type { Mount } from "../http/app.ts";
 import type { StatusSources } from "../status/statusSource.ts";
 import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
@@ -85,7 +85,7 @@ export function createWorkerServices(options: WorkerServicesOptions): WorkerServ
       proxy: () => proxy.healthChecks(),
       pty: () => pty.healthChecks(),
     },
-    metricsText: [() => proxy.metricsText()],
+    metricsText: [() => proxy.metricsText(), () => watchdogMetricsText(db)],
     statusSources: {
       incidents,
       providers: config.providers.length ? () => proxy.status().map(providerRow) : undefined,

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../core/log/index.ts";
 import type { CommandApprovals } from "./actions/commandApprovals.ts";
+import { IncidentStateStore } from "./incidents/incidentStateStore.ts";
 import type { IncidentStore } from "./incidents/incidentStore.ts";
 import type { Signal } from "./checks/signal.ts";
 import { TrackedIncident } from "./incidents/trackedIncident.ts";
@@ -16,18 +17,24 @@ export interface IncidentTrackerDeps {
 
 /**
  * The unresolved incidents the watchdog works on, one per component: signals close together
- * join the same episode, a quiet gap resolves it and starts a new one.
+ * join the same episode, a quiet gap resolves it and starts a new one. Each one's working state is
+ * saved as it changes, so the next supervisor carries on with the same episode.
  */
 export class IncidentTracker {
   readonly #byFingerprint = new Map<string, TrackedIncident>();
+  readonly #states: IncidentStateStore;
+  /** The state last written for each incident: unchanged state is not written again. */
+  readonly #written = new WeakMap<TrackedIncident, string>();
 
-  constructor(private readonly deps: IncidentTrackerDeps) {}
+  constructor(private readonly deps: IncidentTrackerDeps) {
+    this.#states = new IncidentStateStore(deps.db);
+  }
 
   /** Takes over the incidents left unresolved by a previous run, so they can resolve or recur. */
   adoptUnresolved(): number {
     const open = this.deps.store.list({ state: "unresolved", limit: 1000 });
     for (const incident of open) {
-      const tracked = TrackedIncident.adopt(incident);
+      const tracked = TrackedIncident.adopt(incident, this.#states.load(incident.id));
       if (this.#byFingerprint.has(tracked.fingerprint)) continue;
       this.#byFingerprint.set(tracked.fingerprint, tracked);
       this.deps.approvals.adopt(tracked);
@@ -44,12 +51,29 @@ export class IncidentTracker {
     return [...this.#byFingerprint.values()];
   }
 
-  /** The incident a signal joins: its component's current episode, or a newly opened one. */
-  incidentFor(signal: Signal): { tracked: TrackedIncident; created: boolean } {
+  /** Whether the watchdog still works on this incident (it may have resolved while an action ran). */
+  isTracked(tracked: TrackedIncident): boolean {
+    return this.#byFingerprint.get(tracked.fingerprint) === tracked;
+  }
+
+  /** Writes an incident's working state when it changed. */
+  save(tracked: TrackedIncident): void {
+    if (!this.isTracked(tracked)) return;
+    const state = JSON.stringify(tracked.toState());
+    if (this.#written.get(tracked) === state) return;
+    this.#states.save(tracked.id, state, Date.now());
+    this.#written.set(tracked, state);
+  }
+
+  /**
+   * The incident a signal joins: its component's current episode, or a newly opened one. An
+   * episode whose action is under way (`busy`) is not quiet, whatever the gap.
+   */
+  incidentFor(signal: Signal, busy: (tracked: TrackedIncident) => boolean): { tracked: TrackedIncident; created: boolean } {
     const { config, store, log } = this.deps;
     const existing = this.#byFingerprint.get(signal.component);
     const groupMs = config.group_window_s * 1000;
-    if (existing && signal.ts - existing.lastSignalAt <= groupMs) return { tracked: existing, created: false };
+    if (existing && (signal.ts - existing.lastSignalAt <= groupMs || busy(existing))) return { tracked: existing, created: false };
     if (existing) this.resolve(existing, `quiet for over ${config.group_window_s}s; a new episode starts`, signal.ts);
     const title =
       signal.component === "worker" || signal.component === "supervisor" ? signal.title : `${signal.title} — ${signal.component}`;
@@ -78,6 +102,7 @@ export class IncidentTracker {
   resolve(tracked: TrackedIncident, why: string, now: number): void {
     const { store, approvals, log } = this.deps;
     this.#byFingerprint.delete(tracked.fingerprint);
+    this.#states.delete(tracked.id);
     approvals.drop(tracked, "the incident resolved before the command ran");
     store.addEvent(tracked.id, "note", why, {}, now);
     store.setState(tracked.id, "resolved", "watchdog");
@@ -98,6 +123,7 @@ export class IncidentTracker {
     for (const [key, tracked] of this.#byFingerprint) {
       if (!resolved.has(tracked.id)) continue;
       this.#byFingerprint.delete(key);
+      this.#states.delete(tracked.id);
       this.deps.approvals.drop(tracked, "the incident was resolved by hand before the command ran");
     }
   }

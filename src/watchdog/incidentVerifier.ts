@@ -18,8 +18,8 @@ export interface IncidentVerifierDeps {
   healthy: () => boolean;
   /** The debounced state of a configured check, for incidents about it. */
   checkFailing: (name: string) => boolean;
-  /** Hands an incident whose action did not clear it to the next tier. */
-  escalate: (tracked: TrackedIncident, fromTier: number, failedAction: ActionName) => Promise<void>;
+  /** Hands an incident whose action did not clear it to the next tier; the promise is whatever that started. */
+  escalate: (tracked: TrackedIncident, fromTier: number, failedAction: ActionName) => Promise<void> | undefined;
   now: () => number;
 }
 
@@ -44,24 +44,26 @@ export class IncidentVerifier {
     };
   }
 
-  /** Settles a due verification, or resolves an incident that has been clear for long enough. */
-  async review(tracked: TrackedIncident, now: number): Promise<void> {
+  /**
+   * Settles a due verification, or resolves an incident that has been clear for long enough. Decides
+   * at once; the promise, when there is one, is the escalation's action or the resolution's webhook.
+   */
+  review(tracked: TrackedIncident, now: number): Promise<void> | undefined {
     const { config } = this.deps;
     const v = tracked.verification;
     if (v) {
       const settleMs = Math.min(1000, (v.deadline - v.startedAt) / 4);
       const recurred = tracked.triggerRecurred(settleMs);
-      if (!recurred && now < v.deadline) return;
+      if (!recurred && now < v.deadline) return undefined;
       tracked.verification = undefined;
       const success = !recurred && this.#clear(tracked);
       this.conclude(tracked, v.tier, v.action, success ? "success" : "failed", v.command);
-      if (!success) await this.deps.escalate(tracked, v.tier, v.action);
-      return;
+      return success ? undefined : this.deps.escalate(tracked, v.tier, v.action);
     }
     if (now - tracked.lastSignalAt >= config.resolve_after_s * 1000 && this.#clear(tracked)) {
       this.deps.tracker.resolve(tracked, `signals clear for ${config.resolve_after_s}s and health passes`, now);
       if (tracked.alerted)
-        await this.deps.alerts.alert({
+        return this.deps.alerts.alert({
           incidentId: tracked.id,
           title: tracked.title,
           severity: tracked.severity,
@@ -69,6 +71,7 @@ export class IncidentVerifier {
           kind: "resolved",
         });
     }
+    return undefined;
   }
 
   /** Records an action's verdict on the incident and in the pattern memory tier 2 draws on. */

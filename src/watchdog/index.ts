@@ -17,6 +17,8 @@ export { SilenceStore, SilenceNotFoundError } from "./incidents/silenceStore.ts"
 export type { Silence } from "./incidents/silenceStore.ts";
 export { PatternMemory } from "./decide/patternMemory.ts";
 export { readCheckRows } from "./checks/checkScheduler.ts";
+export { readWatchdogCounters, watchdogMetricsText } from "./watchdogCounters.ts";
+export type { WatchdogCounters } from "./watchdogCounters.ts";
 export type { CheckRow } from "./checks/checkScheduler.ts";
 export { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
 export type { ProxyAdmin, ProviderTimeout } from "./actions/proxyAdmin.ts";

@@ -1,11 +1,12 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../core/log/index.ts";
 import { ActionExecutor, type ActionResult, type WorkerControl } from "./actions/actionExecutor.ts";
+import { ActionJobs } from "./actionJobs.ts";
 import { AlertSink } from "./actions/alertSink.ts";
 import { CommandApprovals } from "./actions/commandApprovals.ts";
+import { DecisionQueue } from "./decisionQueue.ts";
 import { BUILTIN_SIGNATURES } from "./checks/signatureCatalog.ts";
 import { DEFAULT_RULES } from "./decide/defaultRules.ts";
-import { buildIncidentReport } from "./incidentReport.ts";
 import { IncidentStore } from "./incidents/incidentStore.ts";
 import { IncidentTracker } from "./incidentTracker.ts";
 import { IncidentVerifier } from "./incidentVerifier.ts";
@@ -14,17 +15,17 @@ import { describePortHolder } from "./actions/portHolder.ts";
 import type { ProxyAdmin } from "./actions/proxyAdmin.ts";
 import { Redactor } from "../core/redaction/index.ts";
 import { RuleEngine, toRule } from "./decide/ruleEngine.ts";
-import { severityAtLeast, type Decision, type Signal } from "./checks/signal.ts";
+import type { Decision, Signal } from "./checks/signal.ts";
 import { SignatureMatcher } from "./checks/signatureMatcher.ts";
 import { SilenceStore } from "./incidents/silenceStore.ts";
+import { Escalation } from "./escalation.ts";
+import type { HealthView } from "./healthView.ts";
 import { Tier3Advisor } from "./decide/tier3Advisor.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
+import type { WatchdogCounters } from "./watchdogCounters.ts";
 
-export interface HealthView {
-  ok: boolean;
-  detail: Record<string, unknown>;
-}
+export type { HealthView } from "./healthView.ts";
 
 export interface WatchdogDeps {
   config: WatchdogConfig;
@@ -39,15 +40,26 @@ export interface WatchdogDeps {
   /** Secrets agentd holds (provider keys, the model key): redacted wherever they would appear. */
   secrets?: Iterable<string | undefined>;
   now?: () => number;
+  /** Signals waiting to be decided beyond this many are dropped and counted (default 1000). */
+  queueMax?: number;
 }
 
+/** What a decision started (an action, a webhook), or nothing. */
+type Started = Promise<void> | undefined;
+
 const RECENT_LINES = 200;
+const QUEUE_MAX = 1000;
 
 /**
  * The watchdog's brain: signals in, incidents out. Each signal joins its component's incident;
  * tier 1 rules act on known signals, an incident no rule covers goes to tier 2 (remembered,
  * verified actions) then tier 3 (the model) or an alert. Every action is verified over a window
- * and the verdict is remembered. Work is serialized so decisions never race each other.
+ * and the verdict is remembered.
+ *
+ * Decisions are made one at a time in a bounded queue and never wait: an action (a restart, a
+ * command, a model call, a webhook) runs outside it, and its outcome is decided back in the queue.
+ * So a 30 s model call does not hold up a worker crash; signals for an incident whose action is
+ * under way join it (counted) without being decided again.
  */
 export class Watchdog {
   readonly store: IncidentStore;
@@ -58,13 +70,16 @@ export class Watchdog {
   readonly approvals: CommandApprovals;
   readonly #rules: RuleEngine;
   readonly #executor: ActionExecutor;
-  readonly #advisor: Tier3Advisor;
+  readonly #escalation: Escalation;
   readonly #redactor: Redactor;
   readonly #tracker: IncidentTracker;
   readonly #verifier: IncidentVerifier;
+  readonly #queue: DecisionQueue;
+  readonly #jobs: ActionJobs;
   readonly #recent: string[] = [];
   readonly #now: () => number;
-  #queue: Promise<void> = Promise.resolve();
+  readonly #counts = { signals: 0, merged: 0 };
+  #nextTick: Promise<void> | undefined;
 
   constructor(private readonly deps: WatchdogDeps) {
     const { config, db, log } = deps;
@@ -78,9 +93,20 @@ export class Watchdog {
     this.alerts = new AlertSink(this.store, log, config.webhook, this.#now);
     this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts);
     this.approvals = new CommandApprovals(this.store, this.alerts, log, config, this.#now);
-    this.#advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands));
     this.#redactor = new Redactor([config.tier3.api_key, ...(deps.secrets ?? [])]);
+    this.#escalation = new Escalation({
+      config,
+      store: this.store,
+      memory: this.memory,
+      advisor: new Tier3Advisor(db, config.tier3, Object.keys(config.commands)),
+      redactor: this.#redactor,
+      health: deps.health,
+      recentLines: () => this.#recent,
+      now: this.#now,
+    });
     this.#tracker = new IncidentTracker({ config, db, log, store: this.store, approvals: this.approvals });
+    this.#queue = new DecisionQueue({ max: deps.queueMax ?? QUEUE_MAX, log });
+    this.#jobs = new ActionJobs((incidentId, error) => log.error("watchdog.error", { incident_id: incidentId, error }));
     this.#verifier = new IncidentVerifier({
       config,
       log,
@@ -108,35 +134,66 @@ export class Watchdog {
     return signal ? this.report(signal) : undefined;
   }
 
+  /** Settles once the signal is decided and what that started has ended (at once when it was dropped). */
   report(signal: Signal): Promise<void> {
     if (signal.line) signal.line = this.#redactor.redact(signal.line);
     if (signal.id === "port.in_use") describePortHolder(signal);
-    return this.#serialize(() => this.#handle(signal));
+    this.#counts.signals++;
+    const busy = this.#tracker.get(signal.component);
+    if (busy && this.#jobs.busy(busy.id)) return this.#merge(busy, signal);
+    return this.#queue.push(`signal ${signal.id}`, () => this.#decide(signal));
   }
 
-  /** Re-evaluates open incidents: verification windows, auto-resolve, operator changes. */
+  /** Re-evaluates open incidents: verification windows, auto-resolve, operator changes. A tick already waiting is not queued twice. */
   tick(): Promise<void> {
-    return this.#serialize(() => this.#tick());
+    this.#nextTick ??= this.#queue.push(
+      "tick",
+      () => {
+        this.#nextTick = undefined;
+        return this.#tick();
+      },
+      { bounded: false },
+    );
+    return this.#nextTick;
   }
 
-  /** Resolves once everything queued so far has been handled. */
-  idle(): Promise<void> {
-    return this.#serialize(async () => {});
+  /**
+   * Resolves once everything queued so far has been decided and every action it started has ended.
+   * Ends once no new work arrives (stop() stops the watchdog's sources first).
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.#queue.push("idle", () => undefined, { bounded: false });
+      const running = [...this.#jobs.all(), ...this.alerts.pending()];
+      if (running.length === 0 && this.#queue.depth === 0) return;
+      await Promise.all(running);
+    }
+  }
+
+  counters(): WatchdogCounters {
+    return {
+      signals_total: this.#counts.signals,
+      signals_merged_total: this.#counts.merged,
+      queue_dropped_total: this.#queue.dropped,
+      queue_depth: this.#queue.depth,
+      actions_in_flight: this.#jobs.size,
+    };
   }
 
   tracked(fingerprint: string): TrackedIncident | undefined {
     return this.#tracker.get(fingerprint);
   }
 
-  #serialize(work: () => Promise<void>): Promise<void> {
-    const next = this.#queue.then(work).catch((error) => this.deps.log.error("watchdog.error", { error }));
-    this.#queue = next;
-    return next;
+  /** A signal for an incident whose action is under way: counted on it, decided with the action's outcome. */
+  #merge(tracked: TrackedIncident, signal: Signal): Promise<void> {
+    this.#record(tracked, signal, false);
+    this.#counts.merged++;
+    this.#tracker.save(tracked);
+    return this.#jobs.running(tracked.id) ?? Promise.resolve();
   }
 
-  async #handle(signal: Signal): Promise<void> {
+  #record(tracked: TrackedIncident, signal: Signal, created: boolean): void {
     const now = signal.ts;
-    const { tracked, created } = this.#tracker.incidentFor(signal);
     const first = tracked.add(signal);
     if (!created) this.store.touch(tracked.id, { now, severity: tracked.severity, pattern: tracked.pattern, title: tracked.title });
     if (first)
@@ -147,6 +204,20 @@ export class Watchdog {
         { signal: signal.id, ...signal.fields, ...(signal.line ? { line: signal.line.slice(0, 500) } : {}) },
         now,
       );
+  }
+
+  #decide(signal: Signal): Started {
+    const existing = this.#tracker.get(signal.component);
+    if (existing && this.#jobs.busy(existing.id)) return this.#merge(existing, signal);
+    const { tracked, created } = this.#tracker.incidentFor(signal, (t) => this.#jobs.busy(t.id));
+    this.#record(tracked, signal, created);
+    const started = this.#decideFor(tracked, signal);
+    this.#tracker.save(tracked);
+    return started;
+  }
+
+  #decideFor(tracked: TrackedIncident, signal: Signal): Started {
+    const now = signal.ts;
     const silence = this.silences.covering(this.#silenceTargets(signal), now);
     if (silence) {
       if (!tracked.silenceNoted)
@@ -158,20 +229,19 @@ export class Watchdog {
           now,
         );
       tracked.silenceNoted = true;
-      return;
+      return undefined;
     }
-    if (tracked.verification || tracked.approval) return;
+    if (tracked.verification || tracked.approval) return undefined;
     const verdict = this.#rules.observe(signal.id, signal.component, now);
     if (verdict.kind === "fire") {
       const reason = verdict.alertOnly
         ? `rule ${verdict.rule.id} fired ${verdict.firing} times; past its last cooldown it only alerts (${signal.title})`
         : `rule ${verdict.rule.id}: ${signal.title}${verdict.rule.count > 1 ? ` ×${verdict.rule.count} within ${verdict.rule.windowMs / 1000}s` : ""}${signal.line && !signal.line.startsWith("{") ? ` — ${signal.line.slice(0, 300)}` : ""}`;
-      await this.#act(tracked, { tier: 1, action: verdict.action, reason, ruleId: verdict.rule.id, command: verdict.rule.command });
-      return;
+      return this.#act(tracked, { tier: 1, action: verdict.action, reason, ruleId: verdict.rule.id, command: verdict.rule.command });
     }
-    if (verdict.kind !== "none" || tracked.unmatchedDecided) return;
+    if (verdict.kind !== "none" || tracked.unmatchedDecided) return undefined;
     tracked.unmatchedDecided = true;
-    await this.#decideUnmatched(tracked, 1);
+    return this.#decideUnmatched(tracked, 1);
   }
 
   #silenceTargets(signal: Signal): string[] {
@@ -181,60 +251,20 @@ export class Watchdog {
     return targets;
   }
 
-  /** Tier 2, then tier 3, then an alert for what is serious enough. */
-  async #decideUnmatched(tracked: TrackedIncident, fromTier: number, failedAction?: string): Promise<void> {
-    const { config } = this.deps;
-    const pattern = tracked.pattern;
-    if (fromTier < 2) {
-      const remembered = this.memory.recommend(pattern, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
-      if (remembered) {
-        const reason = `${remembered.action} worked ${remembered.successes} of ${remembered.tries} times for the pattern ${pattern}`;
-        return this.#act(tracked, {
-          tier: 2,
-          action: remembered.action,
-          reason,
-          ...(remembered.command ? { command: remembered.command } : {}),
-        });
-      }
-    }
-    if (fromTier < 3 && this.#advisor.enabled) {
-      const report = buildIncidentReport(
-        tracked,
-        this.store.get(tracked.id),
-        this.deps.health(),
-        this.#recent,
-        this.memory.history(pattern),
-        this.#redactor,
-        config.tier3.max_log_lines,
-      );
-      const advice = await this.#advisor.advise(`${tracked.fingerprint}|${pattern}`, report, this.#now());
-      if (advice.ok) {
-        this.store.mergeDetails(tracked.id, {
-          model_reason: advice.reason,
-          model_confidence: advice.confidence,
-          model_cached: advice.cached,
-        });
-        return this.#act(tracked, {
-          tier: 3,
-          action: advice.action,
-          reason: `model: ${advice.reason}`,
-          confidence: advice.confidence,
-          ...(advice.command ? { command: advice.command } : {}),
-        });
-      }
-      this.store.mergeDetails(tracked.id, { tier3_refusal: advice.refusal ?? "error" });
-      return this.#act(tracked, { tier: 3, action: "alert", reason: advice.reason });
-    }
-    if (failedAction || severityAtLeast(tracked.severity, "error")) {
-      const reason = failedAction ? `${failedAction} did not clear the incident` : `no rule or remembered action for ${pattern}`;
-      await this.#act(tracked, { tier: Math.min(fromTier + 1, 3) as Decision["tier"], action: "alert", reason });
-    }
+  /** Tier 2, tier 3 or an alert; tier 3's model call runs outside the queue. */
+  #decideUnmatched(tracked: TrackedIncident, fromTier: number, failedAction?: string): Started {
+    const plan = this.#escalation.plan(tracked, fromTier, failedAction);
+    if (plan.kind === "act") return this.#act(tracked, plan.decision);
+    if (plan.kind === "none") return undefined;
+    return this.#launch(tracked, "advice", plan.call, (advice) =>
+      this.#tracker.isTracked(tracked) ? this.#act(tracked, this.#escalation.fromAdvice(tracked, advice)) : undefined,
+    );
   }
 
-  async #act(tracked: TrackedIncident, decision: Decision): Promise<void> {
+  #act(tracked: TrackedIncident, decision: Decision): Started {
     const now = this.#now();
     const { log } = this.deps;
-    if (decision.action === "alert" && tracked.alerted && this.store.get(tracked.id).state === "acknowledged") return;
+    if (decision.action === "alert" && tracked.alerted && this.store.get(tracked.id).state === "acknowledged") return undefined;
     this.store.recordDecision(tracked.id, decision);
     this.store.addEvent(
       tracked.id,
@@ -252,8 +282,27 @@ export class Watchdog {
     });
     if (decision.action === "run_command" && this.approvals.needsApproval(decision.command))
       return this.approvals.request(tracked, { ...decision, command: decision.command });
-    const result = await this.#execute(tracked, decision, false);
-    return this.#afterAction(tracked, decision, result);
+    return this.#launch(
+      tracked,
+      decision.action,
+      () => this.#execute(tracked, decision, false),
+      (result) => this.#afterAction(tracked, decision, result),
+    );
+  }
+
+  /** Runs `work` outside the queue; its result is decided back in the queue, where signals and ticks wait their turn. */
+  #launch<T>(tracked: TrackedIncident, what: string, work: () => Promise<T>, outcome: (result: T) => Started): Promise<void> {
+    return this.#jobs.launch(tracked.id, work, (result) =>
+      this.#queue.push(
+        `${what} outcome for incident ${tracked.id}`,
+        () => {
+          const started = outcome(result);
+          this.#tracker.save(tracked);
+          return started;
+        },
+        { bounded: false },
+      ),
+    );
   }
 
   /** Runs an action; what it printed is redacted before it reaches the incident, the log or the page. */
@@ -271,27 +320,32 @@ export class Watchdog {
     return { ...result, detail: this.#redactor.redact(result.detail) };
   }
 
-  /** Records what an action did; a remedial action that ran is verified, one that failed escalates. */
-  async #afterAction(tracked: TrackedIncident, decision: Decision, result: ActionResult): Promise<void> {
+  /**
+   * Records what an action did; a remedial action that ran is verified, one that failed escalates.
+   * An incident resolved (by hand) while its action ran only gets the record.
+   */
+  #afterAction(tracked: TrackedIncident, decision: Decision, result: ActionResult): Started {
     const { log } = this.deps;
     this.store.addEvent(tracked.id, result.ok ? "action_done" : "action_failed", result.detail, { action: decision.action }, this.#now());
     if (decision.action === "alert") {
       tracked.alerted = true;
-      return;
+      return undefined;
     }
     tracked.tried.push(decision.action);
     if (!result.ok) {
       log.warn("watchdog.action_failed", { incident_id: tracked.id, action: decision.action, detail: result.detail });
       this.#verifier.conclude(tracked, decision.tier, decision.action, "failed", decision.command);
-      return this.#decideUnmatched(tracked, decision.tier, decision.action);
+      return this.#tracker.isTracked(tracked) ? this.#decideUnmatched(tracked, decision.tier, decision.action) : undefined;
     }
-    this.#verifier.begin(tracked, decision);
+    if (this.#tracker.isTracked(tracked)) this.#verifier.begin(tracked, decision);
+    return undefined;
   }
 
-  /** An allowed command runs here, in the watchdog's process, then is verified like any action. */
-  async #pollApproval(tracked: TrackedIncident): Promise<void> {
-    const poll = await this.approvals.poll(tracked);
-    if (poll.kind !== "run") return;
+  /** An allowed command runs in the watchdog's process (outside the queue), then is verified like any action. */
+  #pollApproval(tracked: TrackedIncident): Started {
+    const poll = this.approvals.poll(tracked);
+    if (poll.kind === "closed") return poll.delivery;
+    if (poll.kind !== "run") return undefined;
     const { request } = poll;
     const decision: Decision = {
       tier: request.tier as Decision["tier"],
@@ -299,17 +353,30 @@ export class Watchdog {
       reason: request.reason,
       command: request.command,
     };
-    const result = await this.#execute(tracked, decision, true);
-    this.approvals.requests.finish(request.id, result.ok, result.detail, this.#now());
-    await this.#afterAction(tracked, decision, result);
+    return this.#launch(
+      tracked,
+      "run_command",
+      () => this.#execute(tracked, decision, true),
+      (result) => {
+        this.approvals.requests.finish(request.id, result.ok, result.detail, this.#now());
+        return this.#afterAction(tracked, decision, result);
+      },
+    );
   }
 
-  async #tick(): Promise<void> {
+  #tick(): Started {
     const now = this.#now();
     this.#tracker.forgetClosedByOperator();
+    const started: Promise<void>[] = [];
     for (const tracked of this.#tracker.all()) {
-      if (tracked.approval) await this.#pollApproval(tracked);
-      await this.#verifier.review(tracked, now);
+      // An incident whose action is under way is reviewed once its outcome is decided.
+      if (this.#jobs.busy(tracked.id)) continue;
+      const polled = tracked.approval ? this.#pollApproval(tracked) : undefined;
+      const reviewed = this.#jobs.busy(tracked.id) ? undefined : this.#verifier.review(tracked, now);
+      this.#tracker.save(tracked);
+      if (polled !== undefined) started.push(polled);
+      if (reviewed !== undefined) started.push(reviewed);
     }
+    return started.length > 0 ? Promise.all(started).then(() => undefined) : undefined;
   }
 }

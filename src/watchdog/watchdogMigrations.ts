@@ -1,6 +1,9 @@
 import type { Migration } from "../core/store/index.ts";
 
-/** Watchdog tables (versions 300–399): timelines, learned outcomes, silences, model usage and answers, command approvals. */
+/**
+ * Watchdog tables (versions 300–399): timelines, learned outcomes, silences, model usage and answers,
+ * command approvals, and the working state that lets a restarted supervisor carry on where it stopped.
+ */
 export const watchdogMigrations: readonly Migration[] = [
   {
     version: 300,
@@ -72,6 +75,25 @@ export const watchdogMigrations: readonly Migration[] = [
       CREATE INDEX watchdog_action_requests_incident ON watchdog_action_requests (incident_id, id);
       CREATE UNIQUE INDEX watchdog_action_requests_outstanding ON watchdog_action_requests (incident_id) WHERE status IN ('pending', 'allowed', 'running');
       ALTER TABLE watchdog_outcomes ADD COLUMN command TEXT;
+    `,
+  },
+  {
+    // A check's debounced state and an unresolved incident's working view outlive the supervisor, so a
+    // restart neither resolves an incident whose check still fails nor opens a second one for it.
+    version: 302,
+    name: "watchdog_working_state",
+    sql: `
+      CREATE TABLE watchdog_check_state (
+        name TEXT PRIMARY KEY,
+        config TEXT NOT NULL,
+        state TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE watchdog_incident_state (
+        incident_id INTEGER PRIMARY KEY REFERENCES incidents (id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
     `,
   },
 ];

@@ -7,6 +7,7 @@ import type { Signal } from "./checks/signal.ts";
 import { Watchdog } from "./watchdog.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import { WorkerProbe } from "./checks/workerProbe.ts";
+import { writeWatchdogCounters } from "./watchdogCounters.ts";
 
 export interface WatchdogRuntimeOptions {
   config: WatchdogConfig;
@@ -31,6 +32,7 @@ export class WatchdogRuntime {
   readonly #tailers: LogFileTailer[];
   #workerUrl: string | undefined;
   #tick: ReturnType<typeof setInterval> | undefined;
+  #publishedCounters = "";
 
   constructor(private readonly options: WatchdogRuntimeOptions) {
     const { config, db, log } = options;
@@ -60,7 +62,19 @@ export class WatchdogRuntime {
     if (!this.enabled) return;
     this.checks.start();
     for (const [i, file] of this.options.config.log_files.entries()) this.#tailers[i]!.start(file.poll_ms);
-    this.#tick = setInterval(() => void this.watchdog.tick(), this.options.config.tick_ms);
+    this.#tick = setInterval(() => {
+      void this.watchdog.tick();
+      this.#publishCounters();
+    }, this.options.config.tick_ms);
+  }
+
+  /** The engine's counters, for the worker's /metrics: written when they changed. */
+  #publishCounters(): void {
+    const counters = this.watchdog.counters();
+    const text = JSON.stringify(counters);
+    if (text === this.#publishedCounters) return;
+    writeWatchdogCounters(this.options.db, counters, Date.now());
+    this.#publishedCounters = text;
   }
 
   async stop(): Promise<void> {
@@ -69,6 +83,7 @@ export class WatchdogRuntime {
     this.checks.stop();
     for (const tailer of this.#tailers) tailer.stop();
     await this.watchdog.idle();
+    this.#publishCounters();
   }
 
   workerListening(url: string, pid: number): void {

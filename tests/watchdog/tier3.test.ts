@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { workerCrashSignal } from "../../src/daemon/crashLoopIncident.ts";
 import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
 import { createHarness, logLine, type Harness } from "./watchdogHarness.ts";
 
@@ -206,4 +208,33 @@ describe("tier 3 choosing run_command", () => {
     expect(incident).toMatchObject({ action: "alert", action_request: null, details: { tier3_refusal: "invalid_answer" } });
     expect(harness.events("watchdog.alert").at(-1)!.message).toBe("tier 3 chose run_command without naming a configured command");
   });
+});
+
+describe("tier 3 runs outside the watchdog's queue", () => {
+  test("a model call that stalls 30 s does not hold up a worker crash: its restart starts within 2 s", async () => {
+    setup({ timeout_ms: 60_000 });
+    upstream.enqueue({ kind: "stall_before_first_byte", ms: 30_000 });
+    const slow = harness.watchdog.ingestLine(weirdLine("slow"));
+    await upstream.waitForRequests(1);
+
+    const reported = performance.now();
+    const crash = harness.watchdog.report(workerCrashSignal({ pid: 4242, code: 137, signal: "SIGKILL", uptime_ms: 5000 }));
+    await waitFor("the restart", () => harness.restarts.length === 1, { timeoutMs: 2000, intervalMs: 10 });
+    expect(performance.now() - reported).toBeLessThan(2000);
+    expect(harness.restartTargets).toEqual([4242]);
+    await crash;
+    // The model call is still under way; more signals for its incident join it without a second call
+    // (their promises settle with the call's outcome).
+    expect(upstream.completionRequests()[0]!.finished).toBe(false);
+    const joined = [harness.watchdog.ingestLine(weirdLine("slow")), harness.watchdog.ingestLine(weirdLine("slow"))];
+    expect(harness.watchdog.counters()).toMatchObject({ signals_merged_total: 2, actions_in_flight: 1 });
+    expect(incidentOf(harness, "app:slow")).toMatchObject({ count: 3, action: null });
+    expect(upstream.completionRequests()).toHaveLength(1);
+
+    // Closing the stalled upstream fails the call, which becomes an alert.
+    await upstream.close();
+    await Promise.all([slow, ...joined]);
+    expect(incidentOf(harness, "app:slow")).toMatchObject({ tier: 3, action: "alert", details: { tier3_refusal: "call_failed" } });
+    expect(harness.watchdog.counters().actions_in_flight).toBe(0);
+  }, 30_000);
 });

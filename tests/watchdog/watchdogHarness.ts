@@ -60,7 +60,7 @@ export interface Harness {
   close(): void;
 }
 
-export function createHarness(configInput: Record<string, unknown>, adminUrl?: string): Harness {
+export function createHarness(configInput: Record<string, unknown>, adminUrl?: string, options: { queueMax?: number } = {}): Harness {
   const config = watchdogConfigSchema.parse(configInput);
   const db = openStore({ path: ":memory:", migrations: allMigrations });
   const logLines: string[] = [];
@@ -84,6 +84,7 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
     health: () => ({ ok: health.ok, detail: {} }),
     secrets: ["sk-test-secret-key-123456"],
     now: () => clock.now,
+    ...(options.queueMax !== undefined ? { queueMax: options.queueMax } : {}),
   });
   return {
     watchdog,

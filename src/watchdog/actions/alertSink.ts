@@ -19,6 +19,9 @@ const KEPT_ALERTS = 20;
  * is logged, never fatal.
  */
 export class AlertSink {
+  /** Webhook deliveries under way, one chain per incident so its alert and its resolution arrive in order. */
+  readonly #deliveries = new Map<number, Promise<void>>();
+
   constructor(
     private readonly store: IncidentStore,
     private readonly log: Logger,
@@ -26,7 +29,8 @@ export class AlertSink {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async alert(input: AlertInput): Promise<void> {
+  /** Records the alert at once; the promise is its webhook delivery, which runs in the background. */
+  alert(input: AlertInput): Promise<void> {
     const at = this.now();
     const kind = input.kind ?? "alert";
     this.log.warn(kind === "alert" ? "watchdog.alert" : "watchdog.alert_resolved", {
@@ -42,15 +46,28 @@ export class AlertSink {
       alerted_at: at,
     });
     this.store.addEvent(input.incidentId, kind === "alert" ? "alert" : "alert_resolved", input.message, {}, at);
-    if (this.webhook)
-      await this.#post({
-        kind,
-        incident_id: input.incidentId,
-        title: input.title,
-        severity: input.severity,
-        message: input.message,
-        at: new Date(at).toISOString(),
+    if (!this.webhook) return Promise.resolve();
+    const body = {
+      kind,
+      incident_id: input.incidentId,
+      title: input.title,
+      severity: input.severity,
+      message: input.message,
+      at: new Date(at).toISOString(),
+    };
+    const id = input.incidentId;
+    const delivery: Promise<void> = (this.#deliveries.get(id) ?? Promise.resolve())
+      .then(() => this.#post(body))
+      .finally(() => {
+        if (this.#deliveries.get(id) === delivery) this.#deliveries.delete(id);
       });
+    this.#deliveries.set(id, delivery);
+    return delivery;
+  }
+
+  /** The webhook deliveries still under way. */
+  pending(): Promise<void>[] {
+    return [...this.#deliveries.values()];
   }
 
   async #post(body: Record<string, unknown>): Promise<void> {

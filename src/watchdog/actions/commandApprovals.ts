@@ -7,8 +7,8 @@ import type { Decision } from "../checks/signal.ts";
 import type { TrackedIncident } from "../incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
 
-/** What the watchdog does with an incident's approval on a tick. */
-export type ApprovalPoll = { kind: "wait" } | { kind: "closed" } | { kind: "run"; request: ActionRequest };
+/** What the watchdog does with an incident's approval on a tick; `delivery` is an alert's webhook under way. */
+export type ApprovalPoll = { kind: "wait" } | { kind: "closed"; delivery?: Promise<void> } | { kind: "run"; request: ActionRequest };
 
 /**
  * The watchdog's side of `run_command` approvals: a command that is not pre-approved becomes a
@@ -34,7 +34,8 @@ export class CommandApprovals {
     return configured !== undefined && !configured.pre_approved;
   }
 
-  async request(tracked: TrackedIncident, decision: Decision & { command: string }): Promise<void> {
+  /** Records the request and alerts; the promise is the alert's webhook delivery. */
+  request(tracked: TrackedIncident, decision: Decision & { command: string }): Promise<void> {
     const now = this.now();
     const expiresAt = now + this.config.approval_timeout_s * 1000;
     const request = this.requests.create({
@@ -62,7 +63,7 @@ export class CommandApprovals {
       expires_at: until,
     });
     tracked.alerted = true;
-    await this.alerts.alert({
+    return this.alerts.alert({
       incidentId: tracked.id,
       title: tracked.title,
       severity: tracked.severity,
@@ -71,7 +72,7 @@ export class CommandApprovals {
   }
 
   /** Where the incident's request stands: still waiting, settled without a run, or allowed and claimed to run now. */
-  async poll(tracked: TrackedIncident): Promise<ApprovalPoll> {
+  poll(tracked: TrackedIncident): ApprovalPoll {
     const approval = tracked.approval!;
     const now = this.now();
     let request = this.requests.get(approval.requestId);
@@ -108,13 +109,13 @@ export class CommandApprovals {
           command: request.command,
           decided_by: request.decided_by,
         });
-        await this.alerts.alert({
+        const delivery = this.alerts.alert({
           incidentId: tracked.id,
           title: tracked.title,
           severity: tracked.severity,
           message: `run_command ${request.command} ${why}; it did not run`,
         });
-        return { kind: "closed" };
+        return { kind: "closed", delivery };
       }
       default:
         tracked.approval = undefined;

@@ -9,6 +9,15 @@ export interface DebounceResult {
   flapping: boolean;
 }
 
+/** What a debouncer knows, so a restarted supervisor carries on from it (see CheckStateStore). */
+export interface DebouncerSnapshot {
+  state: CheckState;
+  failures: number;
+  successes: number;
+  changes: number[];
+  flapping: boolean;
+}
+
 export interface DebounceOptions {
   failureThreshold: number;
   successThreshold: number;
@@ -32,6 +41,24 @@ export class CheckDebouncer {
 
   get state(): CheckState {
     return this.#state;
+  }
+
+  snapshot(): DebouncerSnapshot {
+    return {
+      state: this.#state,
+      failures: this.#failures,
+      successes: this.#successes,
+      changes: [...this.#changes],
+      flapping: this.#flapping,
+    };
+  }
+
+  restore(snapshot: DebouncerSnapshot): void {
+    this.#state = snapshot.state;
+    this.#failures = snapshot.failures;
+    this.#successes = snapshot.successes;
+    this.#changes = [...snapshot.changes];
+    this.#flapping = snapshot.flapping;
   }
 
   observe(ok: boolean, now: number): DebounceResult {

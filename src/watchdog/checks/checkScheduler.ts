@@ -1,19 +1,13 @@
 import type { Database } from "bun:sqlite";
 import { CheckDebouncer } from "./checkDebouncer.ts";
+import type { CheckRow } from "./checkRow.ts";
 import { runCheck, type CheckContext } from "./checkRunners.ts";
+import { CheckStateStore } from "./checkStateStore.ts";
 import { Redactor } from "../../core/redaction/index.ts";
 import type { Signal } from "./signal.ts";
 import type { CheckConfig, WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
 
-/** One check as the status page shows it (stored in kv `watchdog.checks` by the supervisor). */
-export interface CheckRow {
-  name: string;
-  kind: string;
-  state: "pass" | "fail" | "unknown";
-  last_change: number | null;
-  output?: string;
-  flapping?: boolean;
-}
+export type { CheckRow } from "./checkRow.ts";
 
 const KV_KEY = "watchdog.checks";
 
@@ -24,11 +18,16 @@ interface Scheduled {
   row: CheckRow;
 }
 
-/** Runs each configured check on its own interval, debounced; a state change becomes a signal. */
 const redactor = new Redactor();
 
+/**
+ * Runs each configured check on its own interval, debounced; a state change becomes a signal.
+ * With a store, each check's state is saved after every run and taken back at start, so a
+ * restarted supervisor knows a check was failing and does not report it again.
+ */
 export class CheckScheduler {
   readonly #checks: Scheduled[];
+  readonly #saved: CheckStateStore | undefined;
   #running = false;
 
   constructor(
@@ -49,6 +48,8 @@ export class CheckScheduler {
       }),
       row: { name: check.name, kind: check.type, state: "unknown", last_change: null },
     }));
+    this.#saved = db ? new CheckStateStore(db) : undefined;
+    this.#restore();
   }
 
   start(): void {
@@ -88,6 +89,7 @@ export class CheckScheduler {
     const result = scheduled.debouncer.observe(outcome.ok, now);
     const state = result.state === "failing" ? "fail" : result.state === "ok" ? "pass" : "unknown";
     const stateChanged = state !== scheduled.row.state;
+    const failingSince = state === "fail" ? (scheduled.row.failing_since ?? now) : null;
     scheduled.row = {
       name: check.name,
       kind: check.type,
@@ -95,7 +97,9 @@ export class CheckScheduler {
       last_change: stateChanged ? now : scheduled.row.last_change,
       output: outcome.detail,
       flapping: result.flapping,
+      failing_since: failingSince,
     };
+    this.#saved?.save(check, { debouncer: scheduled.debouncer.snapshot(), row: scheduled.row }, now);
     if (stateChanged || result.startedFlapping) this.#persist();
     const base = {
       category: check.type === "disk" ? ("config_state" as const) : ("daemon" as const),
@@ -109,6 +113,21 @@ export class CheckScheduler {
     if (result.startedFlapping) {
       this.onSignal({ ...base, id: "check.flapping", title: `Check ${check.name} is flapping`, severity: "warning", line: outcome.detail });
     }
+  }
+
+  /** Takes back what the previous supervisor knew of each check, and forgets checks no longer configured. */
+  #restore(): void {
+    if (!this.#saved) return;
+    this.#saved.keepOnly(this.#checks.map((s) => s.check.name));
+    let restored = 0;
+    for (const scheduled of this.#checks) {
+      const saved = this.#saved.load(scheduled.check);
+      if (!saved) continue;
+      scheduled.debouncer.restore(saved.debouncer);
+      scheduled.row = { ...saved.row, name: scheduled.check.name, kind: scheduled.check.type };
+      restored++;
+    }
+    if (restored > 0) this.#persist();
   }
 
   #persist(): void {

@@ -19,6 +19,9 @@ export type AdviceOutcome =
   | { ok: true; action: ActionName; reason: string; confidence: number; cached: boolean; command?: string }
   | { ok: false; reason: string; refusal?: Tier3Refusal | "call_failed" | "invalid_answer" | "low_confidence" | "not_configured" };
 
+/** What tier 3 makes of an incident: an answer known at once (cache, limits), or a model call to make. */
+export type AdvicePlan = { kind: "answer"; outcome: AdviceOutcome } | { kind: "call"; call: () => Promise<AdviceOutcome> };
+
 const SYSTEM_PROMPT = [
   "You are the diagnostician of agentd's watchdog. agentd is a daemon (an OpenAI-compatible LLM proxy, an agent, PTY sessions) run by a supervisor.",
   "You receive one incident report as JSON and choose ONE corrective action from the allowed list, with a short reason a person can judge, and your confidence from 0 to 1.",
@@ -63,9 +66,16 @@ export class Tier3Advisor {
     return this.#client;
   }
 
-  async advise(fingerprint: string, report: IncidentReport, now: number): Promise<AdviceOutcome> {
+  /**
+   * Decides, without waiting, whether the model is asked: a cached answer or a refusal comes back
+   * at once; otherwise the call is counted against the limits now and returned to be made.
+   */
+  prepare(fingerprint: string, report: IncidentReport, now: number): AdvicePlan {
     if (!this.#configured)
-      return { ok: false, reason: "tier 3 is not configured (watchdog.tier3.enabled, model, base_url)", refusal: "not_configured" };
+      return {
+        kind: "answer",
+        outcome: { ok: false, reason: "tier 3 is not configured (watchdog.tier3.enabled, model, base_url)", refusal: "not_configured" },
+      };
     // run_command needs a configured command to name; without one it is not on offer.
     const allowed = this.config.allowed_actions.filter(
       (a) => (!report.already_tried.includes(a) || a === "alert") && (a !== "run_command" || this.commands.length > 0),
@@ -74,12 +84,23 @@ export class Tier3Advisor {
     const cached = this.#usage.cached(fingerprint, now);
     if (cached) {
       const parsed = this.#parse(cached, allowed, commands);
-      if (parsed.ok) return { ...parsed, cached: true };
+      if (parsed.ok) return { kind: "answer", outcome: { ...parsed, cached: true } };
     }
     const refusal = this.#usage.refusal(now);
-    if (refusal) return { ok: false, reason: `tier 3 not asked: ${refusal.replaceAll("_", " ")}`, refusal };
+    if (refusal) return { kind: "answer", outcome: { ok: false, reason: `tier 3 not asked: ${refusal.replaceAll("_", " ")}`, refusal } };
+    const usageId = this.#usage.begin(report.incident.id, this.config.model!, now);
+    return { kind: "call", call: () => this.#call(usageId, fingerprint, report, allowed, commands, now) };
+  }
+
+  async #call(
+    usageId: number,
+    fingerprint: string,
+    report: IncidentReport,
+    allowed: readonly ActionName[],
+    commands: readonly string[],
+    now: number,
+  ): Promise<AdviceOutcome> {
     const model = this.config.model!;
-    let content: string;
     try {
       const client = await this.#sdk();
       const completion = await client.chat.completions.create({
@@ -98,22 +119,17 @@ export class Tier3Advisor {
         },
       });
       const usage = completion.usage;
-      content = completion.choices[0]?.message?.content ?? "";
+      const content = completion.choices[0]?.message?.content ?? "";
       const parsed = this.#parse(content, allowed, commands);
-      this.#usage.record(
-        {
-          incidentId: report.incident.id,
-          model,
-          promptTokens: usage?.prompt_tokens ?? 0,
-          completionTokens: usage?.completion_tokens ?? 0,
-          outcome: parsed.ok ? "ok" : "invalid",
-        },
-        now,
-      );
+      this.#usage.finish(usageId, {
+        promptTokens: usage?.prompt_tokens ?? 0,
+        completionTokens: usage?.completion_tokens ?? 0,
+        outcome: parsed.ok ? "ok" : "invalid",
+      });
       if (parsed.ok) this.#usage.remember(fingerprint, content, now);
       return parsed.ok ? { ...parsed, cached: false } : parsed;
     } catch (error) {
-      this.#usage.record({ incidentId: report.incident.id, model, promptTokens: 0, completionTokens: 0, outcome: "error" }, now);
+      this.#usage.finish(usageId, { promptTokens: 0, completionTokens: 0, outcome: "error" });
       return { ok: false, reason: `tier 3 call failed: ${errorMessage(error)}`, refusal: "call_failed" };
     }
   }

@@ -3,9 +3,7 @@ import type { WatchdogConfig } from "../../core/config/sections/watchdogConfig.t
 
 export type Tier3Refusal = "rate_limit_minute" | "rate_limit_day" | "budget_exhausted";
 
-export interface UsageEntry {
-  incidentId: number;
-  model: string;
+export interface UsageOutcome {
   promptTokens: number;
   completionTokens: number;
   outcome: string;
@@ -43,13 +41,28 @@ export class Tier3Usage {
     );
   }
 
-  record(entry: UsageEntry, now: number): void {
+  /**
+   * Counts a call against the limits as it starts: calls run outside the watchdog's queue, so one
+   * still under way must already hold its place or a second could slip past the per-minute limit.
+   */
+  begin(incidentId: number, model: string, now: number): number {
+    return this.db
+      .query<{ id: number }, [number, number, string]>(
+        "INSERT INTO watchdog_ai_usage (ts, incident_id, model, outcome) VALUES (?, ?, ?, 'pending') RETURNING id",
+      )
+      .get(now, incidentId, model)!.id;
+  }
+
+  finish(id: number, entry: UsageOutcome): void {
     const tokens = entry.promptTokens + entry.completionTokens;
     const cost = (tokens / 1000) * this.config.price_per_1k_tokens;
-    this.db.run(
-      "INSERT INTO watchdog_ai_usage (ts, incident_id, model, prompt_tokens, completion_tokens, cost, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      [now, entry.incidentId, entry.model, entry.promptTokens, entry.completionTokens, cost, entry.outcome],
-    );
+    this.db.run("UPDATE watchdog_ai_usage SET prompt_tokens = ?, completion_tokens = ?, cost = ?, outcome = ? WHERE id = ?", [
+      entry.promptTokens,
+      entry.completionTokens,
+      cost,
+      entry.outcome,
+      id,
+    ]);
   }
 
   cached(fingerprint: string, now: number): string | undefined {

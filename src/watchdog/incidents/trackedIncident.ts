@@ -28,6 +28,20 @@ export interface SignalTally {
   lastAt: number;
 }
 
+/** What a TrackedIncident keeps across supervisor restarts (its approval lives in the action requests). */
+export interface TrackedState {
+  title: string;
+  severity: Severity;
+  last_signal_at: number;
+  signals: SignalTally[];
+  statuses: number[];
+  tried: ActionName[];
+  unmatched_decided: boolean;
+  alerted: boolean;
+  silence_noted: boolean;
+  verification?: Omit<Verification, "triggers"> & { triggers: string[] };
+}
+
 /** The watchdog's working view of one unresolved incident. */
 export class TrackedIncident {
   readonly signals = new Map<string, SignalTally>();
@@ -52,7 +66,8 @@ export class TrackedIncident {
     private readonly storedPattern = "",
   ) {}
 
-  static adopt(incident: Incident): TrackedIncident {
+  /** An incident left unresolved by a previous supervisor: its saved working state when there is one. */
+  static adopt(incident: Incident, saved?: TrackedState): TrackedIncident {
     const tracked = new TrackedIncident(
       incident.id,
       incident.fingerprint ?? `incident:${incident.id}`,
@@ -63,7 +78,37 @@ export class TrackedIncident {
       incident.pattern ?? "",
     );
     tracked.alerted = incident.details.alerted_at !== undefined;
+    if (saved) tracked.#restore(saved);
     return tracked;
+  }
+
+  toState(): TrackedState {
+    const v = this.verification;
+    return {
+      title: this.title,
+      severity: this.severity,
+      last_signal_at: this.lastSignalAt,
+      signals: [...this.signals.values()],
+      statuses: [...this.statuses],
+      tried: [...this.tried],
+      unmatched_decided: this.unmatchedDecided,
+      alerted: this.alerted,
+      silence_noted: this.silenceNoted,
+      ...(v ? { verification: { ...v, triggers: [...v.triggers] } } : {}),
+    };
+  }
+
+  #restore(saved: TrackedState): void {
+    this.title = saved.title;
+    this.severity = saved.severity;
+    this.lastSignalAt = saved.last_signal_at;
+    for (const tally of saved.signals) this.signals.set(tally.signal.id, tally);
+    for (const status of saved.statuses) this.statuses.add(status);
+    this.tried.push(...saved.tried);
+    this.unmatchedDecided = saved.unmatched_decided;
+    this.alerted = this.alerted || saved.alerted;
+    this.silenceNoted = saved.silence_noted;
+    if (saved.verification) this.verification = { ...saved.verification, triggers: new Set(saved.verification.triggers) };
   }
 
   /** Adds a signal; true when it is the first of its kind in this incident. */

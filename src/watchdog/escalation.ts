@@ -1,0 +1,78 @@
+import type { IncidentStore } from "./incidents/incidentStore.ts";
+import type { HealthView } from "./healthView.ts";
+import { buildIncidentReport } from "./incidentReport.ts";
+import type { PatternMemory } from "./decide/patternMemory.ts";
+import type { Redactor } from "../core/redaction/index.ts";
+import { severityAtLeast, type Decision } from "./checks/signal.ts";
+import type { AdviceOutcome, Tier3Advisor } from "./decide/tier3Advisor.ts";
+import type { TrackedIncident } from "./incidents/trackedIncident.ts";
+import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
+
+export interface EscalationDeps {
+  config: WatchdogConfig;
+  store: IncidentStore;
+  memory: PatternMemory;
+  advisor: Tier3Advisor;
+  redactor: Redactor;
+  health: () => HealthView;
+  recentLines: () => readonly string[];
+  now: () => number;
+}
+
+/** What to do for an incident no rule covers: act now, ask the model first (outside the queue), or nothing. */
+export type EscalationPlan = { kind: "act"; decision: Decision } | { kind: "ask"; call: () => Promise<AdviceOutcome> } | { kind: "none" };
+
+/** Tier 2 (remembered, verified actions), then tier 3 (the model), then an alert for what is serious enough. */
+export class Escalation {
+  constructor(private readonly deps: EscalationDeps) {}
+
+  plan(tracked: TrackedIncident, fromTier: number, failedAction?: string): EscalationPlan {
+    const { config, memory, advisor } = this.deps;
+    const pattern = tracked.pattern;
+    if (fromTier < 2) {
+      const remembered = memory.recommend(pattern, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
+      if (remembered) {
+        const reason = `${remembered.action} worked ${remembered.successes} of ${remembered.tries} times for the pattern ${pattern}`;
+        return {
+          kind: "act",
+          decision: { tier: 2, action: remembered.action, reason, ...(remembered.command ? { command: remembered.command } : {}) },
+        };
+      }
+    }
+    if (fromTier < 3 && advisor.enabled) {
+      const report = buildIncidentReport(
+        tracked,
+        this.deps.store.get(tracked.id),
+        this.deps.health(),
+        this.deps.recentLines(),
+        memory.history(pattern),
+        this.deps.redactor,
+        config.tier3.max_log_lines,
+      );
+      const plan = advisor.prepare(`${tracked.fingerprint}|${pattern}`, report, this.deps.now());
+      return plan.kind === "answer" ? { kind: "act", decision: this.fromAdvice(tracked, plan.outcome) } : { kind: "ask", call: plan.call };
+    }
+    if (failedAction || severityAtLeast(tracked.severity, "error")) {
+      const reason = failedAction ? `${failedAction} did not clear the incident` : `no rule or remembered action for ${pattern}`;
+      return { kind: "act", decision: { tier: Math.min(fromTier + 1, 3) as Decision["tier"], action: "alert", reason } };
+    }
+    return { kind: "none" };
+  }
+
+  /** The model's answer as a decision (a refusal or a failed call becomes an alert), its reasoning kept on the incident. */
+  fromAdvice(tracked: TrackedIncident, advice: AdviceOutcome): Decision {
+    const { store } = this.deps;
+    if (advice.ok) {
+      store.mergeDetails(tracked.id, { model_reason: advice.reason, model_confidence: advice.confidence, model_cached: advice.cached });
+      return {
+        tier: 3,
+        action: advice.action,
+        reason: `model: ${advice.reason}`,
+        confidence: advice.confidence,
+        ...(advice.command ? { command: advice.command } : {}),
+      };
+    }
+    store.mergeDetails(tracked.id, { tier3_refusal: advice.refusal ?? "error" });
+    return { tier: 3, action: "alert", reason: advice.reason };
+  }
+}
