@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AgentdError } from "../core/errors/index.ts";
+import { AgentdError, asDiskFull } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 
 /** The one JSON error shape of every route (OpenAI's, so SDK clients read it as well). */
@@ -15,13 +15,18 @@ export function errorBody(code: string, message: string, details?: Record<string
 
 function errorType(code: string): string {
   if (code === "unauthorized") return "authentication_error";
-  if (code === "no_provider" || code === "upstream_error" || code === "internal_error") return "server_error";
+  if (code === "no_provider" || code === "upstream_error" || code === "internal_error" || code === "disk_full") return "server_error";
   return "invalid_request_error";
 }
 
 /** Turns any thrown value into the JSON error; unknown errors are logged and never shown as a stack. */
 export function createErrorHandler(log: Logger) {
   return (error: Error, c: Context): Response => {
+    const full = asDiskFull(error);
+    if (full) {
+      log.warn("http.disk_full", { method: c.req.method, path: c.req.path, file: full.path, error: full.cause ?? full });
+      return c.json(errorBody(full.code, full.message, full.details), 507);
+    }
     if (error instanceof AgentdError) {
       return c.json(errorBody(error.code, error.message, error.details), error.status as ContentfulStatusCode);
     }

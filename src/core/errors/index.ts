@@ -1,1 +1,2 @@
 export { AgentdError, errorMessage } from "./agentdError.ts";
+export { DiskFullError, asDiskFull, onDiskFull, setStorePathForErrors } from "./diskFullError.ts";
