@@ -240,6 +240,23 @@ async function openSlowStreams(url: string, count: number, pid: number): Promise
   return rss;
 }
 
+const SETTLE_LIMIT_MB = 15;
+const SETTLE_DEADLINE_MS = 15_000;
+
+/**
+ * RSS once the streams have ended: polled until it is back within the limit of idle or the
+ * deadline passes (the proxy's own GC and allocator decide when pages go back), whichever first.
+ */
+async function settledRss(pid: number, idleMb: number): Promise<{ rss: number; ms: number }> {
+  const started = performance.now();
+  for (;;) {
+    const rss = rssMb(pid);
+    const ms = performance.now() - started;
+    if (rss <= idleMb + SETTLE_LIMIT_MB || ms >= SETTLE_DEADLINE_MS) return { rss, ms };
+    await Bun.sleep(250);
+  }
+}
+
 /** Reads the proxy's log lines off its stdout pipe and drops them, as the supervisor reads the worker's. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<void> {
   for await (const _chunk of stream);
@@ -277,6 +294,7 @@ async function orchestrate(): Promise<void> {
     const { ds, ps } = await streamStats(direct, through, 300);
     const idleRss = rssMb(proxy.pid);
     const streamsRss = await openSlowStreams(`${proxyUrl}/chat/completions`, 1000, proxy.pid);
+    const after = await settledRss(proxy.pid, idleRss);
 
     const ms = (v: number) => v.toFixed(3);
     const [d1, p1, d32, p32] = [c1.d.sorted(), c1.p.sorted(), c32.d.sorted(), c32.p.sorted()];
@@ -320,6 +338,12 @@ async function orchestrate(): Promise<void> {
         "—",
         `${idleRss.toFixed(1)} → ${streamsRss.toFixed(1)}`,
         `${signed(streamsRss - idleRss, 1)} MB`,
+      ],
+      [
+        `proxy RSS after the 1,000 streams end (MB; limit idle + ${SETTLE_LIMIT_MB})`,
+        "—",
+        `${after.rss.toFixed(1)} after ${(after.ms / 1000).toFixed(1)} s`,
+        `${signed(after.rss - idleRss, 1)} MB (${after.rss <= idleRss + SETTLE_LIMIT_MB ? "met" : "NOT met"})`,
       ],
     ];
     console.log(

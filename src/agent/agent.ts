@@ -23,7 +23,8 @@ import { createReadFileTool, createWriteFileTool } from "./tools/fileTools.ts";
 import { createHopTool, type HopTargets } from "./tools/hopTool.ts";
 import { createIncidentTools } from "./tools/incidentTools.ts";
 import { createServiceTools } from "./tools/serviceTools.ts";
-import { TurnEngine, type ModelChannel } from "./turnEngine.ts";
+import { TurnEngine } from "./turnEngine.ts";
+import { SessionChannels } from "./sessionChannels.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -95,14 +96,9 @@ export function createAgent(options: CreateAgentOptions): Agent {
   targets.set(LOCAL_TARGET, new LocalToolTarget(catalog.byName));
   for (const target of options.targets ?? []) targets.set(target.name, target);
   const debugDir = join(options.dataDir, "debug");
-  const apiKey = options.modelApiKey ?? "agentd-local";
-  const channels = new Map<string, ModelChannel>();
-  const channel = (sessionId: string): ModelChannel => {
-    const found = channels.get(sessionId);
-    if (found) return found;
-    const base = options.fetch ?? globalThis.fetch;
-    const level = agentConfig.debug.level;
-    const sidecar =
+  const level = agentConfig.debug.level;
+  const channels = new SessionChannels(
+    (sessionId) =>
       level === "off"
         ? undefined
         : new DebugSidecar({
@@ -112,24 +108,19 @@ export function createAgent(options: CreateAgentOptions): Agent {
             keep: agentConfig.debug.keep,
             secrets: options.modelApiKey ? [options.modelApiKey] : [],
             logger,
-          });
-    // Retries and failover are the proxy's job; a retry here would repeat a half-streamed step.
-    const created: ModelChannel = { client: undefined as never, sidecar };
-    const takeNote = () => {
-      const note = created.note;
-      created.note = undefined;
-      return note;
-    };
-    created.client = new OpenAI({
-      apiKey,
-      baseURL: options.modelBaseUrl,
-      maxRetries: 0,
-      timeout: 30 * 60_000,
-      fetch: sidecar ? sidecarFetch(base, sidecar, level, takeNote) : base,
-    });
-    channels.set(sessionId, created);
-    return created;
-  };
+          }),
+    logger,
+  );
+  const base = options.fetch ?? globalThis.fetch;
+  // One client for every session: the sidecar fetch finds each request's session by its header.
+  // Retries and failover are the proxy's job; a retry here would repeat a half-streamed step.
+  const client = new OpenAI({
+    apiKey: options.modelApiKey ?? "agentd-local",
+    baseURL: options.modelBaseUrl,
+    maxRetries: 0,
+    timeout: 30 * 60_000,
+    fetch: level === "off" ? base : sidecarFetch(base, level, (sessionId) => channels.peek(sessionId)),
+  });
   const target = (name: string): ToolTarget => {
     const found = targets.get(name);
     if (!found) throw new AgentdError("target_not_connected", `The session's target ${name} is not connected`);
@@ -142,13 +133,14 @@ export function createAgent(options: CreateAgentOptions): Agent {
     approvals,
     catalog,
     target,
-    channel,
+    client,
+    channels,
     agent: agentConfig,
     approvalsConfig,
     logger,
   });
   engine.recoverInterrupted();
-  const approvalService = new ApprovalService({ approvals, sessions, events, engine, channel, logger });
+  const approvalService = new ApprovalService({ approvals, sessions, events, engine, channels, logger });
   const routes = agentRoutes({
     sessions,
     events,
@@ -178,7 +170,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     },
     close: async () => {
       await engine.cancelAll("agentd is stopping");
-      await Promise.all([...channels.values()].map((c) => c.sidecar?.close()));
+      await channels.closeAll();
     },
   };
 }

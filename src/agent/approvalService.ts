@@ -3,7 +3,8 @@ import type { Logger } from "../core/log/index.ts";
 import type { ApprovalDecision, ApprovalRecord, ApprovalStore, DecidedBy } from "./approvalStore.ts";
 import type { SessionEvents } from "./sessionEvents.ts";
 import type { SessionStore } from "./sessionStore.ts";
-import type { ModelChannel, TurnEngine } from "./turnEngine.ts";
+import type { TurnEngine } from "./turnEngine.ts";
+import type { SessionChannels } from "./sessionChannels.ts";
 
 export class ApprovalConflictError extends AgentdError {
   constructor(approval: ApprovalRecord) {
@@ -33,7 +34,7 @@ export class ApprovalService {
       sessions: SessionStore;
       events: SessionEvents;
       engine: TurnEngine;
-      channel(sessionId: string): ModelChannel;
+      channels: SessionChannels;
       logger: Logger;
     },
   ) {}
@@ -67,7 +68,9 @@ export class ApprovalService {
       ...(releasedBy ? { released_by: releasedBy } : {}),
     };
     this.deps.events.append(approval.session_id, approval.turn_id, "approval.decided", fields);
-    this.deps.channel(approval.session_id).sidecar?.write("approval.decided", fields);
+    this.deps.channels.get(approval.session_id).sidecar?.write("approval.decided", fields);
+    // A paused session keeps nothing open: the record is written out at once.
+    if (!this.deps.engine.isRunning(approval.session_id)) this.deps.channels.release(approval.session_id);
     this.deps.logger.info("approval.decided", { session: approval.session_id, ...fields });
   }
 

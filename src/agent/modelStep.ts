@@ -13,7 +13,7 @@ export interface ModelStepRequest {
 export async function streamModelStep(
   client: OpenAI,
   request: ModelStepRequest,
-  signal: AbortSignal,
+  { signal, headers }: { signal: AbortSignal; headers: Record<string, string> },
   onDelta: (text: string) => void,
 ): Promise<GatheredMessage> {
   const stream = await client.chat.completions.create(
@@ -25,7 +25,7 @@ export async function streamModelStep(
       ...(request.tools.length ? { tools: request.tools } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     },
-    { signal },
+    { signal, headers },
   );
   const accumulator = new ChatChunkAccumulator();
   for await (const chunk of stream) {

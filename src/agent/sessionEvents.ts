@@ -68,6 +68,11 @@ export class SessionEvents {
       .map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
   }
 
+  /** Drops what is kept in memory for an idle session; the next append reads its number from the store. */
+  forget(sessionId: string): void {
+    if (!this.#listeners.has(sessionId)) this.#next.delete(sessionId);
+  }
+
   subscribe(sessionId: string, listener: Listener): () => void {
     let set = this.#listeners.get(sessionId);
     if (!set) {

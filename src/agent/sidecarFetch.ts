@@ -3,6 +3,7 @@ import type { SidecarLevel } from "../core/config/sections/agentConfig.ts";
 import { ChatChunkAccumulator } from "./chatChunkAccumulator.ts";
 import type { DebugSidecar } from "./debugSidecar.ts";
 import { redactHeaders } from "../core/redaction/index.ts";
+import { SESSION_HEADER, takeNote, type ModelChannel } from "./sessionChannels.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -12,9 +13,6 @@ const INFO_TEXT_CHARS = 2000;
 function clip(text: string, level: SidecarLevel): string {
   return level === "full" || text.length <= INFO_TEXT_CHARS ? text : `${text.slice(0, INFO_TEXT_CHARS)}… (${text.length} chars)`;
 }
-
-/** What the caller already knows about the request it is about to send (saves parsing the body). */
-export type RequestNote = () => Record<string, unknown> | undefined;
 
 /** A request's shape and newest messages, for the info level. */
 export function requestSummary(
@@ -46,23 +44,32 @@ function describeBody(raw: string | undefined, level: SidecarLevel): unknown {
 }
 
 /**
- * Wraps the model client's fetch: every request and its response go to the sidecar, a streamed
+ * Wraps the fetch of the agent's one model client: every request and its response go to the
+ * sidecar of the session named by its SESSION_HEADER (stripped before sending), a streamed
  * response gathered into the final message. The response reaches the SDK unchanged; the
  * gathering reads the same bytes as they pass.
  */
-export function sidecarFetch(base: Fetch, sidecar: DebugSidecar, level: SidecarLevel, note: RequestNote = () => undefined): Fetch {
+export function sidecarFetch(base: Fetch, level: SidecarLevel, channelOf: (sessionId: string) => ModelChannel | undefined): Fetch {
   let sequence = 0;
-  return async (input, init) => {
+  return async (input, rawInit) => {
+    const headers = new Headers(rawInit?.headers);
+    const sessionId = headers.get(SESSION_HEADER);
+    if (sessionId === null) return base(input, rawInit);
+    headers.delete(SESSION_HEADER);
+    const init: RequestInit = { ...rawInit, headers };
+    const channel = channelOf(sessionId);
+    const sidecar = channel?.sidecar;
+    if (!channel || !sidecar) return base(input, init);
     const request = ++sequence;
     const started = performance.now();
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    const rawBody = typeof init?.body === "string" ? init.body : undefined;
+    const rawBody = typeof init.body === "string" ? init.body : undefined;
     sidecar.write("model.request", {
       request,
-      method: init?.method ?? "GET",
+      method: init.method ?? "GET",
       url,
-      headers: redactHeaders(new Headers(init?.headers)),
-      body: (level === "info" ? note() : undefined) ?? describeBody(rawBody, level),
+      headers: redactHeaders(headers),
+      body: (level === "info" ? takeNote(channel) : undefined) ?? describeBody(rawBody, level),
     });
     let response: Response;
     try {
@@ -83,7 +90,7 @@ export function sidecarFetch(base: Fetch, sidecar: DebugSidecar, level: SidecarL
         );
       return response;
     }
-    return new Response(response.body.pipeThrough(gatherStream(sidecar, head, started, level, init?.signal ?? undefined)), {
+    return new Response(response.body.pipeThrough(gatherStream(sidecar, head, started, level, init.signal ?? undefined)), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

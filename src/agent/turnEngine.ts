@@ -8,10 +8,11 @@ import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts
 import type { ApprovalStore } from "./approvalStore.ts";
 import { callVerdict, deniedMessage, type CallVerdictContext } from "./callVerdict.ts";
 import { callSummary, commandLineOf } from "./callSubject.ts";
-import type { DebugSidecar } from "./debugSidecar.ts";
 import { streamModelStep } from "./modelStep.ts";
 import { requestSummary } from "./sidecarFetch.ts";
 import { redactSecrets } from "../core/redaction/index.ts";
+import { runInBackground } from "../core/process/index.ts";
+import { SESSION_HEADER, type SessionChannels } from "./sessionChannels.ts";
 import type { AgentEventType, SessionEvents } from "./sessionEvents.ts";
 import type { ChatMessage, SessionRecord, SessionStore } from "./sessionStore.ts";
 import { argumentsByCallId, argumentValue, parseToolArguments, type ToolErrorBody } from "./toolArguments.ts";
@@ -21,13 +22,6 @@ import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import type { ToolTarget } from "./toolTarget.ts";
 import { clipToolResult } from "./toolResultText.ts";
 
-export interface ModelChannel {
-  client: OpenAI;
-  sidecar?: DebugSidecar;
-  /** The sidecar's summary of the next request, set just before it is sent. */
-  note?: Record<string, unknown>;
-}
-
 export interface TurnEngineDeps {
   sessions: SessionStore;
   events: SessionEvents;
@@ -35,7 +29,9 @@ export interface TurnEngineDeps {
   approvals: ApprovalStore;
   catalog: ToolCatalog;
   target(name: string): ToolTarget;
-  channel(sessionId: string): ModelChannel;
+  /** The agent's one model client. */
+  client: OpenAI;
+  channels: SessionChannels;
   agent: AgentConfig;
   approvalsConfig: ApprovalsConfig;
   logger: Logger;
@@ -119,16 +115,29 @@ export class TurnEngine {
     const controller = new AbortController();
     const entry: RunningTurn = { turnId, controller, done: Promise.resolve() };
     this.#running.set(sessionId, entry);
-    entry.done = this.#drive(sessionId, turnId, resuming, controller.signal).finally(() => {
-      if (this.#running.get(sessionId) === entry) this.#running.delete(sessionId);
+    // A turn that fails past its own error handling (the store refusing even the failure's record)
+    // is logged and counted; the turn stays "running" in the store and the next start recovers it.
+    const fields = { session: sessionId, turn: turnId };
+    entry.done = runInBackground(
+      "agent.turn",
+      () => this.#drive(sessionId, turnId, resuming, controller.signal),
+      fields,
+      this.deps.logger,
+    ).done.then(() => {
+      if (this.#running.get(sessionId) !== entry) return;
+      this.#running.delete(sessionId);
+      // Ended or paused: the session's sidecar is written out and nothing of it stays open.
+      this.deps.channels.release(sessionId);
+      this.deps.events.forget(sessionId);
     });
   }
 
   async #drive(sessionId: string, turnId: string, resuming: boolean, signal: AbortSignal): Promise<void> {
-    const session = this.deps.sessions.get(sessionId);
-    const history = this.deps.sessions.messages(sessionId).map((m) => m.body);
-    let step = this.deps.sessions.getTurn(turnId).steps;
+    let step = 0;
     try {
+      const session = this.deps.sessions.get(sessionId);
+      const history = this.deps.sessions.messages(sessionId).map((m) => m.body);
+      step = this.deps.sessions.getTurn(turnId).steps;
       if (resuming && (await this.#runCalls(session, turnId, step, history, signal)) === "paused") return;
       for (;;) {
         if (step >= this.deps.agent.max_steps) return this.#end(sessionId, turnId, step, "max_steps");
@@ -154,7 +163,7 @@ export class TurnEngine {
         message: errorMessage(error),
         ...(status ? { status } : {}),
       });
-      this.deps.channel(sessionId).sidecar?.write("error", { turn: turnId, step, error: errorMessage(error), status });
+      this.deps.channels.get(sessionId).sidecar?.write("error", { turn: turnId, step, error: errorMessage(error), status });
       this.#answerRemaining(sessionId, turnId, "error", { code: "turn_failed", message: "The turn failed before this call ran" });
       this.#end(sessionId, turnId, step, "error", { error: errorMessage(error) });
     }
@@ -167,12 +176,15 @@ export class TurnEngine {
     history: ChatMessage[],
     signal: AbortSignal,
   ): Promise<ChatMessage> {
-    const channel = this.deps.channel(session.id);
+    const channel = this.deps.channels.get(session.id);
     const messages = [{ role: "system", content: this.deps.agent.system_prompt }, ...history] as ChatCompletionMessageParam[];
     const request = { model: session.model, messages, tools: this.deps.catalog.forModel, temperature: this.deps.agent.temperature };
     if (channel.sidecar) channel.note = requestSummary(request as never, this.deps.agent.debug.level);
-    const gathered = await streamModelStep(channel.client, request, signal, (delta) =>
-      this.#emit(session.id, turnId, "text.delta", { step, delta }),
+    const gathered = await streamModelStep(
+      this.deps.client,
+      request,
+      { signal, headers: channel.sidecar ? { [SESSION_HEADER]: session.id } : {} },
+      (delta) => this.#emit(session.id, turnId, "text.delta", { step, delta }),
     );
     const message: ChatMessage = { role: "assistant", content: gathered.content || null };
     if (gathered.toolCalls.length > 0) {
@@ -286,7 +298,7 @@ export class TurnEngine {
       summary: a.summary,
     }));
     this.#emit(session.id, turnId, "approval_required", { step, approvals, decisions: ["allow_once", "allow_session", "deny"] });
-    this.deps.channel(session.id).sidecar?.write("approval.required", { turn: turnId, step, approvals });
+    this.deps.channels.get(session.id).sidecar?.write("approval.required", { turn: turnId, step, approvals });
     return "paused";
   }
 
@@ -313,7 +325,7 @@ export class TurnEngine {
     this.deps.logger.warn("tool.end", { ...fields, outcome, duration_ms: 0, error: error.message, error_code: error.code });
     this.#emit(sessionId, turnId, "tool.start", { call_id: record.call_id, tool: record.tool, arguments: record.arguments });
     this.#emit(sessionId, turnId, "tool.end", { call_id: record.call_id, tool: record.tool, outcome, duration_ms: 0, error });
-    this.deps.channel(sessionId).sidecar?.write("tool.end", { call_id: record.call_id, tool: record.tool, outcome, error });
+    this.deps.channels.get(sessionId).sidecar?.write("tool.end", { call_id: record.call_id, tool: record.tool, outcome, error });
     this.#addToolMessage(sessionId, turnId, history, record.call_id, content);
   }
 
@@ -352,10 +364,9 @@ export class TurnEngine {
     this.deps.sessions.endTurn(turnId, reason, steps, typeof extra.error === "string" ? extra.error : undefined);
     this.deps.sessions.setState(sessionId, "idle");
     this.#emit(sessionId, turnId, "turn.end", { reason, steps, ...extra });
-    const sidecar = this.deps.channel(sessionId).sidecar;
-    sidecar?.write("turn.end", { turn: turnId, reason, steps, ...extra });
+    this.deps.channels.get(sessionId).sidecar?.write("turn.end", { turn: turnId, reason, steps, ...extra });
     // Idle sessions hold no file open: a worker with thousands of sessions must not run out of fds.
-    sidecar?.close().catch((error: unknown) => this.deps.logger.warn("sidecar.close_failed", { session: sessionId, error }));
+    if (!this.#running.has(sessionId)) this.deps.channels.release(sessionId);
     this.deps.logger.info("turn.end", { session: sessionId, turn: turnId, reason, steps });
   }
 
@@ -368,8 +379,8 @@ export class TurnEngine {
       event: (type, data) => this.#emit(sessionId, turnId, type, data),
       // At info level a result is kept to its start; full level keeps what the model got.
       sidecar: (kind, fields) =>
-        this.deps
-          .channel(sessionId)
+        this.deps.channels
+          .get(sessionId)
           .sidecar?.write(
             kind,
             this.deps.agent.debug.level === "full" || typeof fields.result !== "string"

@@ -19,7 +19,7 @@ import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
-import { raceTimeout } from "../core/process/raceTimeout.ts";
+import { installProcessErrorHandlers, raceTimeout, runInBackground } from "../core/process/index.ts";
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 
@@ -53,6 +53,7 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     }
   };
   setLogSink(writeLine);
+  installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
   const bind = options.bind ?? config.server.bind;
@@ -146,7 +147,8 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     endOrphanedTerminals(worker.pid);
     recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
     // Exit 0 without a request is an operator stopping the worker by hand: not an incident.
-    if (!requested && (outcome.code !== 0 || worker.signalCode)) void watchdog.report(workerCrashSignal(fields));
+    if (!requested && (outcome.code !== 0 || worker.signalCode))
+      runInBackground("watchdog.report", () => watchdog.report(workerCrashSignal(fields)), { pid: worker.pid }, log);
     const decision = policy.onExit(Date.now(), startedAt);
     if (decision.action === "give_up") {
       const reason = `worker exited ${decision.restartsInWindow + 1} times within ${config.supervisor.restart_window_s}s; not restarting (last exit code ${outcome.code}${worker.signalCode ? `, signal ${worker.signalCode}` : ""})`;

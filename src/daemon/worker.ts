@@ -10,7 +10,9 @@ import { createStatusSource } from "../status/statusSource.ts";
 import { ensureApiToken } from "../http/token.ts";
 import { VERSION } from "../core/version.ts";
 import { allMigrations } from "./allMigrations.ts";
-import { raceTimeout } from "../core/process/raceTimeout.ts";
+import { failureCount, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
+import { onDiskFull } from "../core/errors/index.ts";
+import { faultMounts } from "./faultInjection.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerServices } from "./workerServices.ts";
@@ -20,6 +22,7 @@ const log = createLogger("worker");
 
 /** The worker: owns the HTTP server and the sessions; runs until SIGTERM, then drains. */
 export async function runWorker(options: ServeOptions): Promise<number> {
+  installProcessErrorHandlers(log);
   const { config, notes } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
@@ -53,6 +56,8 @@ export async function runWorker(options: ServeOptions): Promise<number> {
       return `store not writable: ${(error as Error).message}`;
     }
   });
+  // A write refused for lack of space shows on the very next probe, not a cache period later.
+  const stopDiskFullWatch = onDiskFull(() => storeProblem.invalidate());
   let requestsTotal = () => 0;
   const probes: ProbeDeps = {
     version: VERSION,
@@ -95,9 +100,21 @@ export async function runWorker(options: ServeOptions): Promise<number> {
         type: "counter",
         samples: [{ value: restarts }],
       },
+      {
+        name: "agentd_unhandled_errors_total",
+        help: "Unhandled rejections and uncaught exceptions the worker logged and survived.",
+        type: "counter",
+        samples: [{ value: failureCount("unhandled") }],
+      },
+      {
+        name: "agentd_background_failures_total",
+        help: "Background tasks (turns, sweeps, prunes) that failed and were logged.",
+        type: "counter",
+        samples: [{ value: failureCount("background") }],
+      },
     ],
     metricsText: services.metricsText,
-    mounts: services.mounts,
+    mounts: [...services.mounts, ...faultMounts(process.env, log)],
     status,
   });
   app = created.app;
@@ -142,6 +159,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   await Promise.all([drain(server, config.server.drain_timeout_ms), services.pty.close()]);
   await services.close();
   removeReadyFile(dataDir, process.pid);
+  stopDiskFullWatch();
   db.close();
   log.info("worker.stopped", { reason });
   return 0;

@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { asDiskFull } from "../core/errors/index.ts";
 
 /** Under the data dir: one file per live PTY process group. */
 export const PTY_GROUPS_DIR = "pty-groups";
@@ -15,15 +16,53 @@ export class PtyGroupRegistry {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
+  /**
+   * Writes a group's file before its process exists, so a disk that cannot take it refuses the
+   * command instead of running it unrecorded (and a client's retry running it twice). The file is
+   * written full size; commit() only overwrites it in place and renames it, which needs no space.
+   */
+  reserve(id: string): GroupReservation {
+    const path = join(this.dir, `pending-${id}`);
+    try {
+      writeFileSync(path, RESERVED, { mode: 0o600 });
+    } catch (error) {
+      rmSync(path, { force: true });
+      throw asDiskFull(error, path) ?? error;
+    }
+    return {
+      commit: (pid) => {
+        const started = processStartTime(pid) ?? "";
+        const fd = openSync(path, "r+");
+        try {
+          writeSync(fd, started.padEnd(RESERVED.length), 0);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(path, join(this.dir, String(pid)));
+      },
+      cancel: () => rmSync(path, { force: true }),
+    };
+  }
+
+  /** Records a group whose leader already runs (reserve + commit in one). */
   add(pid: number): void {
-    const started = processStartTime(pid);
-    if (started !== undefined) writeFileSync(join(this.dir, String(pid)), started);
+    this.reserve(String(pid)).commit(pid);
   }
 
   remove(pid: number): void {
     rmSync(join(this.dir, String(pid)), { force: true });
   }
 }
+
+export interface GroupReservation {
+  /** Records the started process's group in the reserved file. */
+  commit(pid: number): void;
+  /** Drops the reservation of a process that did not start. */
+  cancel(): void;
+}
+
+// Room for a start time (clock ticks since boot: at most 20 digits); trailing spaces are trimmed on read.
+const RESERVED = " ".repeat(24);
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
 function processStartTime(pid: number): string | undefined {

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { asDiskFull } from "../core/errors/index.ts";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
+import { runInBackground } from "../core/process/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
 import type { PtyConfig } from "../core/config/sections/ptyConfig.ts";
@@ -60,9 +62,9 @@ export class PtyManager {
       maxAgeMs: options.config.tool_output_max_age_s * 1000,
     });
     const sweepMs = Math.min(1000, options.config.idle_timeout_s * 250);
-    this.sweepTimer = setInterval(() => void this.sweep(), sweepMs);
+    this.sweepTimer = setInterval(() => runInBackground("pty.sweep", () => this.sweep(), {}, this.log), sweepMs);
     this.sweepTimer.unref();
-    void this.outputStore.prune().catch((error: unknown) => this.log.warn("pty.error", { op: "prune", error }));
+    runInBackground("pty.prune_output", () => this.outputStore.prune(), {}, this.log);
   }
 
   async exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
@@ -75,23 +77,36 @@ export class PtyManager {
     this.assertOpen();
     const shell = resolveShell(args.shell, this.config.shell, process.env.SHELL);
     const id = this.newId();
-    const session = new PtySession({
-      id,
-      cmd: args.cmd,
-      spec: {
-        argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
-        env: childEnv(process.env, args.env, { pass: this.config.pass_env }),
-        cwd: args.workdir,
-        cols: args.cols ?? DEFAULT_COLS,
-        rows: args.rows ?? DEFAULT_ROWS,
-      },
-      bufferBytes: this.config.buffer_bytes,
-      loop: this.loop(),
-      onExit: (ended, status) =>
-        this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
-    });
+    // Bookkeeping first: a command whose group cannot be recorded is not started at all.
+    const reservation = this.groups.reserve(id);
+    let session: PtySession;
+    try {
+      session = new PtySession({
+        id,
+        cmd: args.cmd,
+        spec: {
+          argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+          env: childEnv(process.env, args.env, { pass: this.config.pass_env }),
+          cwd: args.workdir,
+          cols: args.cols ?? DEFAULT_COLS,
+          rows: args.rows ?? DEFAULT_ROWS,
+        },
+        bufferBytes: this.config.buffer_bytes,
+        loop: this.loop(),
+        onExit: (ended, status) =>
+          this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
+      });
+    } catch (error) {
+      reservation.cancel();
+      throw error;
+    }
     this.sessions.set(id, session);
-    this.groups.add(session.pid);
+    try {
+      reservation.commit(session.pid);
+    } catch (error) {
+      // The command runs: failing the call now would make a client run it again.
+      this.log.error("pty.error", { op: "record_group", session_id: id, pid: session.pid, error });
+    }
     this.log.info("pty.open", { session_id: id, pid: session.pid, tty: session.ttyName, cmd: args.cmd, shell });
     const yieldMs = clampYield(args.yield_time_ms, EXEC_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
@@ -181,7 +196,17 @@ export class PtyManager {
       maxOutputTokens: options.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       stripAnsi: options.strip_ansi ?? false,
     });
-    const outputFile = rendered.truncated ? await this.outputStore.save(session.id, taken.bytes) : undefined;
+    let outputFile: string | undefined;
+    if (rendered.truncated) {
+      try {
+        outputFile = await this.outputStore.save(session.id, taken.bytes);
+      } catch (error) {
+        // The command has run: its output is answered without the full copy rather than as a failure.
+        const full = asDiskFull(error, this.outputStore.directory);
+        this.log.warn("pty.error", { op: "save_output", session_id: session.id, error: full ?? error });
+        warning = [warning, `The full output could not be saved: ${full?.message ?? (error as Error).message}`].filter(Boolean).join("; ");
+      }
+    }
     const status = session.exitStatus;
     if (status && this.sessions.get(session.id) === session) {
       // Its exit code has now been reported: the session is gone, even if a daemon it started still holds the terminal.

@@ -16,4 +16,16 @@ describe("cachedFor", () => {
     clock = 1000;
     expect(check()).toBe(2);
   });
+
+  test("invalidate() makes the next call check again, within the period", () => {
+    let runs = 0;
+    const check = cachedFor(
+      1000,
+      () => ++runs,
+      () => 0,
+    );
+    expect(check()).toBe(1);
+    check.invalidate();
+    expect([check(), check()]).toEqual([2, 2]);
+  });
 });

@@ -55,4 +55,25 @@ describe("RotatingFile", () => {
     expect(readFileSync(path, "utf8")).toBe(`${"y".repeat(500)}\n`);
     expect(readFileSync(`${path}.1`, "utf8")).toBe("short\n");
   });
+
+  test("a torn last line (no newline) is cut back when the file is opened; whole lines stay", () => {
+    const dir = makeTempDir();
+    const path = join(dir, "agentd.log");
+    writeFileSync(path, `${line(1)}\n${line(2)}\n{"ts":"2025-01-01T00:00:00Z","lev`);
+    const file = new RotatingFile({ path, maxBytes: 1_000_000, keep: 1 });
+    file.write(line(3));
+    expect(readFileSync(path, "utf8")).toBe(`${line(1)}\n${line(2)}\n${line(3)}\n`);
+  });
+
+  test("a file that is one torn line longer than the scan window is emptied; a whole file is left as it is", () => {
+    const dir = makeTempDir();
+    const torn = join(dir, "torn.log");
+    writeFileSync(torn, "y".repeat(200_000));
+    new RotatingFile({ path: torn, maxBytes: 1_000_000, keep: 1 });
+    expect(statSync(torn).size).toBe(0);
+    const whole = join(dir, "whole.log");
+    writeFileSync(whole, `${line(1)}\n`);
+    new RotatingFile({ path: whole, maxBytes: 1_000_000, keep: 1 });
+    expect(readFileSync(whole, "utf8")).toBe(`${line(1)}\n`);
+  });
 });

@@ -1,4 +1,16 @@
-import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
 export interface RotatingFileOptions {
@@ -7,19 +19,31 @@ export interface RotatingFileOptions {
   keep: number;
 }
 
+const TAIL_SCAN_BYTES = 64 * 1024;
+
 /** Append-only log file that rotates by size: agentd.log → agentd.log.1 → … → agentd.log.<keep>. */
 export class RotatingFile {
   #size: number;
   constructor(private readonly options: RotatingFileOptions) {
     mkdirSync(dirname(options.path), { recursive: true });
-    this.#size = existsSync(options.path) ? statSync(options.path).size : 0;
+    this.#size = existsSync(options.path) ? cutTornTail(options.path) : 0;
   }
 
   write(line: string): void {
     const data = line.endsWith("\n") ? line : `${line}\n`;
     const bytes = Buffer.byteLength(data);
     if (this.#size > 0 && this.#size + bytes > this.options.maxBytes) this.#rotate();
-    appendFileSync(this.options.path, data);
+    try {
+      appendFileSync(this.options.path, data);
+    } catch (error) {
+      // A full disk can take part of the line: cut it back so the file stays one JSON object a line.
+      try {
+        truncateSync(this.options.path, this.#size);
+      } catch {
+        // The file is gone or unwritable; the next start cuts a torn tail.
+      }
+      throw error;
+    }
     this.#size += bytes;
   }
 
@@ -32,5 +56,33 @@ export class RotatingFile {
     if (keep >= 1) renameSync(path, `${path}.1`);
     else rmSync(path, { force: true });
     this.#size = 0;
+  }
+}
+
+/**
+ * Cuts a last line without its newline (a write cut short by a full disk or a kill) back to the
+ * end of the last whole line, and returns the file's size. Reads backwards from the end only as
+ * far as the last newline.
+ */
+function cutTornTail(path: string): number {
+  const fd = openSync(path, "r+");
+  try {
+    const size = fstatSync(fd).size;
+    const window = Buffer.alloc(TAIL_SCAN_BYTES);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - TAIL_SCAN_BYTES);
+      readSync(fd, window, 0, end - start, start);
+      const newline = window.subarray(0, end - start).lastIndexOf(0x0a);
+      if (newline >= 0) {
+        end = start + newline + 1;
+        break;
+      }
+      end = start;
+    }
+    if (end < size) ftruncateSync(fd, end);
+    return end;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { AgentdError } from "../errors/index.ts";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { AgentdError, asDiskFull, setStorePathForErrors } from "../errors/index.ts";
 import { applyMigrations, type Migration } from "./migrations.ts";
 
 export interface OpenStoreOptions {
@@ -21,7 +21,10 @@ export class StoreError extends AgentdError {
  * other reads; busy_timeout makes concurrent writers wait instead of surfacing SQLITE_BUSY.
  */
 export function openStore(options: OpenStoreOptions): Database {
-  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ":memory:") {
+    mkdirSync(dirname(options.path), { recursive: true });
+    setStorePathForErrors(options.path);
+  }
   let db: Database;
   try {
     db = new Database(options.path, { create: true, strict: true });
@@ -36,10 +39,30 @@ export function openStore(options: OpenStoreOptions): Database {
   return db;
 }
 
-/** Checks that the store accepts a write; used by /readyz and `agentd doctor`. */
+const PROBE_BYTES = 4096;
+
+/**
+ * Checks that the store accepts a write; used by /health, /readyz and `agentd doctor`. Updating
+ * one row can still fit in the WAL's free frames on a full disk, so a page is also written beside
+ * the database: that needs a fresh block, as the next real write will. A full disk throws a
+ * DiskFullError naming the path.
+ */
 export function probeStoreWritable(db: Database): void {
-  db.run(
-    "INSERT INTO kv (key, value, updated_at) VALUES ('probe', '1', ?) ON CONFLICT(key) DO UPDATE SET updated_at = excluded.updated_at",
-    [Date.now()],
-  );
+  try {
+    db.run(
+      "INSERT INTO kv (key, value, updated_at) VALUES ('probe', '1', ?) ON CONFLICT(key) DO UPDATE SET updated_at = excluded.updated_at",
+      [Date.now()],
+    );
+  } catch (error) {
+    throw asDiskFull(error, db.filename) ?? error;
+  }
+  if (db.filename === ":memory:" || db.filename === "") return;
+  const probe = join(dirname(db.filename), `.write-probe-${process.pid}`);
+  try {
+    writeFileSync(probe, Buffer.alloc(PROBE_BYTES), { mode: 0o600 });
+  } catch (error) {
+    throw asDiskFull(error, probe) ?? error;
+  } finally {
+    rmSync(probe, { force: true });
+  }
 }
