@@ -73,7 +73,7 @@ export function createWorkerServices(options: WorkerServicesOptions): WorkerServ
     agent,
     incidents,
     mounts: [
-      { path: "/v1", app: proxy.routes },
+      { path: "/v1", app: proxy.routes, bodyLimitBytes: config.proxy.max_body_bytes },
       { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
       { path: "/api/pty", app: createPtyRoutes(pty) },
       { path: "/api/incidents", app: incidentRoutes(incidents) },

@@ -8,6 +8,7 @@ import { IncidentStore } from "../../src/watchdog/index.ts";
 import { createApp } from "../../src/http/app.ts";
 import { buildHealthDocument } from "../../src/core/health/index.ts";
 import { createStatusSource } from "../../src/status/statusSource.ts";
+import { statusPageMounts } from "../../src/status/statusMounts.ts";
 import { fakeExecTool } from "../agent/testTools.ts";
 import { PROJECT_ROOT } from "../support/binary.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
@@ -65,7 +66,7 @@ beforeAll(async () => {
       };
     },
   });
-  const { app } = createApp(appDeps({ status, mounts: [{ path: "/api", app: agent.routes }] }));
+  const { app } = createApp(appDeps({ mounts: [...statusPageMounts(status, {}).mounts, { path: "/api", app: agent.routes }] }));
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, idleTimeout: 0 });
   url = `http://127.0.0.1:${server.port}`;
   browser = await openBrowser();
