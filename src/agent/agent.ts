@@ -8,8 +8,8 @@ import { IncidentStore } from "../watchdog/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import { agentRoutes } from "./agentRoutes.ts";
 import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
-import { ApprovalService } from "./approvalService.ts";
-import { ApprovalStore, type ApprovalRecord } from "./approvalStore.ts";
+import { ApprovalService, type DecisionResult } from "./approvalService.ts";
+import { ApprovalStore, type ApprovalDecision, type ApprovalRecord, type DecidedBy } from "./approvalStore.ts";
 import { DebugSidecar } from "./debugSidecar.ts";
 import type { ServiceConfig } from "../core/config/sections/servicesConfig.ts";
 import { SessionEvents } from "./sessionEvents.ts";
@@ -57,6 +57,8 @@ export interface Agent {
   /** Most recent first; `total` counts every stored session (for paging). */
   sessions(page?: { limit: number; offset: number }): { total: number; rows: SessionSummary[] };
   pendingApprovals(): ApprovalRecord[];
+  /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
+  decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
   /** Adds a remote executor (a hop) that sessions may target. */
   addTarget(target: ToolTarget): void;
   /** Points a session's tool calls at another target (the hop tool switches hosts with it). */
@@ -170,6 +172,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
       rows: sessions.list(page.limit, page.offset).map((s) => ({ ...s, pending_approvals: approvals.pending(s.id).length })),
     }),
     pendingApprovals: () => approvals.pending(),
+    decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
     addTarget: (t) => void targets.set(t.name, t),
     setSessionTarget: (sessionId, name) => {
       sessions.get(sessionId);

@@ -7,7 +7,7 @@ import { createFileRoutes } from "../files/index.ts";
 import { createHopManager, createHopToolTarget, runningBinaryPath, type HopManager } from "../hop/index.ts";
 import { createProxy, type Proxy as ProxyService } from "../proxy/index.ts";
 import { createPtyRoutes, createPtyTools, PtyManager } from "../pty/index.ts";
-import { IncidentStore, incidentRoutes, readCheckRows } from "../watchdog/index.ts";
+import { ActionRequestStore, IncidentStore, incidentRoutes, readCheckRows } from "../watchdog/index.ts";
 import type { Mount } from "../http/app.ts";
 import type { StatusSources } from "../status/statusSource.ts";
 import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
@@ -66,6 +66,7 @@ export function createWorkerServices(options: WorkerServicesOptions): WorkerServ
       options.localFetch(typeof input === "string" || input instanceof URL ? new Request(String(input), init) : new Request(input, init)),
   });
   const incidents = new IncidentStore(db);
+  const actionRequests = new ActionRequestStore(db, incidents);
   return {
     proxy,
     pty,
@@ -97,6 +98,10 @@ export function createWorkerServices(options: WorkerServicesOptions): WorkerServ
       approvals: () => agent.pendingApprovals().map(approvalRow),
       ptySessions: () => pty.list().map((session) => ptySessionRow(session)),
       hops: () => hops.list().map(hopRow),
+      decisions: {
+        approval: (id, decision, decidedBy) => agent.decideApproval(id, decision, decidedBy),
+        incidentAction: (id, decision, decidedBy) => actionRequests.decide(id, decision, decidedBy, Date.now()),
+      },
     },
     async close() {
       // The agent first: it cancels turns whose tools still use PTYs and the proxy.

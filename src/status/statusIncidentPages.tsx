@@ -1,4 +1,4 @@
-import type { Incident, IncidentEvent } from "../watchdog/incidents/incidentStore.ts";
+import type { Incident, IncidentEvent } from "../watchdog/index.ts";
 import { formatTime } from "./statusFormat.ts";
 import { Ago } from "./statusCard.tsx";
 import { IncidentActionRequest } from "./statusIncidentAction.tsx";

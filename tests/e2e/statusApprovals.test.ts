@@ -44,6 +44,7 @@ beforeAll(async () => {
   });
   const status = createStatusSource({
     incidents: new IncidentStore(db),
+    decisions: { approval: (id, decision, by) => agent.decideApproval(id, decision, by) },
     health: async () => buildHealthDocument({ version: "test", checks: [], notes: [], uptimeS: 1, memoryMb: 1, requestsTotal: 0 }),
     worker: () => ({ pid: process.pid, supervisor_pid: null, version: "test", uptime_s: 1, restarts: 0, memory_mb: 1 }),
     approvals: () =>
@@ -108,7 +109,7 @@ describe("approvals on the status page", () => {
     await item.getByText("Allowed once").waitFor({ timeout: 30_000 });
     await waitFor("the command to run", () => ran.length > 0 && upstream.completionRequests().length === 2, { timeoutMs: 30_000 });
     expect(ran).toEqual(["sudo systemctl restart nginx"]);
-    expect(requests.filter((r) => r.includes("/api/approvals/"))).toHaveLength(1);
+    expect(requests.filter((r) => r.includes("/status/approvals/"))).toHaveLength(1);
     expect(agent.pendingApprovals()).toEqual([]);
     const decided = (await (await fetch(`${url}/api/approvals/${pending!.id}`)).json()) as { status: string; decided_by: string };
     expect(decided).toMatchObject({ status: "allow_once", decided_by: "page" });
