@@ -4,7 +4,6 @@ import type { Hono } from "hono";
 import OpenAI from "openai";
 import { AgentdError } from "../core/errors/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
-import { IncidentStore } from "../watchdog/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import { agentRoutes } from "./agentRoutes.ts";
 import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
@@ -17,12 +16,9 @@ import { SessionStore, type SessionRecord } from "./sessionStore.ts";
 import { sidecarFetch } from "./sidecarFetch.ts";
 import { ToolCatalog } from "./toolCatalog.ts";
 import { ToolCallStore } from "./toolCallStore.ts";
-import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
-import { LOCAL_TARGET, LocalToolTarget, type ToolTarget } from "./toolTarget.ts";
-import { createReadFileTool, createWriteFileTool } from "./tools/fileTools.ts";
-import { createHopTool, type HopTargets } from "./tools/hopTool.ts";
-import { createIncidentTools } from "./tools/incidentTools.ts";
-import { createServiceTools } from "./tools/serviceTools.ts";
+import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tools/toolDefinition.ts";
+import { LocalToolTarget } from "./toolTarget.ts";
+import { createServiceTools } from "./serviceTools.ts";
 import { TurnEngine, type ModelChannel } from "./turnEngine.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -34,12 +30,8 @@ export interface CreateAgentOptions {
   /** The local proxy in production (`http://127.0.0.1:<port>/v1`). */
   modelBaseUrl: string;
   modelApiKey?: string;
-  /** Tools besides the built-in ones (read_file, write_file, incidents, services): the PTY tools, hop. */
+  /** The other capabilities' tools (PTY, files, hop, incidents); the service tools are the agent's own. */
   tools: ToolDefinition[];
-  /** Remote executors (hops); "local" always exists. */
-  targets?: ToolTarget[];
-  /** Hops the `hop` tool may switch a session to; without it the agent has no hop tool. */
-  hops?: HopTargets;
   logger?: Logger;
   /** The fetch under the model client (tests and the benchmark observe requests with it). */
   fetch?: Fetch;
@@ -59,10 +51,6 @@ export interface Agent {
   pendingApprovals(): ApprovalRecord[];
   /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
   decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
-  /** Adds a remote executor (a hop) that sessions may target. */
-  addTarget(target: ToolTarget): void;
-  /** Points a session's tool calls at another target (the hop tool switches hosts with it). */
-  setSessionTarget(sessionId: string, target: string): void;
   /** Cancels running turns cleanly and writes every sidecar record out; pending approvals stay. */
   close(): Promise<void>;
 }
@@ -75,27 +63,15 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const events = new SessionEvents(db, (sessionId, error) => logger.warn("session.listener_failed", { session: sessionId, error }));
   const toolCalls = new ToolCallStore(db);
   const approvals = new ApprovalStore(db);
-  const builtins: ToolDefinition[] = [
-    createReadFileTool({ maxBytes: agentConfig.read_file_max_bytes }) as ToolDefinition,
-    createWriteFileTool() as ToolDefinition,
-    ...createIncidentTools(new IncidentStore(db)),
-    ...createServiceTools(services),
-  ];
+  const catalog = new ToolCatalog([...createServiceTools(services), ...options.tools]);
+  // Targets other than local are the hops sessions switched to (the hop tool gives them).
   const targets = new Map<string, ToolTarget>();
-  if (options.hops) {
-    builtins.push(
-      createHopTool(options.hops, {
-        switchTo: (sessionId, target) => {
-          const name = target === LOCAL_TARGET ? LOCAL_TARGET : target.name;
-          if (target !== LOCAL_TARGET) targets.set(name, target);
-          sessions.setTarget(sessionId, name);
-        },
-      }) as ToolDefinition,
-    );
-  }
-  const catalog = new ToolCatalog([...builtins, ...options.tools]);
-  targets.set(LOCAL_TARGET, new LocalToolTarget(catalog.byName));
-  for (const target of options.targets ?? []) targets.set(target.name, target);
+  const switchTarget = (sessionId: string, target: ToolTarget | typeof LOCAL_TARGET) => {
+    const name = target === LOCAL_TARGET ? LOCAL_TARGET : target.name;
+    if (target !== LOCAL_TARGET) targets.set(name, target);
+    sessions.setTarget(sessionId, name);
+  };
+  targets.set(LOCAL_TARGET, new LocalToolTarget(catalog.byName, switchTarget));
   const debugDir = join(options.dataDir, "debug");
   const apiKey = options.modelApiKey ?? "agentd-local";
   const channels = new Map<string, ModelChannel>();
@@ -173,12 +149,6 @@ export function createAgent(options: CreateAgentOptions): Agent {
     }),
     pendingApprovals: () => approvals.pending(),
     decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
-    addTarget: (t) => void targets.set(t.name, t),
-    setSessionTarget: (sessionId, name) => {
-      sessions.get(sessionId);
-      if (!targets.has(name)) throw new AgentdError("unknown_target", `No target named ${name}`, { status: 400 });
-      sessions.setTarget(sessionId, name);
-    },
     close: async () => {
       await engine.cancelAll("agentd is stopping");
       await Promise.all([...channels.values()].map((c) => c.sidecar?.close()));

@@ -30,7 +30,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     ? ensureApiToken(dataDir).token
     : undefined;
 
-  const { app, services } = createWorkerApp({
+  const { app, services } = await createWorkerApp({
     config,
     notes,
     db,

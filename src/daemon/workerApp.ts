@@ -31,10 +31,10 @@ export interface WorkerApp {
 }
 
 /** The worker's one Hono app: probes, metrics, the status page and every capability's routes. */
-export function createWorkerApp(options: WorkerAppOptions): WorkerApp {
+export async function createWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
   const { config, db, requiredToken, startedAt, restarts } = options;
   let app: Hono | undefined;
-  const services = createWorkerServices({
+  const services = await createWorkerServices({
     config,
     db,
     dataDir: options.dataDir,

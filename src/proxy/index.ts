@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { Capability } from "../core/capability.ts";
 import type { Hono } from "hono";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
@@ -63,5 +64,25 @@ export function createProxy(options: CreateProxyOptions): Proxy {
       clearInterval(timer);
       core.maintain();
     },
+  };
+}
+
+export interface ProxyCapability extends Capability {
+  status(): ProviderStatus[];
+}
+
+/** The proxy as the worker mounts it: /v1 under the proxy's own body limit, admin routes for loopback peers only. */
+export function createProxyCapability(options: CreateProxyOptions): ProxyCapability {
+  const proxy = createProxy(options);
+  return {
+    name: "proxy",
+    routes: [
+      { path: "/v1", app: proxy.routes, bodyLimitBytes: options.config.max_body_bytes },
+      { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
+    ],
+    healthChecks: proxy.healthChecks,
+    metricsText: proxy.metricsText,
+    status: proxy.status,
+    close: proxy.close,
   };
 }

@@ -3,7 +3,7 @@ import type { PatternOutcome } from "./decide/patternMemory.ts";
 import type { Redactor } from "../core/redaction/index.ts";
 import type { IncidentReport } from "./decide/tier3Advisor.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
-import type { HealthView } from "./watchdog.ts";
+import type { HealthView } from "./healthView.ts";
 
 /** The structured report tier 3 sends: facts only, every line redacted, bounded in size. */
 export function buildIncidentReport(

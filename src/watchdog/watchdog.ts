@@ -20,11 +20,7 @@ import { SilenceStore } from "./incidents/silenceStore.ts";
 import { Tier3Advisor } from "./decide/tier3Advisor.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
-
-export interface HealthView {
-  ok: boolean;
-  detail: Record<string, unknown>;
-}
+import type { HealthView } from "./healthView.ts";
 
 export interface WatchdogDeps {
   config: WatchdogConfig;

@@ -17,7 +17,7 @@ let worker: WorkerApp;
 let server: Server<undefined>;
 let url: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   upstream = startScriptedUpstream();
   const dataDir = makeTempDir("agentd-worker-app-");
   const config = parseConfig(
@@ -29,7 +29,7 @@ beforeAll(() => {
     { file: "agentd.jsonc", env: {} },
   );
   db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
-  worker = createWorkerApp({
+  worker = await createWorkerApp({
     config,
     notes: [],
     db,

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { localFileAccess, readTextLines, writeTextFile } from "../../files/index.ts";
-import { defineTool, type ToolDefinition } from "../../core/tools/toolDefinition.ts";
+import { defineTool, type ToolDefinition } from "../core/tools/toolDefinition.ts";
+import { localFileAccess } from "./localFiles.ts";
+import { readTextLines, writeTextFile } from "./textFileAccess.ts";
 
 export const readFileParameters = z.strictObject({
   path: z.string().min(1).describe("File to read; relative paths start at the home directory of the user agentd runs as"),
