@@ -27,13 +27,13 @@ export interface CreateAgentOptions {
   db: Database;
   dataDir: string;
   config: { agent: AgentConfig; approvals: ApprovalsConfig; services: readonly ServiceConfig[] };
-  /** The local proxy in production (`http://127.0.0.1:<port>/v1`). */
+  /** The local proxy in production (`http://127.0.0.1/v1`, reached through `fetch` without a socket). */
   modelBaseUrl: string;
   modelApiKey?: string;
   /** The other capabilities' tools (PTY, files, hop, incidents); the service tools are the agent's own. */
   tools: ToolDefinition[];
   logger?: Logger;
-  /** The fetch under the model client (tests and the benchmark observe requests with it). */
+  /** The fetch under the model client: the worker's own app in production; tests and the benchmark observe requests with it. */
   fetch?: Fetch;
   /** Interval of the SSE heartbeat comment; 15 s unless a test needs it sooner. */
   heartbeatMs?: number;

@@ -5,7 +5,7 @@ import type { SessionEvents } from "./sessionEvents.ts";
 import type { SessionStore } from "./sessionStore.ts";
 import type { ModelChannel, TurnEngine } from "./turnEngine.ts";
 
-export class ApprovalConflictError extends AgentdError {
+class ApprovalConflictError extends AgentdError {
   constructor(approval: ApprovalRecord) {
     super(
       "approval_already_decided",

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { createAgentCapability, type AgentCapability } from "../agent/index.ts";
-import type { Capability, Mount } from "../core/capability.ts";
+import { createAgentCapability } from "../agent/index.ts";
+import type { Mount } from "../core/capability.ts";
 import type { AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
@@ -26,10 +26,8 @@ export interface WorkerServicesOptions {
 
 /** Every capability the worker runs, composed: what to mount, what to report, how to stop. */
 export interface WorkerServices {
-  capabilities: readonly Capability[];
   /** Closed on its own while requests drain, so a PTY call waiting on its yield ends at once. */
   pty: PtyCapability;
-  agent: AgentCapability;
   mounts: Mount[];
   healthSources: Record<string, HealthSource>;
   metricsText: Array<() => string>;
@@ -39,7 +37,7 @@ export interface WorkerServices {
 }
 
 /** The agent's requests never touch a socket (localFetch), but they pass the loopback Host check. */
-export const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
+const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
 
 export async function createWorkerServices(options: WorkerServicesOptions): Promise<WorkerServices> {
   const { config, db, dataDir, logger } = options;
@@ -94,14 +92,13 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         incidentAction: (id, decision, decidedBy) => watchdog.decideAction(id, decision, decidedBy),
       },
     };
-    return { pty, agent, statusSources };
+    return { pty, statusSources };
   });
   const capabilities = stack.started;
   const healthSources: Record<string, HealthSource> = {};
   for (const capability of capabilities) if (capability.healthChecks) healthSources[capability.name] = capability.healthChecks;
   return {
     ...services,
-    capabilities,
     mounts: capabilities.flatMap((capability) => capability.routes ?? []),
     healthSources,
     metricsText: capabilities.flatMap((capability) => (capability.metricsText ? [capability.metricsText] : [])),

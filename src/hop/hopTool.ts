@@ -3,7 +3,7 @@ import { defineTool, LOCAL_TARGET, ToolError, type ToolDefinition } from "../cor
 import type { HopManager } from "./hopManager.ts";
 import { createHopToolTarget } from "./hopToolTarget.ts";
 
-export const hopParameters = z.strictObject({
+const hopParameters = z.strictObject({
   target: z.string().min(1).describe(`A hop's name (see "agentd hops"), or "${LOCAL_TARGET}" to come back to this host`),
 });
 

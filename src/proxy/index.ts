@@ -9,13 +9,14 @@ import { providersHealth, providerStatus, type ProviderStatus } from "./upstream
 import { ProxyCore } from "./state/proxyCore.ts";
 import { createProxyRoutes, proxyErrorHandler } from "./routes/proxyRoutes.ts";
 
-export { providerConfigSchema, proxyConfigSchema, providerTimeoutsSchema } from "../core/config/sections/providerConfig.ts";
+export { providerConfigSchema, proxyConfigSchema } from "../core/config/sections/providerConfig.ts";
 export type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
 export type { ProviderStatus, ProviderState } from "./upstream/providerStatus.ts";
 export { proxyMigrations } from "./proxyMigrations.ts";
 export { clearQuirks, listQuirks } from "./upstream/quirkStore.ts";
 export type { StoredQuirk } from "./upstream/quirkStore.ts";
 export { ProxyError, NO_PROVIDER_MESSAGE } from "./upstream/proxyError.ts";
+export { normalizeBaseUrl } from "./upstream/upstreamUrl.ts";
 export type { ProxyErrorCode } from "./upstream/proxyError.ts";
 
 export interface CreateProxyOptions {

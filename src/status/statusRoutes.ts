@@ -17,8 +17,8 @@ import { formatOf, parseId, returnPath, sendHtml, sendJson, sendText } from "./s
 
 export type { StatusSource } from "./statusSnapshot.ts";
 
-export const INCIDENTS_PER_PAGE = 50;
-export const SESSIONS_PER_PAGE = 50;
+const INCIDENTS_PER_PAGE = 50;
+const SESSIONS_PER_PAGE = 50;
 
 /** /status and its pages, fragments, incident buttons, badges and the embedded assets. */
 export function statusRoutes(source: StatusSource): Hono {

@@ -60,7 +60,7 @@ async function readSection<Row>(source: RowsSource<Row> | undefined, note: strin
   }
 }
 
-export function incidentRow({ details: _details, ...row }: Incident): IncidentRow {
+function incidentRow({ details: _details, ...row }: Incident): IncidentRow {
   return row;
 }
 
