@@ -85,7 +85,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         return { total, rows: rows.map(sessionRow) };
       },
       approvals: () => agent.agent.pendingApprovals().map(approvalRow),
-      ptySessions: () => pty.sessions().map((session) => ptySessionRow(session)),
+      ptySessions: () => pty.sessions().map(ptySessionRow),
       hops: () => hop.list().map(hopRow),
       decisions: {
         approval: (id, decision, decidedBy) => agent.agent.decideApproval(id, decision, decidedBy),

@@ -99,6 +99,7 @@ export class FallbackClient implements RemoteAgentdClient {
       exit_code: s.exitCode,
       idle_s: Math.round((Date.now() - s.lastUsedAt) / 1000),
       bytes_out: s.bytesOut,
+      last_output_at: s.lastOutputAt === undefined ? null : new Date(s.lastOutputAt).toISOString(),
     }));
   }
 
