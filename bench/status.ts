@@ -23,6 +23,7 @@ import { renderStatusHtml } from "../src/status/statusHtml.tsx";
 import { healthDocument } from "../src/http/probeRoutes.ts";
 import type { SessionRow } from "../src/status/statusSnapshot.ts";
 import { createStatusSource } from "../src/status/statusSource.ts";
+import { statusPageMounts } from "../src/status/statusMounts.ts";
 import { BUN } from "../tests/support/binary.ts";
 
 const INCIDENTS = 10_000;
@@ -120,8 +121,7 @@ async function serve(dir: string): Promise<void> {
     bodyLimitBytes: 1 << 20,
     metricFamilies: () => [],
     metricsText: [],
-    mounts: [],
-    status,
+    mounts: statusPageMounts(status, {}).mounts,
   });
   const handlerTimes: Record<string, number[]> = {};
   const server = Bun.serve({

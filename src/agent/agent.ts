@@ -4,12 +4,11 @@ import type { Hono } from "hono";
 import OpenAI from "openai";
 import { AgentdError } from "../core/errors/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
-import { IncidentStore } from "../watchdog/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import { agentRoutes } from "./agentRoutes.ts";
 import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
-import { ApprovalService } from "./approvalService.ts";
-import { ApprovalStore, type ApprovalRecord } from "./approvalStore.ts";
+import { ApprovalService, type DecisionResult } from "./approvalService.ts";
+import { ApprovalStore, type ApprovalDecision, type ApprovalRecord, type DecidedBy } from "./approvalStore.ts";
 import { DebugSidecar } from "./debugSidecar.ts";
 import type { ServiceConfig } from "../core/config/sections/servicesConfig.ts";
 import { SessionEvents } from "./sessionEvents.ts";
@@ -17,12 +16,9 @@ import { SessionStore, type SessionRecord } from "./sessionStore.ts";
 import { sidecarFetch } from "./sidecarFetch.ts";
 import { ToolCatalog } from "./toolCatalog.ts";
 import { ToolCallStore } from "./toolCallStore.ts";
-import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
-import { LOCAL_TARGET, LocalToolTarget, type ToolTarget } from "./toolTarget.ts";
-import { createReadFileTool, createWriteFileTool } from "./tools/fileTools.ts";
-import { createHopTool, type HopTargets } from "./tools/hopTool.ts";
-import { createIncidentTools } from "./tools/incidentTools.ts";
-import { createServiceTools } from "./tools/serviceTools.ts";
+import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tools/toolDefinition.ts";
+import { LocalToolTarget } from "./toolTarget.ts";
+import { createServiceTools } from "./serviceTools.ts";
 import { TurnEngine } from "./turnEngine.ts";
 import { SessionChannels } from "./sessionChannels.ts";
 
@@ -32,17 +28,13 @@ export interface CreateAgentOptions {
   db: Database;
   dataDir: string;
   config: { agent: AgentConfig; approvals: ApprovalsConfig; services: readonly ServiceConfig[] };
-  /** The local proxy in production (`http://127.0.0.1:<port>/v1`). */
+  /** The local proxy in production (`http://127.0.0.1/v1`, reached through `fetch` without a socket). */
   modelBaseUrl: string;
   modelApiKey?: string;
-  /** Tools besides the built-in ones (read_file, write_file, incidents, services): the PTY tools, hop. */
+  /** The other capabilities' tools (PTY, files, hop, incidents); the service tools are the agent's own. */
   tools: ToolDefinition[];
-  /** Remote executors (hops); "local" always exists. */
-  targets?: ToolTarget[];
-  /** Hops the `hop` tool may switch a session to; without it the agent has no hop tool. */
-  hops?: HopTargets;
   logger?: Logger;
-  /** The fetch under the model client (tests and the benchmark observe requests with it). */
+  /** The fetch under the model client: the worker's own app in production; tests and the benchmark observe requests with it. */
   fetch?: Fetch;
   /** Interval of the SSE heartbeat comment; 15 s unless a test needs it sooner. */
   heartbeatMs?: number;
@@ -58,10 +50,8 @@ export interface Agent {
   /** Most recent first; `total` counts every stored session (for paging). */
   sessions(page?: { limit: number; offset: number }): { total: number; rows: SessionSummary[] };
   pendingApprovals(): ApprovalRecord[];
-  /** Adds a remote executor (a hop) that sessions may target. */
-  addTarget(target: ToolTarget): void;
-  /** Points a session's tool calls at another target (the hop tool switches hosts with it). */
-  setSessionTarget(sessionId: string, target: string): void;
+  /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
+  decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
   /** Cancels running turns cleanly and writes every sidecar record out; pending approvals stay. */
   close(): Promise<void>;
 }
@@ -74,27 +64,15 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const events = new SessionEvents(db, (sessionId, error) => logger.warn("session.listener_failed", { session: sessionId, error }));
   const toolCalls = new ToolCallStore(db);
   const approvals = new ApprovalStore(db);
-  const builtins: ToolDefinition[] = [
-    createReadFileTool({ maxBytes: agentConfig.read_file_max_bytes }) as ToolDefinition,
-    createWriteFileTool() as ToolDefinition,
-    ...createIncidentTools(new IncidentStore(db)),
-    ...createServiceTools(services),
-  ];
+  const catalog = new ToolCatalog([...createServiceTools(services), ...options.tools]);
+  // Targets other than local are the hops sessions switched to (the hop tool gives them).
   const targets = new Map<string, ToolTarget>();
-  if (options.hops) {
-    builtins.push(
-      createHopTool(options.hops, {
-        switchTo: (sessionId, target) => {
-          const name = target === LOCAL_TARGET ? LOCAL_TARGET : target.name;
-          if (target !== LOCAL_TARGET) targets.set(name, target);
-          sessions.setTarget(sessionId, name);
-        },
-      }) as ToolDefinition,
-    );
-  }
-  const catalog = new ToolCatalog([...builtins, ...options.tools]);
-  targets.set(LOCAL_TARGET, new LocalToolTarget(catalog.byName));
-  for (const target of options.targets ?? []) targets.set(target.name, target);
+  const switchTarget = (sessionId: string, target: ToolTarget | typeof LOCAL_TARGET) => {
+    const name = target === LOCAL_TARGET ? LOCAL_TARGET : target.name;
+    if (target !== LOCAL_TARGET) targets.set(name, target);
+    sessions.setTarget(sessionId, name);
+  };
+  targets.set(LOCAL_TARGET, new LocalToolTarget(catalog.byName, switchTarget));
   const debugDir = join(options.dataDir, "debug");
   const level = agentConfig.debug.level;
   const channels = new SessionChannels(
@@ -162,12 +140,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
       rows: sessions.list(page.limit, page.offset).map((s) => ({ ...s, pending_approvals: approvals.pending(s.id).length })),
     }),
     pendingApprovals: () => approvals.pending(),
-    addTarget: (t) => void targets.set(t.name, t),
-    setSessionTarget: (sessionId, name) => {
-      sessions.get(sessionId);
-      if (!targets.has(name)) throw new AgentdError("unknown_target", `No target named ${name}`);
-      sessions.setTarget(sessionId, name);
-    },
+    decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
     close: async () => {
       await engine.cancelAll("agentd is stopping");
       await channels.closeAll();

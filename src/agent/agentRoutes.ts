@@ -3,8 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { AgentdError } from "../core/errors/index.ts";
 import { policyValues } from "../core/config/sections/approvalsConfig.ts";
-import { decisionErrorFragment, decisionFragment } from "../status/approvalFragment.ts";
-import { ApprovalConflictError, type ApprovalService } from "./approvalService.ts";
+import type { ApprovalService } from "./approvalService.ts";
 import { approvalDecisions, decidedByValues, type ApprovalStore } from "./approvalStore.ts";
 import { sidecarPath } from "./debugSidecar.ts";
 import { sessionEventStream } from "./eventStream.ts";
@@ -180,18 +179,8 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
   app.get("/approvals/:id", (c) => c.json(deps.approvals.get(c.req.param("id"))));
 
   app.post("/approvals/:id", async (c) => {
-    const id = c.req.param("id");
-    const fromPage = c.req.header("hx-request") === "true";
-    try {
-      const body = await readRequestBody(c, decisionBody);
-      const result = deps.approvalService.decide(id, body.decision, body.decided_by ?? (fromPage ? "page" : "api"));
-      return fromPage ? c.html(decisionFragment(result)) : c.json(result);
-    } catch (error) {
-      // htmx swaps only 2xx answers; the page shows why the button did nothing.
-      if (fromPage && error instanceof AgentdError)
-        return c.html(decisionErrorFragment(id, error.message), error instanceof ApprovalConflictError ? 200 : (error.status as 400));
-      throw error;
-    }
+    const body = await readRequestBody(c, decisionBody);
+    return c.json(deps.approvalService.decide(c.req.param("id"), body.decision, body.decided_by ?? "api"));
   });
 
   return app;

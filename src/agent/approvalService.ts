@@ -6,7 +6,7 @@ import type { SessionStore } from "./sessionStore.ts";
 import type { TurnEngine } from "./turnEngine.ts";
 import type { SessionChannels } from "./sessionChannels.ts";
 
-export class ApprovalConflictError extends AgentdError {
+class ApprovalConflictError extends AgentdError {
   constructor(approval: ApprovalRecord) {
     super(
       "approval_already_decided",

@@ -23,7 +23,7 @@ export interface ApprovalRecord {
   created_at: number;
 }
 
-export class ApprovalNotFoundError extends AgentdError {
+class ApprovalNotFoundError extends AgentdError {
   constructor(id: string) {
     super("approval_not_found", `No approval with id ${id}`);
   }

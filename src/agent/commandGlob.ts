@@ -1,5 +1,5 @@
 /** Collapses runs of whitespace so "sudo   systemctl" and "sudo systemctl" match the same rules. */
-export function normalizeCommandLine(command: string): string {
+function normalizeCommandLine(command: string): string {
   return command.trim().replace(/\s+/g, " ");
 }
 

@@ -12,7 +12,7 @@ export interface EventStreamOptions {
 
 const encoder = new TextEncoder();
 
-export function formatSse(event: AgentEvent): string {
+function formatSse(event: AgentEvent): string {
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ seq: event.seq, turn_id: event.turn_id, ts: event.ts, ...event.data })}\n\n`;
 }
 

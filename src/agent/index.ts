@@ -1,4 +1,6 @@
 export { createAgent } from "./agent.ts";
+export { createAgentCapability } from "./agentCapability.ts";
+export type { AgentCapability } from "./agentCapability.ts";
 export type { Agent, CreateAgentOptions, SessionSummary } from "./agent.ts";
 export { agentMigrations } from "./agentMigrations.ts";
 export { agentConfigSchema } from "../core/config/sections/agentConfig.ts";
@@ -7,12 +9,11 @@ export { approvalsConfigSchema } from "../core/config/sections/approvalsConfig.t
 export type { ApprovalsConfig, CommandRule, PolicyValue } from "../core/config/sections/approvalsConfig.ts";
 export { servicesConfigSchema } from "../core/config/sections/servicesConfig.ts";
 export type { ServiceConfig } from "../core/config/sections/servicesConfig.ts";
-export { defineTool, ToolError } from "../core/tools/toolDefinition.ts";
-export type { ToolContext, ToolDefinition, ToolScope } from "../core/tools/toolDefinition.ts";
-export { LOCAL_TARGET } from "./toolTarget.ts";
-export type { ToolTarget } from "./toolTarget.ts";
-export type { ApprovalRecord, ApprovalDecision } from "./approvalStore.ts";
+export { defineTool, ToolError, LOCAL_TARGET } from "../core/tools/toolDefinition.ts";
+export type { ToolContext, ToolDefinition, ToolScope, ToolTarget } from "../core/tools/toolDefinition.ts";
+export { approvalDecisions } from "./approvalStore.ts";
+export type { ApprovalRecord, ApprovalDecision, DecidedBy } from "./approvalStore.ts";
+export type { DecisionResult } from "./approvalService.ts";
 export type { SessionRecord, SessionState } from "./sessionStore.ts";
 export { parseSidecar, readableSidecar } from "./sidecarRecord.ts";
 export type { SidecarRecord } from "./sidecarRecord.ts";
-export type { HopTargets } from "./tools/hopTool.ts";

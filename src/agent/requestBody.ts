@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { readValidatedBody } from "../http/requestBody.ts";
 
-/** A JSON or form-encoded body (the page's buttons post forms) checked against a schema. */
+/** A JSON or form-encoded body checked against a schema. */
 export function readRequestBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   return readValidatedBody(c.req.raw, schema, { form: true });
 }

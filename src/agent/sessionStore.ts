@@ -38,7 +38,7 @@ export interface StoredMessage {
   ts: number;
 }
 
-export class SessionNotFoundError extends AgentdError {
+class SessionNotFoundError extends AgentdError {
   constructor(id: string) {
     super("session_not_found", `No agent session with id ${id}`);
   }

@@ -1,8 +1,7 @@
 import { AgentdError, errorMessage } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
-import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
+import type { ToolDefinition, ToolTarget } from "../core/tools/toolDefinition.ts";
 import type { ToolCallOutcome, ToolCallStore } from "./toolCallStore.ts";
-import type { ToolTarget } from "./toolTarget.ts";
 import { clipToolResult, toolResultText } from "./toolResultText.ts";
 import { redactText } from "../core/redaction/index.ts";
 import type { ToolErrorBody } from "./toolArguments.ts";

@@ -1,4 +1,4 @@
-import { LOCAL_TARGET } from "./toolTarget.ts";
+import { LOCAL_TARGET, type ToolTarget } from "../core/tools/toolDefinition.ts";
 import type OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { errorMessage } from "../core/errors/index.ts";
@@ -19,7 +19,6 @@ import { argumentsByCallId, argumentValue, parseToolArguments, type ToolErrorBod
 import type { ToolCatalog } from "./toolCatalog.ts";
 import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
-import type { ToolTarget } from "./toolTarget.ts";
 import { clipToolResult } from "./toolResultText.ts";
 
 export interface TurnEngineDeps {

@@ -1,4 +1,4 @@
-import type { Signal } from "../watchdog/checks/signal.ts";
+import type { Signal } from "../watchdog/index.ts";
 
 /** A worker that died without being asked to: the watchdog's `worker.crashed` signal. */
 export function workerCrashSignal(exit: { pid: number; code: number; signal: string | null; uptime_ms: number }): Signal {

@@ -13,13 +13,13 @@ import {
 } from "../core/log/index.ts";
 import { openStore, recordEvent } from "../core/store/index.ts";
 import { ensureApiToken, isLoopbackAddress } from "../http/token.ts";
-import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
-import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
+import { RestartPolicy, WatchdogRuntime } from "../watchdog/index.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import { installProcessErrorHandlers, raceTimeout, runInBackground } from "../core/process/index.ts";
+// The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 

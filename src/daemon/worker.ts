@@ -1,21 +1,14 @@
 import type { Server } from "bun";
-import type { Hono } from "hono";
 import { loadConfig, resolveDataDir } from "../core/config/index.ts";
 import { createLogger, setLogLevel, type LogLevel } from "../core/log/index.ts";
-import { openStore, probeStoreWritable } from "../core/store/index.ts";
-import { createApp } from "../http/app.ts";
-import { cachedFor } from "../core/health/index.ts";
-import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
-import { createStatusSource } from "../status/statusSource.ts";
+import { openStore } from "../core/store/index.ts";
 import { ensureApiToken } from "../http/token.ts";
 import { VERSION } from "../core/version.ts";
 import { allMigrations } from "./allMigrations.ts";
-import { failureCount, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
-import { onDiskFull } from "../core/errors/index.ts";
-import { faultMounts } from "./faultInjection.ts";
+import { installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
-import { createWorkerServices } from "./workerServices.ts";
+import { createWorkerApp } from "./workerApp.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 
 const log = createLogger("worker");
@@ -38,91 +31,21 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     ? ensureApiToken(dataDir).token
     : undefined;
 
-  let app: Hono | undefined;
-  const services = createWorkerServices({
+  const { app, services } = await createWorkerApp({
     config,
+    notes,
     db,
     dataDir,
     logger: log,
-    localApiKey: requiredToken,
-    localFetch: (request) => app!.fetch(request),
-  });
-
-  const storeProblem = cachedFor(1000, () => {
-    try {
-      probeStoreWritable(db);
-      return undefined;
-    } catch (error) {
-      return `store not writable: ${(error as Error).message}`;
-    }
-  });
-  // A write refused for lack of space shows on the very next probe, not a cache period later.
-  const stopDiskFullWatch = onDiskFull(() => storeProblem.invalidate());
-  let requestsTotal = () => 0;
-  const probes: ProbeDeps = {
-    version: VERSION,
-    startedAt,
-    notes: () => notes,
-    readiness: () => [storeProblem()].filter((reason): reason is string => reason !== undefined),
-    requestsTotal: () => requestsTotal(),
-    healthSources: {
-      store: () => {
-        const problem = storeProblem();
-        return [{ key: "store:writable", status: problem ? "fail" : "pass", observedValue: !problem, output: problem }];
-      },
-      process: () => [
-        { key: "worker:memory", status: "pass", observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" },
-      ],
-      ...services.healthSources,
-    },
-  };
-  const status = createStatusSource({
-    ...services.statusSources,
-    health: () => healthDocument(probes),
-    worker: () => ({
-      pid: process.pid,
-      supervisor_pid: supervisorPid,
-      version: VERSION,
-      uptime_s: Math.round((Date.now() - startedAt) / 1000),
-      restarts,
-      memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
-    }),
-  });
-  const created = createApp({
-    ...probes,
-    logger: log,
     requiredToken,
-    bodyLimitBytes: config.server.body_limit_bytes,
-    metricFamilies: () => [
-      {
-        name: "agentd_worker_restarts_total",
-        help: "Times the supervisor restarted the worker.",
-        type: "counter",
-        samples: [{ value: restarts }],
-      },
-      {
-        name: "agentd_unhandled_errors_total",
-        help: "Unhandled rejections and uncaught exceptions the worker logged and survived.",
-        type: "counter",
-        samples: [{ value: failureCount("unhandled") }],
-      },
-      {
-        name: "agentd_background_failures_total",
-        help: "Background tasks (turns, sweeps, prunes) that failed and were logged.",
-        type: "counter",
-        samples: [{ value: failureCount("background") }],
-      },
-    ],
-    metricsText: services.metricsText,
-    mounts: [...services.mounts, ...faultMounts(process.env, log)],
-    status,
+    startedAt,
+    supervisorPid,
+    restarts,
   });
-  app = created.app;
-  requestsTotal = () => created.requests.total;
 
   let server: Server<undefined>;
   try {
-    server = Bun.serve({ hostname: bind, port, fetch: created.app.fetch, idleTimeout: 0 });
+    server = Bun.serve({ hostname: bind, port, fetch: app.fetch, idleTimeout: 0 });
   } catch (error) {
     log.error("http.listen_failed", {
       bind,
@@ -159,7 +82,6 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   await Promise.all([drain(server, config.server.drain_timeout_ms), services.pty.close()]);
   await services.close();
   removeReadyFile(dataDir, process.pid);
-  stopDiskFullWatch();
   db.close();
   log.info("worker.stopped", { reason });
   return 0;

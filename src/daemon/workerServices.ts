@@ -1,16 +1,17 @@
 import type { Database } from "bun:sqlite";
-import { createAgent, type Agent } from "../agent/index.ts";
+import { createAgentCapability } from "../agent/index.ts";
+import type { Mount } from "../core/capability.ts";
 import type { AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
-import { createFileRoutes } from "../files/index.ts";
-import { createHopManager, createHopToolTarget, runningBinaryPath, type HopManager } from "../hop/index.ts";
-import { createProxy, type Proxy as ProxyService } from "../proxy/index.ts";
-import { createPtyRoutes, createPtyTools, PtyManager } from "../pty/index.ts";
-import { IncidentStore, incidentRoutes, readCheckRows, watchdogMetricsText } from "../watchdog/index.ts";
-import type { Mount } from "../http/app.ts";
+import { createFilesCapability } from "../files/index.ts";
+import { createHopCapability, runningBinaryPath } from "../hop/index.ts";
+import { createProxyCapability } from "../proxy/index.ts";
+import { createPtyCapability, type PtyCapability } from "../pty/index.ts";
 import type { StatusSources } from "../status/statusSource.ts";
 import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
+import { createWatchdogCapability } from "../watchdog/index.ts";
+import { CapabilityStack } from "./capabilityStack.ts";
 
 export interface WorkerServicesOptions {
   config: AgentdConfig;
@@ -25,86 +26,82 @@ export interface WorkerServicesOptions {
 
 /** Every capability the worker runs, composed: what to mount, what to report, how to stop. */
 export interface WorkerServices {
-  proxy: ProxyService;
-  pty: PtyManager;
-  hops: HopManager;
-  agent: Agent;
-  incidents: IncidentStore;
+  /** Closed on its own while requests drain, so a PTY call waiting on its yield ends at once. */
+  pty: PtyCapability;
   mounts: Mount[];
   healthSources: Record<string, HealthSource>;
   metricsText: Array<() => string>;
   statusSources: Omit<StatusSources, "health" | "worker">;
+  /** Closes the capabilities in reverse start order: the agent first (it cancels turns that use PTYs and the proxy). */
   close(): Promise<void>;
 }
 
 /** The agent's requests never touch a socket (localFetch), but they pass the loopback Host check. */
-export const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
+const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
 
-export function createWorkerServices(options: WorkerServicesOptions): WorkerServices {
+export async function createWorkerServices(options: WorkerServicesOptions): Promise<WorkerServices> {
   const { config, db, dataDir, logger } = options;
-  const proxy = createProxy({ providers: config.providers, config: config.proxy, db, logger: logger.child("proxy") });
-  const pty = new PtyManager({ dataDir, config: config.pty, logger: logger.child("pty") });
-  const hops = createHopManager({ db, dataDir, config: config.hops, logger: logger.child("hop"), selfBinaryPath: runningBinaryPath() });
-  const agent = createAgent({
-    db,
-    dataDir,
-    config: { agent: config.agent, approvals: config.approvals, services: config.services },
-    modelBaseUrl: LOCAL_MODEL_BASE_URL,
-    modelApiKey: options.localApiKey,
-    tools: createPtyTools(pty),
-    hops: {
-      target: (name) => createHopToolTarget(hops, name, { readFileMaxBytes: config.agent.read_file_max_bytes }),
-      describe: (name) => ({ ...hops.get(name) }),
-      names: () =>
-        hops
-          .list()
-          .filter((hop) => hop.state !== "closed")
-          .map((hop) => hop.name),
-    },
-    logger: logger.child("agent"),
-    fetch: async (input, init) =>
-      options.localFetch(typeof input === "string" || input instanceof URL ? new Request(String(input), init) : new Request(input, init)),
-  });
-  const incidents = new IncidentStore(db);
-  return {
-    proxy,
-    pty,
-    hops,
-    agent,
-    incidents,
-    mounts: [
-      { path: "/v1", app: proxy.routes },
-      { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
-      { path: "/api/pty", app: createPtyRoutes(pty) },
-      { path: "/api/incidents", app: incidentRoutes(incidents) },
-      { path: "/api/files", app: createFileRoutes() },
-      { path: "/api/hops", app: hops.routes },
-      { path: "/api", app: agent.routes },
-    ],
-    healthSources: {
-      proxy: () => proxy.healthChecks(),
-      pty: () => pty.healthChecks(),
-    },
-    metricsText: [() => proxy.metricsText(), () => watchdogMetricsText(db)],
-    statusSources: {
-      incidents,
+  const readFileMaxBytes = config.agent.read_file_max_bytes;
+  const { stack, value: services } = await CapabilityStack.compose((stack) => {
+    const proxy = stack.start(() =>
+      createProxyCapability({ providers: config.providers, config: config.proxy, db, logger: logger.child("proxy") }),
+    );
+    const pty = stack.start(() => createPtyCapability({ dataDir, config: config.pty, logger: logger.child("pty") }));
+    stack.start(() => createFilesCapability({ readFileMaxBytes }));
+    const hop = stack.start(() =>
+      createHopCapability({
+        db,
+        dataDir,
+        config: config.hops,
+        logger: logger.child("hop"),
+        selfBinaryPath: runningBinaryPath(),
+        readFileMaxBytes,
+      }),
+    );
+    const watchdog = stack.start(() => createWatchdogCapability({ db }));
+    // The agent comes last: it runs the tools of every capability started before it.
+    const tools = stack.started.flatMap((capability) => capability.tools ?? []);
+    const agent = stack.start(() =>
+      createAgentCapability({
+        db,
+        dataDir,
+        config: { agent: config.agent, approvals: config.approvals, services: config.services },
+        modelBaseUrl: LOCAL_MODEL_BASE_URL,
+        modelApiKey: options.localApiKey,
+        tools,
+        logger: logger.child("agent"),
+        fetch: async (input, init) =>
+          options.localFetch(
+            typeof input === "string" || input instanceof URL ? new Request(String(input), init) : new Request(input, init),
+          ),
+      }),
+    );
+    const statusSources: WorkerServices["statusSources"] = {
+      incidents: watchdog.incidents,
       providers: config.providers.length ? () => proxy.status().map(providerRow) : undefined,
-      watchdogChecks: () => readCheckRows(db).map((row) => ({ ...row, state: row.state })),
+      watchdogChecks: () => watchdog.checkRows(),
       sessions: (page) => {
-        const { total, rows } = agent.sessions(page);
+        const { total, rows } = agent.agent.sessions(page);
         return { total, rows: rows.map(sessionRow) };
       },
-      approvals: () => agent.pendingApprovals().map(approvalRow),
-      ptySessions: () => pty.list().map((session) => ptySessionRow(session)),
-      hops: () => hops.list().map(hopRow),
-    },
-    async close() {
-      // The agent first: it cancels turns whose tools still use PTYs and the proxy.
-      await agent.close();
-      // Closes the tunnels only: the remote agentds keep running for the next hop.
-      await hops.close();
-      await pty.close();
-      await proxy.close();
-    },
+      approvals: () => agent.agent.pendingApprovals().map(approvalRow),
+      ptySessions: () => pty.sessions().map(ptySessionRow),
+      hops: () => hop.list().map(hopRow),
+      decisions: {
+        approval: (id, decision, decidedBy) => agent.agent.decideApproval(id, decision, decidedBy),
+        incidentAction: (id, decision, decidedBy) => watchdog.decideAction(id, decision, decidedBy),
+      },
+    };
+    return { pty, statusSources };
+  });
+  const capabilities = stack.started;
+  const healthSources: Record<string, HealthSource> = {};
+  for (const capability of capabilities) if (capability.healthChecks) healthSources[capability.name] = capability.healthChecks;
+  return {
+    ...services,
+    mounts: capabilities.flatMap((capability) => capability.routes ?? []),
+    healthSources,
+    metricsText: capabilities.flatMap((capability) => (capability.metricsText ? [capability.metricsText] : [])),
+    close: () => stack.close(),
   };
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 /** Shapes of the file API (`/api/files`), shared with the agent's read_file/write_file tools. */
 
 export const DEFAULT_READ_BYTES = 256 * 1024;
-export const MAX_READ_BYTES = 8 * 1024 * 1024;
+const MAX_READ_BYTES = 8 * 1024 * 1024;
 
 export const readFileArgs = z.strictObject({
   path: z.string().min(1).describe("File to read; relative paths start at the daemon user's home directory"),

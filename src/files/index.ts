@@ -1,5 +1,6 @@
 export { createFileRoutes } from "./fileRoutes.ts";
-export { readFileArgs, writeFileArgs } from "./fileSchemas.ts";
+export { createFilesCapability } from "./filesCapability.ts";
+export { DEFAULT_READ_BYTES, chooseEncoding, decodeContent, encodeContent, readFileArgs, writeFileArgs } from "./fileSchemas.ts";
 export type { ReadFileArgs, WriteFileArgs, ReadFileResult, WriteFileResult } from "./fileSchemas.ts";
 export { readLocalFile, writeLocalFile } from "./localFiles.ts";
 export { sliceLines } from "./textLines.ts";

@@ -1,8 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { Client, SFTPWrapper } from "ssh2";
 import { AgentdError } from "../core/errors/index.ts";
-import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
-import { renderOutput } from "../pty/renderOutput.ts";
+import {
+  renderOutput,
+  type CloseSessionArgs,
+  type ExecCommandArgs,
+  type PtyCloseResult,
+  type PtyCommandResult,
+  type PtySessionInfo,
+  type WriteStdinArgs,
+} from "../pty/index.ts";
 import { FallbackSession } from "./fallbackSession.ts";
 import {
   DEFAULT_READ_BYTES,
@@ -13,7 +20,7 @@ import {
   type ReadFileResult,
   type WriteFileArgs,
   type WriteFileResult,
-} from "../files/fileSchemas.ts";
+} from "../files/index.ts";
 import type { HopError } from "./hopErrors.ts";
 import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
 import { shellQuote } from "./shellQuote.ts";
@@ -92,6 +99,7 @@ export class FallbackClient implements RemoteAgentdClient {
       exit_code: s.exitCode,
       idle_s: Math.round((Date.now() - s.lastUsedAt) / 1000),
       bytes_out: s.bytesOut,
+      last_output_at: s.lastOutputAt === undefined ? null : new Date(s.lastOutputAt).toISOString(),
     }));
   }
 

@@ -11,6 +11,7 @@ export class FallbackSession {
   signal: string | undefined;
   running = true;
   bytesOut = 0;
+  lastOutputAt: number | undefined;
   droppedBytes = 0;
   private unread: Buffer[] = [];
   private unreadBytes = 0;
@@ -76,6 +77,7 @@ export class FallbackSession {
 
   private append(chunk: Buffer): void {
     this.bytesOut += chunk.length;
+    this.lastOutputAt = Date.now();
     this.unread.push(chunk);
     this.unreadBytes += chunk.length;
     while (this.unreadBytes > MAX_UNREAD && this.unread.length > 1) {

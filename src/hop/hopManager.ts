@@ -1,5 +1,4 @@
 import type { Database } from "bun:sqlite";
-import type { Hono } from "hono";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import type { UploadReport } from "./agentdInstall.ts";
 import { formatDestination, parseDestination } from "./destination.ts";
@@ -7,7 +6,6 @@ import type { HopsConfig } from "../core/config/sections/hopConfig.ts";
 import { HopConnection, type HopSpec, type HopState } from "./hopConnection.ts";
 import type { HopProgress } from "./hopProgress.ts";
 import { HopError } from "./hopErrors.ts";
-import { createHopRoutes } from "./hopRoutes.ts";
 import { HopStore, RESUMABLE_STATES, type HopRecord } from "./hopStore.ts";
 import { createLocalBinarySource, type LocalBinary } from "./localBinary.ts";
 import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
@@ -57,8 +55,6 @@ export interface HopInfo {
 }
 
 export interface HopManager {
-  /** Mount at /api/hops. */
-  routes: Hono;
   open(request: OpenHopRequest, onProgress?: (event: HopProgress) => void): Promise<HopInfo>;
   list(): HopInfo[];
   get(name: string): HopInfo;
@@ -162,7 +158,6 @@ export function createHopManager(options: HopManagerOptions): HopManager {
   };
 
   const manager: HopManager = {
-    routes: undefined as unknown as Hono,
     async open(request, onProgress = () => undefined) {
       const user = localUserName();
       const target = parseDestination(request.destination, user);
@@ -250,7 +245,6 @@ export function createHopManager(options: HopManagerOptions): HopManager {
       log.info("hop.tunnels_closed", { kept_for_restart: kept });
     },
   };
-  manager.routes = createHopRoutes(manager);
   for (const record of store.resumable()) resume(record);
   return manager;
 }

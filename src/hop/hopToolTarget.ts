@@ -1,11 +1,8 @@
-import type { ToolContext, ToolTarget } from "../agent/index.ts";
+import type { ToolContext, ToolTarget } from "../core/tools/toolDefinition.ts";
 import { readTextLines, writeTextFile, type FileAccess, type TextReadRequest } from "../files/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, WriteStdinArgs } from "../pty/index.ts";
 import { HopError } from "./hopErrors.ts";
 import type { HopManager } from "./hopManager.ts";
-
-/** The tools a hop runs remotely; the rest (hop, incidents, services) stay local. */
-export const REMOTE_TOOLS = ["exec_command", "write_stdin", "list_sessions", "close_session", "read_file", "write_file"] as const;
 
 /**
  * A session target that runs already-validated tool calls on a hop's host, with the same

@@ -11,4 +11,5 @@ export { HopError } from "./hopErrors.ts";
 export type { HopErrorCode } from "./hopErrors.ts";
 export { runningBinaryPath } from "./localBinary.ts";
 export { ProgressRenderer } from "./uploadProgress.ts";
-export { createHopToolTarget } from "./hopToolTarget.ts";
+export { createHopCapability } from "./hopCapability.ts";
+export type { HopCapability } from "./hopCapability.ts";

@@ -16,7 +16,7 @@ export interface LocalBinary {
   platform: LocalPlatform;
 }
 
-export function localPlatform(): LocalPlatform {
+function localPlatform(): LocalPlatform {
   const report = (process as { report?: { getReport?: () => { header?: { glibcVersionRuntime?: string } } } }).report?.getReport?.();
   const libc = process.platform !== "linux" ? "unknown" : report?.header?.glibcVersionRuntime ? "glibc" : "musl";
   return { platform: process.platform, arch: process.arch, libc };

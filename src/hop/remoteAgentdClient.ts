@@ -1,6 +1,6 @@
 import { errorFromBody } from "../core/errors/index.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "../pty/index.ts";
-import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "../files/fileSchemas.ts";
+import type { ReadFileArgs, ReadFileResult, WriteFileArgs, WriteFileResult } from "../files/index.ts";
 import { HopError } from "./hopErrors.ts";
 import { bearerHeader } from "./remoteAuth.ts";
 

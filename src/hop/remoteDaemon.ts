@@ -63,7 +63,7 @@ async function readRemoteReady(client: Client, dataDir: string, timeoutMs: numbe
  * Reads `<dataDir>/token` over the exec channel. The caller keeps it in memory only: it is never
  * logged and never part of an error message.
  */
-export async function readRemoteToken(client: Client, dataDir: string, timeoutMs: number): Promise<string | undefined> {
+async function readRemoteToken(client: Client, dataDir: string, timeoutMs: number): Promise<string | undefined> {
   const out = (await runRemote(client, `cat ${shellQuote(`${dataDir}/token`)} 2>/dev/null`, timeoutMs)).stdout.trim();
   return TOKEN.test(out) ? out : undefined;
 }

@@ -7,7 +7,7 @@ export interface ProgressSample {
   elapsedMs: number;
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ["KiB", "MiB", "GiB"];
   let value = bytes / 1024;
@@ -33,7 +33,7 @@ export function describeProgress(sample: ProgressSample): string {
   return `${Math.floor(fraction * 100)}% ${formatBytes(sample.bytes)}/${formatBytes(sample.total)} ${formatBytes(Math.round(rate))}/s ETA ${formatEta(eta)}`;
 }
 
-export function progressBar(sample: ProgressSample, width = 30): string {
+function progressBar(sample: ProgressSample, width = 30): string {
   const fraction = sample.total > 0 ? Math.min(1, sample.bytes / sample.total) : 1;
   const filled = Math.round(fraction * width);
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${describeProgress(sample)}`;

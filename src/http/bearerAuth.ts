@@ -8,7 +8,7 @@ export const TOKEN_COOKIE = "agentd_token";
 
 export interface BearerAuthOptions {
   token: string;
-  /** Paths reachable without the token (only /livez: a probe must not need a secret). */
+  /** Paths reachable without the token: /livez (a probe must not need a secret) and the sign-in form with its assets. */
   exempt: readonly string[];
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { Capability } from "../core/capability.ts";
 import type { Hono } from "hono";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
@@ -8,13 +9,14 @@ import { providersHealth, providerStatus, type ProviderStatus } from "./upstream
 import { ProxyCore } from "./state/proxyCore.ts";
 import { createProxyRoutes, proxyErrorHandler } from "./routes/proxyRoutes.ts";
 
-export { providerConfigSchema, proxyConfigSchema, providerTimeoutsSchema } from "../core/config/sections/providerConfig.ts";
+export { providerConfigSchema, proxyConfigSchema } from "../core/config/sections/providerConfig.ts";
 export type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
 export type { ProviderStatus, ProviderState } from "./upstream/providerStatus.ts";
 export { proxyMigrations } from "./proxyMigrations.ts";
 export { clearQuirks, listQuirks } from "./upstream/quirkStore.ts";
 export type { StoredQuirk } from "./upstream/quirkStore.ts";
 export { ProxyError, NO_PROVIDER_MESSAGE } from "./upstream/proxyError.ts";
+export { normalizeBaseUrl } from "./upstream/upstreamUrl.ts";
 export type { ProxyErrorCode } from "./upstream/proxyError.ts";
 
 export interface CreateProxyOptions {
@@ -63,5 +65,25 @@ export function createProxy(options: CreateProxyOptions): Proxy {
       clearInterval(timer);
       core.maintain();
     },
+  };
+}
+
+export interface ProxyCapability extends Capability {
+  status(): ProviderStatus[];
+}
+
+/** The proxy as the worker mounts it: /v1 under the proxy's own body limit, admin routes for loopback peers only. */
+export function createProxyCapability(options: CreateProxyOptions): ProxyCapability {
+  const proxy = createProxy(options);
+  return {
+    name: "proxy",
+    routes: [
+      { path: "/v1", app: proxy.routes, bodyLimitBytes: options.config.max_body_bytes },
+      { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
+    ],
+    healthChecks: proxy.healthChecks,
+    metricsText: proxy.metricsText,
+    status: proxy.status,
+    close: proxy.close,
   };
 }

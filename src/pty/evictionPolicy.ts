@@ -7,7 +7,7 @@ export interface EvictionCandidate {
 }
 
 /** The most recently used sessions are never closed to make room: the model is likely still working with them. */
-export const PROTECTED_RECENT_SESSIONS = 8;
+const PROTECTED_RECENT_SESSIONS = 8;
 
 /**
  * The least recently used session outside the protected recent ones, preferring sessions whose

@@ -141,6 +141,7 @@ export class PtyManager {
       exit_code: session.exitStatus?.exitCode ?? null,
       idle_s: Math.floor((now - session.lastUsedAt) / 1000),
       bytes_out: session.bytesOut,
+      last_output_at: session.lastOutputAt === undefined ? null : new Date(session.lastOutputAt).toISOString(),
     }));
   }
 

@@ -82,8 +82,11 @@ export interface PtySessionInfo {
   started: string;
   running: boolean;
   exit_code: number | null;
+  /** Seconds since the last call that used the session. */
   idle_s: number;
   bytes_out: number;
+  /** When the program last wrote output (ISO 8601), or null before it has. */
+  last_output_at: string | null;
 }
 
 export interface PtyCloseResult {

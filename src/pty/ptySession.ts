@@ -30,6 +30,8 @@ export class PtySession {
   readonly cmd: string;
   readonly startedAt = new Date();
   lastUsedAt = Date.now();
+  /** When the program last wrote to its terminal (undefined until it does); API calls leave it alone. */
+  lastOutputAt: number | undefined;
   private readonly process: PtyProcess;
   private readonly output: OutputBuffer;
   private readonly loop: EpollLoop;
@@ -196,6 +198,7 @@ export class PtySession {
       taken += result;
       appended = true;
     }
+    if (appended) this.lastOutputAt = Date.now();
     if (appended || this.ended) this.notify();
   }
 

@@ -1,7 +1,7 @@
 /** Pure choices made before a command starts: its shell, argv, environment, size and wait time. */
 
 /** What children see unless the caller's env says otherwise: no pagers waiting for a key, no colour noise. */
-export const CHILD_ENV_DEFAULTS: Readonly<Record<string, string>> = {
+const CHILD_ENV_DEFAULTS: Readonly<Record<string, string>> = {
   PAGER: "cat",
   GIT_PAGER: "cat",
   NO_COLOR: "1",

@@ -1,7 +1,7 @@
 import { boundaryAtOrBefore } from "./utf8.ts";
 
 /** The usual estimate for model tokens of terminal text. */
-export const BYTES_PER_TOKEN = 4;
+const BYTES_PER_TOKEN = 4;
 // An escape sequence longer than this is treated as text when choosing where to cut.
 const MAX_ESCAPE_LENGTH = 64;
 

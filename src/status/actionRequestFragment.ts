@@ -1,8 +1,5 @@
-import { describeRequestStatus, type ActionRequest } from "../watchdog/incidents/actionRequest.ts";
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
-}
+import { describeRequestStatus, type ActionRequest } from "../watchdog/index.ts";
+import { escapeHtml } from "./escapeHtml.ts";
 
 /** The answer to the incident page's Allow/Deny buttons: htmx swaps it in place of the form. */
 export function actionDecisionFragment(request: ActionRequest): string {

@@ -1,4 +1,5 @@
-import type { DecisionResult } from "../agent/approvalService.ts";
+import type { DecisionResult } from "../agent/index.ts";
+import { escapeHtml } from "./escapeHtml.ts";
 
 const DECISION_TEXT: Record<string, string> = {
   allow_once: "Allowed once",
@@ -6,10 +7,6 @@ const DECISION_TEXT: Record<string, string> = {
   deny: "Denied",
   cancelled: "Cancelled",
 };
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
-}
 
 /** The small HTML answer for the status page's approval buttons (HTMX swaps it in place of the buttons). */
 export function decisionFragment(result: DecisionResult): string {

@@ -1,13 +1,10 @@
 import type { HealthDocument, HealthStatus } from "../core/health/index.ts";
 import { worstStatus } from "../core/health/index.ts";
+import { escapeHtml } from "./escapeHtml.ts";
 
 export type BadgeTone = HealthStatus | "unknown";
 
 const COLORS: Record<BadgeTone, string> = { pass: "#2e7d32", warn: "#b26a00", fail: "#c62828", unknown: "#757575" };
-
-function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
-}
 
 /** Verdana 11px averages about 7 px a character; close enough that text never overflows its box. */
 function textWidth(text: string): number {
@@ -19,13 +16,13 @@ export function renderBadge(label: string, message: string, tone: BadgeTone): st
   const labelWidth = textWidth(label);
   const messageWidth = textWidth(message);
   const width = labelWidth + messageWidth;
-  const title = escapeXml(`${label}: ${message}`);
+  const title = escapeHtml(`${label}: ${message}`);
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="20" role="img" aria-label="${title}"><title>${title}</title>` +
     `<clipPath id="r"><rect width="${width}" height="20" rx="3" fill="#fff"/></clipPath>` +
     `<g clip-path="url(#r)"><rect width="${labelWidth}" height="20" fill="#555"/><rect x="${labelWidth}" width="${messageWidth}" height="20" fill="${COLORS[tone]}"/></g>` +
     `<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">` +
-    `<text x="${labelWidth / 2}" y="14">${escapeXml(label)}</text><text x="${labelWidth + messageWidth / 2}" y="14">${escapeXml(message)}</text></g></svg>`
+    `<text x="${labelWidth / 2}" y="14">${escapeHtml(label)}</text><text x="${labelWidth + messageWidth / 2}" y="14">${escapeHtml(message)}</text></g></svg>`
   );
 }
 

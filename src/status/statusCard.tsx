@@ -4,7 +4,7 @@ import { SECTION_TITLES, stateTone } from "./statusSections.ts";
 import type { SectionName, StatusSection } from "./statusSnapshot.ts";
 
 /** How often a section asks for itself again (htmx `every`); paused while the tab is hidden. */
-export const POLL_INTERVAL = "3s";
+const POLL_INTERVAL = "3s";
 
 /** A DOM id from any string: characters outside [A-Za-z0-9-] (the escape "_" too) become _hex, so distinct ids stay distinct. */
 export function domId(prefix: string, id: string | number): string {

@@ -4,7 +4,7 @@ import { Layout, renderDocument } from "./statusLayout.tsx";
 import { SECTION_NAMES, type StatusSnapshot } from "./statusSnapshot.ts";
 
 /** The browser view: every section, each polling for itself; without JavaScript a static snapshot. */
-export function StatusPage({ snapshot }: { snapshot: StatusSnapshot }) {
+function StatusPage({ snapshot }: { snapshot: StatusSnapshot }) {
   const now = Date.parse(snapshot.generated_at);
   return (
     <Layout title={`agentd — ${snapshot.health.status}`} generatedAt={now} live>

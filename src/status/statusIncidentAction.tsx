@@ -1,16 +1,16 @@
-import { describeRequestStatus, type ActionRequest } from "../watchdog/incidents/actionRequest.ts";
+import { describeRequestStatus, type ActionRequest } from "../watchdog/index.ts";
 import { formatTime } from "./statusFormat.ts";
 import { Ago, domId, Pill } from "./statusCard.tsx";
 
 /**
  * The command the watchdog wants to run on an incident and its decision. While pending: Allow and
- * Deny buttons posting to `/api/incidents/:id/action` (htmx swaps the answer in place of the form
+ * Deny buttons posting to `/status/incidents/:id/action` (htmx swaps the answer in place of the form
  * and disables the buttons while the request is in flight; without JavaScript the form posts and
- * the API sends the browser back here).
+ * the browser is sent back here).
  */
 export function IncidentActionRequest({ request, now }: { request: ActionRequest; now: number }) {
   const formId = domId("action-request", request.id);
-  const url = `/api/incidents/${request.incident_id}/action`;
+  const url = `/status/incidents/${request.incident_id}/action`;
   const tone =
     request.status === "pending" || request.status === "allowed" || request.status === "running"
       ? "warn"

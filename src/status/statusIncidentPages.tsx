@@ -1,4 +1,4 @@
-import type { Incident, IncidentEvent } from "../watchdog/incidents/incidentStore.ts";
+import type { Incident, IncidentEvent } from "../watchdog/index.ts";
 import { formatTime } from "./statusFormat.ts";
 import { Ago } from "./statusCard.tsx";
 import { IncidentActionRequest } from "./statusIncidentAction.tsx";
@@ -8,7 +8,7 @@ import { Layout, renderDocument } from "./statusLayout.tsx";
 import type { PageWindow } from "./statusPagination.ts";
 import type { IncidentFilter, IncidentRow } from "./statusSnapshot.ts";
 
-export const INCIDENT_FILTERS: readonly IncidentFilter[] = ["all", "open", "acknowledged", "resolved", "unresolved"];
+const INCIDENT_FILTERS: readonly IncidentFilter[] = ["all", "open", "acknowledged", "resolved", "unresolved"];
 
 export function isIncidentFilter(value: string): value is IncidentFilter {
   return (INCIDENT_FILTERS as readonly string[]).includes(value);
@@ -46,7 +46,7 @@ export interface IncidentListProps {
   now: number;
 }
 
-export function IncidentListPage({ filter, window, rows, now }: IncidentListProps) {
+function IncidentListPage({ filter, window, rows, now }: IncidentListProps) {
   return (
     <Layout title="agentd — incidents" generatedAt={now} live single>
       <section class="card">
@@ -75,7 +75,7 @@ export function IncidentListPage({ filter, window, rows, now }: IncidentListProp
   );
 }
 
-export function IncidentDetailPage({ incident, events, now }: { incident: Incident; events: IncidentEvent[]; now: number }) {
+function IncidentDetailPage({ incident, events, now }: { incident: Incident; events: IncidentEvent[]; now: number }) {
   const { details, action_request: request, ...row } = incident;
   const facts: Array<[string, string | number]> = [
     ["dedup key", incident.dedup_key],

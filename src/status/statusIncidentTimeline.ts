@@ -1,4 +1,4 @@
-import type { Incident, IncidentEvent } from "../watchdog/incidents/incidentStore.ts";
+import type { Incident, IncidentEvent } from "../watchdog/index.ts";
 
 export interface TimelineEntry {
   at: number;

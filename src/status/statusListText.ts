@@ -1,4 +1,4 @@
-import type { Incident, IncidentEvent } from "../watchdog/incidents/incidentStore.ts";
+import type { Incident, IncidentEvent } from "../watchdog/index.ts";
 import { formatAge, formatTime, oneLine, truncate } from "./statusFormat.ts";
 import { incidentTimeline } from "./statusIncidentTimeline.ts";
 import type { PageWindow } from "./statusPagination.ts";

@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { AgentdError } from "../core/errors/index.ts";
 import { badgeRoutes } from "./badgeRoutes.ts";
 import { sameOriginGuard } from "../http/csrfGuard.ts";
@@ -8,69 +8,17 @@ import { renderStatusHtml } from "./statusHtml.tsx";
 import { isIncidentFilter, renderIncidentListPage, renderIncidentPage, renderIncidentRow } from "./statusIncidentPages.tsx";
 import { renderIncidentListText, renderIncidentText, renderSessionListText } from "./statusListText.ts";
 import { incidentTimeline } from "./statusIncidentTimeline.ts";
-import { STATUS_CSP } from "./statusLayout.tsx";
 import { pageWindow, parsePageNumber } from "./statusPagination.ts";
 import { isSectionName, type StatusSource } from "./statusSnapshot.ts";
 import { renderSessionListPage } from "./statusSessionsPage.tsx";
 import { renderStatusText } from "./statusText.ts";
+import { decisionRoutes } from "./decisionRoutes.ts";
+import { formatOf, parseId, returnPath, sendHtml, sendJson, sendText } from "./statusResponses.ts";
 
 export type { StatusSource } from "./statusSnapshot.ts";
 
-export type StatusFormat = "html" | "text" | "json";
-
-export const INCIDENTS_PER_PAGE = 50;
-export const SESSIONS_PER_PAGE = 50;
-
-/** JSON when asked by ?format= or Accept; HTML for browsers; plain text for curl's `*\/*`. */
-export function negotiateStatusFormat(accept: string | undefined, format: string | undefined): StatusFormat {
-  if (format === "json" || format === "text" || format === "html") return format;
-  const value = (accept ?? "").toLowerCase();
-  if (value.includes("application/json")) return "json";
-  if (value.includes("text/html")) return "html";
-  return "text";
-}
-
-function formatOf(c: Context): StatusFormat {
-  return negotiateStatusFormat(c.req.header("accept"), c.req.query("format"));
-}
-
-function sendHtml(c: Context, body: string): Response {
-  return c.body(body, 200, {
-    "Content-Type": "text/html; charset=utf-8",
-    "Content-Security-Policy": STATUS_CSP,
-    "Cache-Control": "no-store",
-    Vary: "Accept",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-  });
-}
-
-function sendText(c: Context, body: string): Response {
-  return c.body(body, 200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", Vary: "Accept" });
-}
-
-function sendJson(c: Context, value: unknown): Response {
-  c.header("Cache-Control", "no-store");
-  c.header("Vary", "Accept");
-  return c.json(value);
-}
-
-function parseId(text: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw new AgentdError("invalid_incident_id", `Cannot use "${text}" as an incident id: expected a number`);
-  return Number(text);
-}
-
-/** Where a form post without JavaScript goes back to: the page it came from, when that is ours. */
-function returnPath(c: Context, fallback: string): string {
-  const referer = c.req.header("referer");
-  if (!referer) return fallback;
-  try {
-    const url = new URL(referer);
-    return url.host === c.req.header("host") && url.pathname.startsWith("/status") ? url.pathname + url.search : fallback;
-  } catch {
-    return fallback;
-  }
-}
+const INCIDENTS_PER_PAGE = 50;
+const SESSIONS_PER_PAGE = 50;
 
 /** /status and its pages, fragments, incident buttons, badges and the embedded assets. */
 export function statusRoutes(source: StatusSource): Hono {
@@ -78,6 +26,7 @@ export function statusRoutes(source: StatusSource): Hono {
   app.route("/", statusAssetRoutes());
   app.route("/", badgeRoutes(source));
   app.use("/status/*", sameOriginGuard());
+  app.route("/", decisionRoutes(source.decisions));
 
   app.get("/status", async (c) => {
     const snapshot = await source.snapshot();

@@ -42,7 +42,7 @@ export function approvalRow(approval: ApprovalRecord): ApprovalRow {
   };
 }
 
-export function ptySessionRow(session: PtySessionInfo, now = Date.now()): PtySessionRow {
+export function ptySessionRow(session: PtySessionInfo): PtySessionRow {
   return {
     id: session.id,
     command: session.cmd,
@@ -50,7 +50,7 @@ export function ptySessionRow(session: PtySessionInfo, now = Date.now()): PtySes
     running: session.running,
     exit_code: session.exit_code,
     started_at: Date.parse(session.started),
-    last_output_at: session.bytes_out > 0 ? now - session.idle_s * 1000 : null,
+    last_output_at: session.last_output_at === null ? null : Date.parse(session.last_output_at),
   };
 }
 

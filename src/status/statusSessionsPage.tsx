@@ -5,7 +5,7 @@ import type { PageWindow } from "./statusPagination.ts";
 import { NOT_CONFIGURED } from "./statusSource.ts";
 import type { SessionRow } from "./statusSnapshot.ts";
 
-export function SessionListPage({ page, now }: { page: { window: PageWindow; rows: SessionRow[] } | undefined; now: number }) {
+function SessionListPage({ page, now }: { page: { window: PageWindow; rows: SessionRow[] } | undefined; now: number }) {
   return (
     <Layout title="agentd — sessions" generatedAt={now} live single>
       <section class="card">

@@ -1,5 +1,6 @@
 import type { HealthDocument, HealthStatus } from "../core/health/index.ts";
-import type { Incident, IncidentEvent, IncidentState } from "../watchdog/incidents/incidentStore.ts";
+import type { Incident, IncidentEvent, IncidentState } from "../watchdog/index.ts";
+import type { PageDecisions } from "./decisionRoutes.ts";
 
 export interface WorkerInfo {
   pid: number;
@@ -146,4 +147,6 @@ export interface StatusSource {
   setIncidentState(id: number, state: "acknowledged" | "resolved", by: string): Incident;
   /** undefined when the agent is not part of this worker. */
   sessionPage(page: PageRequest): Page<SessionRow> | undefined;
+  /** What the page's Allow/Deny buttons call. */
+  decisions: PageDecisions;
 }

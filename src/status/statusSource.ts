@@ -1,5 +1,6 @@
 import type { HealthDocument } from "../core/health/index.ts";
 import type { Incident, IncidentStore } from "../watchdog/index.ts";
+import type { PageDecisions } from "./decisionRoutes.ts";
 import type {
   ApprovalRow,
   HopRow,
@@ -37,6 +38,7 @@ export interface StatusSources {
   approvals?: RowsSource<ApprovalRow>;
   ptySessions?: RowsSource<PtySessionRow>;
   hops?: RowsSource<HopRow>;
+  decisions?: PageDecisions;
 }
 
 /** What an absent capability's section says. */
@@ -58,7 +60,7 @@ async function readSection<Row>(source: RowsSource<Row> | undefined, note: strin
   }
 }
 
-export function incidentRow({ details: _details, ...row }: Incident): IncidentRow {
+function incidentRow({ details: _details, ...row }: Incident): IncidentRow {
   return row;
 }
 
@@ -149,5 +151,6 @@ export function createStatusSource(sources: StatusSources): StatusSource {
     incidentEvents: (id) => incidents.timeline(id),
     setIncidentState: (id, state, by) => incidents.setState(id, state, by),
     sessionPage: (page) => sources.sessions?.(page),
+    decisions: sources.decisions ?? {},
   };
 }

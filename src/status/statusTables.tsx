@@ -67,7 +67,7 @@ export function IncidentTable({ rows, now }: { rows: IncidentRow[]; now: number 
 
 export function ApprovalItem({ approval, now }: { approval: ApprovalRow; now: number }) {
   const itemId = domId("approval", approval.id);
-  const url = `/api/approvals/${encodeURIComponent(approval.id)}`;
+  const url = `/status/approvals/${encodeURIComponent(approval.id)}/decide`;
   return (
     <li id={itemId}>
       <div>

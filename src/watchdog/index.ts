@@ -2,18 +2,20 @@ export { RestartPolicy } from "./actions/restartPolicy.ts";
 export type { RestartDecision, RestartPolicyOptions } from "./actions/restartPolicy.ts";
 export { IncidentStore, IncidentNotFoundError } from "./incidents/incidentStore.ts";
 export type { Incident, IncidentState, IncidentListOptions, IncidentEvent, Verdict } from "./incidents/incidentStore.ts";
-export { incidentRoutes } from "./incidents/incidentRoutes.ts";
+export { createWatchdogCapability } from "./watchdogCapability.ts";
+export type { WatchdogCapability } from "./watchdogCapability.ts";
 export { Watchdog } from "./watchdog.ts";
-export type { WatchdogDeps, HealthView } from "./watchdog.ts";
+export type { WatchdogDeps } from "./watchdog.ts";
+export type { HealthView } from "./healthView.ts";
 export { WatchdogRuntime } from "./watchdogRuntime.ts";
 export type { WatchdogRuntimeOptions } from "./watchdogRuntime.ts";
-export { watchdogConfigSchema, ACTIONS, CATEGORIES, SEVERITIES } from "../core/config/sections/watchdogConfig.ts";
+export { watchdogConfigSchema } from "../core/config/sections/watchdogConfig.ts";
 export type { WatchdogConfig, ActionName, CheckConfig, SignatureConfig, RuleConfig } from "../core/config/sections/watchdogConfig.ts";
 export { watchdogMigrations } from "./watchdogMigrations.ts";
 export { SignatureMatcher } from "./checks/signatureMatcher.ts";
 export { BUILTIN_SIGNATURES } from "./checks/signatureCatalog.ts";
 export { DEFAULT_RULES } from "./decide/defaultRules.ts";
-export { SilenceStore, SilenceNotFoundError } from "./incidents/silenceStore.ts";
+export { SilenceStore } from "./incidents/silenceStore.ts";
 export type { Silence } from "./incidents/silenceStore.ts";
 export { PatternMemory } from "./decide/patternMemory.ts";
 export { readCheckRows } from "./checks/checkScheduler.ts";
@@ -30,7 +32,6 @@ export {
   ACTION_REQUEST_STATUSES,
   DECIDERS,
   ActionAlreadyDecidedError,
-  ActionExpiredError,
   NoActionRequestError,
   canTransition,
   describeRequestStatus,

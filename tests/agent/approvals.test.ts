@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Hono } from "hono";
+import { createLogger } from "../../src/core/log/index.ts";
+import { createErrorHandler } from "../../src/http/errorResponse.ts";
+import { decisionRoutes } from "../../src/status/decisionRoutes.ts";
 import { startScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startHarness, type Harness } from "./agentHarness.ts";
 import { fakeExecTool } from "./testTools.ts";
@@ -161,6 +165,10 @@ describe("approvals", () => {
   test("the page's form post gets an escaped HTML fragment and is recorded as decided by the page", async () => {
     const ran: string[] = [];
     const h = await harness({ tools: [fakeExecTool(ran)] });
+    // The page's buttons post to the status page's route, which calls the agent's decision.
+    const statusPage = new Hono();
+    statusPage.onError(createErrorHandler(createLogger("test")));
+    statusPage.route("/", decisionRoutes({ approval: (id, decision, by) => h.agent.decideApproval(id, decision, by) }));
     sudoScript(h, 'sudo echo "<b>hi</b>"');
     const id = await h.createSession();
     const required = (await h.send(id, "go")).at(-1)!;
@@ -170,14 +178,14 @@ describe("approvals", () => {
       headers: { "content-type": "application/x-www-form-urlencoded", "hx-request": "true" },
       body: "decision=allow_once",
     };
-    const page = await h.api(`/api/approvals/${approvalId}`, form);
+    const page = await statusPage.request(`/status/approvals/${approvalId}/decide`, form);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
     const html = await page.text();
     expect(html).toContain("Allowed once");
     expect(html).toContain("&lt;b&gt;hi&lt;/b&gt;");
     expect(html).not.toContain("<b>");
-    const twice = await h.api(`/api/approvals/${approvalId}`, form);
+    const twice = await statusPage.request(`/status/approvals/${approvalId}/decide`, form);
     expect(await twice.text()).toContain("already decided");
     await h.follow(id, Number(required.id));
     expect(((await (await h.api(`/api/approvals/${approvalId}`)).json()) as any).decided_by).toBe("page");

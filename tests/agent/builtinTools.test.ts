@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { servicesConfigSchema } from "../../src/core/config/sections/servicesConfig.ts";
 import type { ToolContext } from "../../src/agent/index.ts";
-import { createReadFileTool, createWriteFileTool } from "../../src/agent/tools/fileTools.ts";
-import { createIncidentTools } from "../../src/agent/tools/incidentTools.ts";
-import { createServiceTools } from "../../src/agent/tools/serviceTools.ts";
+import { createReadFileTool, createWriteFileTool } from "../../src/files/fileTools.ts";
+import { createIncidentTools } from "../../src/watchdog/incidents/incidentTools.ts";
+import { createServiceTools } from "../../src/agent/serviceTools.ts";
 import { baseMigrations, openStore } from "../../src/core/store/index.ts";
 import { IncidentStore } from "../../src/watchdog/index.ts";
 

@@ -8,6 +8,7 @@ import { IncidentStore } from "../../src/watchdog/index.ts";
 import { createApp } from "../../src/http/app.ts";
 import { buildHealthDocument } from "../../src/core/health/index.ts";
 import { createStatusSource } from "../../src/status/statusSource.ts";
+import { statusPageMounts } from "../../src/status/statusMounts.ts";
 import { fakeExecTool } from "../agent/testTools.ts";
 import { PROJECT_ROOT } from "../support/binary.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
@@ -43,6 +44,7 @@ beforeAll(async () => {
   });
   const status = createStatusSource({
     incidents: new IncidentStore(db),
+    decisions: { approval: (id, decision, by) => agent.decideApproval(id, decision, by) },
     health: async () => buildHealthDocument({ version: "test", checks: [], notes: [], uptimeS: 1, memoryMb: 1, requestsTotal: 0 }),
     worker: () => ({ pid: process.pid, supervisor_pid: null, version: "test", uptime_s: 1, restarts: 0, memory_mb: 1 }),
     approvals: () =>
@@ -65,7 +67,7 @@ beforeAll(async () => {
       };
     },
   });
-  const { app } = createApp(appDeps({ status, mounts: [{ path: "/api", app: agent.routes }] }));
+  const { app } = createApp(appDeps({ mounts: [...statusPageMounts(status, {}).mounts, { path: "/api", app: agent.routes }] }));
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, idleTimeout: 0 });
   url = `http://127.0.0.1:${server.port}`;
   browser = await openBrowser();
@@ -107,7 +109,7 @@ describe("approvals on the status page", () => {
     await item.getByText("Allowed once").waitFor({ timeout: 30_000 });
     await waitFor("the command to run", () => ran.length > 0 && upstream.completionRequests().length === 2, { timeoutMs: 30_000 });
     expect(ran).toEqual(["sudo systemctl restart nginx"]);
-    expect(requests.filter((r) => r.includes("/api/approvals/"))).toHaveLength(1);
+    expect(requests.filter((r) => r.includes("/status/approvals/"))).toHaveLength(1);
     expect(agent.pendingApprovals()).toEqual([]);
     const decided = (await (await fetch(`${url}/api/approvals/${pending!.id}`)).json()) as { status: string; decided_by: string };
     expect(decided).toMatchObject({ status: "allow_once", decided_by: "page" });

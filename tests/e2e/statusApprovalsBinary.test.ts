@@ -88,7 +88,7 @@ describe("approvals on the status page of ./agentd", () => {
     expect(view.messages.at(-1)!.body.content).toBe("ran it");
     expect(runs()).toEqual(["ran"]);
     expect(upstream.completionRequests()).toHaveLength(2);
-    expect(requests.filter((r) => r.includes("/api/approvals/"))).toHaveLength(1);
+    expect(requests.filter((r) => r.includes("/status/approvals/"))).toHaveLength(1);
     expect(await api(daemon.url, `/api/approvals/${approvalId}`)).toMatchObject({ status: "allow_once", decided_by: "page" });
     expect((await api<{ approvals: unknown[] }>(daemon.url, "/api/approvals")).approvals).toEqual([]);
     expect(errors).toEqual([]);

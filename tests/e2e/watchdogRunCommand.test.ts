@@ -97,8 +97,8 @@ describe("run_command approval, end to end against ./agentd", () => {
 
     // The page offers the decision; a cross-site POST is refused by the CSRF guard.
     const page = await (await fetch(`${url}/status/incidents/${opened.id}`, { headers: { accept: "text/html" } })).text();
-    expect(page).toContain(`hx-post="/api/incidents/${opened.id}/action"`);
-    const crossSite = await fetch(`${url}/api/incidents/${opened.id}/action`, {
+    expect(page).toContain(`hx-post="/status/incidents/${opened.id}/action"`);
+    const crossSite = await fetch(`${url}/status/incidents/${opened.id}/action`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "cross-site", origin: "https://evil.example" },
       body: "decision=allow",

@@ -22,18 +22,9 @@ export function appDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     metricFamilies: () => [{ name: "agentd_worker_restarts_total", help: "Restarts.", type: "counter", samples: [{ value: 3 }] }],
     metricsText: [],
     mounts: [],
-    // /status is tested against a real worker (pageNegotiation.test.ts): its source is the status page's own.
-    status: unusedStatusSource(),
     ...overrides,
   };
   return base;
-}
-
-function unusedStatusSource(): AppDeps["status"] {
-  const fail = () => {
-    throw new Error("this in-process app has no status source; /status is tested against a real worker");
-  };
-  return new Proxy(fail, { get: () => fail }) as unknown as AppDeps["status"];
 }
 
 /** createApp served by Bun.serve on 127.0.0.1, a free port. */

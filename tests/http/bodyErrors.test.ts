@@ -1,20 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { agentConfigSchema, approvalsConfigSchema, createAgent, type Agent } from "../../src/agent/index.ts";
-import { servicesConfigSchema } from "../../src/core/config/sections/servicesConfig.ts";
+import type { Server } from "bun";
+import { parseConfig } from "../../src/core/config/index.ts";
 import { createLogger, setLogSink } from "../../src/core/log/index.ts";
 import { openStore, type Database } from "../../src/core/store/index.ts";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { createFileRoutes } from "../../src/files/index.ts";
-import { createHopManager, hopsConfigSchema, type HopManager } from "../../src/hop/index.ts";
-import { createProxy, providerConfigSchema, proxyConfigSchema } from "../../src/proxy/index.ts";
-import { createPtyRoutes, ptyConfigSchema, PtyManager } from "../../src/pty/index.ts";
-import { incidentRoutes } from "../../src/watchdog/incidents/incidentRoutes.ts";
-import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
+import { createWorkerApp, type WorkerApp } from "../../src/daemon/workerApp.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { startApp, type RunningApp } from "./appHarness.ts";
 
-/** Every capability's body-reading route, mounted as the worker mounts them, each with a field of the wrong type. */
+/** Every capability's body-reading route, in the app the worker builds, each with a field of the wrong type. */
 const ROUTES: Array<{ path: string; wrongField: Record<string, unknown>; param: string }> = [
   { path: "/v1/chat/completions", wrongField: { model: "m", messages: "hi" }, param: "messages" },
   { path: "/v1/responses", wrongField: { model: "m", input: 5 }, param: "input" },
@@ -27,60 +20,43 @@ const ROUTES: Array<{ path: string; wrongField: Record<string, unknown>; param: 
   { path: "/api/incidents/1/action", wrongField: { decision: "maybe" }, param: "decision" },
 ];
 
-let running: RunningApp;
 let db: Database;
-let pty: PtyManager;
-let agent: Agent;
-let hops: HopManager;
-let closeProxy: () => Promise<void>;
+let worker: WorkerApp;
+let server: Server<undefined>;
+let url: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   setLogSink(() => {});
   const dataDir = makeTempDir("agentd-body-errors-");
-  db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
-  const proxy = createProxy({
-    providers: [providerConfigSchema.parse({ name: "primary", base_url: "http://127.0.0.1:9/v1" })],
-    config: proxyConfigSchema.parse({}),
-    db,
+  const config = parseConfig(JSON.stringify({ providers: [{ name: "primary", base_url: "http://127.0.0.1:9/v1", api_key: "k" }] }), {
+    file: "agentd.jsonc",
+    env: {},
   });
-  closeProxy = () => proxy.close();
-  pty = new PtyManager({ dataDir, config: ptyConfigSchema.parse({}) });
-  hops = createHopManager({ db, dataDir, config: hopsConfigSchema.parse({}), selfBinaryPath: undefined, logger: createLogger("test.hop") });
-  agent = createAgent({
+  db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
+  worker = await createWorkerApp({
+    config,
+    notes: [],
     db,
     dataDir,
-    config: { agent: agentConfigSchema.parse({}), approvals: approvalsConfigSchema.parse({}), services: servicesConfigSchema.parse([]) },
-    modelBaseUrl: "http://127.0.0.1:9/v1",
-    tools: [],
-    logger: createLogger("test.agent"),
+    logger: createLogger("test.worker"),
+    startedAt: Date.now(),
+    supervisorPid: null,
+    restarts: 0,
   });
-  running = startApp({
-    bodyLimitBytes: 1 << 20,
-    mounts: [
-      { path: "/v1", app: proxy.routes },
-      { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
-      { path: "/api/pty", app: createPtyRoutes(pty) },
-      { path: "/api/incidents", app: incidentRoutes(new IncidentStore(db)) },
-      { path: "/api/files", app: createFileRoutes() },
-      { path: "/api/hops", app: hops.routes },
-      { path: "/api", app: agent.routes },
-    ],
-  });
+  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: worker.app.fetch, idleTimeout: 0 });
+  url = `http://127.0.0.1:${server.port}`;
 });
 
 afterAll(async () => {
-  await running.stop();
-  await agent.close();
-  await hops.close();
-  await pty.close();
-  await closeProxy();
-  db.close();
+  await server?.stop(true);
+  await worker?.services.close();
+  db?.close();
   removeTempDirs();
   setLogSink((line) => process.stdout.write(`${line}\n`));
 });
 
 async function post(path: string, body: string): Promise<{ status: number; body: { error: Record<string, unknown> } }> {
-  const response = await fetch(running.url + path, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const response = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body });
   return { status: response.status, body: (await response.json()) as { error: Record<string, unknown> } };
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager, type PtyCommandResult } from "../../src/pty/index.ts";
+import { ptySessionRow } from "../../src/status/statusRows.ts";
 import { expectNoLeaks, isAlive, openFdCount, waitFor } from "./processAudit.ts";
 
 setLogSink(() => {});
@@ -122,6 +123,23 @@ describe("exec_command", () => {
     expect(info).toMatchObject({ id: result.session_id!, cmd: "cat", running: true, exit_code: null, bytes_out: 0 });
     expect(info!.pid).toBeGreaterThan(0);
     expect(Date.parse(info!.started)).toBeLessThanOrEqual(Date.now());
+    expect(info!.last_output_at).toBeNull();
+  });
+
+  test("last_output_at is when the program last wrote, not when a call last used the session", async () => {
+    const result = await manager.exec({ cmd: "echo one; exec cat", yield_time_ms: 250 });
+    expect(result.output).toContain("one");
+    const wrote = Date.parse(manager.list()[0]!.last_output_at!);
+    expect(wrote).toBeLessThanOrEqual(Date.now());
+    await Bun.sleep(1100);
+    // A call that reads nothing new (cat echoes nothing without input) uses the session, yet writes nothing.
+    await manager.writeStdin({ session_id: result.session_id!, chars: "", yield_time_ms: 50 });
+    const [info] = manager.list();
+    expect(info!.idle_s).toBe(0);
+    expect(Date.parse(info!.last_output_at!)).toBe(wrote);
+    expect(ptySessionRow(info!).last_output_at).toBe(wrote);
+    await manager.writeStdin({ session_id: result.session_id!, chars: "two\n", yield_time_ms: 250 });
+    expect(Date.parse(manager.list()[0]!.last_output_at!)).toBeGreaterThanOrEqual(wrote + 1000);
   });
 });
 

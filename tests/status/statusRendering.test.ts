@@ -258,7 +258,7 @@ describe("HTML view", () => {
   test("pending approvals have three buttons posting the decision, disabled together while in flight", () => {
     const html = renderSection("approvals", full().approvals, NOW);
     expect(html).toContain(
-      `action="/api/approvals/ap_1" hx-post="/api/approvals/ap_1" hx-target="this" hx-swap="outerHTML" hx-disabled-elt="#${domId("approval", "ap_1")} button"`,
+      `action="/status/approvals/ap_1/decide" hx-post="/status/approvals/ap_1/decide" hx-target="this" hx-swap="outerHTML" hx-disabled-elt="#${domId("approval", "ap_1")} button"`,
     );
     for (const [value, label] of [
       ["allow_once", "Allow once"],

@@ -11,6 +11,7 @@ import { HTMX_PATH } from "../../src/status/htmxAsset.ts";
 import { LOGIN_PATHS, loginRoutes, safeNext } from "../../src/status/loginRoutes.tsx";
 import { PUBLIC_ASSET_PATHS, STATUS_ASSETS } from "../../src/status/statusAssets.ts";
 import { statusRoutes } from "../../src/status/statusRoutes.ts";
+import { statusPageMounts } from "../../src/status/statusMounts.ts";
 import type { SessionRow, StatusSnapshot } from "../../src/status/statusSnapshot.ts";
 import { createStatusSource, type StatusSources } from "../../src/status/statusSource.ts";
 import { PROJECT_ROOT } from "../support/binary.ts";
@@ -44,7 +45,7 @@ function setup(
     worker: () => ({ pid: 1234, supervisor_pid: 1200, version: "9.9.9", uptime_s: 65, restarts: 0, memory_mb: 30 }),
     ...extra,
   });
-  const { app } = createApp(appDeps({ status: source }));
+  const { app } = createApp(appDeps({ mounts: statusPageMounts(source, {}).mounts }));
   const get = (path: string, headers: Record<string, string> = {}) => app.request(path, { headers });
   const post = (path: string, headers: Record<string, string> = {}) =>
     app.request(path, { method: "POST", headers: { host: "localhost", ...headers } });

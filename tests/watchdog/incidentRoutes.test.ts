@@ -5,6 +5,7 @@ import { createLogger } from "../../src/core/log/index.ts";
 import { incidentRoutes } from "../../src/watchdog/incidents/incidentRoutes.ts";
 import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
 import { ActionRequestStore } from "../../src/watchdog/incidents/actionRequestStore.ts";
+import { decisionRoutes } from "../../src/status/decisionRoutes.ts";
 import { renderIncidentPage } from "../../src/status/statusIncidentPages.tsx";
 import { createHarness, type Harness } from "./watchdogHarness.ts";
 
@@ -15,6 +16,9 @@ function app(store: IncidentStore): Hono {
   const root = new Hono();
   root.onError(createErrorHandler(createLogger("test")));
   root.route("/api/incidents", incidentRoutes(store));
+  // The page's Allow/Deny buttons post to the status page's route, which calls the same store.
+  const requests = new ActionRequestStore(store.db, store);
+  root.route("/", decisionRoutes({ incidentAction: (id, decision, by) => requests.decide(id, decision, by, Date.now()) }));
   return root;
 }
 
@@ -103,6 +107,8 @@ describe("/api/incidents/:id/action", () => {
   }
   const post = (api: Hono, id: number, body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
     api.request(`/api/incidents/${id}/action`, { method: "POST", body, headers });
+  const postFromPage = (api: Hono, id: number, body: string, headers: Record<string, string>) =>
+    api.request(`/status/incidents/${id}/action`, { method: "POST", body, headers });
 
   test("JSON: allow once, then 409 action_already_decided; GET shows the request", async () => {
     harness = createHarness({});
@@ -170,14 +176,14 @@ describe("/api/incidents/:id/action", () => {
     const incident = pending(store, "<b>fix</b>&co");
     const api = app(store);
     const headers = { "content-type": "application/x-www-form-urlencoded", "hx-request": "true" };
-    const first = await post(api, incident.id, "decision=allow", headers);
+    const first = await postFromPage(api, incident.id, "decision=allow", headers);
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toStartWith("text/html");
     const html = await first.text();
     expect(html).toContain('data-status="allowed"');
     expect(html).toContain("run_command &lt;b&gt;fix&lt;/b&gt;&amp;co: allowed by page");
     expect(html).not.toContain("<b>");
-    const second = await post(api, incident.id, "decision=deny", headers);
+    const second = await postFromPage(api, incident.id, "decision=deny", headers);
     expect(second.status).toBe(200);
     const conflict = await second.text();
     expect(conflict).toContain('data-error="action_already_decided"');
@@ -189,7 +195,7 @@ describe("/api/incidents/:id/action", () => {
     harness = createHarness({});
     const store = new IncidentStore(harness.db);
     const incident = pending(store);
-    const response = await post(app(store), incident.id, "decision=allow", {
+    const response = await postFromPage(app(store), incident.id, "decision=allow", {
       "content-type": "application/x-www-form-urlencoded",
       accept: "text/html,application/xhtml+xml",
     });
@@ -204,8 +210,8 @@ describe("/api/incidents/:id/action", () => {
     const incident = pending(store, "fix<x>");
     const page = renderIncidentPage(store.get(incident.id), store.timeline(incident.id), Date.now());
     expect(page).toContain("Command approval");
-    expect(page).toContain(`hx-post="/api/incidents/${incident.id}/action"`);
-    expect(page).toContain(`method="post" action="/api/incidents/${incident.id}/action"`);
+    expect(page).toContain(`hx-post="/status/incidents/${incident.id}/action"`);
+    expect(page).toContain(`method="post" action="/status/incidents/${incident.id}/action"`);
     expect(page).toMatch(/hx-disabled-elt="#action-request-\d+ button"/);
     expect(page).toContain('name="decision" value="allow"');
     expect(page).toContain('name="decision" value="deny"');

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+// The sidecar reader alone: the agent's index.ts would load the whole agent (and the openai SDK) into a client command.
 import { parseSidecar, readableSidecar } from "../../agent/sidecarRecord.ts";
 import { loadConfig, resolveDataDir } from "../../core/config/index.ts";
 import { UsageError, type Command } from "../command.ts";

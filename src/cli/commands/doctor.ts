@@ -8,7 +8,7 @@ import { allMigrations } from "../../daemon/allMigrations.ts";
 import { errorMessage } from "../../core/errors/index.ts";
 import { hopsConfigSchema, type HopsConfig } from "../../core/config/sections/hopConfig.ts";
 import type { Logger } from "../../core/log/index.ts";
-import { normalizeBaseUrl } from "../../proxy/upstream/upstreamUrl.ts";
+import { normalizeBaseUrl } from "../../proxy/index.ts";
 import { PtyManager, ptyConfigSchema } from "../../pty/index.ts";
 import { openStore, probeStoreWritable } from "../../core/store/index.ts";
 import { parseDuration, type Command } from "../command.ts";

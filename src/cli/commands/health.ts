@@ -3,7 +3,7 @@ import { formatUptime } from "../../status/statusText.ts";
 import { parseDuration, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
 
-export const HEALTH_EXIT = { pass: 0, warn: 0, fail: 1, unreachable: 2 } as const;
+const HEALTH_EXIT = { pass: 0, warn: 0, fail: 1, unreachable: 2 } as const;
 
 function summarize(doc: HealthDocument): string {
   const checks = Object.values(doc.checks).flat();

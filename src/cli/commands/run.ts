@@ -1,12 +1,13 @@
 import { createInterface } from "node:readline/promises";
 import { createParser } from "eventsource-parser";
+// The transcript helpers alone: the agent's index.ts would load the whole agent (and the openai SDK) into a client command.
 import { approvalQuestion, parseApprovalAnswer, transcriptLine, type StreamedEvent } from "../../agent/terminalTranscript.ts";
 import type { AgentdError } from "../../core/errors/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonError, daemonFetch, daemonTargetFrom, type DaemonTarget } from "../daemonClient.ts";
 
 /** Exit code when a decision is needed and nobody can be asked (no TTY). */
-export const RUN_EXIT_APPROVAL_NEEDED = 3;
+const RUN_EXIT_APPROVAL_NEEDED = 3;
 
 interface PendingApproval {
   approval_id: string;

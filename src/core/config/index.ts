@@ -1,7 +1,7 @@
-export { configSchema, DEFAULT_BIND, DEFAULT_PORT } from "./schema.ts";
+export { configSchema, DEFAULT_PORT } from "./schema.ts";
 export type { AgentdConfig } from "./schema.ts";
 export { ConfigError } from "./configError.ts";
 export { parseConfig } from "./parseConfig.ts";
-export { loadConfig, findConfigFile, resolveDataDir } from "./loadConfig.ts";
+export { loadConfig, resolveDataDir } from "./loadConfig.ts";
 export type { LoadedConfig, LoadConfigOptions } from "./loadConfig.ts";
 export { CONFIG_TEMPLATE } from "./template.ts";

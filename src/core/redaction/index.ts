@@ -1,1 +1,1 @@
-export { REDACTED, Redactor, redactHeaders, redactSecrets, redactText } from "./secretRedaction.ts";
+export { Redactor, redactHeaders, redactSecrets, redactText } from "./secretRedaction.ts";

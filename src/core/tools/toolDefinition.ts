@@ -9,7 +9,20 @@ export interface ToolContext {
   /** Long calls report progress at least every few seconds; the agent forwards it as tool.progress. */
   progress(message: string, fields?: Record<string, unknown>): void;
   sessionId?: string;
+  /** Points the calling session's host-bound tools at another target; set by the agent (the hop tool uses it). */
+  switchTarget?(target: ToolTarget | typeof LOCAL_TARGET): void;
 }
+
+/**
+ * Where a session's tool calls run. "local" runs the tool definitions in this process; a hop
+ * provides a target that forwards the same (already validated) call to its host.
+ */
+export interface ToolTarget {
+  readonly name: string;
+  execute(toolName: string, args: unknown, ctx: ToolContext): Promise<unknown>;
+}
+
+export const LOCAL_TARGET = "local";
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   name: string;

@@ -11,7 +11,7 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
   return { raw, body: parseJsonObject(raw) };
 }
 
-export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     if (Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);

@@ -69,7 +69,7 @@ export function chatToResponsesRequest(chat: Json): Json {
  * Leading system/developer messages become `instructions`; later ones stay in place as input
  * messages (the Responses API takes those roles there too).
  */
-export function messagesToInput(messages: readonly unknown[]): { instructions?: string; input: Json[] } {
+function messagesToInput(messages: readonly unknown[]): { instructions?: string; input: Json[] } {
   const leading: string[] = [];
   const input: Json[] = [];
   messages.forEach((raw, index) => {

@@ -40,7 +40,7 @@ export function finishReasonFor(response: Json, sawToolCall: boolean): string {
 }
 
 /** The text of a reasoning item: its reasoning text, or else its summary. */
-export function reasoningText(item: Json): string {
+function reasoningText(item: Json): string {
   const parts = (Array.isArray(item.content) && item.content.length > 0 ? item.content : item.summary) as { text?: unknown }[] | undefined;
   return (parts ?? []).map((part) => (typeof part?.text === "string" ? part.text : "")).join("");
 }

@@ -42,7 +42,7 @@ export interface ChatMessage extends Json {
 }
 
 /** Turns input items (strings, messages, function calls and their outputs) into chat messages. */
-export function inputToMessages(input: unknown): ChatMessage[] {
+function inputToMessages(input: unknown): ChatMessage[] {
   if (typeof input === "string") return [{ role: "user", content: input }];
   if (!Array.isArray(input)) throw invalidRequest("'input' must be a string or an array of items", "input");
   const messages: ChatMessage[] = [];

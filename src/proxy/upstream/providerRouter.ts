@@ -49,7 +49,7 @@ export function routeModel<P>(candidates: readonly RouteCandidate<P>[], model: s
   return routes;
 }
 
-export function effectiveWeight<P>(candidate: RouteCandidate<P>, peers: readonly { candidate: RouteCandidate<P> }[]): number {
+function effectiveWeight<P>(candidate: RouteCandidate<P>, peers: readonly { candidate: RouteCandidate<P> }[]): number {
   const health = Math.max(MIN_HEALTH_FACTOR, 1 - candidate.errorRate);
   let fastest = Infinity;
   for (const peer of peers) if (peer.candidate.latencyMs !== undefined) fastest = Math.min(fastest, peer.candidate.latencyMs);

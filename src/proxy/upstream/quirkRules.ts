@@ -3,7 +3,7 @@
  * parameters the proxy may drop when a provider says it does not take them — optional tuning
  * only, never something that changes what the request means (messages, tools, response_format).
  */
-export const DROPPABLE_PARAMS = [
+const DROPPABLE_PARAMS = [
   "strict",
   "parallel_tool_calls",
   "stream_options",
@@ -30,7 +30,7 @@ const REJECTION =
 type ChatBody = Record<string, unknown> & { tools?: unknown };
 
 /** Whether the request carries `param` (so a rejection can be about it). */
-export function carriesParam(body: ChatBody, param: string): boolean {
+function carriesParam(body: ChatBody, param: string): boolean {
   if (param === "strict") {
     return (
       Array.isArray(body.tools) &&

@@ -20,7 +20,7 @@ const RETRYABLE: ReadonlySet<FailureCause> = new Set<FailureCause>([
   "malformed",
 ]);
 
-export function isRetryable(cause: FailureCause): boolean {
+function isRetryable(cause: FailureCause): boolean {
   return RETRYABLE.has(cause);
 }
 

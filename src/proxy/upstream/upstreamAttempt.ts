@@ -123,7 +123,7 @@ export class UpstreamAttempt {
     return this.#queueIndex < this.#queue.length;
   }
 
-  /** Stops the deadlines; aborts the upstream request if it is still going (client left, or we gave up). */
+  /** Stops the deadlines and stops following the client; the request itself goes on (abort() ends it). */
   finish(): void {
     clearTimeout(this.#phaseTimer);
     clearTimeout(this.#totalTimer);
@@ -146,6 +146,7 @@ export class UpstreamAttempt {
       .finally(() => this.finish());
   }
 
+  /** Ends the upstream request too: the client left, or we gave up on this attempt. */
   abort(): void {
     this.finish();
     this.#controller.abort();

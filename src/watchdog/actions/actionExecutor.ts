@@ -40,7 +40,7 @@ const TIMEOUT_BY_CAUSE: Record<string, ProviderTimeout> = {
 };
 
 /** The provider an incident is about: its component (`provider:<name>`) or a signal's field. */
-export function providerOf(target: Pick<ActionTarget, "component" | "signals">): string | undefined {
+function providerOf(target: Pick<ActionTarget, "component" | "signals">): string | undefined {
   if (target.component.startsWith("provider:") && target.component !== "provider:unknown")
     return target.component.slice("provider:".length);
   const named = target.signals.find((s) => typeof s.fields.provider === "string");

@@ -6,7 +6,7 @@ export interface PortHolder {
 }
 
 /** Socket inodes listening on a TCP port, from /proc/net/tcp and tcp6 (state 0A is LISTEN). */
-export function listeningInodes(port: number, tables: string[] = ["/proc/net/tcp", "/proc/net/tcp6"]): Set<string> {
+function listeningInodes(port: number, tables: string[] = ["/proc/net/tcp", "/proc/net/tcp6"]): Set<string> {
   const inodes = new Set<string>();
   const portHex = port.toString(16).toUpperCase().padStart(4, "0");
   for (const table of tables) {

@@ -10,7 +10,7 @@ export interface ProxyAdmin {
   raiseTimeout(provider: string, timeout: ProviderTimeout, factor: number, maxMs: number, reason: string): Promise<string>;
 }
 
-export class AdminCallError extends AgentdError {
+class AdminCallError extends AgentdError {
   constructor(message: string) {
     super("admin_call_failed", message);
   }

@@ -100,7 +100,7 @@ function diskCheck(path: string, minFreePercent: number): CheckOutcome {
 }
 
 /** Resident memory of a process in MiB from /proc/<pid>/status. */
-export function residentMemoryMb(pid: number): number {
+function residentMemoryMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match ? Number(match[1]) / 1024 : 0;
 }

@@ -53,13 +53,6 @@ export function canTransition(from: ActionRequestStatus, to: ActionRequestStatus
   return TRANSITIONS[from].includes(to);
 }
 
-/** Statuses the watchdog still has to act on; at most one request per incident is in one of them. */
-export const OUTSTANDING_STATUSES: readonly ActionRequestStatus[] = ["pending", "allowed", "running"];
-
-export function isOutstanding(status: ActionRequestStatus): boolean {
-  return OUTSTANDING_STATUSES.includes(status);
-}
-
 export function decisionStatus(decision: ActionDecision): "allowed" | "denied" {
   return decision === "allow" ? "allowed" : "denied";
 }

@@ -2,7 +2,6 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { AgentdError } from "../../core/errors/index.ts";
 import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from "./actionRequest.ts";
-import { actionDecisionFragment, actionErrorFragment } from "../../status/actionRequestFragment.ts";
 import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
@@ -33,7 +32,7 @@ const silenceBody = z.object({
   reason: z.string().optional(),
 });
 
-/** `{decision: "allow"|"deny", decided_by?}` as JSON or a form (the page's buttons post forms). */
+/** `{decision: "allow"|"deny", decided_by?}` as JSON or as form fields. */
 async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
   const { decision, decided_by: decidedBy } = await readObjectBody(c.req.raw, { form: true });
   if (typeof decision !== "string" || !(ACTION_DECISIONS as readonly string[]).includes(decision)) {
@@ -92,20 +91,9 @@ export function incidentRoutes(store: IncidentStore): Hono {
   app.post("/:id/resolve", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "resolved", "api") }));
   app.post("/:id/action", async (c) => {
     const id = incidentId(c.req.param("id"));
-    const fromPage = c.req.header("hx-request") === "true";
-    try {
-      const body = await decisionBody(c);
-      const request = requests.decide(id, body.decision, body.decidedBy ?? (fromPage ? "page" : "api"), Date.now());
-      if (fromPage) return c.html(actionDecisionFragment(request));
-      // A form posted without JavaScript goes back to the incident's page.
-      if ((c.req.header("accept") ?? "").includes("text/html")) return c.redirect(`/status/incidents/${id}`, 303);
-      return c.json({ request, incident: store.get(id) });
-    } catch (error) {
-      // htmx swaps only 2xx answers: a decision someone else took first is shown in place of the buttons.
-      if (fromPage && error instanceof AgentdError)
-        return c.html(actionErrorFragment(id, error.code, error.message), error.status === 409 ? 200 : (error.status as 400));
-      throw error;
-    }
+    const body = await decisionBody(c);
+    const request = requests.decide(id, body.decision, body.decidedBy ?? "api", Date.now());
+    return c.json({ request, incident: store.get(id) });
   });
   return app;
 }

@@ -6,7 +6,7 @@ const DEFAULT_SYSTEM_PROMPT = [
   "Keep answers short and say what you did and what you found.",
 ].join(" ");
 
-export const sidecarLevels = ["off", "info", "full"] as const;
+const sidecarLevels = ["off", "info", "full"] as const;
 export type SidecarLevel = (typeof sidecarLevels)[number];
 
 export const agentConfigSchema = z

@@ -4,7 +4,7 @@ export const policyValues = ["allow", "ask", "deny"] as const;
 export type PolicyValue = (typeof policyValues)[number];
 const policy = z.enum(policyValues);
 
-export const scopePolicySchema = z
+const scopePolicySchema = z
   .strictObject({
     read: policy.default("allow"),
     exec: policy.default("allow"),
@@ -15,7 +15,7 @@ export const scopePolicySchema = z
   })
   .prefault({});
 
-export const commandRuleSchema = z.strictObject({
+const commandRuleSchema = z.strictObject({
   /** Glob on the whole command line: `*` any characters, `?` one character ("sudo *", "rm -rf /*"). */
   match: z.string().min(1),
   action: policy,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const serviceConfigSchema = z.strictObject({
+const serviceConfigSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_.@-]+$/, "expected a name of letters, digits, '_', '.', '@', '-'"),
   /** Shell command whose exit code and output tell the service's state (e.g. "systemctl is-active nginx"). */
   status: z.string().min(1),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { runCommand } from "../../core/process/index.ts";
-import type { ServiceConfig } from "../../core/config/sections/servicesConfig.ts";
-import { defineTool, ToolError, type ToolContext, type ToolDefinition } from "../../core/tools/toolDefinition.ts";
+import { runCommand } from "../core/process/index.ts";
+import type { ServiceConfig } from "../core/config/sections/servicesConfig.ts";
+import { defineTool, ToolError, type ToolContext, type ToolDefinition } from "../core/tools/toolDefinition.ts";
 
 async function runShell(
   command: string,

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { localFileAccess, readTextLines, writeTextFile } from "../../files/index.ts";
-import { defineTool, type ToolDefinition } from "../../core/tools/toolDefinition.ts";
+import { defineTool, type ToolDefinition } from "../core/tools/toolDefinition.ts";
+import { localFileAccess } from "./localFiles.ts";
+import { readTextLines, writeTextFile } from "./textFileAccess.ts";
 
-export const readFileParameters = z.strictObject({
+const readFileParameters = z.strictObject({
   path: z.string().min(1).describe("File to read; relative paths start at the home directory of the user agentd runs as"),
   offset: z.number().int().min(1).default(1).describe("First line to return, counting from 1"),
   limit: z.number().int().min(1).max(10_000).default(500).describe("Most lines to return"),
@@ -20,7 +21,7 @@ export function createReadFileTool(options: { maxBytes: number }): ToolDefinitio
   });
 }
 
-export const writeFileParameters = z.strictObject({
+const writeFileParameters = z.strictObject({
   path: z.string().min(1).describe("File to write; replaced whole"),
   content: z.string().describe("The full new content"),
   create_dirs: z.boolean().default(false).describe("Create missing parent directories"),

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type { IncidentStore } from "../../watchdog/index.ts";
-import { IncidentNotFoundError } from "../../watchdog/index.ts";
 import { defineTool, ToolError, type ToolDefinition } from "../../core/tools/toolDefinition.ts";
+import { IncidentNotFoundError, type IncidentStore } from "./incidentStore.ts";
 
 const listParameters = z.strictObject({
   state: z

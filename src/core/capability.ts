@@ -1,0 +1,31 @@
+import type { Hono } from "hono";
+import type { HealthCheck } from "./health/index.ts";
+import type { ToolDefinition } from "./tools/toolDefinition.ts";
+
+/** Routes a capability (or the status page) serves, and where the worker's app mounts them. */
+export interface Mount {
+  /** "/" mounts at the root. */
+  path: string;
+  app: Hono;
+  /** Refused to anyone but a loopback peer, whatever the bind (admin routes). */
+  loopbackOnly?: boolean;
+  /** The largest request body these routes take; the server's limit when left out. */
+  bodyLimitBytes?: number;
+}
+
+/**
+ * One capability of the worker (proxy, pty, files, hop, watchdog, agent), as the worker composes
+ * it: what it mounts, the tools it gives the agent, what it reports, and how it stops. Each
+ * capability's index.ts has one factory returning this shape (with typed extras the page reads).
+ */
+export interface Capability {
+  readonly name: string;
+  routes?: Mount[];
+  tools?: ToolDefinition[];
+  /** The capability's entries of /health, under its name. */
+  healthChecks?: () => HealthCheck[];
+  /** Prometheus text the capability renders itself. */
+  metricsText?: () => string;
+  /** Stops timers, sessions and connections; safe to call twice. */
+  close(): Promise<void>;
+}

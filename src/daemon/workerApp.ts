@@ -1,0 +1,132 @@
+import type { Database } from "bun:sqlite";
+import type { Hono } from "hono";
+import type { AgentdConfig } from "../core/config/index.ts";
+import { cachedFor } from "../core/health/index.ts";
+import type { Logger } from "../core/log/index.ts";
+import { probeStoreWritable } from "../core/store/index.ts";
+import { onDiskFull } from "../core/errors/index.ts";
+import { failureCount } from "../core/process/index.ts";
+import { faultMounts } from "./faultInjection.ts";
+import { VERSION } from "../core/version.ts";
+import { createApp } from "../http/app.ts";
+import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
+import { statusPageMounts } from "../status/statusMounts.ts";
+import { createStatusSource } from "../status/statusSource.ts";
+import { createWorkerServices, type WorkerServices } from "./workerServices.ts";
+
+export interface WorkerAppOptions {
+  config: AgentdConfig;
+  /** What the config loader wants the operator to know (shown by /health and the page). */
+  notes: string[];
+  db: Database;
+  dataDir: string;
+  logger: Logger;
+  /** Set on a non-loopback bind: the API and the page then need it. */
+  requiredToken?: string;
+  startedAt: number;
+  supervisorPid: number | null;
+  restarts: number;
+}
+
+export interface WorkerApp {
+  app: Hono;
+  services: WorkerServices;
+}
+
+/** The worker's one Hono app: probes, metrics, the status page and every capability's routes. */
+export async function createWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
+  const { config, db, requiredToken, startedAt, restarts } = options;
+  let app: Hono | undefined;
+  const services = await createWorkerServices({
+    config,
+    db,
+    dataDir: options.dataDir,
+    logger: options.logger,
+    localApiKey: requiredToken,
+    localFetch: (request) => app!.fetch(request),
+  });
+
+  const storeProblem = cachedFor(1000, () => {
+    try {
+      probeStoreWritable(db);
+      return undefined;
+    } catch (error) {
+      return `store not writable: ${(error as Error).message}`;
+    }
+  });
+  // A write refused for lack of space shows on the very next probe, not a cache period later.
+  const stopDiskFullWatch = onDiskFull(() => storeProblem.invalidate());
+  let requestsTotal = () => 0;
+  const probes: ProbeDeps = {
+    version: VERSION,
+    startedAt,
+    notes: () => options.notes,
+    readiness: () => [storeProblem()].filter((reason): reason is string => reason !== undefined),
+    requestsTotal: () => requestsTotal(),
+    healthSources: {
+      store: () => {
+        const problem = storeProblem();
+        return [{ key: "store:writable", status: problem ? "fail" : "pass", observedValue: !problem, output: problem }];
+      },
+      process: () => [
+        { key: "worker:memory", status: "pass", observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" },
+      ],
+      ...services.healthSources,
+    },
+  };
+  const status = createStatusSource({
+    ...services.statusSources,
+    health: () => healthDocument(probes),
+    worker: () => ({
+      pid: process.pid,
+      supervisor_pid: options.supervisorPid,
+      version: VERSION,
+      uptime_s: Math.round((Date.now() - startedAt) / 1000),
+      restarts,
+      memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
+    }),
+  });
+  const page = statusPageMounts(status, { requiredToken });
+  const created = createApp({
+    ...probes,
+    logger: options.logger,
+    requiredToken,
+    publicPaths: page.publicPaths,
+    bodyLimitBytes: config.server.body_limit_bytes,
+    metricFamilies: () => [
+      {
+        name: "agentd_worker_restarts_total",
+        help: "Times the supervisor restarted the worker.",
+        type: "counter",
+        samples: [{ value: restarts }],
+      },
+      {
+        name: "agentd_unhandled_errors_total",
+        help: "Unhandled rejections and uncaught exceptions the worker logged and survived.",
+        type: "counter",
+        samples: [{ value: failureCount("unhandled") }],
+      },
+      {
+        name: "agentd_background_failures_total",
+        help: "Background tasks (turns, sweeps, prunes) that failed and were logged.",
+        type: "counter",
+        samples: [{ value: failureCount("background") }],
+      },
+    ],
+    metricsText: services.metricsText,
+    mounts: [...page.mounts, ...services.mounts, ...faultMounts(process.env, options.logger)],
+  });
+  app = created.app;
+  requestsTotal = () => created.requests.total;
+  const close = services.close;
+  return {
+    app: created.app,
+    services: {
+      ...services,
+      close: async () => {
+        stopDiskFullWatch();
+        await close();
+      },
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { Capability } from "../core/capability.ts";
+import { PtyManager, type PtyManagerOptions } from "./ptyManager.ts";
+import { createPtyRoutes } from "./ptyRoutes.ts";
+import type { PtySessionInfo } from "./ptySchemas.ts";
+import { createPtyTools } from "./ptyTools.ts";
+
+export interface PtyCapability extends Capability {
+  sessions(): PtySessionInfo[];
+}
+
+/** Terminals: /api/pty (a hop's local side drives them) and the exec_command family of tools. */
+export function createPtyCapability(options: PtyManagerOptions): PtyCapability {
+  const manager = new PtyManager(options);
+  return {
+    name: "pty",
+    routes: [{ path: "/api/pty", app: createPtyRoutes(manager) }],
+    tools: createPtyTools(manager),
+    healthChecks: () => manager.healthChecks(),
+    sessions: () => manager.list(),
+    close: () => manager.close(),
+  };
+}

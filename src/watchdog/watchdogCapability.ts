@@ -1,0 +1,37 @@
+import { watchdogMetricsText } from "./watchdogCounters.ts";
+import type { Database } from "bun:sqlite";
+import type { Capability } from "../core/capability.ts";
+import { readCheckRows, type CheckRow } from "./checks/checkScheduler.ts";
+import type { ActionDecision, ActionRequest, Decider } from "./incidents/actionRequest.ts";
+import { ActionRequestStore } from "./incidents/actionRequestStore.ts";
+import { incidentRoutes } from "./incidents/incidentRoutes.ts";
+import { IncidentStore } from "./incidents/incidentStore.ts";
+import { createIncidentTools } from "./incidents/incidentTools.ts";
+
+export interface WatchdogCapability extends Capability {
+  incidents: IncidentStore;
+  /** The supervisor's configured checks, as it last recorded them. */
+  checkRows(): CheckRow[];
+  decideAction(incidentId: number, decision: ActionDecision, decidedBy: Decider): ActionRequest;
+}
+
+/**
+ * The watchdog's side in the worker (the supervisor runs the watchdog itself): /api/incidents,
+ * the incident tools, and the incidents and checks the page shows.
+ */
+export function createWatchdogCapability(options: { db: Database }): WatchdogCapability {
+  const incidents = new IncidentStore(options.db);
+  const requests = new ActionRequestStore(options.db, incidents);
+  return {
+    name: "watchdog",
+    routes: [{ path: "/api/incidents", app: incidentRoutes(incidents) }],
+    tools: createIncidentTools(incidents),
+    // The supervisor's counters, as it last wrote them to the store.
+    metricsText: () => watchdogMetricsText(options.db),
+    incidents,
+    checkRows: () => readCheckRows(options.db),
+    decideAction: (incidentId, decision, decidedBy) => requests.decide(incidentId, decision, decidedBy, Date.now()),
+    // The store is the worker's; nothing else is held open.
+    close: async () => undefined,
+  };
+}
