@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { checkStoreIntegrity } from "./integrity.ts";
 import { applyMigrations, type Migration } from "./migrations.ts";
 import { retryWhileBusy } from "./retryWhileBusy.ts";
 import { isBusyError, storeFailure } from "./storeErrors.ts";
@@ -11,6 +12,8 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** How long opening keeps retrying the steps SQLite refuses with SQLITE_BUSY without waiting (WAL switch, migrations). */
   openRetryMs?: number;
+  /** Run `PRAGMA quick_check` before migrating, so a damaged file is refused before anything is written to it. */
+  quickCheck?: boolean;
 }
 
 /**
@@ -34,6 +37,7 @@ export function openStore(options: OpenStoreOptions): Database {
     retryWhileBusy(() => db.run("PRAGMA journal_mode = WAL"), isBusyError, retryMs);
     db.run("PRAGMA synchronous = NORMAL");
     db.run("PRAGMA foreign_keys = ON");
+    if (options.quickCheck) checkStoreIntegrity(db, path);
     retryWhileBusy(() => applyMigrations(db, options.migrations), isBusyError, retryMs);
   } catch (error) {
     db.close();

@@ -13,7 +13,7 @@ export class StoreCorruptError extends AgentdError {
   constructor(path: string, detail: string, cause?: unknown) {
     super(
       "store_corrupt",
-      `the store at ${path} is damaged (${detail}). To recover, stop agentd and move ${path} aside (with its -wal and -shm files if present); agentd will start a fresh store and keep the old one.`,
+      `the store at ${path} is damaged (${detail}). To recover, move ${path} aside (with its -wal and -shm files if present); agentd will start a fresh store and keep the old one.`,
       { status: 500, cause, details: { path } },
     );
     this.path = path;
