@@ -33,3 +33,16 @@ export function readReadyFile(dataDir: string): ReadyInfo | undefined {
 export function removeReadyFile(dataDir: string, pid: number): void {
   if (readReadyFile(dataDir)?.pid === pid) rmSync(readyFilePath(dataDir), { force: true });
 }
+
+/**
+ * Removes ready.json when a worker of this supervisor wrote it: a supervisor that exits (stopped,
+ * given up on a crash loop, failed at start) must not leave clients pointed at a dead worker.
+ */
+export function removeSupervisorReadyFile(dataDir: string, supervisorPid: number): void {
+  if (readReadyFile(dataDir)?.supervisor_pid === supervisorPid) rmSync(readyFilePath(dataDir), { force: true });
+}
+
+/** Removes ready.json whoever wrote it: for a supervisor that holds the data dir's lock, any left is a dead instance's. */
+export function removeStaleReadyFile(dataDir: string): void {
+  rmSync(readyFilePath(dataDir), { force: true });
+}

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
-import { loadConfig, resolveDataDir } from "../core/config/index.ts";
+import { loadConfig, resolveDataDir, type AgentdConfig } from "../core/config/index.ts";
 import {
   createLogger,
   formatLogLine,
@@ -11,7 +11,7 @@ import {
   setLogSink,
   type LogLevel,
 } from "../core/log/index.ts";
-import { openStore, recordEvent } from "../core/store/index.ts";
+import { openStore, recordEvent, StoreCorruptError, type Database } from "../core/store/index.ts";
 import { ensureApiToken, isLoopbackAddress } from "../http/token.ts";
 import { RestartPolicy, WatchdogRuntime } from "../watchdog/index.ts";
 import { allMigrations } from "./allMigrations.ts";
@@ -22,6 +22,8 @@ import { installProcessErrorHandlers, raceTimeout, runInBackground } from "../co
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
+import { claimDataDir } from "./dataDirLock.ts";
+import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
 
 const log = createLogger("supervisor");
 
@@ -36,6 +38,22 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   const { config } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
+  // Before anything in the data dir is touched: a second `serve` on it must change nothing there.
+  const claim = claimDataDir(dataDir);
+  if ("refusal" in claim) {
+    process.stderr.write(`agentd: ${claim.refusal}\n`);
+    return 2;
+  }
+  removeStaleReadyFile(dataDir);
+  try {
+    return await supervise(options, config, dataDir);
+  } finally {
+    removeSupervisorReadyFile(dataDir, process.pid);
+    claim.lock.release();
+  }
+}
+
+async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: string): Promise<number> {
   const restrictProblem = restrictDataDir(dataDir);
   const logPath = join(dataDir, "logs", "agentd.log");
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
@@ -55,7 +73,16 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   setLogSink(writeLine);
   installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
-  const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
+  // Created, checked and migrated before the worker starts: the worker then opens a ready store.
+  let db: Database;
+  try {
+    db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations, quickCheck: true });
+  } catch (error) {
+    if (!(error instanceof StoreCorruptError)) throw error;
+    log.error("store.corrupt", { path: error.path, problem: error.message });
+    process.stderr.write(`agentd: ${error.message}\n`);
+    return 2;
+  }
   const bind = options.bind ?? config.server.bind;
   const token = tokenRequired(bind, options.requireToken ?? config.server.require_token) ? announceToken(bind, dataDir) : undefined;
 

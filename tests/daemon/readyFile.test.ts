@@ -1,7 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readReadyFile, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from "../../src/daemon/readyFile.ts";
+import {
+  readReadyFile,
+  readyFilePath,
+  removeReadyFile,
+  removeStaleReadyFile,
+  removeSupervisorReadyFile,
+  writeReadyFile,
+  type ReadyInfo,
+} from "../../src/daemon/readyFile.ts";
 import { raceTimeout } from "../../src/core/process/raceTimeout.ts";
 import { serveArgs } from "../../src/daemon/serveOptions.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -35,6 +43,24 @@ describe("ready.json", () => {
     removeReadyFile(dir, 11);
     expect(existsSync(join(dir, "ready.json"))).toBe(false);
     expect(readReadyFile(dir)).toBeUndefined();
+  });
+
+  test("removed by the supervisor whose worker wrote it, left for another supervisor's", () => {
+    const dir = makeTempDir();
+    writeReadyFile(dir, info(13));
+    removeSupervisorReadyFile(dir, 2);
+    expect(readReadyFile(dir)?.pid).toBe(13);
+    removeSupervisorReadyFile(dir, 1);
+    expect(existsSync(readyFilePath(dir))).toBe(false);
+    removeSupervisorReadyFile(dir, 1);
+  });
+
+  test("a stale one is removed whoever wrote it, and a missing one is no error", () => {
+    const dir = makeTempDir();
+    writeReadyFile(dir, info(14));
+    removeStaleReadyFile(dir);
+    expect(existsSync(readyFilePath(dir))).toBe(false);
+    removeStaleReadyFile(dir);
   });
 });
 

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   // Core.
   invalid_config: { status: 400 },
   store_error: { status: 500 },
+  store_corrupt: { status: 500 },
+  lock_error: { status: 500 },
   duplicate_tool: { status: 500 },
 
   // Proxy.

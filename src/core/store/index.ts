@@ -1,5 +1,7 @@
-export { openStore, probeStoreWritable, StoreError } from "./database.ts";
+export { openStore, probeStoreWritable } from "./database.ts";
 export type { OpenStoreOptions } from "./database.ts";
+export { StoreCorruptError, StoreError } from "./storeErrors.ts";
+export { checkStoreIntegrity } from "./integrity.ts";
 export { applyMigrations } from "./migrations.ts";
 export type { Migration } from "./migrations.ts";
 export { baseMigrations } from "./baseMigrations.ts";
