@@ -141,7 +141,9 @@ export class Watchdog {
     this.#counts.signals++;
     const busy = this.#tracker.get(signal.component);
     if (busy && this.#jobs.busy(busy.id)) return this.#merge(busy, signal);
-    return this.#queue.push(`signal ${signal.id}`, () => this.#decide(signal));
+    // Only log lines can flood: probes, checks and worker exits come at their own bounded pace and
+    // are never dropped, so a full queue cannot hide a worker crash.
+    return this.#queue.push(`signal ${signal.id}`, () => this.#decide(signal), { bounded: signal.line !== undefined });
   }
 
   /** Re-evaluates open incidents: verification windows, auto-resolve, operator changes. A tick already waiting is not queued twice. */

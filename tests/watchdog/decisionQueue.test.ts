@@ -66,6 +66,7 @@ describe("the watchdog's decision queue", () => {
       component: `app:${i}`,
       ts: harness!.clock.now,
       fields: {},
+      line: `{"event":"app.weird","n":${i}}`,
     });
     const handled = Array.from({ length: 25 }, (_, i) => harness!.watchdog.report(signal(i)));
     expect(harness.watchdog.counters()).toMatchObject({ signals_total: 25, queue_dropped_total: 15, queue_depth: 10 });
@@ -73,5 +74,33 @@ describe("the watchdog's decision queue", () => {
     expect(new IncidentStore(harness.db).count()).toBe(10);
     expect(harness.watchdog.counters()).toMatchObject({ queue_dropped_total: 15, queue_depth: 0 });
     expect(harness.events("watchdog.queue_dropped")[0]).toMatchObject({ dropped: 1, queue_max: 10, first: "signal app.weird" });
+  });
+
+  test("a full queue of log signals never drops a worker crash or a failing check", async () => {
+    harness = createHarness({}, undefined, { queueMax: 5 });
+    const fromLog = (i: number): Signal => ({
+      id: "app.weird",
+      title: "Weird",
+      category: "daemon",
+      severity: "warning",
+      component: `app:${i}`,
+      ts: harness!.clock.now,
+      fields: {},
+      line: `{"event":"app.weird","n":${i}}`,
+    });
+    const flood = Array.from({ length: 20 }, (_, i) => harness!.watchdog.report(fromLog(i)));
+    const crash = harness.watchdog.report({
+      id: "worker.crashed",
+      title: "Worker exited",
+      category: "daemon",
+      severity: "critical",
+      component: "worker",
+      ts: harness.clock.now,
+      fields: { code: 1 },
+    });
+    expect(harness.watchdog.counters()).toMatchObject({ queue_dropped_total: 15 });
+    await Promise.all([...flood, crash]);
+    const incidents = new IncidentStore(harness.db).list({ limit: 50 });
+    expect(incidents.map((incident) => incident.title)).toContain("Worker exited");
   });
 });
