@@ -36,4 +36,19 @@ export const proxyMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 101,
+    name: "proxy_response_items",
+    // Output items by id, so an `item_reference` input resolves with one read.
+    sql: `
+      CREATE TABLE proxy_response_items (
+        id TEXT PRIMARY KEY,
+        response_id TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        item TEXT NOT NULL
+      );
+      CREATE INDEX proxy_response_items_response ON proxy_response_items (response_id);
+      CREATE INDEX proxy_response_items_expires ON proxy_response_items (expires_at);
+    `,
+  },
 ];

@@ -275,20 +275,20 @@ describe("failures of a Responses upstream, seen by a chat client", () => {
     const completion = await both.h.client.chat.completions.create({
       model: "gpt-test",
       messages: [{ role: "user", content: "hi" }],
-      stop: ["\n"],
+      n: 2,
     });
     expect(completion.choices[0]!.message.content).toBe("ok");
     expect(both.ups[0]!.completionRequests()).toHaveLength(0);
-    expect(both.ups[1]!.completionRequests()[0]!.body.stop).toEqual(["\n"]);
+    expect(both.ups[1]!.completionRequests()[0]!.body.n).toBe(2);
     await harness!.close();
     harness = undefined;
     const only = setup();
     const error = await only.h.client.chat.completions
-      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], stop: ["\n"] })
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }], n: 2 })
       .catch((e) => e);
     expect(error.status).toBe(400);
     expect(error.code).toBe("unsupported_parameter");
-    expect(error.param).toBe("stop");
+    expect(error.param).toBe("n");
     expect(only.ups[0]!.completionRequests()).toHaveLength(0);
   });
 });

@@ -173,14 +173,14 @@ describe("responses API over a chat upstream", () => {
     expect(error.code).toBe("previous_response_not_found");
   });
 
-  test("a field a chat upstream cannot take is a clear 400 naming it", async () => {
+  test("what a chat upstream cannot take and would change the answer's shape is a clear 400 naming it", async () => {
     setup();
     const hosted = await harness.client.responses
-      .create({ model: "gpt-test", input: "x", tools: [{ type: "web_search" }] } as never)
+      .create({ model: "gpt-test", input: "x", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } } as never)
       .catch((e) => e);
     expect(hosted.status).toBe(400);
     expect(hosted.code).toBe("unsupported_parameter");
-    expect(hosted.param).toBe("tools[0]");
+    expect(hosted.param).toBe("tool_choice");
     const background = await harness.client.responses.create({ model: "gpt-test", input: "x", background: true }).catch((e) => e);
     expect(background.status).toBe(400);
     expect(background.param).toBe("background");

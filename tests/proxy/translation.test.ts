@@ -39,6 +39,7 @@ describe("Responses request → Chat request", () => {
       tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }],
       tool_choice: "required",
       response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object" }, strict: true } },
+      store: false,
     });
   });
 
@@ -64,7 +65,7 @@ describe("Responses request → Chat request", () => {
     });
     const error = (() => {
       try {
-        responsesToChat({ model: "m", input: [{ type: "item_reference", id: "x" }] });
+        responsesToChat({ model: "m", input: [{ type: "conversation_summary", id: "x" }] });
       } catch (e) {
         return e as ProxyError;
       }
@@ -113,11 +114,11 @@ describe("Chat answer → Response", () => {
       "response.output_item.done@0",
       "response.output_item.added@1",
       "response.function_call_arguments.delta@1",
-      "response.output_item.added@2",
-      "response.function_call_arguments.delta@2",
       "response.function_call_arguments.delta@1",
       "response.function_call_arguments.done@1",
       "response.output_item.done@1",
+      "response.output_item.added@2",
+      "response.function_call_arguments.delta@2",
       "response.function_call_arguments.done@2",
       "response.output_item.done@2",
       "response.completed",

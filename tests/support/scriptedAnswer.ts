@@ -11,6 +11,14 @@ export interface ScriptedAnswer {
   reasoningField: "reasoning_content" | "reasoning";
   usage: { prompt_tokens: number; completion_tokens: number };
   finishReason?: string;
+  interleaveCalls: boolean;
+  logprobs: boolean;
+}
+
+/** The logprob entry scripted for one text piece. */
+export function pieceLogprob(piece: string) {
+  const bytes = [...new TextEncoder().encode(piece)];
+  return { token: piece, logprob: -0.25, bytes, top_logprobs: [{ token: piece, logprob: -0.25, bytes }] };
 }
 
 /** Two pieces, so clients must join deltas. */

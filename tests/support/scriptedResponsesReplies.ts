@@ -1,4 +1,4 @@
-import { halves, type ScriptedAnswer } from "./scriptedAnswer.ts";
+import { halves, pieceLogprob, type ScriptedAnswer } from "./scriptedAnswer.ts";
 
 /**
  * A scripted answer as a Responses API body or event stream: a reasoning item (reasoning_text),
@@ -15,7 +15,7 @@ function messageItem(a: ScriptedAnswer) {
     id: `msg_${a.seq}`,
     status: "completed",
     role: "assistant",
-    content: [{ type: "output_text", text: a.text, annotations: [] }],
+    content: [{ type: "output_text", text: a.text, annotations: [], ...(a.logprobs ? { logprobs: a.pieces.map(pieceLogprob) } : {}) }],
   };
 }
 
@@ -77,7 +77,8 @@ export function responsesStreamEvents(a: ScriptedAnswer): string[] {
       named("response.output_item.added", { output_index: at.output_index, item: { ...item, status: "in_progress", content: [] } }),
     );
     events.push(named("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } }));
-    for (const delta of a.pieces) events.push(named("response.output_text.delta", { ...at, delta }));
+    for (const delta of a.pieces)
+      events.push(named("response.output_text.delta", { ...at, delta, ...(a.logprobs ? { logprobs: [pieceLogprob(delta)] } : {}) }));
     events.push(named("response.output_text.done", { ...at, text: a.text }));
     events.push(named("response.content_part.done", { ...at, part: item.content[0] }));
     events.push(named("response.output_item.done", { output_index: at.output_index, item }));

@@ -13,11 +13,13 @@
  * Each request takes the next queued reply; when the queue is empty the default reply
  * (`{kind: "text", text: "ok"}` unless `setDefault` changed it) answers. A reply shapes itself to the
  * request: streamed (SSE) when the body says `stream: true`, one JSON object otherwise; Chat
- * Completions or Responses by path.
+ * Completions, Responses, legacy completions or embeddings by path. `wires: ["chat"]` makes a
+ * chat-only upstream (its /responses answers 404, as such providers do).
  */
 
 import type { ScriptedAnswer } from "./scriptedAnswer.ts";
 import { chatBody, chatStreamEvents } from "./scriptedChatReplies.ts";
+import { completionsBody, completionsStreamEvents, embeddingsBody } from "./scriptedOtherEndpoints.ts";
 import { responsesBody, responsesStreamEvents } from "./scriptedResponsesReplies.ts";
 
 export interface UsageScript {
@@ -56,6 +58,12 @@ export interface AnswerReply {
   keepAlives?: boolean;
   /** Use CRLF line ends in the SSE stream. */
   crlf?: boolean;
+  /** Chat streams: interleave the calls' argument deltas (call 0, call 1, call 0, …) as some providers do. */
+  interleaveCalls?: boolean;
+  /** Give each text piece a logprob (chat `logprobs.content`, Responses `output_text` logprobs). */
+  logprobs?: boolean;
+  /** Extra response headers (rate-limit state, vendor headers, cookies). */
+  headers?: Record<string, string>;
 }
 
 export type Reply =
@@ -90,6 +98,8 @@ export interface RecordedRequest {
 export interface ScriptedUpstreamOptions {
   /** Returned by GET /models; default ["gpt-test"]. */
   models?: string[];
+  /** The completion APIs served; default both. A chat-only upstream answers 404 on /responses. */
+  wires?: ("chat" | "responses")[];
   /** Path prefix the endpoints live under; default "/v1". */
   basePath?: string;
 }
@@ -119,6 +129,7 @@ const encoder = new TextEncoder();
 
 export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): ScriptedUpstream {
   const models = options.models ?? ["gpt-test"];
+  const wires = options.wires ?? ["chat", "responses"];
   const basePath = options.basePath ?? "/v1";
   const queue: Reply[] = [];
   let fallback: Reply = { kind: "text", text: "ok" };
@@ -163,9 +174,8 @@ export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): Sc
         record.finished = true;
         return Response.json({ object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })) });
       }
-      const api =
-        url.pathname === `${basePath}/chat/completions` ? "chat" : url.pathname === `${basePath}/responses` ? "responses" : undefined;
-      if (req.method !== "POST" || !api) {
+      const api = API_PATHS[url.pathname.slice(basePath.length)];
+      if (req.method !== "POST" || !api || ((api === "chat" || api === "responses") && !wires.includes(api))) {
         record.finished = true;
         return Response.json(
           { error: { message: `no route ${req.method} ${url.pathname}`, type: "invalid_request_error" } },
@@ -223,8 +233,17 @@ export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): Sc
   };
 }
 
+const API_PATHS: Record<string, Api | undefined> = {
+  "/chat/completions": "chat",
+  "/responses": "responses",
+  "/completions": "completions",
+  "/embeddings": "embeddings",
+};
+
+type Api = "chat" | "responses" | "completions" | "embeddings";
+
 interface ReplyContext {
-  api: "chat" | "responses";
+  api: Api;
   stream: boolean;
   model: string;
   record: RecordedRequest;
@@ -235,7 +254,9 @@ interface ReplyContext {
 function answer(reply: Reply, ctx: ReplyContext): Response | Promise<Response> {
   switch (reply.kind) {
     case "text":
-      return ctx.stream ? streamed(reply, ctx, {}) : finished(ctx, Response.json(completeBody(reply, ctx)));
+      return ctx.stream
+        ? streamed(reply, ctx, {})
+        : finished(ctx, Response.json(completeBody(reply, ctx), { headers: reply.headers ?? {} }));
     case "http_error": {
       const body =
         reply.body ?? JSON.stringify({ error: { message: reply.message ?? `scripted ${reply.status}`, type: "server_error", code: null } });
@@ -284,17 +305,22 @@ function resolve(reply: AnswerReply, ctx: ReplyContext): ScriptedAnswer {
     reasoningField: reply.reasoningField ?? "reasoning_content",
     usage: reply.usage ?? { prompt_tokens: 5, completion_tokens: 3 },
     finishReason: reply.finishReason,
+    interleaveCalls: reply.interleaveCalls === true,
+    logprobs: reply.logprobs === true,
   };
 }
 
 function completeBody(reply: AnswerReply, ctx: ReplyContext): unknown {
   const answer = resolve(reply, ctx);
+  if (ctx.api === "embeddings") return embeddingsBody(answer, ctx.record.body?.input);
+  if (ctx.api === "completions") return completionsBody(answer);
   return ctx.api === "responses" ? responsesBody(answer) : chatBody(answer);
 }
 
 /** The SSE events of an answer, each already framed as `data: …` (and `event: …` for Responses). */
 function streamEvents(reply: AnswerReply, ctx: ReplyContext): string[] {
   const answer = resolve(reply, ctx);
+  if (ctx.api === "completions") return completionsStreamEvents(answer);
   return ctx.api === "responses" ? responsesStreamEvents(answer) : chatStreamEvents(answer);
 }
 
@@ -336,5 +362,5 @@ function streamed(reply: AnswerReply, ctx: ReplyContext, fault: Fault): Response
       controller.enqueue(encoder.encode(event));
     },
   });
-  return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...reply.headers } });
 }

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { AgentdError, errorBody } from "../../core/errors/index.ts";
-import { chatToResponsesRequest } from "../translate/chatToResponsesRequest.ts";
+import { chatToResponsesRequest, stopSequences } from "../translate/chatToResponsesRequest.ts";
 import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
 import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import type { Route } from "../upstream/providerRouter.ts";
@@ -42,13 +42,16 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   const committedAt = performance.now();
   const headers: Record<string, string> = {};
   passedResponseHeaders(committed.response.headers, headers);
+  core.reportDropped(committed, headers, model);
   const overhead = committedAt - t0 - (committedAt - committed.sentAt);
   const parseText = committed.provider.config.tool_call_text === "parse";
+  // The Responses API has no `stop`: the proxy honours it on the way back.
+  const stop = committed.wire === "responses" ? stopSequences(body) : [];
   if (committed.kind === "json") {
     let text: string;
     let usage: Usage;
     if (committed.wire === "responses") {
-      const completion = responseToChatCompletion(committed.body, model);
+      const completion = responseToChatCompletion(committed.body, model, stop);
       usage = completion.usage as Usage;
       text = JSON.stringify(completion);
     } else {
@@ -65,7 +68,7 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   const ttftMs = committedAt - t0;
   const shape =
     committed.wire === "responses"
-      ? fromResponsesShape(core, committed, model, t0, ttftMs, includeUsage(body))
+      ? fromResponsesShape(core, committed, model, t0, ttftMs, includeUsage(body), stop)
       : chatShape(core, committed, model, t0, ttftMs, parseText);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
@@ -89,7 +92,8 @@ function plan(
   if (hasChat) payloads.chat = { object: body, raw };
   if (!routes.some((r) => r.provider.config.wire === "responses")) return { routes, payloads };
   try {
-    payloads.responses = { object: chatToResponsesRequest(body) };
+    const dropped: string[] = [];
+    payloads.responses = { object: chatToResponsesRequest(body, dropped), dropped };
     return { routes, payloads };
   } catch (error) {
     // A chat upstream may still take what the Responses API cannot express.
@@ -102,7 +106,7 @@ function includeUsage(body: Json): boolean {
   return (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
 }
 
-function record(
+export function record(
   core: ProxyCore,
   committed: Committed,
   model: string,
@@ -124,7 +128,14 @@ function record(
   });
 }
 
-function chatShape(core: ProxyCore, committed: StreamCommitted, model: string, t0: number, ttftMs: number, parseText: boolean): RelayShape {
+export function chatShape(
+  core: ProxyCore,
+  committed: StreamCommitted,
+  model: string,
+  t0: number,
+  ttftMs: number,
+  parseText: boolean,
+): RelayShape {
   let usage: Usage;
   let finished = false;
   const rewriter = parseText ? new ToolCallTextChunks() : undefined;
@@ -154,14 +165,15 @@ function fromResponsesShape(
   t0: number,
   ttftMs: number,
   withUsage: boolean,
+  stop: readonly string[],
 ): RelayShape {
-  const translator = new ResponsesStreamToChat(model, withUsage);
+  const translator = new ResponsesStreamToChat(model, withUsage, stop);
   return {
     opening: () => "",
     event(event, data) {
       if (data === "[DONE]") throw upstreamCutShort();
       const out = translator.push(data.type === undefined && event.event ? { ...data, type: event.event } : data);
-      return { frames: frameChunks(out.chunks) + (out.end ? "data: [DONE]\n\n" : ""), end: out.end };
+      return { frames: frameChunks(out.chunks) + (out.end ? "data: [DONE]\n\n" : ""), end: out.end, cut: out.cut };
     },
     endedEarly() {
       throw upstreamCutShort();

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { Logger } from "../../core/log/index.ts";
 import { compileGlob, isGlob } from "../upstream/modelMatcher.ts";
 import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
+import { ProxyError } from "../upstream/proxyError.ts";
 
 const CACHE_MS = 60_000;
 
@@ -40,6 +41,26 @@ export class ModelCatalog {
     return c.json({
       object: "list",
       data: [...seen.values()].map((m) => ({ id: m.id, object: "model", created: 0, owned_by: m.owned_by })),
+    });
+  }
+
+  /**
+   * GET /v1/models/:id: a model some provider serves — named or aliased in the config, or matched
+   * by a glob and listed by that upstream (or matched when the upstream's list cannot be had).
+   */
+  async retrieve(c: Context): Promise<Response> {
+    const id = c.req.param("id") ?? "";
+    for (const provider of this.providers) {
+      if (provider.matcher.resolve(id) === undefined) continue;
+      const named = id in provider.config.aliases || provider.config.models.some((name) => !isGlob(name) && name === id);
+      if (!named && provider.breaker.state() !== "open") {
+        const listed = await this.#upstreamModels(provider);
+        if (listed.length > 0 && !listed.includes(id)) continue;
+      }
+      return c.json({ id, object: "model", created: 0, owned_by: provider.name });
+    }
+    throw new ProxyError("model_not_found", `The model '${id}' does not exist or no configured provider serves it`, {
+      param: "model",
     });
   }
 

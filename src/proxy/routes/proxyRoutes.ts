@@ -6,7 +6,9 @@ import { ClientGoneError } from "../upstream/clientGone.ts";
 import { ModelCatalog } from "./modelsRoute.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { NO_PROVIDER_MESSAGE, ProxyError } from "../upstream/proxyError.ts";
-import { handleGetResponse, handleResponses } from "./responsesRoute.ts";
+import { handleResponses } from "./responsesRoute.ts";
+import { COMPLETIONS, EMBEDDINGS, handlePassthrough } from "./passthroughRoute.ts";
+import { handleCancelResponse, handleDeleteResponse, handleGetResponse, handleInputItems } from "./responseStoreRoutes.ts";
 
 /** The OpenAI-compatible surface, mounted at /v1. */
 export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
@@ -33,9 +35,33 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
     "/responses/:id",
     guard((c) => handleGetResponse(c, core)),
   );
+  app.delete(
+    "/responses/:id",
+    guard((c) => handleDeleteResponse(c, core)),
+  );
+  app.get(
+    "/responses/:id/input_items",
+    guard((c) => handleInputItems(c, core)),
+  );
+  app.post(
+    "/responses/:id/cancel",
+    guard((c) => handleCancelResponse(c, core)),
+  );
+  app.post(
+    "/embeddings",
+    guard((c) => handlePassthrough(c, core, EMBEDDINGS)),
+  );
+  app.post(
+    "/completions",
+    guard((c) => handlePassthrough(c, core, COMPLETIONS)),
+  );
   app.get(
     "/models",
     guard((c) => catalog.handle(c)),
+  );
+  app.get(
+    "/models/:id{.+}",
+    guard((c) => catalog.retrieve(c)),
   );
   return app;
 }

@@ -7,6 +7,7 @@ import { invalidRequest, ProxyError } from "../upstream/proxyError.ts";
 import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
 import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { buildResponse, newShell, type ResponseShell } from "../translate/responseObject.ts";
+import { resolveItemReferences } from "../translate/itemReferences.ts";
 import { responsesToChat } from "../translate/responsesToChat.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
 import { assertResponsesToolNames } from "../translate/toolNames.ts";
@@ -51,11 +52,16 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
       );
     earlier = found;
   }
+  // item_reference inputs name items of agentd's own stored output: resolved here for both wires.
+  const lookup = (id: string) => core.responses.item(id);
+  const resolved = resolveItemReferences(input, lookup, false);
   let routes = core.routes(model, ["chat", "responses"]);
   const payloads: { chat?: WirePayload; responses?: WirePayload } = {};
   if (routes.some((r) => r.provider.config.wire === "chat")) {
     try {
-      payloads.chat = { object: responsesToChat(body, earlier) };
+      const dropped: string[] = [];
+      const request = { ...body, input: resolveItemReferences(resolved, lookup, true) };
+      payloads.chat = { object: responsesToChat(request, earlier, dropped), dropped };
     } catch (error) {
       // A Responses upstream may still take what Chat Completions cannot express.
       if (!routes.some((r) => r.provider.config.wire === "responses")) throw error;
@@ -63,10 +69,10 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
     }
   }
   if (routes.some((r) => r.provider.config.wire === "responses")) {
-    if (earlier.length === 0) payloads.responses = { object: body, raw };
+    if (earlier.length === 0 && resolved === input) payloads.responses = { object: body, raw };
     else {
       const { previous_response_id: _resolved, ...rest } = body;
-      payloads.responses = { object: { ...rest, input: [...earlier, ...input] } };
+      payloads.responses = { object: { ...rest, input: [...earlier, ...resolved] } };
     }
   }
   const stream = body.stream === true;
@@ -76,9 +82,10 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
     t0,
   );
   const committedAt = performance.now();
-  const turn: Turn = { core, model, t0, history: [...earlier, ...input], store: body.store !== false };
+  const turn: Turn = { core, model, t0, history: [...earlier, ...resolved], store: body.store !== false };
   const headers: Record<string, string> = {};
   passedResponseHeaders(committed.response.headers, headers);
+  core.reportDropped(committed, headers, model);
   const overhead = () => committed.sentAt - t0 + (performance.now() - committedAt);
   if (committed.kind === "json") {
     const response =
@@ -101,17 +108,6 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
     core.noteFailure(committed.provider, failure, committed.upstreamModel, committed.attempts),
   );
   return new Response(stream$, { status: 200, headers: agentdHeaders(committed.provider.name, overhead(), headers) });
-}
-
-/** GET /v1/responses/:id — a stored response. */
-export function handleGetResponse(c: Context, core: ProxyCore): Response {
-  const id = c.req.param("id") ?? "";
-  const stored = core.responses.load(id);
-  if (!stored)
-    throw new ProxyError("previous_response_not_found", `Response '${id}' was not found (or has expired)`, {
-      param: "id",
-    });
-  return c.json(stored.response);
 }
 
 function translateWhole(completion: Json, shell: ResponseShell, parseText: boolean): Json {

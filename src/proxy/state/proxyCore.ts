@@ -125,6 +125,18 @@ export class ProxyCore {
     provider.breaker.onFailure(failure.kind);
   }
 
+  /**
+   * Reports what the answering route left out of the request: a debug line, a counter per field,
+   * and the `x-agentd-dropped` header (set into `headers`).
+   */
+  reportDropped(committed: Committed, headers: Record<string, string>, model: string): void {
+    const fields = committed.dropped;
+    if (fields.length === 0) return;
+    for (const field of fields) this.metrics.droppedField(field);
+    this.logger.debug("proxy.field_dropped", { provider: committed.provider.name, wire: committed.wire, model, fields });
+    headers["x-agentd-dropped"] = fields.join(",");
+  }
+
   #learnQuirk(provider: ProviderRuntime, param: string, detail: string): void {
     provider.quirks.add(param);
     this.logger.warn("proxy.quirk_learned", { provider: provider.name, param, detail });

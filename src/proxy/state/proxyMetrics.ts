@@ -35,6 +35,7 @@ export class ProxyMetrics {
   readonly #requests = new Map<string, number>();
   readonly #tokens = new Map<string, number>();
   readonly #upstreamErrors = new Map<string, number>();
+  readonly #dropped = new Map<string, number>();
   readonly #ttft = new Map<string, Histogram>();
   readonly #total = new Map<string, Histogram>();
 
@@ -59,11 +60,22 @@ export class ProxyMetrics {
     bump(this.#upstreamErrors, `provider="${escapeLabel(provider)}",cause="${cause}"`, 1);
   }
 
+  /** Field names come from the translators' fixed lists, never from clients, so the series stay few. */
+  droppedField(field: string): void {
+    bump(this.#dropped, `field="${escapeLabel(field)}"`, 1);
+  }
+
   text(): string {
     const lines: string[] = [];
     counter(lines, "agentd_proxy_requests_total", "Proxied requests by provider, model and outcome.", this.#requests);
     counter(lines, "agentd_proxy_tokens_total", "Tokens reported by upstreams, by direction.", this.#tokens);
     counter(lines, "agentd_proxy_upstream_errors_total", "Failed upstream attempts by provider and cause.", this.#upstreamErrors);
+    counter(
+      lines,
+      "agentd_proxy_dropped_fields_total",
+      "Request fields dropped because the upstream's wire cannot carry them, by field.",
+      this.#dropped,
+    );
     histogramText(lines, "agentd_proxy_ttft_seconds", "Time to the first streamed event, per provider.", this.#ttft);
     histogramText(lines, "agentd_proxy_request_duration_seconds", "Whole request duration, per provider.", this.#total);
     return `${lines.join("\n")}\n`;

@@ -1,8 +1,12 @@
 import { invalidRequest, unsupportedParameter } from "../upstream/proxyError.ts";
+import { noteDropped } from "./droppedFields.ts";
 
 /**
  * Translates a Chat Completions request into a Responses API request, for a model only a
- * Responses upstream serves. Fields the Responses API cannot express get a 400 naming them.
+ * Responses upstream serves. Degrade, report, never refuse what does not change the answer's
+ * shape: `stop` is honoured by the proxy (see stopSequences.ts), sampling knobs the Responses API
+ * lacks are dropped and named in `dropped`; a 400 naming the field only where the answer would
+ * change shape (n > 1, audio).
  */
 
 type Json = Record<string, unknown>;
@@ -32,16 +36,35 @@ const HANDLED = new Set<string>([
   "response_format",
   "verbosity",
   "store",
+  "stop",
+  "logprobs",
+  "top_logprobs",
   ...SAME,
 ]);
+/** Sampling knobs the Responses API has no form for; the answer keeps its shape without them. */
+const DROPPED = new Set(["seed", "frequency_penalty", "presence_penalty", "logit_bias"]);
 /** Values that ask for nothing beyond the default: many clients send them always, so they need no translation. */
 const NEUTRAL: Record<string, unknown> = { n: 1, logprobs: false, frequency_penalty: 0, presence_penalty: 0 };
 
-export function chatToResponsesRequest(chat: Json): Json {
+/** The stop sequences of a chat request (a string or up to four strings). */
+export function stopSequences(chat: Json): string[] {
+  const stop = chat.stop;
+  if (typeof stop === "string") return stop ? [stop] : [];
+  if (Array.isArray(stop)) return stop.filter((s): s is string => typeof s === "string" && s !== "");
+  return [];
+}
+
+export function chatToResponsesRequest(chat: Json, dropped: string[] = []): Json {
   for (const [key, value] of Object.entries(chat)) {
     if (HANDLED.has(key) || value === null || value === undefined || NEUTRAL[key] === value) continue;
+    if (DROPPED.has(key)) {
+      noteDropped(dropped, key);
+      continue;
+    }
     throw unsupportedParameter(key, "not supported when the upstream speaks the Responses API");
   }
+  if (chat.stop !== undefined && chat.stop !== null && typeof chat.stop !== "string" && !Array.isArray(chat.stop))
+    throw invalidRequest("'stop' must be a string or an array of strings", "stop");
   if (typeof chat.model !== "string" || !chat.model) throw invalidRequest("'model' is required", "model");
   if (!Array.isArray(chat.messages)) throw invalidRequest("'messages' must be an array", "messages");
   const { instructions, input } = messagesToInput(chat.messages);
@@ -57,6 +80,10 @@ export function chatToResponsesRequest(chat: Json): Json {
     if (chat[key] !== undefined && chat[key] !== null) request[key] = chat[key];
   }
   if (typeof chat.reasoning_effort === "string") request.reasoning = { effort: chat.reasoning_effort };
+  if (chat.logprobs === true) {
+    request.include = ["message.output_text.logprobs"];
+    if (typeof chat.top_logprobs === "number") request.top_logprobs = chat.top_logprobs;
+  }
   const text = textSettings(chat.response_format, chat.verbosity);
   if (text) request.text = text;
   // Chat Completions does not keep answers unless asked; a Responses server does by default.

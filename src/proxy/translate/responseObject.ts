@@ -1,3 +1,5 @@
+import { toolNamesOf, type ToolNames } from "./responsesTools.ts";
+
 /** The Responses API `response` object the proxy builds when it translates from Chat Completions. */
 
 type Json = Record<string, unknown>;
@@ -19,6 +21,10 @@ export interface ResponseShell {
   model: string;
   /** Echoed request settings. */
   request: Json;
+  /** The chat function names of the request's tools, to turn calls back into what the client declared. */
+  toolNames: ToolNames;
+  /** The client asked for a reasoning summary: reasoning is given as summary parts (what Codex shows). */
+  summary: boolean;
 }
 
 export function newId(prefix: string): string {
@@ -26,7 +32,15 @@ export function newId(prefix: string): string {
 }
 
 export function newShell(request: Json): ResponseShell {
-  return { id: newId("resp"), created_at: Math.floor(Date.now() / 1000), model: String(request.model), request };
+  const summary = (request.reasoning as Json | undefined)?.summary;
+  return {
+    id: newId("resp"),
+    created_at: Math.floor(Date.now() / 1000),
+    model: String(request.model),
+    request,
+    toolNames: toolNamesOf(request.tools),
+    summary: typeof summary === "string" && summary !== "none",
+  };
 }
 
 export function usageFromChat(usage: unknown): ResponseUsage | undefined {
@@ -93,13 +107,13 @@ export function statusForFinish(finish: unknown): { status: ResponseStatus; inco
   return { status: "completed" };
 }
 
-export function messageItem(id: string, text: string, status: "in_progress" | "completed" = "completed"): Json {
+export function messageItem(id: string, text: string, status: "in_progress" | "completed" = "completed", logprobs: unknown[] = []): Json {
   return {
     type: "message",
     id,
     status,
     role: "assistant",
-    content: status === "completed" ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [],
+    content: status === "completed" ? [{ type: "output_text", text, annotations: [], logprobs }] : [],
   };
 }
 
@@ -112,7 +126,18 @@ export function functionCallItem(
   return { type: "function_call", id: `fc_${callId}`, call_id: callId, name, arguments: args, status };
 }
 
-/** A reasoning item carrying the model's reasoning text (the Responses API's `reasoning_text` content). */
-export function reasoningItem(id: string, text: string, status: "in_progress" | "completed" | "incomplete" = "completed"): Json {
-  return { type: "reasoning", id, summary: [], content: status === "in_progress" ? [] : [{ type: "reasoning_text", text }], status };
+/**
+ * A reasoning item carrying the model's reasoning: as `reasoning_text` content, or as one summary
+ * part when the client asked for a summary (Codex shows summaries).
+ */
+export function reasoningItem(
+  id: string,
+  text: string,
+  status: "in_progress" | "completed" | "incomplete" = "completed",
+  summary = false,
+): Json {
+  const parts = status === "in_progress" ? [] : [{ type: summary ? "summary_text" : "reasoning_text", text }];
+  return summary
+    ? { type: "reasoning", id, summary: parts, content: [], status }
+    : { type: "reasoning", id, summary: [], content: parts, status };
 }

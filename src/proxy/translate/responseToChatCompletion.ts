@@ -1,3 +1,5 @@
+import { cutAtStop } from "./stopSequences.ts";
+
 /** A Responses API `response` object turned into what a Chat Completions client expects. */
 
 type Json = Record<string, unknown>;
@@ -51,20 +53,25 @@ export function chatIdFor(responseId: unknown): string {
 
 /**
  * Message text joins into `content`, function_call items become `tool_calls`, reasoning becomes
- * `reasoning_content` (the field chat upstreams such as DeepSeek and vLLM use for it).
+ * `reasoning_content` (the field chat upstreams such as DeepSeek and vLLM use for it), output_text
+ * logprobs become the choice's `logprobs`. With `stop`, the text ends before the first stop
+ * sequence and what came after it (tool calls included) is not part of the answer.
  */
-export function responseToChatCompletion(response: Json, fallbackModel: string): Json {
+export function responseToChatCompletion(response: Json, fallbackModel: string, stop: readonly string[] = []): Json {
   let text = "";
   let refusal = "";
   let reasoning = "";
-  const toolCalls: Json[] = [];
+  let toolCalls: Json[] = [];
+  const logprobs: unknown[] = [];
   // The dispatcher only commits to a response with an output array.
   for (const raw of response.output as unknown[]) {
     const item = raw as Json;
     if (item?.type === "message") {
       for (const part of (item.content ?? []) as Json[]) {
-        if (part?.type === "output_text" && typeof part.text === "string") text += part.text;
-        else if (part?.type === "refusal" && typeof part.refusal === "string") refusal += part.refusal;
+        if (part?.type === "output_text" && typeof part.text === "string") {
+          text += part.text;
+          if (Array.isArray(part.logprobs)) logprobs.push(...part.logprobs);
+        } else if (part?.type === "refusal" && typeof part.refusal === "string") refusal += part.refusal;
       }
     } else if (item?.type === "function_call") {
       toolCalls.push({
@@ -76,6 +83,11 @@ export function responseToChatCompletion(response: Json, fallbackModel: string):
       reasoning += reasoningText(item);
     }
   }
+  const stopped = stop.length > 0 ? cutAtStop(text, stop) : { text, cut: false };
+  if (stopped.cut) {
+    text = stopped.text;
+    toolCalls = [];
+  }
   const message: Json = { role: "assistant", content: text || null, refusal: refusal || null };
   if (reasoning) message.reasoning_content = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
@@ -84,7 +96,14 @@ export function responseToChatCompletion(response: Json, fallbackModel: string):
     object: "chat.completion",
     created: typeof response.created_at === "number" ? response.created_at : Math.floor(Date.now() / 1000),
     model: typeof response.model === "string" ? response.model : fallbackModel,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonFor(response, toolCalls.length > 0) }],
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: logprobs.length > 0 ? { content: logprobs, refusal: null } : null,
+        finish_reason: stopped.cut ? "stop" : finishReasonFor(response, toolCalls.length > 0),
+      },
+    ],
   };
   const usage = usageFromResponses(response.usage);
   if (usage) completion.usage = usage;

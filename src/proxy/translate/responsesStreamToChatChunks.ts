@@ -1,4 +1,5 @@
 import { chatIdFor, finishReasonFor, usageFromResponses, type ChatUsage } from "./responseToChatCompletion.ts";
+import { StopCutter } from "./stopSequences.ts";
 
 type Json = Record<string, unknown>;
 
@@ -13,7 +14,8 @@ interface Call {
  * `content`, each function_call item a tool call (numbered from 0 in order of appearance) whose
  * name comes first and arguments follow, reasoning becomes `reasoning_content`. The terminal
  * event gives the finish chunk and, when the client asked, the usage chunk. `response.failed`
- * and `error` events never get here: they are failures (see parseStreamData).
+ * and `error` events never get here: they are failures (see parseStreamData). With stop
+ * sequences, the stream ends (finish `stop`, `cut`) before the first one.
  */
 export class ResponsesStreamToChat {
   #id: string | undefined;
@@ -25,16 +27,19 @@ export class ResponsesStreamToChat {
   readonly #streamedReasoning = new Set<number>();
   #usage: ChatUsage | undefined;
   #started = false;
+  readonly #stop: StopCutter | undefined;
 
   constructor(
     model: string,
     private readonly includeUsage: boolean,
+    stop: readonly string[] = [],
   ) {
     this.#model = model;
+    this.#stop = stop.length > 0 ? new StopCutter(stop) : undefined;
   }
 
-  /** Chunks for one event; `end` once the response finished. */
-  push(event: Json): { chunks: Json[]; end: boolean } {
+  /** Chunks for one event; `end` once the response finished, `cut` when a stop sequence ended it early. */
+  push(event: Json): { chunks: Json[]; end: boolean; cut?: boolean } {
     const chunks: Json[] = [];
     const type = String(event.type ?? "");
     if (!this.#started) {
@@ -47,9 +52,24 @@ export class ResponsesStreamToChat {
     }
     const outputIndex = typeof event.output_index === "number" ? event.output_index : 0;
     switch (type) {
-      case "response.output_text.delta":
+      case "response.output_text.delta": {
         this.#streamedText.add(outputIndex);
-        if (typeof event.delta === "string" && event.delta) chunks.push(this.#chunk({ content: event.delta }));
+        if (typeof event.delta !== "string" || !event.delta) break;
+        const logprobs = Array.isArray(event.logprobs) && event.logprobs.length > 0 ? event.logprobs : undefined;
+        if (!this.#stop) {
+          chunks.push(this.#chunk({ content: event.delta }, null, logprobs));
+          break;
+        }
+        const kept = this.#stop.push(event.delta);
+        if (kept.text) chunks.push(this.#chunk({ content: kept.text }, null, logprobs));
+        if (kept.stopped) {
+          chunks.push(this.#chunk({}, "stop"));
+          return { chunks, end: true, cut: true };
+        }
+        break;
+      }
+      case "response.output_text.done":
+        this.#flushHeld(chunks);
         break;
       case "response.refusal.delta":
         if (typeof event.delta === "string" && event.delta) chunks.push(this.#chunk({ refusal: event.delta }));
@@ -79,6 +99,7 @@ export class ResponsesStreamToChat {
         break;
       case "response.completed":
       case "response.incomplete": {
+        this.#flushHeld(chunks);
         const response = (event.response ?? {}) as Json;
         this.#usage = usageFromResponses(response.usage);
         chunks.push(this.#chunk({}, finishReasonFor(response, this.#calls.size > 0)));
@@ -91,6 +112,12 @@ export class ResponsesStreamToChat {
 
   usage(): ChatUsage | undefined {
     return this.#usage;
+  }
+
+  /** Text held back as a possible start of a stop sequence, once its item ended without one. */
+  #flushHeld(chunks: Json[]): void {
+    const held = this.#stop?.flush();
+    if (held) chunks.push(this.#chunk({ content: held }));
   }
 
   #openCall(outputIndex: number, item: Json, chunks: Json[]): Call {
@@ -126,7 +153,8 @@ export class ResponsesStreamToChat {
       let text = "";
       for (const part of (item.content ?? []) as Json[])
         if (part?.type === "output_text" && typeof part.text === "string") text += part.text;
-      if (text) chunks.push(this.#chunk({ content: text }));
+      const kept = this.#stop ? this.#stop.push(text).text + this.#stop.flush() : text;
+      if (kept) chunks.push(this.#chunk({ content: kept }));
     }
   }
 
@@ -134,7 +162,10 @@ export class ResponsesStreamToChat {
     return { id: this.#id, object: "chat.completion.chunk", created: this.#created, model: this.#model };
   }
 
-  #chunk(delta: Json, finish: string | null = null): Json {
-    return { ...this.#base(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
+  #chunk(delta: Json, finish: string | null = null, logprobs?: unknown[]): Json {
+    return {
+      ...this.#base(),
+      choices: [{ index: 0, delta, logprobs: logprobs ? { content: logprobs, refusal: null } : null, finish_reason: finish }],
+    };
   }
 }

@@ -16,6 +16,16 @@ export interface WirePayload {
   object: Record<string, unknown>;
   /** The client's exact body text when `object` is it unchanged: sent as is when nothing must change. */
   raw?: string;
+  /** Fields the translation for this wire dropped (reported to the client once this wire answers). */
+  dropped?: readonly string[];
+}
+
+/** An endpoint passed through as it is (embeddings, legacy completions), whatever the provider's wire. */
+export interface PassthroughEndpoint {
+  /** Appended to the provider's base URL, e.g. "/embeddings". */
+  path: string;
+  /** The array an answer must have to count as one, e.g. "data". */
+  field: string;
 }
 
 export interface DispatchPlan {
@@ -23,6 +33,8 @@ export interface DispatchPlan {
   routes: Route<ProviderRuntime>[];
   stream: boolean;
   payloads: Partial<Record<Wire, WirePayload>>;
+  /** Set for a passthrough endpoint: sent to it instead of the wire's completion endpoint. */
+  endpoint?: PassthroughEndpoint;
   clientHeaders: Headers;
   signal: AbortSignal;
 }
@@ -36,6 +48,8 @@ interface CommittedBase {
   /** When the winning attempt was sent (performance.now()). */
   sentAt: number;
   attempts: number;
+  /** Fields left out: by the translation to this wire, or because this provider rejects them (learned quirks). */
+  dropped: readonly string[];
 }
 
 /** The upstream that answered: a whole JSON body, or a stream whose first event already arrived. */
@@ -102,7 +116,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
         }
         lastFailure = error;
         const param =
-          !quirkRetried && provider.config.wire === "chat" && error.body
+          !quirkRetried && provider.config.wire === "chat" && !plan.endpoint && error.body
             ? detectRejectedParam(error.status, error.body, payload.object)
             : undefined;
         if (param) {
@@ -140,22 +154,24 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
 interface SentPayload {
   text: string;
   object: Record<string, unknown>;
+  quirkDropped: string[];
 }
 
 function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel: string): SentPayload {
   const payload = plan.payloads[provider.config.wire];
   if (!payload) throw new Error(`no ${provider.config.wire} payload planned for provider ${provider.name}`);
-  const quirks = provider.config.wire === "chat" ? provider.quirks : EMPTY_QUIRKS;
+  const quirks = provider.config.wire === "chat" && !plan.endpoint ? provider.quirks : EMPTY_QUIRKS;
   const unchanged = upstreamModel === payload.object.model && quirks.size === 0;
-  if (unchanged && payload.raw !== undefined) return { text: payload.raw, object: payload.object };
-  if (unchanged) return { text: JSON.stringify(payload.object), object: payload.object };
+  if (unchanged && payload.raw !== undefined) return { text: payload.raw, object: payload.object, quirkDropped: [] };
+  if (unchanged) return { text: JSON.stringify(payload.object), object: payload.object, quirkDropped: [] };
   const object = quirks.size > 0 ? structuredClone(payload.object) : { ...payload.object };
   object.model = upstreamModel;
-  applyQuirks(object, quirks);
-  return { text: JSON.stringify(object), object };
+  const quirkDropped = applyQuirks(object, quirks);
+  return { text: JSON.stringify(object), object, quirkDropped };
 }
 
 const EMPTY_QUIRKS: ReadonlySet<string> = new Set();
+const NONE: readonly string[] = [];
 
 async function runAttempt(
   plan: DispatchPlan,
@@ -166,13 +182,16 @@ async function runAttempt(
   sentAt: number,
 ): Promise<Committed> {
   const wire = provider.config.wire;
-  const url = wire === "chat" ? provider.chatUrl : provider.responsesUrl;
+  const url = plan.endpoint ? provider.baseUrl + plan.endpoint.path : wire === "chat" ? provider.chatUrl : provider.responsesUrl;
   const headers = upstreamRequestHeaders(plan.clientHeaders, provider.config.api_key, plan.stream);
   const response = await attempt.open(url, headers, payload.text, plan.stream);
-  const base = { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0 };
+  const translated = plan.payloads[wire]?.dropped ?? NONE;
+  const dropped = payload.quirkDropped.length === 0 ? translated : [...new Set([...translated, ...payload.quirkDropped])];
+  const base = { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0, dropped };
   if (!plan.stream) {
     const text = await attempt.readBody(response);
-    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, wire) };
+    const field = plan.endpoint?.field ?? (wire === "chat" ? "choices" : "output");
+    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, field) };
   }
   const first = await attempt.nextEvent(response);
   if (first === undefined)
@@ -181,7 +200,7 @@ async function runAttempt(
 }
 
 /** The answer's JSON object; one without the wire's answer field is broken, and fails over like any other failure. */
-function parseUpstreamJson(text: string, status: number, wire: Wire): Record<string, unknown> {
+function parseUpstreamJson(text: string, status: number, field: string): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -192,7 +211,6 @@ function parseUpstreamJson(text: string, status: number, wire: Wire): Record<str
     throw new UpstreamFailure("malformed", "the upstream answered with JSON that is not an object", { status });
   if ("error" in body && (body as { error: unknown }).error)
     throw new UpstreamFailure("http_5xx", `upstream error in a ${status} body: ${upstreamErrorMessage(text)}`, { status });
-  const field = wire === "chat" ? "choices" : "output";
   if (!Array.isArray((body as Record<string, unknown>)[field]))
     throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' array`, { status });
   return body as Record<string, unknown>;

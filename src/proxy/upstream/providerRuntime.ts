@@ -10,6 +10,8 @@ import { normalizeBaseUrl } from "./upstreamUrl.ts";
 /** One configured provider and everything the proxy learns about it while running. */
 export class ProviderRuntime {
   readonly name: string;
+  /** The normalised base URL, endpoints appended to it. */
+  readonly baseUrl: string;
   readonly chatUrl: string;
   readonly responsesUrl: string;
   readonly modelsUrl: string;
@@ -33,6 +35,7 @@ export class ProviderRuntime {
   ) {
     this.name = config.name;
     const base = normalizeBaseUrl(config.base_url);
+    this.baseUrl = base;
     this.chatUrl = `${base}/chat/completions`;
     this.responsesUrl = `${base}/responses`;
     this.modelsUrl = `${base}/models`;

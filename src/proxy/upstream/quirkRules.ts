@@ -20,6 +20,8 @@ const DROPPABLE_PARAMS = [
   "presence_penalty",
   "logit_bias",
   "prompt_cache_key",
+  "safety_identifier",
+  "verbosity",
 ] as const;
 
 export type DroppableParam = (typeof DROPPABLE_PARAMS)[number];
@@ -54,9 +56,15 @@ export function detectRejectedParam(status: number, errorBody: string, body: Cha
   return undefined;
 }
 
-/** Removes (or, for max_completion_tokens, renames to the older max_tokens) each quirk's parameter. */
-export function applyQuirks(body: ChatBody, quirks: Iterable<string>): void {
+/**
+ * Removes (or, for max_completion_tokens, renames to the older max_tokens) each quirk's parameter;
+ * returns the ones the body carried and lost, so the client hears about them.
+ */
+export function applyQuirks(body: ChatBody, quirks: Iterable<string>): string[] {
+  const dropped: string[] = [];
   for (const quirk of quirks) {
+    if (!carriesParam(body, quirk)) continue;
+    if (quirk !== "max_completion_tokens") dropped.push(quirk);
     if (quirk === "strict") {
       if (Array.isArray(body.tools))
         for (const tool of body.tools) delete (tool as { function?: Record<string, unknown> })?.function?.strict;
@@ -67,4 +75,5 @@ export function applyQuirks(body: ChatBody, quirks: Iterable<string>): void {
       }
     } else delete body[quirk];
   }
+  return dropped;
 }

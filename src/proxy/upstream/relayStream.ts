@@ -9,8 +9,11 @@ type StreamCommitted = Extract<Committed, { kind: "stream" }>;
 export interface RelayShape {
   /** Frames before the first upstream event (e.g. response.created). */
   opening(): string;
-  /** Frames for one upstream event; `end: true` once the upstream said it is done. */
-  event(event: EventSourceMessage, data: Record<string, unknown> | "[DONE]"): { frames: string; end: boolean };
+  /**
+   * Frames for one upstream event; `end: true` once the answer is done: the upstream said so, or
+   * agentd ended it (a stop sequence), then with `cut: true` so the rest is not read but aborted.
+   */
+  event(event: EventSourceMessage, data: Record<string, unknown> | "[DONE]"): { frames: string; end: boolean; cut?: boolean };
   /** Closing frames when the upstream ended without its end marker but had finished its answer; throws when it had not. */
   endedEarly(): string;
   /** Error frames after a failure once the client already got bytes: never a silent 200. */
@@ -68,7 +71,8 @@ export function relayStream(
           const out = shape.event(next.event, next.data);
           frames += out.frames;
           if (out.end) {
-            attempt.drain(response);
+            if (out.cut) attempt.abort();
+            else attempt.drain(response);
             if (frames) controller.enqueue(encoder.encode(frames));
             controller.close();
             finish("ok");

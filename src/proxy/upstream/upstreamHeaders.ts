@@ -1,21 +1,34 @@
 /**
- * Which client headers reach the upstream. An allow-list, so hop-by-hop headers (connection,
- * keep-alive, transfer-encoding, te, trailer, upgrade, proxy-*), the client's own Authorization
- * (agentd's token must never leak upstream) and host never do, while client identity passes.
+ * Which client headers reach the upstream. An allow-list by pattern, so hop-by-hop headers
+ * (connection, keep-alive, transfer-encoding, te, trailer, upgrade, proxy-*), the client's own
+ * Authorization (agentd's token must never leak upstream), cookies and host never do, while client
+ * identity, session and tracing headers pass (Codex keys its prompt cache and traces on them).
  */
 const PASSED_EXACT = new Set([
   "user-agent",
   "x-request-id",
   "x-client-request-id",
   "openai-beta",
+  "openai-organization",
+  "openai-project",
   "originator",
   "session_id",
+  "session-id",
+  "thread_id",
+  "thread-id",
   "conversation_id",
+  "conversation-id",
+  "traceparent",
+  "tracestate",
+  "baggage",
   "accept-language",
 ]);
+const PASSED_PREFIXES = ["x-stainless-", "x-codex-"];
 
 function isPassed(name: string): boolean {
-  return PASSED_EXACT.has(name) || name.startsWith("x-stainless-");
+  if (PASSED_EXACT.has(name)) return true;
+  for (const prefix of PASSED_PREFIXES) if (name.startsWith(prefix)) return true;
+  return false;
 }
 
 export function upstreamRequestHeaders(client: Headers, apiKey: string | undefined, stream: boolean): Record<string, string> {
@@ -30,9 +43,36 @@ export function upstreamRequestHeaders(client: Headers, apiKey: string | undefin
   return headers;
 }
 
-/** Upstream response headers worth showing the client (request ids, rate-limit state). */
+/**
+ * Upstream response headers that never reach the client: hop-by-hop ones, cookies (the upstream's
+ * session is not the client's), and those that describe the upstream's own body or connection,
+ * which agentd re-frames (length, encoding, type) or which Bun sets itself (date).
+ */
+const HELD_BACK = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "trailers",
+  "transfer-encoding",
+  "upgrade",
+  "set-cookie",
+  "set-cookie2",
+  "cookie",
+  "content-length",
+  "content-encoding",
+  "content-type",
+  "date",
+  "alt-svc",
+  "strict-transport-security",
+]);
+
+/** Relays the upstream's response headers (request ids, rate-limit state, processing time, vendor headers). */
 export function passedResponseHeaders(upstream: Headers, into: Record<string, string>): void {
   upstream.forEach((value, name) => {
-    if (name === "x-request-id" || name.startsWith("x-ratelimit-") || name === "openai-processing-ms") into[name] = value;
+    if (!HELD_BACK.has(name) && !name.startsWith("x-agentd-")) into[name] = value;
   });
 }
