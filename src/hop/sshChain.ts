@@ -135,6 +135,15 @@ function connectOne(destination: Destination, sock: Duplex | undefined, options:
       settled = true;
       resolve(client);
     });
+    // A server that goes away after its banner closes the socket without an error (the ready timer
+    // stops with it): without this the connect would wait forever.
+    client.once("close", () => {
+      if (settled) return;
+      settled = true;
+      reject(
+        refusal ?? new HopError("hop_connect_failed", `${formatDestination(destination)} closed the connection during the SSH handshake`),
+      );
+    });
     client.once("connect", () => options.log.debug("hop.ssh_tcp_connected", { host: name }));
     client.connect({
       host: destination.host,
