@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { Transform, pipeline } from "node:stream";
-import { createGzip } from "node:zlib";
-import type { Client, SFTPWrapper } from "ssh2";
+import type { Client } from "ssh2";
 import { HopError } from "./hopErrors.ts";
 import { runRemote, runRemoteChecked } from "./remoteCommand.ts";
 import { shaCommand } from "./remoteProbe.ts";
 import { shellQuote } from "./shellQuote.ts";
-import { keepErrorListener } from "./sshErrors.ts";
+import { openSftp, type SftpSession } from "./sftpSession.ts";
+import { uploadPieces, type UploadPiece } from "./uploadSource.ts";
 
 export interface UploadOptions {
   client: Client;
@@ -35,67 +33,12 @@ const CHUNK = 256 * 1024;
 // chunk. With CHUNK this also bounds what the upload holds in memory (about 2 MiB).
 const IN_FLIGHT = 8;
 
-/**
- * An SFTP session whose requests fail once its channel is gone: ssh2 fails the requests pending
- * when the channel closes, but one made after that would wait forever.
- */
-interface SftpSession {
-  sftp: SFTPWrapper;
-  request<T>(call: (done: (error: Error | null | undefined, value?: T) => void) => void): Promise<T>;
-}
-
-function openSftp(client: Client): Promise<SftpSession> {
-  return new Promise((resolve, reject) =>
-    client.sftp((error, sftp) => {
-      if (error) return reject(error);
-      keepErrorListener(sftp, "upload sftp");
-      let gone: Error | undefined;
-      const waiting = new Set<(error: Error) => void>();
-      const onGone = () => {
-        gone ??= new Error("the SFTP channel closed");
-        for (const fail of waiting) fail(gone);
-        waiting.clear();
-      };
-      sftp.once("end", onGone);
-      sftp.once("close", onGone);
-      const request = <T>(call: (done: (error: Error | null | undefined, value?: T) => void) => void) =>
-        new Promise<T>((resolveRequest, rejectRequest) => {
-          if (gone) return rejectRequest(gone);
-          const fail = (reason: Error) => rejectRequest(reason);
-          waiting.add(fail);
-          call((failure, value) => {
-            waiting.delete(fail);
-            if (failure) rejectRequest(failure);
-            else resolveRequest(value as T);
-          });
-        });
-      resolve({ sftp, request });
-    }),
-  );
-}
-
-/** The binary as it goes on the wire: read from disk in CHUNK pieces, gzipped on the way when asked. */
-function wireSource(options: UploadOptions, onRead: (bytes: number) => void): AsyncIterable<Buffer> {
-  const file = createReadStream(options.binaryPath, { highWaterMark: CHUNK });
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      onRead(chunk.length);
-      callback(null, chunk);
-    },
-  });
-  // An error of any stage destroys the last one, so it surfaces in the loop that reads it; that
-  // loop ending early destroys them all (the file is closed).
-  const surfaced = () => undefined;
-  return options.gzip ? pipeline(file, counter, createGzip({ level: 6, chunkSize: CHUNK }), surfaced) : pipeline(file, counter, surfaced);
-}
-
-/** Writes the stream to `path` with up to IN_FLIGHT writes outstanding; returns the bytes written. */
-async function sftpWriteStream(
+/** Writes the pieces to `path` with up to IN_FLIGHT writes outstanding; returns the bytes written. */
+async function sftpWriteAll(
   session: SftpSession,
   path: string,
-  source: AsyncIterable<Buffer>,
+  pieces: AsyncIterable<UploadPiece>,
   onWritten: (readSoFar: number) => void,
-  readSoFar: () => number,
 ): Promise<number> {
   const { sftp, request } = session;
   const handle = await request<Buffer>((done) => sftp.open(path, "w", { mode: 0o600 }, done));
@@ -103,17 +46,18 @@ async function sftpWriteStream(
   let failure: Error | undefined;
   let offset = 0;
   try {
-    for await (const chunk of source) {
+    for await (const piece of pieces) {
       const at = offset;
-      const read = readSoFar();
-      offset += chunk.length;
-      const write: Promise<void> = request<void>((done) => sftp.write(handle, chunk, 0, chunk.length, at, done)).then(
+      offset += piece.data.length;
+      const write: Promise<void> = request<void>((done) => sftp.write(handle, piece.data, 0, piece.data.length, at, done)).then(
         () => {
           pending.delete(write);
-          onWritten(read);
+          piece.release();
+          onWritten(piece.readSoFar);
         },
         (error: Error) => {
           pending.delete(write);
+          piece.release();
           failure ??= error;
         },
       );
@@ -145,25 +89,22 @@ export async function uploadBinary(options: UploadOptions): Promise<UploadResult
     await runRemoteChecked(options.client, `mkdir -p ${shellQuote(dir)}`, timeout, "Creating the install directory");
     let session: SftpSession;
     try {
-      session = await openSftp(options.client);
+      session = await openSftp(options.client, "upload sftp");
     } catch (error) {
       throw new HopError("hop_upload_failed", `The remote host offers no SFTP: ${(error as Error).message}`, { cause: error });
     }
-    let read = 0;
     let wireBytes: number;
     try {
-      const source = wireSource(options, (bytes) => (read += bytes));
-      wireBytes = await sftpWriteStream(
-        session,
-        sent,
-        source,
-        (bytes) => options.onProgress(bytes, options.binarySize),
-        () => read,
-      );
+      const pieces = uploadPieces(options.binaryPath, { gzip: options.gzip, chunk: CHUNK, inFlight: IN_FLIGHT });
+      wireBytes = await sftpWriteAll(session, sent, pieces, (read) => options.onProgress(read, options.binarySize));
     } catch (error) {
       throw new HopError("hop_upload_failed", `Uploading to ${sent} failed: ${(error as Error).message}`, { cause: error });
     } finally {
       session.sftp.end();
+      // The transfer made about twice the wire size in short-lived buffers (gzip output, ssh2's
+      // packets and their ciphertext) that the engine does not count as heap pressure; collected
+      // now, the worker goes back to its idle size instead of keeping them until a later collection.
+      Bun.gc(true);
     }
     options.onProgress(options.binarySize, options.binarySize);
     if (options.gzip)

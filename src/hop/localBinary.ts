@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { createReadStream, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import type { Client } from "ssh2";
 import { VERSION } from "../core/version.ts";
 import { HopError } from "./hopErrors.ts";
@@ -33,10 +34,20 @@ export function runningBinaryPath(): string | undefined {
   return compiled ? process.execPath : undefined;
 }
 
+/** sha256 of a file read through one reused buffer: hashing 100 MB leaves no 100 MB of garbage behind. */
 async function hashFile(path: string): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path, { highWaterMark: HASH_CHUNK })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
+  const buffer = Buffer.allocUnsafe(HASH_CHUNK);
+  const file = await open(path, "r");
+  try {
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) return hash.digest("hex");
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await file.close();
+  }
 }
 
 /** Hashes the binary (streamed from disk) once per (size, mtime); a rebuilt file is hashed again. */

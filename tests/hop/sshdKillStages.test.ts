@@ -62,7 +62,7 @@ async function stopRemoteAgentd(dataDir: string): Promise<void> {
     try {
       process.kill(pid, "SIGTERM");
     } catch {
-      // The supervisor's stop already ended its worker.
+      // The supervisor, stopped first, may have ended its worker in between.
     }
   }
   await waitFor("the remote agentd to stop", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 });
