@@ -2,14 +2,17 @@
  * Hop benchmark on a loopback OpenSSH server (the "remote" is this machine with another HOME):
  * first hop (upload + start) and bytes on the wire against the binary's size, second hop (nothing
  * to upload), and exec_command("echo hi") through the tunnel against the same call to a local agentd.
+ * Then the worker's memory: `agentd serve` opens a hop through its API; its worker's RSS idle, right
+ * after the hop, settled, and after sshd was killed and the hop reconnected (target: ≤ idle + 20 MB).
  * Run: node_modules/.bin/bun bench/hop.ts — prints a markdown table. Needs ./agentd (built if stale).
  */
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createHopManager, hopMigrations, hopsConfigSchema } from "../src/hop/index.ts";
 import { setLogSink } from "../src/core/log/index.ts";
 import { baseMigrations, openStore } from "../src/core/store/index.ts";
 import { ensureBinary } from "../tests/support/binary.ts";
+import { startDaemon } from "../tests/e2e/support/daemonProcess.ts";
 import { startSshd } from "../tests/support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../tests/support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../tests/support/waitFor.ts";
@@ -18,6 +21,74 @@ import { isProcessAlive, waitFor } from "../tests/support/waitFor.ts";
 setLogSink((line) => process.stderr.write(`${line}\n`));
 
 const ECHO_ROUNDS = 40;
+// How long the worker is left alone before its RSS is read, for the allocator to settle.
+const SETTLE_MS = 3000;
+const RSS_BUDGET_MB = 20;
+
+function rssMb(pid: number): number {
+  const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  return kb / 1024;
+}
+
+/** The worker of a real `agentd serve`: RSS idle, after opening one hop, and after that hop reconnected. */
+async function workerRss(sshd: Awaited<ReturnType<typeof startSshd>>, dataDir: string): Promise<string[][]> {
+  const daemon = await startDaemon({
+    dataDir,
+    config: {
+      hops: {
+        known_hosts: join(dataDir, "known_hosts"),
+        identity_files: [sshd.clientKeyPath],
+        use_agent: false,
+        remote_dir: "~/.agentd-rss",
+        reconnect_initial_ms: 100,
+        reconnect_max_ms: 1000,
+      },
+    },
+  });
+  try {
+    const pid = daemon.workerPid();
+    await Bun.sleep(SETTLE_MS);
+    const idle = rssMb(pid);
+    const response = await fetch(`${daemon.url}/api/hops`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ destination: `${sshd.user}@127.0.0.1:${sshd.port}`, accept_new: true, name: "rss" }),
+    });
+    const opened = (await response.json()) as { hop?: { state: string; upload: { uploaded: boolean } | null } };
+    if (response.status !== 201 || opened.hop?.state !== "connected" || !opened.hop.upload?.uploaded)
+      throw new Error(`the worker's hop did not open with an upload: ${response.status} ${JSON.stringify(opened)}`);
+    const rightAfter = rssMb(pid);
+    await Bun.sleep(SETTLE_MS);
+    const settled = rssMb(pid);
+    await sshd.kill();
+    await sshd.restart();
+    await waitFor(
+      "the worker's hop to reconnect",
+      async () => {
+        const listed = (await (await fetch(`${daemon.url}/api/hops/rss`)).json()) as { hop?: { state: string } };
+        return listed.hop?.state === "connected";
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    await Bun.sleep(SETTLE_MS);
+    const reconnected = rssMb(pid);
+    await fetch(`${daemon.url}/api/hops/rss?stop_remote=1`, { method: "DELETE" });
+    const mb = (value: number) => `${value.toFixed(1)} MB`;
+    const verdict = (value: number) => `${value - idle <= RSS_BUDGET_MB ? "✓" : "✗"} +${(value - idle).toFixed(1)} MB`;
+    return [
+      ["worker RSS idle", mb(idle), "—"],
+      ["worker RSS right after one hop (upload + start)", `${mb(rightAfter)} (${verdict(rightAfter)})`, `≤ idle + ${RSS_BUDGET_MB} MB`],
+      [`worker RSS ${SETTLE_MS / 1000} s after the hop`, `${mb(settled)} (${verdict(settled)})`, `≤ idle + ${RSS_BUDGET_MB} MB`],
+      [
+        "worker RSS after sshd killed and the hop reconnected",
+        `${mb(reconnected)} (${verdict(reconnected)})`,
+        `≤ idle + ${RSS_BUDGET_MB} MB`,
+      ],
+    ];
+  } finally {
+    await daemon.stop();
+  }
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -101,6 +172,8 @@ try {
     [`exec_command("echo hi") local agentd, median of ${ECHO_ROUNDS}`, `${localMs.toFixed(1)} ms`, "—"],
     ["remote / local echo", `${(remoteMs / localMs).toFixed(2)}×`, "≤ 3×"],
   ];
+  mkdirSync(join(local, "rss"));
+  rows.push(...(await workerRss(sshd, join(local, "rss"))));
   console.log("| measure | value | target |\n| --- | --- | --- |");
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 } finally {
@@ -108,12 +181,13 @@ try {
   await manager.close();
   localAgentd.kill("SIGTERM");
   await localAgentd.exited;
-  const readyPath = join(remoteHome, ".agentd", "ready.json");
-  try {
-    const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { supervisor_pid: number | null; pid: number };
-    for (const pid of [ready.supervisor_pid, ready.pid]) if (pid && isProcessAlive(pid)) process.kill(pid, "SIGTERM");
-  } catch {
-    // Stopped by closeHop already.
+  for (const dir of [".agentd", ".agentd-rss"]) {
+    try {
+      const ready = JSON.parse(readFileSync(join(remoteHome, dir, "ready.json"), "utf8")) as { supervisor_pid: number | null; pid: number };
+      for (const pid of [ready.supervisor_pid, ready.pid]) if (pid && isProcessAlive(pid)) process.kill(pid, "SIGTERM");
+    } catch {
+      // Stopped by closing its hop already.
+    }
   }
   await sshd.stop();
   db.close();

@@ -41,24 +41,25 @@ export async function installAgentd(options: InstallOptions): Promise<InstallOut
   if (mismatch) return { kind: "fallback", reason: mismatch };
   const binPath = `${options.remoteDir}/bin/agentd`;
   const same = facts.installed?.sha256 === binary.sha256;
-  options.onUpload({ uploaded: false, binary_bytes: binary.bytes.length, wire_bytes: 0, compressed: false });
+  options.onUpload({ uploaded: false, binary_bytes: binary.size, wire_bytes: 0, compressed: false });
   if (same && !facts.installed!.runs)
     return { kind: "fallback", reason: `the installed agentd (same sha256) does not run there: \`${binPath} version\` failed` };
   if (same) return { kind: "installed", uploaded: false };
-  if (facts.freeKb !== null && facts.freeKb * 1024 < binary.bytes.length * 2.5) {
+  if (facts.freeKb !== null && facts.freeKb * 1024 < binary.size * 2.5) {
     throw new HopError(
       "hop_upload_failed",
-      `Not enough free disk on the remote host: ${facts.freeKb} KiB free, the upload needs about ${Math.ceil((binary.bytes.length * 2.5) / 1024)} KiB`,
+      `Not enough free disk on the remote host: ${facts.freeKb} KiB free, the upload needs about ${Math.ceil((binary.size * 2.5) / 1024)} KiB`,
     );
   }
   const started = Date.now();
   progress({
     step: "upload",
-    message: `uploading agentd (${binary.bytes.length} bytes${facts.gzip ? ", gzip on the wire" : ""}) to ${binPath}`,
+    message: `uploading agentd (${binary.size} bytes${facts.gzip ? ", gzip on the wire" : ""}) to ${binPath}`,
   });
   const result = await uploadBinary({
     client: ssh,
-    binary: binary.bytes,
+    binaryPath: binary.path,
+    binarySize: binary.size,
     sha256: binary.sha256,
     binPath,
     gzip: facts.gzip,
@@ -68,14 +69,14 @@ export async function installAgentd(options: InstallOptions): Promise<InstallOut
   });
   options.onUpload({
     uploaded: true,
-    binary_bytes: binary.bytes.length,
+    binary_bytes: binary.size,
     wire_bytes: result.wireBytes,
     compressed: result.compressed,
     verified: result.verified,
   });
   options.log.info("hop.uploaded", {
     hop: options.hop,
-    bytes: binary.bytes.length,
+    bytes: binary.size,
     wire_bytes: result.wireBytes,
     verified: result.verified,
     ms: Date.now() - started,

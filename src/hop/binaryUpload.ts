@@ -1,20 +1,24 @@
 import { randomBytes } from "node:crypto";
-import type { Client, SFTPWrapper } from "ssh2";
+import type { Client } from "ssh2";
 import { HopError } from "./hopErrors.ts";
 import { runRemote, runRemoteChecked } from "./remoteCommand.ts";
 import { shaCommand } from "./remoteProbe.ts";
 import { shellQuote } from "./shellQuote.ts";
+import { openSftp, type SftpSession } from "./sftpSession.ts";
+import { uploadPieces, type UploadPiece } from "./uploadSource.ts";
 
 export interface UploadOptions {
   client: Client;
-  /** The bytes of the local binary and their sha256 (hex). */
-  binary: Uint8Array<ArrayBuffer>;
+  /** The local binary, read from disk as it is sent; its size and sha256 (hex). */
+  binaryPath: string;
+  binarySize: number;
   sha256: string;
   /** Absolute remote path of the installed binary. */
   binPath: string;
   gzip: boolean;
   shaTool: "sha256sum" | "openssl" | "none";
   commandTimeoutMs: number;
+  /** Bytes of the binary sent so far (before gzip) and its size. */
   onProgress(sent: number, total: number): void;
 }
 
@@ -25,36 +29,50 @@ export interface UploadResult {
 }
 
 const CHUNK = 256 * 1024;
-// Writes in flight at once: SFTP answers each write, so one at a time would wait a round trip per chunk.
+// Writes in flight at once: SFTP answers each write, so one at a time would wait a round trip per
+// chunk. With CHUNK this also bounds what the upload holds in memory (about 2 MiB).
 const IN_FLIGHT = 8;
 
-function openSftp(client: Client): Promise<SFTPWrapper> {
-  return new Promise((resolve, reject) => client.sftp((error, sftp) => (error ? reject(error) : resolve(sftp))));
-}
-
-async function sftpWriteAll(sftp: SFTPWrapper, path: string, payload: Uint8Array, onProgress: (sent: number) => void): Promise<void> {
-  const handle = await new Promise<Buffer>((resolve, reject) =>
-    sftp.open(path, "w", { mode: 0o600 }, (error, h) => (error ? reject(error) : resolve(h))),
-  );
-  const data = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  let next = 0;
-  let sent = 0;
-  const writeNext = async (): Promise<void> => {
-    while (next < data.length) {
-      const offset = next;
-      const length = Math.min(CHUNK, data.length - offset);
-      next += length;
-      await new Promise<void>((resolve, reject) =>
-        sftp.write(handle, data, offset, length, offset, (error) => (error ? reject(error) : resolve())),
-      );
-      sent += length;
-      onProgress(sent);
-    }
-  };
+/** Writes the pieces to `path` with up to IN_FLIGHT writes outstanding; returns the bytes written. */
+async function sftpWriteAll(
+  session: SftpSession,
+  path: string,
+  pieces: AsyncIterable<UploadPiece>,
+  onWritten: (readSoFar: number) => void,
+): Promise<number> {
+  const { sftp, request } = session;
+  const handle = await request<Buffer>((done) => sftp.open(path, "w", { mode: 0o600 }, done));
+  const pending = new Set<Promise<void>>();
+  let failure: Error | undefined;
+  let offset = 0;
   try {
-    await Promise.all(Array.from({ length: IN_FLIGHT }, writeNext));
-  } finally {
-    await new Promise<void>((resolve) => sftp.close(handle, () => resolve()));
+    for await (const piece of pieces) {
+      const at = offset;
+      offset += piece.data.length;
+      const write: Promise<void> = request<void>((done) => sftp.write(handle, piece.data, 0, piece.data.length, at, done)).then(
+        () => {
+          pending.delete(write);
+          piece.release();
+          onWritten(piece.readSoFar);
+        },
+        (error: Error) => {
+          pending.delete(write);
+          piece.release();
+          failure ??= error;
+        },
+      );
+      pending.add(write);
+      if (pending.size >= IN_FLIGHT) await Promise.race(pending);
+      if (failure) throw failure;
+    }
+    await Promise.all(pending);
+    if (failure) throw failure;
+    await request<void>((done) => sftp.close(handle, done));
+    return offset;
+  } catch (error) {
+    // Best effort: the channel may be gone already, and the temp file is removed anyway.
+    if (!failure) sftp.close(handle, () => undefined);
+    throw error;
   }
 }
 
@@ -65,24 +83,30 @@ async function sftpWriteAll(sftp: SFTPWrapper, path: string, payload: Uint8Array
 export async function uploadBinary(options: UploadOptions): Promise<UploadResult> {
   const temp = `${options.binPath}.upload-${randomBytes(4).toString("hex")}`;
   const sent = options.gzip ? `${temp}.gz` : temp;
-  const payload = options.gzip ? Bun.gzipSync(options.binary, { level: 6 }) : options.binary;
   const dir = options.binPath.slice(0, options.binPath.lastIndexOf("/")) || "/";
   const timeout = options.commandTimeoutMs;
   try {
     await runRemoteChecked(options.client, `mkdir -p ${shellQuote(dir)}`, timeout, "Creating the install directory");
-    let sftp: SFTPWrapper;
+    let session: SftpSession;
     try {
-      sftp = await openSftp(options.client);
+      session = await openSftp(options.client, "upload sftp");
     } catch (error) {
       throw new HopError("hop_upload_failed", `The remote host offers no SFTP: ${(error as Error).message}`, { cause: error });
     }
+    let wireBytes: number;
     try {
-      await sftpWriteAll(sftp, sent, payload, (bytes) => options.onProgress(bytes, payload.length));
+      const pieces = uploadPieces(options.binaryPath, { gzip: options.gzip, chunk: CHUNK, inFlight: IN_FLIGHT });
+      wireBytes = await sftpWriteAll(session, sent, pieces, (read) => options.onProgress(read, options.binarySize));
     } catch (error) {
       throw new HopError("hop_upload_failed", `Uploading to ${sent} failed: ${(error as Error).message}`, { cause: error });
     } finally {
-      sftp.end();
+      session.sftp.end();
+      // The transfer made about twice the wire size in short-lived buffers (gzip output, ssh2's
+      // packets and their ciphertext) that the engine does not count as heap pressure; collected
+      // now, the worker goes back to its idle size instead of keeping them until a later collection.
+      Bun.gc(true);
     }
+    options.onProgress(options.binarySize, options.binarySize);
     if (options.gzip)
       await runRemoteChecked(
         options.client,
@@ -97,7 +121,7 @@ export async function uploadBinary(options: UploadOptions): Promise<UploadResult
       timeout,
       "Installing the binary",
     );
-    return { wireBytes: payload.length, compressed: options.gzip, verified };
+    return { wireBytes, compressed: options.gzip, verified };
   } catch (error) {
     await runRemote(options.client, `rm -f ${shellQuote(temp)} ${shellQuote(`${temp}.gz`)}`, timeout).catch(() => undefined);
     throw error;
@@ -107,8 +131,8 @@ export async function uploadBinary(options: UploadOptions): Promise<UploadResult
 async function verify(options: UploadOptions, temp: string): Promise<"sha256" | "size"> {
   if (options.shaTool === "none") {
     const out = await runRemoteChecked(options.client, `wc -c < ${shellQuote(temp)}`, options.commandTimeoutMs, "Measuring the upload");
-    if (Number(out.trim()) !== options.binary.length)
-      throw new HopError("hop_upload_failed", `The uploaded file has ${out.trim()} bytes, expected ${options.binary.length}`);
+    if (Number(out.trim()) !== options.binarySize)
+      throw new HopError("hop_upload_failed", `The uploaded file has ${out.trim()} bytes, expected ${options.binarySize}`);
     return "size";
   }
   const out = await runRemoteChecked(options.client, shaCommand(shellQuote(temp), "sha="), options.commandTimeoutMs, "Hashing the upload");

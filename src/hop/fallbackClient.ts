@@ -24,6 +24,7 @@ import {
 import type { HopError } from "./hopErrors.ts";
 import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
 import { shellQuote } from "./shellQuote.ts";
+import { keepErrorListener } from "./sshErrors.ts";
 
 export interface FallbackLink {
   /** The SSH connection while the hop is up. */
@@ -151,7 +152,11 @@ export class FallbackClient implements RemoteAgentdClient {
     if (args.create_dirs) {
       const dir = path.slice(0, path.lastIndexOf("/")) || "/";
       await new Promise<void>((resolve, reject) =>
-        this.ssh().exec(`mkdir -p ${shellQuote(dir)}`, (e, ch) => (e ? reject(this.dropped(e)) : ch.on("close", () => resolve()).resume())),
+        this.ssh().exec(`mkdir -p ${shellQuote(dir)}`, (e, ch) => {
+          if (e) return reject(this.dropped(e));
+          keepErrorListener(ch, "fallback mkdir channel");
+          ch.on("close", () => resolve()).resume();
+        }),
       );
     }
     return this.withSftp(path, async (sftp) => {
@@ -226,6 +231,7 @@ export class FallbackClient implements RemoteAgentdClient {
   private async withSftp<T>(path: string, work: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
     const ssh = this.ssh();
     const sftp = await new Promise<SFTPWrapper>((resolve, reject) => ssh.sftp((e, s) => (e ? reject(this.dropped(e)) : resolve(s))));
+    keepErrorListener(sftp, "fallback sftp");
     try {
       return await work(sftp);
     } catch (error) {

@@ -1,4 +1,5 @@
 import type { ClientChannel } from "ssh2";
+import { keepErrorListener } from "./sshErrors.ts";
 
 // Unread output kept per session; beyond it the oldest bytes are dropped (and counted).
 const MAX_UNREAD = 1024 * 1024;
@@ -22,6 +23,8 @@ export class FallbackSession {
     readonly cmd: string,
     private readonly channel: ClientChannel,
   ) {
+    // A failing channel also closes, which ends the session below.
+    keepErrorListener(channel, "fallback session", { session: id });
     const take = (chunk: Buffer) => this.append(chunk);
     channel.on("data", take);
     channel.stderr.on("data", take);

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { keepErrorListener } from "./sshErrors.ts";
 
 /**
  * A loopback TCP listener whose every connection is piped into a fresh SSH channel, so plain
@@ -17,8 +18,12 @@ export class ForwardTunnel {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve());
+      server.listen(0, "127.0.0.1", () => {
+        server.removeListener("error", reject);
+        resolve();
+      });
     });
+    keepErrorListener(server, "tunnel listener");
     return (server.address() as { port: number }).port;
   }
 

@@ -1,5 +1,6 @@
 import type { Client } from "ssh2";
 import type { Logger } from "../core/log/index.ts";
+import { VERSION } from "../core/version.ts";
 import { installAgentd, type UploadReport } from "./agentdInstall.ts";
 import { formatDestination, type Destination } from "./destination.ts";
 import { FallbackClient } from "./fallbackClient.ts";
@@ -106,7 +107,7 @@ export class HopConnection {
    */
   resume(since: number): void {
     this.setState("reconnecting");
-    void this.reconnect(since + this.deps.config.reconnect_give_up_s * 1000);
+    this.inBackground("hop.resume_failed", () => this.reconnect(since + this.deps.config.reconnect_give_up_s * 1000));
   }
 
   /** Ends the tunnel and the SSH chain; with `stopRemote`, stops the remote agentd first. */
@@ -175,7 +176,10 @@ export class HopConnection {
     }
     this.setState(this.mode === "agentd" ? "connected" : "fallback");
     this.lastError = undefined;
-    void chain.closed.then(() => this.onDrop(chain));
+    this.inBackground("hop.reconnect_loop_failed", async () => {
+      await chain.closed;
+      await this.onDrop(chain);
+    });
     progress({
       step: "ready",
       message:
@@ -235,7 +239,6 @@ export class HopConnection {
 
   /** After a reconnect: the remote agentd normally still runs; start it again if the host rebooted. */
   private async restartIfGone(ssh: Client): Promise<void> {
-    const binary = await this.deps.binary();
     const before = this.daemon.port;
     await this.daemon.start(ssh, this.place(), false);
     await this.daemon.checkThroughTunnel(ssh, this.place(), this.tunnel!);
@@ -243,7 +246,7 @@ export class HopConnection {
       this.deps.log.warn("hop.remote_restarted", {
         hop: this.spec.name,
         note: "the remote agentd is a new process; its earlier sessions are gone",
-        version: binary.version,
+        version: VERSION,
       });
   }
 
@@ -317,6 +320,27 @@ export class HopConnection {
     if (this.state === state || (this.stopping.signal.aborted && state !== "closed")) return;
     this.state = state;
     this.lastChange = Date.now();
-    this.deps.onChange(this);
+    try {
+      this.deps.onChange(this);
+    } catch (error) {
+      // Recording the state (a store write) failing must not stop a reconnect midway.
+      this.deps.log.error("hop.state_save_failed", { hop: this.spec.name, state, error });
+    }
+  }
+
+  /**
+   * Work nobody awaits (the wait for a drop, the reconnect loop after it or after a resume): a
+   * failure is logged with the hop and ends the hop, never left as a floating rejection.
+   */
+  private inBackground(event: string, work: () => Promise<void>): void {
+    work()
+      .catch((error: unknown) => {
+        this.lastError = (error as Error).message;
+        this.deps.log.error(event, { hop: this.spec.name, error });
+        this.dropChain();
+        this.setState("closed");
+        return this.tunnel?.close();
+      })
+      .catch((error: unknown) => this.deps.log.warn("hop.tunnel_close_failed", { hop: this.spec.name, error }));
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import type { Client } from "ssh2";
 import { VERSION } from "../core/version.ts";
 import { HopError } from "./hopErrors.ts";
@@ -7,10 +8,15 @@ import type { LocalPlatform } from "./platformMatch.ts";
 import { runRemote } from "./remoteCommand.ts";
 import { shellQuote } from "./shellQuote.ts";
 
-/** The agentd binary a hop copies: its bytes, sha256 and the platform it runs on. */
+const HASH_CHUNK = 1024 * 1024;
+
+/**
+ * The agentd binary a hop copies: where it is, its size and sha256, the platform it runs on. Never
+ * its bytes: the upload streams them from `path` (the binary is over 100 MB).
+ */
 export interface LocalBinary {
   path: string;
-  bytes: Uint8Array<ArrayBuffer>;
+  size: number;
   sha256: string;
   version: string;
   platform: LocalPlatform;
@@ -28,23 +34,48 @@ export function runningBinaryPath(): string | undefined {
   return compiled ? process.execPath : undefined;
 }
 
-/** Reads and hashes the binary once per (size, mtime); a rebuilt file is read again. */
+/** sha256 of a file read through one reused buffer: hashing 100 MB leaves no 100 MB of garbage behind. */
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(HASH_CHUNK);
+  const file = await open(path, "r");
+  try {
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) return hash.digest("hex");
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+/** Hashes the binary (streamed from disk) once per (size, mtime); a rebuilt file is hashed again. */
 export function createLocalBinarySource(path: string): () => Promise<LocalBinary> {
   let cached: { key: string; binary: Promise<LocalBinary> } | undefined;
   return () => {
-    let key: string;
+    let info: { size: number; mtimeMs: number };
     try {
-      const info = statSync(path);
-      key = `${info.size}:${info.mtimeMs}`;
+      info = statSync(path);
     } catch (error) {
       return Promise.reject(new HopError("hop_upload_failed", `Cannot read the agentd binary at ${path}: ${(error as Error).message}`));
     }
+    const key = `${info.size}:${info.mtimeMs}`;
     if (cached?.key !== key) {
-      const binary = (async () => {
-        const bytes = await Bun.file(path).bytes();
-        return { path, bytes, sha256: createHash("sha256").update(bytes).digest("hex"), version: VERSION, platform: localPlatform() };
-      })();
-      cached = { key, binary };
+      const entry = {
+        key,
+        binary: hashFile(path).then(
+          (sha256): LocalBinary => ({ path, size: info.size, sha256, version: VERSION, platform: localPlatform() }),
+          (error: unknown) => {
+            // A failed read is not kept: the next hop tries again.
+            if (cached === entry) cached = undefined;
+            throw new HopError("hop_upload_failed", `Cannot read the agentd binary at ${path}: ${(error as Error).message}`, {
+              cause: error,
+            });
+          },
+        ),
+      };
+      cached = entry;
     }
     return cached.binary;
   };

@@ -1,5 +1,6 @@
 import type { Client } from "ssh2";
 import { HopError } from "./hopErrors.ts";
+import { keepErrorListener } from "./sshErrors.ts";
 
 export interface RemoteCommandResult {
   code: number | null;
@@ -30,6 +31,12 @@ export function runRemote(client: Client, command: string, timeoutMs: number): P
           return finish(() =>
             reject(new HopError("hop_disconnected", `Cannot run a command on the remote host: ${error.message}`, { cause: error })),
           );
+        keepErrorListener(channel, "exec channel");
+        channel.on("error", (channelError: Error) =>
+          finish(() =>
+            reject(new HopError("hop_disconnected", `A remote command's channel failed: ${channelError.message}`, { cause: channelError })),
+          ),
+        );
         const stdout: Buffer[] = [];
         const stderr: Buffer[] = [];
         let size = 0;

@@ -5,6 +5,7 @@ import { Client, type Algorithms } from "ssh2";
 import type { Logger } from "../core/log/index.ts";
 import { formatDestination, knownHostsName, type Destination } from "./destination.ts";
 import { HopError } from "./hopErrors.ts";
+import { keepErrorListener } from "./sshErrors.ts";
 import {
   fingerprintSha256,
   hostKeyAlgorithms,
@@ -47,11 +48,15 @@ function appendKnownHost(path: string, line: string): void {
   appendFileSync(path, `${current && !current.endsWith("\n") ? "\n" : ""}${line}\n`, { mode: 0o600 });
 }
 
-/** Opens a direct-tcpip channel through `via` to host:port, to carry the next SSH connection. */
+/** Opens a direct-tcpip channel through `via` to host:port (the next SSH connection, or a tunnelled TCP connection). */
 export function forwardOut(via: Client, host: string, port: number): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     try {
-      via.forwardOut("127.0.0.1", 0, host, port, (error, stream) => (error ? reject(error) : resolve(stream)));
+      via.forwardOut("127.0.0.1", 0, host, port, (error, stream) => {
+        if (error) return reject(error);
+        keepErrorListener(stream, "forwarded channel", { to: `${host}:${port}` });
+        resolve(stream);
+      });
     } catch (error) {
       reject(error);
     }
@@ -115,19 +120,31 @@ function connectOne(destination: Destination, sock: Duplex | undefined, options:
     : undefined;
   return new Promise((resolve, reject) => {
     const client = new Client();
-    const onError = (error: Error) => {
-      client.removeListener("ready", onReady);
-      client.end();
+    let settled = false;
+    // One listener for the client's whole life, attached before connect: a failed connect can emit
+    // two errors (a reset socket or the ready timeout, then "Connection lost before handshake" when
+    // the socket closes), and a dropped link emits more after "ready".
+    client.on("error", (error: Error & { level?: string; code?: string }) => {
+      if (settled) return options.log.debug("hop.ssh_error", { host: name, error });
+      settled = true;
+      client.destroy();
       reject(refusal ?? connectionError(destination, error, plan));
-    };
-    const onReady = () => {
-      client.removeListener("error", onError);
-      // Later errors (a dropped link) show as "close"; keep one listener so they are not thrown.
-      client.on("error", (error) => options.log.debug("hop.ssh_error", { host: name, error }));
+    });
+    client.once("ready", () => {
+      if (settled) return void client.destroy();
+      settled = true;
       resolve(client);
-    };
-    client.once("error", onError);
-    client.once("ready", onReady);
+    });
+    // A server that goes away after its banner closes the socket without an error (the ready timer
+    // stops with it): without this the connect would wait forever.
+    client.once("close", () => {
+      if (settled) return;
+      settled = true;
+      reject(
+        refusal ?? new HopError("hop_connect_failed", `${formatDestination(destination)} closed the connection during the SSH handshake`),
+      );
+    });
+    client.once("connect", () => options.log.debug("hop.ssh_tcp_connected", { host: name }));
     client.connect({
       host: destination.host,
       port: destination.port,
@@ -164,7 +181,7 @@ export async function connectChain(options: ChainOptions): Promise<SshChain> {
       clients.push(await connectOne(destination, sock, options));
     }
   } catch (error) {
-    for (const client of clients.reverse()) client.end();
+    for (const client of clients.reverse()) client.destroy();
     throw error;
   }
   // A link that loses its carrier (a jump host's channel ends) emits "end" and may never emit "close".
