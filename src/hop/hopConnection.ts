@@ -1,5 +1,6 @@
 import type { Client } from "ssh2";
 import type { Logger } from "../core/log/index.ts";
+import { runInBackground } from "../core/process/index.ts";
 import { VERSION } from "../core/version.ts";
 import { installAgentd, type UploadReport } from "./agentdInstall.ts";
 import { formatDestination, type Destination } from "./destination.ts";
@@ -329,18 +330,27 @@ export class HopConnection {
   }
 
   /**
-   * Work nobody awaits (the wait for a drop, the reconnect loop after it or after a resume): a
-   * failure is logged with the hop and ends the hop, never left as a floating rejection.
+   * Work nobody awaits (the wait for a drop, the reconnect loop after it or after a resume), through
+   * the one background helper: a failure is logged (`background.failed`, task = `event`), counted,
+   * and ends the hop.
    */
   private inBackground(event: string, work: () => Promise<void>): void {
-    work()
-      .catch((error: unknown) => {
-        this.lastError = (error as Error).message;
-        this.deps.log.error(event, { hop: this.spec.name, error });
-        this.dropChain();
-        this.setState("closed");
-        return this.tunnel?.close();
-      })
-      .catch((error: unknown) => this.deps.log.warn("hop.tunnel_close_failed", { hop: this.spec.name, error }));
+    runInBackground(
+      event,
+      () =>
+        work().catch(async (error: unknown) => {
+          this.lastError = (error as Error).message;
+          this.dropChain();
+          this.setState("closed");
+          try {
+            await this.tunnel?.close();
+          } catch (closeError) {
+            this.deps.log.warn("hop.tunnel_close_failed", { hop: this.spec.name, error: closeError });
+          }
+          throw error;
+        }),
+      { hop: this.spec.name },
+      this.deps.log,
+    );
   }
 }
