@@ -32,7 +32,14 @@ function stopRemoteAgentd(home: string): Promise<void> {
   if (!existsSync(readyPath)) return Promise.resolve();
   const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { pid: number; supervisor_pid: number | null };
   const pids = [ready.supervisor_pid, ready.pid].filter((pid): pid is number => typeof pid === "number" && isProcessAlive(pid));
-  for (const pid of pids) process.kill(pid, "SIGTERM");
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch (error) {
+      // The supervisor, stopped first, may already have taken its worker down with it.
+      if ((error as { code?: string }).code !== "ESRCH") throw error;
+    }
+  }
   return waitFor("remote agentd gone", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 }).then(() => undefined);
 }
 
