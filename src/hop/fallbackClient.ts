@@ -67,13 +67,14 @@ export class FallbackClient implements RemoteAgentdClient {
       .join("");
     const body = args.shell ? `exec ${shellQuote(args.shell)} ${args.login ? "-lc" : "-c"} ${shellQuote(args.cmd)}` : args.cmd;
     const command = `${args.workdir ? `cd ${shellQuote(args.workdir)} || exit 1; ` : ""}${env}${body}`;
-    const channel = await new Promise<import("ssh2").ClientChannel>((resolve, reject) =>
-      ssh.exec(command, { pty: { cols: args.cols ?? 80, rows: args.rows ?? 24, term: "xterm-256color" } }, (error, ch) =>
-        error ? reject(this.dropped(error)) : resolve(ch),
+    const id = `f${++this.counter}`;
+    // The session listens from inside the callback: the exec's reply, the output, the exit status and the
+    // close can come in one read, and ssh2 emits "exit" there and then, before an await would resume.
+    const session = await new Promise<FallbackSession>((resolve, reject) =>
+      ssh.exec(command, { pty: { cols: args.cols ?? 80, rows: args.rows ?? 24, term: "xterm-256color" } }, (error, channel) =>
+        error ? reject(this.dropped(error)) : resolve(new FallbackSession(id, args.cmd, channel)),
       ),
     );
-    const id = `f${++this.counter}`;
-    const session = new FallbackSession(id, args.cmd, channel);
     this.sessions.set(id, session);
     await session.waitUntil(Date.now() + clamp(args.yield_time_ms, EXEC_WAIT), false, signal);
     return { ...this.result(session, args, started), warning: NOTE };

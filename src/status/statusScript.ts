@@ -6,6 +6,12 @@
 export const STATUS_JS = `(function () {
   "use strict";
   function polled(elt) { return !!(elt && elt.hasAttribute && elt.hasAttribute("data-poll")); }
+  // The element that sent the request. detail.elt is not: when a swap has replaced it, htmx repeats
+  // afterRequest on a parent still in the page and overwrites detail.elt with that parent.
+  function requester(event) {
+    var config = event.detail.requestConfig;
+    return (config && config.elt) || event.detail.elt;
+  }
   function setOffline(offline) {
     document.body.classList.toggle("offline", offline);
     var banner = document.getElementById("connection-lost");
@@ -17,7 +23,7 @@ export const STATUS_JS = `(function () {
     if (polled(elt) && (document.visibilityState !== "visible" || elt.querySelector(".htmx-request"))) event.preventDefault();
   });
   document.addEventListener("htmx:afterRequest", function (event) {
-    var elt = event.detail.elt;
+    var elt = requester(event);
     if (polled(elt)) { setOffline(!event.detail.successful); return; }
     // An HTML answer has already replaced the form; anything else is told in the result line.
     if (elt.hasAttribute && elt.hasAttribute("data-approval-form") && elt.isConnected) showDecision(elt, event.detail.xhr);
@@ -27,7 +33,7 @@ export const STATUS_JS = `(function () {
     var type = event.detail.xhr.getResponseHeader("content-type") || "";
     if (elt.hasAttribute && elt.hasAttribute("data-approval-form") && type.indexOf("text/html") !== 0) event.detail.shouldSwap = false;
   });
-  document.addEventListener("htmx:sendError", function (event) { if (polled(event.detail.elt)) setOffline(true); });
+  document.addEventListener("htmx:sendError", function (event) { if (polled(requester(event))) setOffline(true); });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible" && window.htmx) window.htmx.trigger(document.body, "refresh");
   });

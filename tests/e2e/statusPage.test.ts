@@ -125,11 +125,20 @@ describe("status page in a browser", () => {
     noScript = undefined;
   }, 60_000);
 
-  test("a fragment refreshes after the worker is killed and restarted", async () => {
+  test("a fragment refreshes after the worker is killed and restarted; the banner clears on the first good poll", async () => {
     const { page } = browser;
     const pidCell = page.locator('[data-field="worker-pid"]');
     expect(await pidCell.textContent()).toBe(String(ready.pid));
-    process.kill(ready.pid, "SIGKILL");
+    // The supervisor is held until the page has seen a failed poll: a restart quicker than one poll
+    // interval would otherwise go unnoticed, and the page's way back from "offline" untested.
+    process.kill(ready.supervisor_pid, "SIGSTOP");
+    try {
+      process.kill(ready.pid, "SIGKILL");
+      await page.locator("#connection-lost").waitFor({ state: "visible", timeout: 30_000 });
+      expect(await pidCell.isHidden()).toBe(true);
+    } finally {
+      process.kill(ready.supervisor_pid, "SIGCONT");
+    }
     const restarted = await waitFor(
       "a new worker in ready.json",
       () => {

@@ -35,8 +35,9 @@ function stopRemoteAgentd(home: string): Promise<void> {
   for (const pid of pids) {
     try {
       process.kill(pid, "SIGTERM");
-    } catch {
-      // The supervisor, stopped first, may have ended its worker in between.
+    } catch (error) {
+      // The supervisor, stopped first, may already have taken its worker down with it.
+      if ((error as { code?: string }).code !== "ESRCH") throw error;
     }
   }
   return waitFor("remote agentd gone", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 }).then(() => undefined);

@@ -250,11 +250,14 @@ describe("output bounds", () => {
   test("a 50 MB flood stays within the buffer bound; the full read of a truncated result is kept on disk", async () => {
     await manager.close();
     manager = newManager({ buffer_bytes: 65_536 });
-    const result = await manager.exec({ cmd: "yes | head -c 50000000; echo; echo END", yield_time_ms: 30_000, max_output_tokens: 1000 });
+    // 1000-byte lines: the kernel turns each "\n" into "\r\n" one write at a time (~0.3 µs each), so 25 M
+    // lines of "y" cost the writer ~8 s of CPU in the tty layer alone, over the 30 s yield on a loaded box.
+    const cmd = 'yes "$(printf %0999d 0)" | head -c 50000000; echo; echo END';
+    const result = await manager.exec({ cmd, yield_time_ms: 30_000, max_output_tokens: 1000 });
     expect(result.exit_code).toBe(0);
     expect(result.original_bytes).toBeLessThanOrEqual(65_536);
-    // "y\n" reaches us as "y\r\n": 75 MB in all, almost all of it dropped unread.
-    expect(result.original_bytes + result.dropped_bytes!).toBeGreaterThanOrEqual(75_000_000);
+    // Every byte is counted, kept or dropped unread: 50 000 lines of 1001 bytes ("\r\n"), then "\r\n" and "END\r\n".
+    expect(result.original_bytes + result.dropped_bytes!).toBe(50_050_007);
     expect(result.truncated).toBe(true);
     expect(result.output.length).toBeLessThan(5000);
     expect(result.output).toContain("bytes of output truncated");
