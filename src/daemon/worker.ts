@@ -2,10 +2,10 @@ import type { Server } from "bun";
 import { loadConfig, resolveDataDir } from "../core/config/index.ts";
 import { createLogger, setLogLevel, type LogLevel } from "../core/log/index.ts";
 import { openStore } from "../core/store/index.ts";
-import { ensureApiToken } from "../http/token.ts";
+import { ensureApiToken, UntrustedTokenError } from "../http/token.ts";
 import { VERSION } from "../core/version.ts";
 import { allMigrations } from "./allMigrations.ts";
-import { installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
+import { hardenProcess, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
@@ -15,8 +15,10 @@ const log = createLogger("worker");
 
 /** The worker: owns the HTTP server and the sessions; runs until SIGTERM, then drains. */
 export async function runWorker(options: ServeOptions): Promise<number> {
+  const hardening = hardenProcess();
   installProcessErrorHandlers(log);
-  const { config, notes } = loadConfig({ explicitPath: options.configPath });
+  if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
+  const { config, notes, envReferences } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
   const bind = options.bind ?? config.server.bind;
@@ -27,13 +29,23 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
-  const requiredToken = tokenRequired(bind, options.requireToken ?? config.server.require_token)
-    ? ensureApiToken(dataDir).token
-    : undefined;
+  let requiredToken: string | undefined;
+  try {
+    requiredToken = (await tokenRequired(bind, options.requireToken ?? config.server.require_token))
+      ? ensureApiToken(dataDir).token
+      : undefined;
+  } catch (error) {
+    if (!(error instanceof UntrustedTokenError)) throw error;
+    log.error("auth.token_untrusted", { problem: error.message });
+    db.close();
+    return 2;
+  }
 
   const { app, services } = await createWorkerApp({
     config,
     notes,
+    envReferences,
+    childUmask: hardening.operatorUmask,
     db,
     dataDir,
     logger: log,

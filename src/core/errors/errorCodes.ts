@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   store_error: { status: 500 },
   store_corrupt: { status: 500 },
   lock_error: { status: 500 },
+  token_untrusted: { status: 500 },
   duplicate_tool: { status: 500 },
 
   // Proxy.
@@ -47,6 +48,7 @@ export const ERROR_CODES = {
   pty_io_error: { status: 500 },
   pty_unsupported: { status: 501 },
   pty_closed: { status: 503 },
+  pty_slots_busy: { status: 503 },
 
   // Files.
   file_is_directory: { status: 400 },
