@@ -3,6 +3,8 @@ import { loadConfig, resolveDataDir } from "../core/config/index.ts";
 import { createLogger, setLogLevel, type LogLevel } from "../core/log/index.ts";
 import { openStore } from "../core/store/index.ts";
 import { ensureApiToken, UntrustedTokenError } from "../http/token.ts";
+import { ClientConnections } from "../http/clientConnections.ts";
+import { withConnectionLimits } from "../http/connectionLimits.ts";
 import { VERSION } from "../core/version.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { hardenProcess, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
@@ -57,7 +59,21 @@ export async function runWorker(options: ServeOptions): Promise<number> {
 
   let server: Server<undefined>;
   try {
-    server = Bun.serve({ hostname: bind, port, fetch: app.fetch, idleTimeout: 0 });
+    // The port is known once listening: the connection count reads the kernel's table for it.
+    const connections = new ClientConnections(port);
+    const limits = {
+      idleTimeoutS: config.server.idle_timeout_s,
+      maxPerClient: config.server.max_connections_per_client,
+      connections,
+      token: requiredToken,
+    };
+    server = Bun.serve({
+      hostname: bind,
+      port,
+      fetch: withConnectionLimits((request, bunServer) => app.fetch(request, bunServer), limits),
+      idleTimeout: config.server.idle_timeout_s,
+    });
+    connections.listenOn(server.port!);
   } catch (error) {
     log.error("http.listen_failed", {
       bind,

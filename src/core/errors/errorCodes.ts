@@ -12,10 +12,12 @@ export const ERROR_CODES = {
   forbidden: { status: 403 },
   csrf_rejected: { status: 403 },
   not_found: { status: 404 },
+  request_timeout: { status: 408 },
   body_too_large: { status: 413 },
   bad_host: { status: 421 },
   http_error: { status: 500, relayed: true },
   internal_error: { status: 500 },
+  too_many_connections: { status: 503 },
   disk_full: { status: 507 },
 
   // Core.
