@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { Hono } from "hono";
 import { z } from "zod";
 import { AgentdError } from "../core/errors/index.ts";
+import { queryInt } from "../http/queryNumber.ts";
 import { policyValues } from "../core/config/sections/approvalsConfig.ts";
 import type { ApprovalService } from "./approvalService.ts";
 import { approvalDecisions, decidedByValues, type ApprovalStore } from "./approvalStore.ts";
@@ -62,11 +63,7 @@ class SessionBusyError extends AgentdError {
 }
 
 function parseAfter(value: string | undefined, name: string): number {
-  if (value === undefined || value === "") return 0;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new AgentdError("invalid_query", `${name} must be a whole number ≥ 0, got "${value}"`, { param: name });
-  return n;
+  return queryInt(value, { name, fallback: 0 });
 }
 
 /** `/sessions…` and `/approvals…`; the worker mounts this app at `/api`. */
@@ -85,7 +82,9 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     return c.json(session, 201);
   });
 
-  app.get("/sessions", (c) => c.json({ sessions: sessions.list(parseAfter(c.req.query("limit"), "limit") || 100) }));
+  app.get("/sessions", (c) =>
+    c.json({ sessions: sessions.list(queryInt(c.req.query("limit"), { name: "limit", min: 1, max: 1000, fallback: 100 })) }),
+  );
 
   app.get("/sessions/:id", (c) => {
     const id = c.req.param("id");

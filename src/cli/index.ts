@@ -1,6 +1,7 @@
 import { ConfigError } from "../core/config/configError.ts";
 import { AgentdError } from "../core/errors/index.ts";
 import { formatHelp, parseCommandArgs, UsageError, type Command } from "./command.ts";
+import { guardTerminalOutput } from "./terminalOutput.ts";
 
 interface CommandEntry {
   path: string[];
@@ -68,6 +69,8 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   const command = await found.entry.load();
   const { rest } = found;
+  // `serve` prints its own JSON log lines (already escaped); every other command prints the daemon's data.
+  const restoreOutput = command.path[0] === "serve" ? () => {} : guardTerminalOutput();
   try {
     const input = parseCommandArgs(command, rest);
     if (input.values.help) {
@@ -92,5 +95,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     process.stderr.write(`agentd ${command.path.join(" ")}: unexpected error: ${(error as Error).message ?? String(error)}\n`);
     return 1;
+  } finally {
+    restoreOutput();
   }
 }

@@ -1,3 +1,5 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import type { LogLevel } from "../core/log/index.ts";
 import { isLoopbackAddress } from "../http/token.ts";
 
@@ -12,9 +14,20 @@ export interface ServeOptions {
   requireToken?: boolean;
 }
 
-/** Whether the API needs the bearer token: always beyond loopback, and on loopback when asked. */
-export function tokenRequired(bind: string, requireToken: boolean): boolean {
-  return requireToken || !isLoopbackAddress(bind);
+/**
+ * Whether the API needs the bearer token: always beyond 127.0.0.1 and ::1, and there when asked. A
+ * name counts as loopback only when every address it resolves to is one of the two.
+ */
+export async function tokenRequired(bind: string, requireToken: boolean): Promise<boolean> {
+  if (requireToken) return true;
+  const host = bind.replace(/^\[|\]$/g, "");
+  if (isIP(host) || !isLoopbackAddress(host)) return !isLoopbackAddress(host);
+  try {
+    const addresses = await lookup(host, { all: true });
+    return addresses.length === 0 || !addresses.every((entry) => isLoopbackAddress(entry.address));
+  } catch {
+    return true;
+  }
 }
 
 export function serveArgs(options: ServeOptions): string[] {

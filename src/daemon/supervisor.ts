@@ -12,13 +12,20 @@ import {
   type LogLevel,
 } from "../core/log/index.ts";
 import { openStore, recordEvent, StoreCorruptError, type Database } from "../core/store/index.ts";
-import { ensureApiToken, isLoopbackAddress } from "../http/token.ts";
+import { ensureApiToken, isLoopbackAddress, UntrustedTokenError } from "../http/token.ts";
 import { RestartPolicy, WatchdogRuntime } from "../watchdog/index.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
-import { installProcessErrorHandlers, raceTimeout, runInBackground } from "../core/process/index.ts";
+import {
+  type Hardening,
+  hardenProcess,
+  installProcessErrorHandlers,
+  OPERATOR_UMASK_ENV,
+  raceTimeout,
+  runInBackground,
+} from "../core/process/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
@@ -35,6 +42,7 @@ type Worker = Subprocess<"ignore", "pipe", "pipe">;
  * gracefully on SIGTERM/SIGINT.
  */
 export async function runSupervisor(options: ServeOptions): Promise<number> {
+  const hardening = hardenProcess();
   const { config } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
@@ -46,14 +54,14 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   }
   removeStaleReadyFile(dataDir);
   try {
-    return await supervise(options, config, dataDir);
+    return await supervise(options, config, dataDir, hardening);
   } finally {
     removeSupervisorReadyFile(dataDir, process.pid);
     claim.lock.release();
   }
 }
 
-async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: string): Promise<number> {
+async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: string, hardening: Hardening): Promise<number> {
   const restrictProblem = restrictDataDir(dataDir);
   const logPath = join(dataDir, "logs", "agentd.log");
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
@@ -73,6 +81,7 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
   setLogSink(writeLine);
   installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
+  if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
   // Created, checked and migrated before the worker starts: the worker then opens a ready store.
   let db: Database;
   try {
@@ -84,7 +93,16 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
     return 2;
   }
   const bind = options.bind ?? config.server.bind;
-  const token = tokenRequired(bind, options.requireToken ?? config.server.require_token) ? announceToken(bind, dataDir) : undefined;
+  let token: string | undefined;
+  try {
+    token = (await tokenRequired(bind, options.requireToken ?? config.server.require_token)) ? announceToken(bind, dataDir) : undefined;
+  } catch (error) {
+    if (!(error instanceof UntrustedTokenError)) throw error;
+    log.error("auth.token_untrusted", { problem: error.message });
+    process.stderr.write(`agentd: ${error.message}\n`);
+    db.close();
+    return 2;
+  }
 
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
@@ -149,7 +167,7 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
   for (;;) {
     const startedAt = Date.now();
     const workerArgs = [...selfCommand(), "serve", "--worker", ...serveArgs({ ...options, dataDir, port })];
-    const worker = spawnWorker(workerArgs, restarts, onWorkerLine);
+    const worker = spawnWorker(workerArgs, restarts, hardening.operatorUmask, onWorkerLine);
     current = worker;
     log.info("worker.spawned", { pid: worker.pid, restarts });
     const outcome = await Promise.race([
@@ -196,7 +214,7 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
   return exitCode;
 }
 
-function spawnWorker(args: string[], restarts: number, onLine: (pid: number) => (line: string) => void): Worker {
+function spawnWorker(args: string[], restarts: number, operatorUmask: number, onLine: (pid: number) => (line: string) => void): Worker {
   const worker = Bun.spawn(args, {
     stdin: "ignore",
     stdout: "pipe",
@@ -208,6 +226,7 @@ function spawnWorker(args: string[], restarts: number, onLine: (pid: number) => 
       ...process.env,
       AGENTD_SUPERVISOR_PID: String(process.pid),
       AGENTD_WORKER_RESTARTS: String(restarts),
+      [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
     },
   });
   const writeLine = onLine(worker.pid);

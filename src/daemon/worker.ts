@@ -2,10 +2,12 @@ import type { Server } from "bun";
 import { loadConfig, resolveDataDir } from "../core/config/index.ts";
 import { createLogger, setLogLevel, type LogLevel } from "../core/log/index.ts";
 import { openStore } from "../core/store/index.ts";
-import { ensureApiToken } from "../http/token.ts";
+import { ensureApiToken, UntrustedTokenError } from "../http/token.ts";
+import { ClientConnections } from "../http/clientConnections.ts";
+import { withConnectionLimits } from "../http/connectionLimits.ts";
 import { VERSION } from "../core/version.ts";
 import { allMigrations } from "./allMigrations.ts";
-import { installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
+import { hardenProcess, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
@@ -15,8 +17,10 @@ const log = createLogger("worker");
 
 /** The worker: owns the HTTP server and the sessions; runs until SIGTERM, then drains. */
 export async function runWorker(options: ServeOptions): Promise<number> {
+  const hardening = hardenProcess();
   installProcessErrorHandlers(log);
-  const { config, notes } = loadConfig({ explicitPath: options.configPath });
+  if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
+  const { config, notes, envReferences } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
   const bind = options.bind ?? config.server.bind;
@@ -27,13 +31,23 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
-  const requiredToken = tokenRequired(bind, options.requireToken ?? config.server.require_token)
-    ? ensureApiToken(dataDir).token
-    : undefined;
+  let requiredToken: string | undefined;
+  try {
+    requiredToken = (await tokenRequired(bind, options.requireToken ?? config.server.require_token))
+      ? ensureApiToken(dataDir).token
+      : undefined;
+  } catch (error) {
+    if (!(error instanceof UntrustedTokenError)) throw error;
+    log.error("auth.token_untrusted", { problem: error.message });
+    db.close();
+    return 2;
+  }
 
   const { app, services } = await createWorkerApp({
     config,
     notes,
+    envReferences,
+    childUmask: hardening.operatorUmask,
     db,
     dataDir,
     logger: log,
@@ -45,7 +59,21 @@ export async function runWorker(options: ServeOptions): Promise<number> {
 
   let server: Server<undefined>;
   try {
-    server = Bun.serve({ hostname: bind, port, fetch: app.fetch, idleTimeout: 0 });
+    // The port is known once listening: the connection count reads the kernel's table for it.
+    const connections = new ClientConnections(port);
+    const limits = {
+      idleTimeoutS: config.server.idle_timeout_s,
+      maxPerClient: config.server.max_connections_per_client,
+      connections,
+      token: requiredToken,
+    };
+    server = Bun.serve({
+      hostname: bind,
+      port,
+      fetch: withConnectionLimits((request, bunServer) => app.fetch(request, bunServer), limits),
+      idleTimeout: config.server.idle_timeout_s,
+    });
+    connections.listenOn(server.port!);
   } catch (error) {
     log.error("http.listen_failed", {
       bind,

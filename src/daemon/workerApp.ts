@@ -18,6 +18,10 @@ export interface WorkerAppOptions {
   config: AgentdConfig;
   /** What the config loader wants the operator to know (shown by /health and the page). */
   notes: string[];
+  /** Variables the config read secrets from: kept from the commands the agent runs. */
+  envReferences?: readonly string[];
+  /** The operator's umask, for the commands the agent runs. */
+  childUmask?: number;
   db: Database;
   dataDir: string;
   logger: Logger;
@@ -42,6 +46,8 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     db,
     dataDir: options.dataDir,
     logger: options.logger,
+    envReferences: options.envReferences,
+    childUmask: options.childUmask,
     localApiKey: requiredToken,
     localFetch: (request) => app!.fetch(request),
   });

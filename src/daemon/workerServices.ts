@@ -18,6 +18,10 @@ export interface WorkerServicesOptions {
   db: Database;
   dataDir: string;
   logger: Logger;
+  /** Variables the config read secrets from: kept from the commands the agent runs. */
+  envReferences?: readonly string[];
+  /** The operator's umask, for the commands the agent runs. */
+  childUmask?: number;
   /** Sent by the agent's model client to the local proxy (the bearer token on a non-loopback bind). */
   localApiKey?: string;
   /** Serves a request with the worker's own app, so the agent reaches the proxy without a socket. */
@@ -46,7 +50,15 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     const proxy = stack.start(() =>
       createProxyCapability({ providers: config.providers, config: config.proxy, db, logger: logger.child("proxy") }),
     );
-    const pty = stack.start(() => createPtyCapability({ dataDir, config: config.pty, logger: logger.child("pty") }));
+    const pty = stack.start(() =>
+      createPtyCapability({
+        dataDir,
+        config: config.pty,
+        logger: logger.child("pty"),
+        withheldEnv: options.envReferences,
+        childUmask: options.childUmask,
+      }),
+    );
     stack.start(() => createFilesCapability({ readFileMaxBytes }));
     const hop = stack.start(() =>
       createHopCapability({

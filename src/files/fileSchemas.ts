@@ -5,8 +5,16 @@ import { z } from "zod";
 export const DEFAULT_READ_BYTES = 256 * 1024;
 const MAX_READ_BYTES = 8 * 1024 * 1024;
 
+/** A path the kernel can take: a NUL would cut it short (and crash the call) at the syscall. */
+const filePath = (description: string) =>
+  z
+    .string()
+    .min(1)
+    .refine((path) => !path.includes("\0"), "must not contain NUL bytes")
+    .describe(description);
+
 export const readFileArgs = z.strictObject({
-  path: z.string().min(1).describe("File to read; relative paths start at the daemon user's home directory"),
+  path: filePath("File to read; relative paths start at the daemon user's home directory"),
   offset: z.number().int().min(0).optional().describe("Byte offset to start at (default 0)"),
   max_bytes: z.number().int().min(1).max(MAX_READ_BYTES).optional().describe(`Most bytes to return (default ${DEFAULT_READ_BYTES})`),
   encoding: z
@@ -16,7 +24,7 @@ export const readFileArgs = z.strictObject({
 });
 
 export const writeFileArgs = z.strictObject({
-  path: z.string().min(1).describe("File to write; relative paths start at the daemon user's home directory"),
+  path: filePath("File to write; relative paths start at the daemon user's home directory"),
   content: z.string().describe("The new content (or the bytes to append)"),
   encoding: z.enum(["utf8", "base64"]).optional().describe("How content is encoded (default utf8)"),
   append: z.boolean().optional().describe("Append instead of replacing the file"),

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { appendFile, mkdir, open, rename, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, chmod, chown, mkdir, open, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { AgentdError } from "../core/errors/index.ts";
@@ -62,30 +62,67 @@ export async function readLocalFile(args: ReadFileArgs): Promise<ReadFileResult>
   }
 }
 
-/** Replaces atomically (temp file + rename, keeping the old mode) or appends. */
+/**
+ * Replaces the file (or appends to it) as the operator would with an editor: through a symbolic link
+ * to its target, keeping its owner, group and mode. A file with several hard links is rewritten in
+ * place, so every name still shows the new content; otherwise a temp file is renamed over it, so a
+ * reader never sees half of it.
+ */
 export async function writeLocalFile(args: WriteFileArgs): Promise<WriteFileResult> {
   const path = resolvePath(args.path);
   const data = decodeContent(args.content, args.encoding);
   try {
     if (args.create_dirs) await mkdir(dirname(path), { recursive: true });
-    const existing = await stat(path).catch(() => undefined);
+    // A link's target is the file meant; a dangling link is created through, as the shell would.
+    const target = await realpath(path).catch(() => path);
+    const existing = await stat(target).catch(() => undefined);
+    if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    const newMode = args.mode ? Number.parseInt(args.mode, 8) : 0o644;
     if (args.append) {
-      await appendFile(path, data, args.mode ? { mode: parseInt(args.mode, 8) } : {});
-    } else {
-      if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-      const mode = existing ? existing.mode & 0o7777 : args.mode ? parseInt(args.mode, 8) : 0o644;
-      const temp = `${path}.agentd-${randomBytes(4).toString("hex")}`;
-      try {
-        await writeFile(temp, data, { mode });
-        await rename(temp, path);
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw error;
-      }
+      await appendFile(target, data);
+      // agentd's own umask is 077: a new file gets the mode asked for, as the operator's shell would give it.
+      if (!existing) await chmod(target, newMode);
+    } else if (!existing) {
+      await replaceByRename(target, data, { mode: newMode });
+    } else if (existing.nlink > 1 || !(await replaceByRename(target, data, existing))) {
+      await writeInPlace(target, data);
     }
-    return { path, bytes_written: data.length, size: (await stat(path)).size, created: !existing };
+    return { path, bytes_written: data.length, size: (await stat(target)).size, created: !existing };
   } catch (error) {
     throw error instanceof AgentdError ? error : fileError(error, path, true);
+  }
+}
+
+/** Temp file + rename, with the old file's owner and mode; false when its owner cannot be given back. */
+async function replaceByRename(target: string, data: Buffer, like: { mode: number; uid?: number; gid?: number }): Promise<boolean> {
+  const temp = `${target}.agentd-${randomBytes(4).toString("hex")}`;
+  try {
+    await writeFile(temp, data, { flag: "wx", mode: 0o600 });
+    if (like.uid !== undefined && like.gid !== undefined) {
+      try {
+        await chown(temp, like.uid, like.gid);
+      } catch {
+        // Not ours to give away (agentd is not root): the caller writes in place, which keeps both.
+        await rm(temp, { force: true });
+        return false;
+      }
+    }
+    await chmod(temp, like.mode & 0o7777);
+    await rename(temp, target);
+    return true;
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+async function writeInPlace(target: string, data: Buffer): Promise<void> {
+  const handle = await open(target, "r+");
+  try {
+    await handle.truncate(0);
+    await handle.write(data, 0, data.length, 0);
+  } finally {
+    await handle.close();
   }
 }
 

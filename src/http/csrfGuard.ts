@@ -7,25 +7,27 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 export type CsrfVerdict = { allowed: true } | { allowed: false; reason: string };
 
 /**
- * Decides whether a state-changing request may come from where it says. Browsers send
- * Sec-Fetch-Site and Origin on every POST, so a request from another site is refused on those;
- * a request with neither comes from a program (curl, the CLI, an SDK) that holds the token itself.
+ * Decides whether a state-changing request may come from where it says. An Origin that is present
+ * must be this host, whatever Sec-Fetch-Site claims (a client other than a browser may send any
+ * pair); without one, Sec-Fetch-Site decides for browsers. A request with neither comes from a
+ * program (curl, the CLI, an SDK) that holds the token itself.
  */
 export function judgeRequestOrigin(headers: { secFetchSite?: string; origin?: string; host?: string }): CsrfVerdict {
-  const site = headers.secFetchSite?.toLowerCase();
-  if (site) return site === "same-origin" || site === "none" ? { allowed: true } : { allowed: false, reason: `Sec-Fetch-Site is ${site}` };
   const origin = headers.origin;
-  if (!origin) return { allowed: true };
-  if (origin === "null") return { allowed: false, reason: "Origin is null" };
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    return { allowed: false, reason: `Origin "${origin}" is not a URL` };
+  if (origin !== undefined) {
+    if (origin === "null") return { allowed: false, reason: "Origin is null" };
+    let originHost: string;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      return { allowed: false, reason: `Origin "${origin}" is not a URL` };
+    }
+    if (originHost !== headers.host)
+      return { allowed: false, reason: `Origin ${origin} is not this host (${headers.host ?? "no Host header"})` };
   }
-  return originHost === headers.host
-    ? { allowed: true }
-    : { allowed: false, reason: `Origin ${origin} is not this host (${headers.host ?? "no Host header"})` };
+  const site = headers.secFetchSite?.toLowerCase();
+  if (site && site !== "same-origin" && site !== "none") return { allowed: false, reason: `Sec-Fetch-Site is ${site}` };
+  return { allowed: true };
 }
 
 /** Refuses cross-site POST/PUT/PATCH/DELETE with 403 `csrf_rejected`; reads are never blocked. */

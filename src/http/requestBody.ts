@@ -1,5 +1,15 @@
 import type { z } from "zod";
 import { AgentdError } from "../core/errors/index.ts";
+import { raceTimeout } from "../core/process/index.ts";
+
+/** A body still arriving after this long is refused: a slow sender must not hold a connection forever. */
+const BODY_DEADLINE_MS = 60_000;
+
+async function withinDeadline<T>(reading: Promise<T>): Promise<T> {
+  const result = await raceTimeout(reading, BODY_DEADLINE_MS);
+  if (result === "timeout") throw new AgentdError("request_timeout", `The request body did not arrive within ${BODY_DEADLINE_MS / 1000} s`);
+  return result;
+}
 
 /**
  * Every route reads its body here, so one mistake gets one code everywhere: `invalid_json` for a
@@ -27,9 +37,9 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 export async function readObjectBody(request: Request, options: BodyOptions = {}): Promise<Record<string, unknown>> {
   const type = request.headers.get("content-type") ?? "";
   if (options.form && (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data"))) {
-    return Object.fromEntries(await request.formData());
+    return Object.fromEntries(await withinDeadline(request.formData()));
   }
-  const text = await request.text();
+  const text = await withinDeadline(request.text());
   return text.trim() === "" ? {} : parseJsonObject(text);
 }
 

@@ -4,13 +4,14 @@ import { join } from "node:path";
 import { asDiskFull } from "../core/errors/index.ts";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
-import { runInBackground } from "../core/process/index.ts";
+import { redactText } from "../core/redaction/index.ts";
+import { runInBackground, withUmask } from "../core/process/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
 import type { PtyConfig } from "../core/config/sections/ptyConfig.ts";
 import { PtyError } from "./ptyErrors.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "./ptySchemas.ts";
-import { PtySession } from "./ptySession.ts";
+import { PtySession, type PtySessionOptions } from "./ptySession.ts";
 import { renderOutput } from "./renderOutput.ts";
 import {
   DEFAULT_COLS,
@@ -31,6 +32,10 @@ export interface PtyManagerOptions {
   dataDir: string;
   config: PtyConfig;
   logger?: Logger;
+  /** Variables the config reads secrets from (`{env:NAME}`): never given to a command. */
+  withheldEnv?: readonly string[];
+  /** The umask commands run with (the operator's; agentd's own is 077). */
+  childUmask?: number;
 }
 
 interface ReadOptions {
@@ -52,9 +57,18 @@ export class PtyManager {
   private epoll: EpollLoop | undefined;
   private closing = false;
   private readonly groups: PtyGroupRegistry;
+  private readonly withheldEnv: readonly string[];
+  private readonly childUmask: number | undefined;
+  /**
+   * Slots taken by opens that have not started their session yet (waiting for an evicted session to
+   * end). Taken synchronously, before any await, so concurrent opens can never overshoot the limit.
+   */
+  private reservedSlots = 0;
 
   constructor(options: PtyManagerOptions) {
     this.config = options.config;
+    this.withheldEnv = options.withheldEnv ?? [];
+    this.childUmask = options.childUmask;
     this.log = options.logger ?? createLogger("pty");
     this.groups = new PtyGroupRegistry(join(options.dataDir, PTY_GROUPS_DIR));
     this.outputStore = new ToolOutputStore(join(options.dataDir, "tool-output"), {
@@ -73,41 +87,9 @@ export class PtyManager {
     if (args.workdir !== undefined && !isDirectory(args.workdir)) {
       throw new PtyError("pty_bad_workdir", `Working directory ${args.workdir} does not exist or is not a directory`);
     }
-    const warning = await this.makeRoom();
-    this.assertOpen();
     const shell = resolveShell(args.shell, this.config.shell, process.env.SHELL);
-    const id = this.newId();
-    // Bookkeeping first: a command whose group cannot be recorded is not started at all.
-    const reservation = this.groups.reserve(id);
-    let session: PtySession;
-    try {
-      session = new PtySession({
-        id,
-        cmd: args.cmd,
-        spec: {
-          argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
-          env: childEnv(process.env, args.env, { pass: this.config.pass_env }),
-          cwd: args.workdir,
-          cols: args.cols ?? DEFAULT_COLS,
-          rows: args.rows ?? DEFAULT_ROWS,
-        },
-        bufferBytes: this.config.buffer_bytes,
-        loop: this.loop(),
-        onExit: (ended, status) =>
-          this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
-      });
-    } catch (error) {
-      reservation.cancel();
-      throw error;
-    }
-    this.sessions.set(id, session);
-    try {
-      reservation.commit(session.pid);
-    } catch (error) {
-      // The command runs: failing the call now would make a client run it again.
-      this.log.error("pty.error", { op: "record_group", session_id: id, pid: session.pid, error });
-    }
-    this.log.info("pty.open", { session_id: id, pid: session.pid, tty: session.ttyName, cmd: args.cmd, shell });
+    const { session, warning } = await this.start(args, shell);
+    this.log.info("pty.open", { session_id: session.id, pid: session.pid, tty: session.ttyName, cmd: redactText(args.cmd), shell });
     const yieldMs = clampYield(args.yield_time_ms, EXEC_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
     return this.collect(session, args, started, warning);
@@ -230,22 +212,86 @@ export class PtyManager {
     };
   }
 
-  /** At the session limit, closes the least recently used session (never one of the most recent). */
-  private async makeRoom(): Promise<string | undefined> {
-    if (this.sessions.size < this.config.max_sessions) return undefined;
+  /** Takes a slot, makes room if it must, and starts the command; the slot is given back on failure. */
+  private async start(args: ExecCommandArgs, shell: string): Promise<{ session: PtySession; warning?: string }> {
+    const slot = this.reserveSlot();
+    try {
+      const warning = slot.victim ? await this.evict(slot.victim) : undefined;
+      this.assertOpen();
+      const id = this.newId();
+      // Bookkeeping first: a command whose group cannot be recorded is not started at all.
+      const reservation = this.groups.reserve(id);
+      let session: PtySession;
+      try {
+        session = this.spawn(id, args, shell);
+      } catch (error) {
+        reservation.cancel();
+        throw error;
+      }
+      this.sessions.set(id, session);
+      try {
+        reservation.commit(session.pid);
+      } catch (error) {
+        // The command runs: failing the call now would make a client run it again.
+        this.log.error("pty.error", { op: "record_group", session_id: id, pid: session.pid, error });
+      }
+      return { session, warning };
+    } finally {
+      this.reservedSlots--;
+    }
+  }
+
+  /**
+   * Takes a slot for a new session, synchronously: a free one, or the least recently used session's
+   * (never one of the most recent), which the caller then ends before starting its own.
+   */
+  private reserveSlot(): { victim?: PtySession } {
+    const max = this.config.max_sessions;
+    if (this.sessions.size + this.reservedSlots < max) {
+      this.reservedSlots++;
+      return {};
+    }
     const victimId = chooseEviction([...this.sessions.values()].map((s) => ({ id: s.id, lastUsedAt: s.lastUsedAt, running: s.running })));
     const victim = victimId === undefined ? undefined : this.sessions.get(victimId);
     if (!victim) {
-      this.log.warn("pty.limit_reached", { max_sessions: this.config.max_sessions, evicted: null });
-      throw new PtyError(
-        "pty_limit_reached",
-        `All ${this.config.max_sessions} PTY sessions are in recent use; close one with close_session first`,
-      );
+      this.log.warn("pty.limit_reached", { max_sessions: max, evicted: null, starting: this.reservedSlots });
+      if (this.reservedSlots > 0)
+        throw new PtyError("pty_slots_busy", `All ${max} PTY session slots are taken by sessions still starting; try again shortly`, {
+          max_sessions: max,
+        });
+      throw new PtyError("pty_limit_reached", `All ${max} PTY sessions are in recent use; close one with close_session first`);
     }
     this.sessions.delete(victim.id);
-    this.log.warn("pty.limit_reached", { max_sessions: this.config.max_sessions, evicted: victim.id, evicted_cmd: victim.cmd });
+    this.reservedSlots++;
+    return { victim };
+  }
+
+  private async evict(victim: PtySession): Promise<string> {
+    const max = this.config.max_sessions;
+    const cmd = redactText(victim.cmd);
+    this.log.warn("pty.limit_reached", { max_sessions: max, evicted: victim.id, evicted_cmd: cmd });
     await this.end(victim, "evicted", false);
-    return `Session limit (${this.config.max_sessions}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
+    return `Session limit (${max}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
+  }
+
+  private spawn(id: string, args: ExecCommandArgs, shell: string): PtySession {
+    const options: PtySessionOptions = {
+      id,
+      cmd: args.cmd,
+      spec: {
+        argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+        env: childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
+        cwd: args.workdir,
+        cols: args.cols ?? DEFAULT_COLS,
+        rows: args.rows ?? DEFAULT_ROWS,
+      },
+      bufferBytes: this.config.buffer_bytes,
+      loop: this.loop(),
+      onExit: (ended, status) =>
+        this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
+    };
+    const umask = this.childUmask;
+    return umask === undefined ? new PtySession(options) : withUmask(umask, () => new PtySession(options));
   }
 
   /** A session nobody reads any more: its fds close and its group leaves the registry. */

@@ -1,4 +1,4 @@
-import { AgentdError } from "../core/errors/index.ts";
+import { queryInt } from "../http/queryNumber.ts";
 
 export interface PageWindow {
   /** 1-based. */
@@ -11,11 +11,7 @@ export interface PageWindow {
 
 /** Reads ?page= (1-based); anything but a positive integer is a 400 with a clear message. */
 export function parsePageNumber(text: string | undefined): number {
-  if (text === undefined || text === "") return 1;
-  const page = Number(text);
-  if (!Number.isSafeInteger(page) || page < 1)
-    throw new AgentdError("invalid_query", `Cannot use "${text}" as page: expected a whole number from 1`, { param: "page" });
-  return page;
+  return queryInt(text, { name: "page", min: 1, max: 1_000_000, fallback: 1 });
 }
 
 export function pageWindow(page: number, perPage: number, total: number): PageWindow {

@@ -1,4 +1,5 @@
 import type { SessionSummary, ApprovalRecord } from "../agent/index.ts";
+import { redactText } from "../core/redaction/index.ts";
 import type { HopInfo } from "../hop/index.ts";
 import type { ProviderStatus } from "../proxy/index.ts";
 import type { PtySessionInfo } from "../pty/index.ts";
@@ -27,7 +28,8 @@ export function sessionRow(session: SessionSummary): SessionRow {
     state: session.state,
     started_at: session.created_at,
     last_activity: session.updated_at,
-    ...(session.title ? { title: session.title } : {}),
+    // A title is the task's first words, and a task may quote a credential.
+    ...(session.title ? { title: redactText(session.title) } : {}),
   };
 }
 
@@ -45,7 +47,7 @@ export function approvalRow(approval: ApprovalRecord): ApprovalRow {
 export function ptySessionRow(session: PtySessionInfo): PtySessionRow {
   return {
     id: session.id,
-    command: session.cmd,
+    command: redactText(session.cmd),
     pid: session.pid,
     running: session.running,
     exit_code: session.exit_code,

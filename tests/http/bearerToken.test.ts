@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { statSync, writeFileSync } from "node:fs";
+import { chmodSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureApiToken, isLoopbackAddress } from "../../src/http/token.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -69,21 +69,33 @@ describe("the token file", () => {
     expect(ensureApiToken(makeTempDir()).token).not.toBe(first.token);
   });
 
-  test("a file too short to be a real token is replaced, still 0600", () => {
+  test("a file of ours too short to be a real token is replaced, still 0600", () => {
     const dataDir = makeTempDir();
-    writeFileSync(join(dataDir, "token"), "short\n", { mode: 0o644 });
+    writeFileSync(join(dataDir, "token"), "short\n", { mode: 0o600 });
     const token = ensureApiToken(dataDir);
     expect(token.created).toBe(true);
     expect(token.token).not.toBe("short");
     expect(statSync(token.path).mode & 0o777).toBe(0o600);
   });
+
+  test("a token others could have written is refused with the reason", () => {
+    const readable = makeTempDir();
+    writeFileSync(join(readable, "token"), "planted-token-0123456789abcdef\n", { mode: 0o644 });
+    expect(() => ensureApiToken(readable)).toThrow(/mode 644, want 600/);
+    const shared = makeTempDir();
+    chmodSync(shared, 0o777);
+    expect(() => ensureApiToken(shared)).toThrow(/writable by other users \(mode 777\)/);
+    const linked = makeTempDir();
+    symlinkSync(join(readable, "token"), join(linked, "token"));
+    expect(() => ensureApiToken(linked)).toThrow(/is a symbolic link/);
+  });
 });
 
 describe("which binds count as loopback", () => {
-  test("127.0.0.0/8, ::1 and localhost do; anything else does not", () => {
-    for (const address of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"])
+  test("127.0.0.1, ::1 and localhost do; anything else, the rest of 127/8 included, does not", () => {
+    for (const address of ["127.0.0.1", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"])
       expect({ address, loopback: isLoopbackAddress(address) }).toEqual({ address, loopback: true });
-    for (const address of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.1", "128.0.0.1", "example.com"])
+    for (const address of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.1", "128.0.0.1", "127.0.0.2", "127.1.2.3", "example.com"])
       expect({ address, loopback: isLoopbackAddress(address) }).toEqual({ address, loopback: false });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { chooseEviction } from "../../src/pty/evictionPolicy.ts";
-import { childEnv, clampYield, EXEC_YIELD, resolveShell, shellArgv, STDIN_YIELD } from "../../src/pty/spawnRequest.ts";
+import { childEnv, clampYield, EXEC_YIELD, looksSecret, resolveShell, shellArgv, STDIN_YIELD } from "../../src/pty/spawnRequest.ts";
 import { stripAnsi } from "../../src/pty/stripAnsi.ts";
 import { decodeWaitStatus } from "../../src/pty/waitStatus.ts";
 
@@ -67,12 +67,43 @@ describe("spawn request", () => {
       AGENTD_TOKEN: "t",
       DB_PASSWORD: "p",
       AGENTD_SUPERVISOR_PID: "7",
-      TOKENIZER: "keep",
+      LANG: "C.UTF-8",
+      PWD: "/srv",
+      OLDPWD: "/",
+      LLM_UPSTREAM: "named-by-the-config",
     };
-    const env = childEnv(inherited, { GITHUB_TOKEN: "given-by-caller" }, { pass: ["DB_PASSWORD"] });
-    expect(env).toMatchObject({ PATH: "/bin", TOKENIZER: "keep", DB_PASSWORD: "p", GITHUB_TOKEN: "given-by-caller" });
-    for (const hidden of ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID"])
+    const env = childEnv(inherited, { GITHUB_TOKEN: "given-by-caller" }, { pass: ["DB_PASSWORD"], withheld: ["LLM_UPSTREAM"] });
+    expect(env).toMatchObject({
+      PATH: "/bin",
+      LANG: "C.UTF-8",
+      PWD: "/srv",
+      OLDPWD: "/",
+      DB_PASSWORD: "p",
+      GITHUB_TOKEN: "given-by-caller",
+    });
+    for (const hidden of ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AGENTD_TOKEN", "AGENTD_SUPERVISOR_PID", "LLM_UPSTREAM"])
       expect(env).not.toHaveProperty(hidden);
+  });
+
+  test("secret-looking names are matched broadly, PATH and PWD are not", () => {
+    const secret = [
+      "PGPASSWORD",
+      "MYSQL_PWD",
+      "DATABASE_URL",
+      "GITHUB_PAT",
+      "SLACK_WEBHOOK_URL",
+      "SENTRY_DSN",
+      "LLM_PROVIDER_CRED",
+      "SSH_AUTH_SOCK",
+      "HTTP_COOKIE",
+      "RAILS_SESSION_KEY",
+      "NPM_TOKEN",
+      "STRIPE_SECRET",
+      "GPG_PRIVATE",
+    ];
+    const plain = ["PATH", "PWD", "OLDPWD", "HOME", "LANG", "TERM", "SHELL", "USER", "PATCH_LEVEL", "PAGER"];
+    for (const name of secret) expect([name, looksSecret(name)]).toEqual([name, true]);
+    for (const name of plain) expect([name, looksSecret(name)]).toEqual([name, false]);
   });
 
   test("yield times are clamped, with defaults", () => {

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { UsageError, type Command } from "../command.ts";
+import { writeOwnText } from "../terminalOutput.ts";
 import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonError, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
 
 // Opening a hop can include uploading ~100 MB over a slow link.
@@ -94,7 +95,7 @@ async function followProgress(body: ReadableStream<Uint8Array>, json: boolean): 
       const data = JSON.parse(event.data) as Record<string, unknown>;
       if (event.event === "progress") {
         if (data.step === "upload" && typeof data.bytes === "number" && typeof data.total === "number") {
-          process.stderr.write(renderer.render({ bytes: data.bytes, total: data.total, elapsedMs: Number(data.elapsed_ms ?? 0) }));
+          writeOwnText(process.stderr, renderer.render({ bytes: data.bytes, total: data.total, elapsedMs: Number(data.elapsed_ms ?? 0) }));
         } else if (data.step !== lastStep || data.step === "start") {
           process.stderr.write(`${data.message}\n`);
         }

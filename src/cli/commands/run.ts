@@ -49,7 +49,8 @@ async function consume(
 }
 
 async function askDecisions(target: DaemonTarget, approvals: PendingApproval[]): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // No line editing: its cursor sequences would pass the output guard as text; the terminal echoes input itself.
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
   try {
     for (const approval of approvals) {
       let decision = parseApprovalAnswer(await rl.question(approvalQuestion(approval)));

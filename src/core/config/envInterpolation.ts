@@ -11,18 +11,22 @@ export function interpolateEnv(
   env: Record<string, string | undefined>,
   fail: ErrorFactory,
   path: (string | number)[] = [],
+  onReference: (name: string) => void = () => {},
 ): unknown {
   if (typeof value === "string") {
     return value.replace(ENV_REFERENCE, (_match, name: string) => {
+      onReference(name);
       const resolved = env[name];
       if (resolved === undefined || resolved === "")
         throw fail(path, `environment variable ${name} is not set (referenced as {env:${name}})`);
       return resolved;
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, fail, [...path, index]));
+  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, fail, [...path, index], onReference));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, fail, [...path, key])]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, fail, [...path, key], onReference)]),
+    );
   }
   return value;
 }

@@ -19,6 +19,8 @@ export interface LoadedConfig {
   path?: string;
   /** Things the status page should tell the operator (e.g. no provider configured). */
   notes: string[];
+  /** Environment variables the config took values from (`{env:NAME}`, the default provider's key). */
+  envReferences: string[];
 }
 
 /** Candidate files in DESIGN.md's order: --config, AGENTD_CONFIG, ./agentd.jsonc, ~/.config/agentd/agentd.jsonc. */
@@ -47,17 +49,19 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
       throw new ConfigError(`Cannot read the config file ${path}: ${(error as Error).message}`);
     }
   }
-  const config = parseConfig(text, { file: path ?? "agentd.jsonc", env });
+  const references = new Set<string>();
+  const config = parseConfig(text, { file: path ?? "agentd.jsonc", env, onEnvReference: (name) => references.add(name) });
   const notes: string[] = [];
   if (config.providers.length === 0) {
     if (env.OPENAI_API_KEY) {
+      references.add("OPENAI_API_KEY");
       config.providers.push(defaultOpenAiProvider(env.OPENAI_API_KEY, env.OPENAI_BASE_URL));
       notes.push("Using a default OpenAI provider from OPENAI_API_KEY.");
     } else {
       notes.push('No provider is configured: add one under "providers" in agentd.jsonc, or set OPENAI_API_KEY.');
     }
   }
-  return { config, path: path ? resolve(path) : undefined, notes };
+  return { config, path: path ? resolve(path) : undefined, notes, envReferences: [...references] };
 }
 
 function defaultOpenAiProvider(apiKey: string, baseUrl: string | undefined): AgentdConfig["providers"][number] {

@@ -10,6 +10,8 @@ export interface ParseConfigOptions {
   /** Name shown in messages (the file's path as the user gave it). */
   file: string;
   env: Record<string, string | undefined>;
+  /** Told each variable a `{env:NAME}` reads: those hold secrets the daemon's children must not see. */
+  onEnvReference?: (name: string) => void;
 }
 
 /** Parses and validates agentd.jsonc text. Pure: the caller reads the file and the environment. */
@@ -27,10 +29,16 @@ export function parseConfig(text: string, options: ParseConfigOptions): AgentdCo
       path: formatPath(duplicate.path),
     });
 
-  const raw = interpolateEnv(nodeValue(root), options.env, (path, reason) => {
-    const node = root ? findNodeAtLocation(root, path as (string | number)[]) : undefined;
-    return new ConfigError(reason, { location: locate(node?.offset ?? 0), path: formatPath(path) });
-  });
+  const raw = interpolateEnv(
+    nodeValue(root),
+    options.env,
+    (path, reason) => {
+      const node = root ? findNodeAtLocation(root, path as (string | number)[]) : undefined;
+      return new ConfigError(reason, { location: locate(node?.offset ?? 0), path: formatPath(path) });
+    },
+    [],
+    options.onEnvReference,
+  );
   const result = configSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

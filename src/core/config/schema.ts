@@ -23,6 +23,10 @@ const serverSchema = z
     drain_timeout_ms: z.number().int().min(0).default(10_000),
     /** Require the bearer token on a loopback bind too (beyond loopback it always is). */
     require_token: z.boolean().default(false),
+    /** Seconds a connection may stay idle between requests; open streams and running requests are exempt. */
+    idle_timeout_s: z.number().int().min(1).max(255).default(30),
+    /** Open connections one client address may hold; requests beyond get 503 (the token's holder never). */
+    max_connections_per_client: z.number().int().min(1).default(512),
   })
   .prefault({});
 

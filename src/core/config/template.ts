@@ -13,6 +13,10 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
     "body_limit_bytes": 10485760,
     // How long a graceful stop waits for in-flight requests.
     "drain_timeout_ms": 10000,
+    // Idle connections close after this many seconds (open streams and running requests do not).
+    "idle_timeout_s": 30,
+    // One client address may hold this many connections; beyond, 503 (never for the token's holder).
+    "max_connections_per_client": 512,
   },
 
   "log": {

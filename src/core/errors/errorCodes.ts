@@ -12,10 +12,12 @@ export const ERROR_CODES = {
   forbidden: { status: 403 },
   csrf_rejected: { status: 403 },
   not_found: { status: 404 },
+  request_timeout: { status: 408 },
   body_too_large: { status: 413 },
   bad_host: { status: 421 },
   http_error: { status: 500, relayed: true },
   internal_error: { status: 500 },
+  too_many_connections: { status: 503 },
   disk_full: { status: 507 },
 
   // Core.
@@ -23,6 +25,7 @@ export const ERROR_CODES = {
   store_error: { status: 500 },
   store_corrupt: { status: 500 },
   lock_error: { status: 500 },
+  token_untrusted: { status: 500 },
   duplicate_tool: { status: 500 },
 
   // Proxy.
@@ -50,6 +53,7 @@ export const ERROR_CODES = {
   pty_io_error: { status: 500 },
   pty_unsupported: { status: 501 },
   pty_closed: { status: 503 },
+  pty_slots_busy: { status: 503 },
 
   // Files.
   file_is_directory: { status: 400 },

@@ -5,3 +5,5 @@ export { runInBackground } from "./background.ts";
 export type { BackgroundTask } from "./background.ts";
 export { installProcessErrorHandlers } from "./processErrorHandlers.ts";
 export { failureCount } from "./failureCounters.ts";
+export { hardenProcess, withUmask, OPERATOR_UMASK_ENV } from "./processHardening.ts";
+export type { Hardening } from "./processHardening.ts";

@@ -6,6 +6,7 @@ import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
 import { readObjectBody, readValidatedBody } from "../../http/requestBody.ts";
+import { queryInt } from "../../http/queryNumber.ts";
 
 const STATES = ["open", "acknowledged", "resolved", "unresolved"] as const;
 
@@ -17,11 +18,7 @@ function incidentId(text: string): number {
 }
 
 function boundedInt(text: string | undefined, fallback: number, max: number, name: string): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0 || value > max)
-    throw new AgentdError("invalid_query", `Cannot use "${text}" as ${name}: expected an integer from 0 to ${max}`, { param: name });
-  return value;
+  return queryInt(text, { name, fallback, max });
 }
 
 /** `{target, duration_ms | duration_s, reason?}`; the store refuses an empty target or a duration ≤ 0. */

@@ -30,6 +30,8 @@ describe("parseConfig: valid files", () => {
       port: 8080,
       body_limit_bytes: 10 * 1024 * 1024,
       drain_timeout_ms: 10_000,
+      idle_timeout_s: 30,
+      max_connections_per_client: 512,
       require_token: false,
     });
     expect(config.log.level).toBe("debug");

@@ -1,0 +1,52 @@
+import { dlopen } from "bun:ffi";
+
+const PR_SET_DUMPABLE = 4;
+const LIBC_CANDIDATES = ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
+/** Carries the operator's umask from the supervisor to the worker, whose own is already 077. */
+export const OPERATOR_UMASK_ENV = "AGENTD_OPERATOR_UMASK";
+
+export interface Hardening {
+  /** The umask agentd was started with: the commands the agent runs get it back. */
+  operatorUmask: number;
+  /** Why the process could not be made undumpable, if it could not. */
+  problem?: string;
+}
+
+/**
+ * Run first in both agentd processes. Not dumpable: a command the agent runs as the same user can
+ * no longer read /proc/<agentd>/environ or mem (nor ptrace it), where the provider keys live. Umask
+ * 077: every file agentd creates (store, WAL, logs, sidecars, token, tool output) is its user's alone.
+ */
+export function hardenProcess(env: Readonly<Record<string, string | undefined>> = process.env): Hardening {
+  const inherited = process.umask(0o077);
+  const passed = env[OPERATOR_UMASK_ENV];
+  const operatorUmask = passed !== undefined && /^[0-7]{1,4}$/.test(passed) ? Number.parseInt(passed, 8) : inherited;
+  return { operatorUmask, problem: setNotDumpable() };
+}
+
+function setNotDumpable(): string | undefined {
+  let lastError = "no libc found";
+  for (const name of LIBC_CANDIDATES) {
+    try {
+      const libc = dlopen(name, { prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } });
+      try {
+        return libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) === 0 ? undefined : "prctl(PR_SET_DUMPABLE, 0) failed";
+      } finally {
+        libc.close();
+      }
+    } catch (error) {
+      lastError = (error as Error).message;
+    }
+  }
+  return `cannot load libc for prctl: ${lastError}`;
+}
+
+/** Runs `spawn` with the operator's umask, so files the agent's commands create get the modes the operator expects. */
+export function withUmask<T>(mask: number, spawn: () => T): T {
+  const own = process.umask(mask);
+  try {
+    return spawn();
+  } finally {
+    process.umask(own);
+  }
+}

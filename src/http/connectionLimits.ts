@@ -1,0 +1,55 @@
+import type { Server } from "bun";
+import { timingSafeEqual } from "node:crypto";
+import { AgentdError, errorBody } from "../core/errors/index.ts";
+import type { ClientConnections } from "./clientConnections.ts";
+
+export interface ConnectionLimits {
+  /** Seconds a connection may stay silent between requests (and a handler that is not streaming). */
+  idleTimeoutS: number;
+  /** Open connections one client address may hold; beyond, its requests are refused and the socket closed. */
+  maxPerClient: number;
+  connections: ClientConnections;
+  /** A request carrying it is the operator's: never refused for its address's connections. */
+  token?: string;
+}
+
+type Fetch = (request: Request, server: Server<undefined>) => Response | Promise<Response>;
+
+function carriesToken(request: Request, token: string | undefined): boolean {
+  if (!token) return false;
+  const header = request.headers.get("authorization") ?? "";
+  if (!header.toLowerCase().startsWith("bearer ")) return false;
+  const given = Buffer.from(header.slice(7).trim());
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Wraps the app's fetch with the connection rules Bun.serve lacks. Idle connections close after
+ * `idleTimeoutS` (Bun.serve's idleTimeout; a connection that never sends its headers closes after
+ * uWS's own 10 s). A request in progress is exempt while its handler works (a model call may take
+ * minutes) and while a stream (SSE) is open; the timeout comes back when the answer is handed over
+ * or the stream ends. A client address holding more than `maxPerClient` connections gets 503 and
+ * `Connection: close`, fast, so one client cannot take every descriptor.
+ */
+export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fetch {
+  return async (request, server) => {
+    const address = server.requestIP(request)?.address;
+    if (address && limits.connections.count(address) > limits.maxPerClient && !carriesToken(request, limits.token)) {
+      const error = new AgentdError(
+        "too_many_connections",
+        `This client holds more than ${limits.maxPerClient} connections to agentd; close idle ones and try again`,
+      );
+      return Response.json(errorBody(error), { status: error.status, headers: { connection: "close", "retry-after": "1" } });
+    }
+    server.timeout(request, 0);
+    const response = await fetch(request, server);
+    const restore = () => server.timeout(request, limits.idleTimeoutS);
+    if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      restore();
+      return response;
+    }
+    const body = response.body.pipeThrough(new TransformStream({ flush: restore }));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
