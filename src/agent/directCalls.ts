@@ -210,7 +210,8 @@ export class DirectCalls {
       await this.#judgeAndRun(sessionId, turnId, record, waiter?.request);
     } catch (error) {
       this.deps.logger.warn("mcp.call_failed", { session: sessionId, turn: turnId, error });
-      this.#answerUnrun(sessionId, turnId, record, "error", { code: "call_failed", message: errorMessage(error) });
+      const code = error instanceof AgentdError ? error.code : "call_failed";
+      this.#answerUnrun(sessionId, turnId, record, "error", { code, message: errorMessage(error) });
     }
     if (this.deps.toolCalls.get(record.id).status === "finished") this.#finishTurn(sessionId, turnId, "stop", record.id);
   }
@@ -227,17 +228,19 @@ export class DirectCalls {
     const parsed = parseToolArguments(tool, rest);
     if (!parsed.ok) return this.#answerUnrun(sessionId, turnId, record, "error", parsed.error);
     const command = commandLineOf(tool, parsed.args);
+    const signal = request ? AbortSignal.any([request.signal, this.#closing.signal]) : this.#closing.signal;
+    // An unknown hop is an error at once, not a question for the operator.
+    const resolved = record.status === "awaiting_approval" ? undefined : await this.#target(target, sessionId, signal);
     const judged = this.#verdict(session, record, tool, command, target);
     if (judged.verdict === "deny")
       return this.#answerUnrun(sessionId, turnId, record, "denied", { code: "denied", message: deniedMessage(tool, judged.reason) });
     if (judged.verdict === "ask") return this.#ask(session, turnId, record, tool, parsed.raw, command, judged, target, request);
-    const signal = request ? AbortSignal.any([request.signal, this.#closing.signal]) : this.#closing.signal;
     if (signal.aborted)
       return this.#answerUnrun(sessionId, turnId, record, "cancelled", {
         code: "cancelled",
         message: "The call was cancelled before it ran",
       });
-    const resolved = await this.#target(target, sessionId, signal);
+    const runOn = resolved ?? (await this.#target(target, sessionId, signal));
     const result = await runToolCall(
       {
         recordId: record.id,
@@ -246,7 +249,7 @@ export class DirectCalls {
         tool,
         args: parsed.args,
         shownArgs: redactSecrets(parsed.raw),
-        target: request?.wrapTarget ? request.wrapTarget(resolved) : resolved,
+        target: request?.wrapTarget ? request.wrapTarget(runOn) : runOn,
         signal,
       },
       {
