@@ -17,50 +17,9 @@ import { argumentsByCallId, parseToolArguments, type ToolErrorBody } from "./too
 import type { ToolCatalog } from "./toolCatalog.ts";
 import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
 import { clipToolResult } from "./toolResultText.ts";
+import { resolveCallTarget, splitTarget } from "./directCallTarget.ts";
+import { CallNotFoundError, type DirectCallAnswer, type DirectCallRequest, UnknownToolError, type Waiter } from "./directCallTypes.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
-
-/** A call an MCP client makes itself: no model, the same policy, approvals, runner and records. */
-export interface DirectCallRequest {
-  sessionId: string;
-  tool: string;
-  /** The client's arguments; for a host-bound tool, `target` ("local" or a hop's name) is taken off first. */
-  args: Record<string, unknown>;
-  /** Aborting it cancels the call: a pending approval is cancelled, a running tool is told to stop. */
-  signal: AbortSignal;
-  /** Progress while the call waits for a decision or runs. */
-  progress(message: string, fields?: Record<string, unknown>): void;
-  /** Wraps the target the call runs on (MCP stops a cancelled command's process group through it). */
-  wrapTarget?: (target: ToolTarget) => ToolTarget;
-}
-
-export interface DirectCallAnswer {
-  call_id: string;
-  tool: string;
-  status: ToolCallRecord["status"];
-  outcome: ToolCallOutcome | null;
-  /** The result, or `{"error": …}`, as the agent's model would read it (clipped). Set once finished. */
-  content?: string;
-  approval_id: string | null;
-}
-
-interface Waiter {
-  request?: DirectCallRequest;
-  listeners: Set<(answer: DirectCallAnswer) => void>;
-  /** Stops the progress ticks of a wait for a decision. */
-  stopWaiting?: () => void;
-}
-
-class UnknownToolError extends AgentdError {
-  constructor(name: string, known: Iterable<string>) {
-    super("unknown_tool", `There is no tool named ${name}; available: ${[...known].join(", ")}`);
-  }
-}
-
-class CallNotFoundError extends AgentdError {
-  constructor(callId: string) {
-    super("call_not_found", `No call with id ${callId}`);
-  }
-}
 
 export interface DirectCallsDeps {
   sessions: SessionStore;
@@ -230,7 +189,10 @@ export class DirectCalls {
     const command = commandLineOf(tool, parsed.args);
     const signal = request ? AbortSignal.any([request.signal, this.#closing.signal]) : this.#closing.signal;
     // An unknown hop is an error at once, not a question for the operator.
-    const resolved = record.status === "awaiting_approval" ? undefined : await this.#target(target, sessionId, signal);
+    const resolved =
+      record.status === "awaiting_approval"
+        ? undefined
+        : await resolveCallTarget(this.deps.catalog, this.deps.local, target, sessionId, signal);
     const judged = this.#verdict(session, record, tool, command, target);
     if (judged.verdict === "deny")
       return this.#answerUnrun(sessionId, turnId, record, "denied", { code: "denied", message: deniedMessage(tool, judged.reason) });
@@ -240,7 +202,7 @@ export class DirectCalls {
         code: "cancelled",
         message: "The call was cancelled before it ran",
       });
-    const runOn = resolved ?? (await this.#target(target, sessionId, signal));
+    const runOn = resolved ?? (await resolveCallTarget(this.deps.catalog, this.deps.local, target, sessionId, signal));
     const result = await runToolCall(
       {
         recordId: record.id,
@@ -353,27 +315,6 @@ export class DirectCalls {
     if (waiter) waiter.stopWaiting = stop;
   }
 
-  async #target(name: string, sessionId: string, signal: AbortSignal): Promise<ToolTarget> {
-    if (name === LOCAL_TARGET) return this.deps.local;
-    const hop = this.deps.catalog.byName.get("hop");
-    if (!hop) throw new AgentdError("target_not_connected", `No hops in this agentd; ${name} cannot be reached`);
-    // The hop tool checks the hop is open and gives its target, as it does when a session switches.
-    let found: ToolTarget | undefined;
-    await hop.execute(
-      { target: name },
-      {
-        signal,
-        sessionId,
-        progress: () => {},
-        switchTarget: (target) => {
-          if (target !== LOCAL_TARGET) found = target;
-        },
-      },
-    );
-    if (!found) throw new AgentdError("target_not_connected", `The hop ${name} is not connected`);
-    return found;
-  }
-
   #answerUnrun(sessionId: string, turnId: string, record: ToolCallRecord, outcome: ToolCallOutcome, error: ToolErrorBody): void {
     const current = this.deps.toolCalls.get(record.id);
     if (current.status === "finished") return;
@@ -460,18 +401,4 @@ export class DirectCalls {
           ),
     };
   }
-}
-
-/** Takes `target` off a host-bound tool's arguments (tools that are not host-bound always run here). */
-function splitTarget(tool: ToolDefinition, text: string): { target: string; rest: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { target: LOCAL_TARGET, rest: text };
-  }
-  if (!tool.hostBound || !value || typeof value !== "object" || Array.isArray(value) || !("target" in value))
-    return { target: LOCAL_TARGET, rest: text };
-  const { target, ...rest } = value as Record<string, unknown>;
-  return { target: typeof target === "string" && target !== "" ? target : LOCAL_TARGET, rest: JSON.stringify(rest) };
 }
