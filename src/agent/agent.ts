@@ -20,6 +20,7 @@ import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tool
 import { LocalToolTarget } from "./toolTarget.ts";
 import { createServiceTools } from "./serviceTools.ts";
 import { TurnEngine } from "./turnEngine.ts";
+import { DirectCalls } from "./directCalls.ts";
 import { SessionChannels } from "./sessionChannels.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -52,6 +53,8 @@ export interface Agent {
   pendingApprovals(): ApprovalRecord[];
   /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
   decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
+  /** Tool calls MCP clients make directly, under the same policy, approvals and records. */
+  calls: DirectCalls;
   /** Cancels running turns cleanly and writes every sidecar record out; pending approvals stay. */
   close(): Promise<void>;
 }
@@ -72,7 +75,8 @@ export function createAgent(options: CreateAgentOptions): Agent {
     if (target !== LOCAL_TARGET) targets.set(name, target);
     sessions.setTarget(sessionId, name);
   };
-  targets.set(LOCAL_TARGET, new LocalToolTarget(catalog.byName, switchTarget));
+  const local = new LocalToolTarget(catalog.byName, switchTarget);
+  targets.set(LOCAL_TARGET, local);
   const debugDir = join(options.dataDir, "debug");
   const level = agentConfig.debug.level;
   const channels = new SessionChannels(
@@ -118,7 +122,25 @@ export function createAgent(options: CreateAgentOptions): Agent {
     logger,
   });
   engine.recoverInterrupted();
-  const approvalService = new ApprovalService({ approvals, sessions, events, engine, channels, logger });
+  const calls = new DirectCalls({
+    sessions,
+    events,
+    toolCalls,
+    approvals,
+    catalog,
+    local,
+    channels,
+    agent: agentConfig,
+    approvalsConfig,
+    logger,
+  });
+  // A decided approval continues what paused: the agent's turn, or a client's direct call.
+  const resumer = {
+    isRunning: (sessionId: string) => engine.isRunning(sessionId) || calls.isRunning(sessionId),
+    resume: (sessionId: string, turnId: string) =>
+      calls.isDirect(sessionId) ? calls.resume(sessionId, turnId) : engine.resume(sessionId, turnId),
+  };
+  const approvalService = new ApprovalService({ approvals, sessions, events, engine: resumer, channels, logger });
   const routes = agentRoutes({
     sessions,
     events,
@@ -141,8 +163,9 @@ export function createAgent(options: CreateAgentOptions): Agent {
     }),
     pendingApprovals: () => approvals.pending(),
     decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
+    calls,
     close: async () => {
-      await engine.cancelAll("agentd is stopping");
+      await Promise.all([calls.close(), engine.cancelAll("agentd is stopping")]);
       await channels.closeAll();
     },
   };

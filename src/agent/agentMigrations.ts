@@ -91,4 +91,14 @@ export const agentMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 210,
+    name: "agent_session_kind",
+    // "mcp": a session whose calls come from an MCP client (named in client) instead of the agent's model.
+    sql: `
+      ALTER TABLE agent_sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent' CHECK (kind IN ('agent', 'mcp'));
+      ALTER TABLE agent_sessions ADD COLUMN client TEXT;
+      CREATE INDEX agent_tool_calls_call_id ON agent_tool_calls (call_id);
+    `,
+  },
 ];

@@ -33,7 +33,8 @@ export class ApprovalService {
       approvals: ApprovalStore;
       sessions: SessionStore;
       events: SessionEvents;
-      engine: TurnEngine;
+      /** The turn engine, or what continues a paused turn of any session kind. */
+      engine: Pick<TurnEngine, "isRunning" | "resume">;
       channels: SessionChannels;
       logger: Logger;
     },

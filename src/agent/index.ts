@@ -17,3 +17,5 @@ export type { DecisionResult } from "./approvalService.ts";
 export type { SessionRecord, SessionState } from "./sessionStore.ts";
 export { parseSidecar, readableSidecar } from "./sidecarRecord.ts";
 export type { SidecarRecord } from "./sidecarRecord.ts";
+export { DirectCalls } from "./directCalls.ts";
+export type { DirectCallAnswer, DirectCallRequest } from "./directCallTypes.ts";

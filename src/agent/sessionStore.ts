@@ -4,6 +4,8 @@ import type { PolicyValue } from "../core/config/sections/approvalsConfig.ts";
 import { newId } from "./agentIds.ts";
 
 export type SessionState = "idle" | "running" | "awaiting_approval";
+/** "agent": turns of the agent's model; "mcp": tool calls an MCP client makes directly. */
+export type SessionKind = "agent" | "mcp";
 
 export interface SessionRecord {
   id: string;
@@ -14,6 +16,9 @@ export interface SessionRecord {
   policy: Partial<Record<string, PolicyValue>>;
   title: string | null;
   state: SessionState;
+  kind: SessionKind;
+  /** Who drives an MCP session: the client's name and version from its initialize. */
+  client: string | null;
 }
 
 export interface TurnRecord {
@@ -50,12 +55,31 @@ type SessionRow = Omit<SessionRecord, "policy"> & { policy: string };
 export class SessionStore {
   constructor(private readonly db: Database) {}
 
-  create(input: { model: string; target: string; policy: SessionRecord["policy"] }): SessionRecord {
+  create(input: {
+    model: string;
+    target: string;
+    policy: SessionRecord["policy"];
+    kind?: SessionKind;
+    client?: string;
+    title?: string;
+  }): SessionRecord {
     const now = Date.now();
     const id = newId("ses");
     this.db
-      .query("INSERT INTO agent_sessions (id, created_at, updated_at, model, target, policy) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(id, now, now, input.model, input.target, JSON.stringify(input.policy));
+      .query(
+        "INSERT INTO agent_sessions (id, created_at, updated_at, model, target, policy, kind, client, title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        id,
+        now,
+        now,
+        input.model,
+        input.target,
+        JSON.stringify(input.policy),
+        input.kind ?? "agent",
+        input.client ?? null,
+        input.title ?? null,
+      );
     return this.get(id);
   }
 

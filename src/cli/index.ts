@@ -17,6 +17,7 @@ const COMMANDS: CommandEntry[] = [
   { path: ["providers"], load: async () => (await import("./commands/providers.ts")).providersCommand },
   { path: ["run"], load: async () => (await import("./commands/run.ts")).runCommand },
   { path: ["approve"], load: async () => (await import("./commands/approve.ts")).approveCommand },
+  { path: ["mcp"], load: async () => (await import("./commands/mcp.ts")).mcpCommand },
   { path: ["debug"], load: async () => (await import("./commands/debug.ts")).debugCommand },
   { path: ["hop"], load: async () => (await import("./commands/hop.ts")).hopCommand },
   { path: ["hops"], load: async () => (await import("./commands/hops.ts")).hopsCommand },

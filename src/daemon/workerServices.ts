@@ -6,6 +6,7 @@ import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { createFilesCapability } from "../files/index.ts";
 import { createHopCapability, runningBinaryPath } from "../hop/index.ts";
+import { createMcpCapability } from "../mcp/index.ts";
 import { createProxyCapability } from "../proxy/index.ts";
 import { createPtyCapability, type PtyCapability } from "../pty/index.ts";
 import type { StatusSources } from "../status/statusSource.ts";
@@ -88,6 +89,14 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
           ),
       }),
     );
+    // MCP serves the agent's tools through the agent's approvals and records, so it comes after it.
+    stack.start(() =>
+      createMcpCapability({
+        calls: agent.agent.calls,
+        status: () => localJson(options, "/status"),
+        logger: logger.child("mcp"),
+      }),
+    );
     const statusSources: WorkerServices["statusSources"] = {
       incidents: watchdog.incidents,
       providers: config.providers.length ? () => proxy.status().map(providerRow) : undefined,
@@ -116,4 +125,12 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     metricsText: capabilities.flatMap((capability) => (capability.metricsText ? [capability.metricsText] : [])),
     close: () => stack.close(),
   };
+}
+
+/** A JSON answer of the worker's own app (the status snapshot MCP serves), without a socket. */
+async function localJson(options: WorkerServicesOptions, path: string): Promise<unknown> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (options.localApiKey) headers.authorization = `Bearer ${options.localApiKey}`;
+  const response = await options.localFetch(new Request(`http://127.0.0.1${path}`, { headers }));
+  return response.json();
 }

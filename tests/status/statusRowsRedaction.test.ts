@@ -19,6 +19,8 @@ describe("rows the status page shows go through the redactor", () => {
     expect(pty.command).toBe('curl -H "Authorization: Bearer [redacted]" https://api.example');
     const session = sessionRow({
       id: "s1",
+      kind: "agent",
+      client: null,
       created_at: 0,
       updated_at: 0,
       model: "m",

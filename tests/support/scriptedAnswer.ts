@@ -6,7 +6,7 @@ export interface ScriptedAnswer {
   text: string;
   /** The text as streamed, piece by piece. */
   pieces: string[];
-  calls: { id: string; name: string; arguments: string }[];
+  calls: { id: string; name: string; arguments: string; namespace?: string }[];
   reasoning?: string;
   reasoningField: "reasoning_content" | "reasoning";
   usage: { prompt_tokens: number; completion_tokens: number };

@@ -24,7 +24,15 @@ function reasoningItem(a: ScriptedAnswer, text: string) {
 }
 
 function callItem(call: ScriptedAnswer["calls"][number]) {
-  return { type: "function_call", id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: call.arguments, status: "completed" };
+  return {
+    type: "function_call",
+    id: `fc_${call.id}`,
+    call_id: call.id,
+    name: call.name,
+    ...(call.namespace ? { namespace: call.namespace } : {}),
+    arguments: call.arguments,
+    status: "completed",
+  };
 }
 
 export function responsesObject(a: Pick<ScriptedAnswer, "seq" | "model" | "usage">, output: unknown[], state = "completed") {

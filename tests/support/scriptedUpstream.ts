@@ -33,6 +33,8 @@ export interface ToolCallScript {
   name: string;
   /** The arguments JSON text, as the model would write it. */
   arguments: string;
+  /** Responses only: the tool namespace the call names (Codex serves MCP tools as namespace "mcp__<server>"). */
+  namespace?: string;
 }
 
 /** A normal answer: text (split into `chunks` when streamed) and/or tool calls. */
@@ -300,7 +302,12 @@ function resolve(reply: AnswerReply, ctx: ReplyContext): ScriptedAnswer {
     model: ctx.model,
     text: reply.text ?? reply.chunks?.join("") ?? "",
     pieces: reply.chunks ?? (reply.text ? [reply.text] : []),
-    calls: (reply.toolCalls ?? []).map((call, i) => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments })),
+    calls: (reply.toolCalls ?? []).map((call, i) => ({
+      id: call.id ?? `call_${i + 1}`,
+      name: call.name,
+      arguments: call.arguments,
+      ...(call.namespace ? { namespace: call.namespace } : {}),
+    })),
     reasoning: reply.reasoning,
     reasoningField: reply.reasoningField ?? "reasoning_content",
     usage: reply.usage ?? { prompt_tokens: 5, completion_tokens: 3 },

@@ -1,0 +1,2 @@
+export { createMcpCapability } from "./mcpCapability.ts";
+export type { McpCapabilityOptions } from "./mcpCapability.ts";

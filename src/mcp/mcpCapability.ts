@@ -1,0 +1,48 @@
+import type { DirectCalls } from "../agent/index.ts";
+import type { Capability } from "../core/capability.ts";
+import type { Logger } from "../core/log/index.ts";
+import { renderPrometheus } from "../core/metrics/index.ts";
+import { createMcpRoutes } from "./mcpRoutes.ts";
+import { servedTools } from "./toolListing.ts";
+
+export interface McpCapabilityOptions {
+  /** The agent's direct calls: its policy, approvals, runner and records. */
+  calls: DirectCalls;
+  /** The status snapshot (the status page's JSON). */
+  status(): Promise<unknown>;
+  logger: Logger;
+  /** MCP sessions with no request for this long are closed; default 30 minutes. */
+  idleMs?: number;
+}
+
+/** The MCP server: agentd's tools, under its approvals and records, for any MCP client at /mcp. */
+export function createMcpCapability(options: McpCapabilityOptions): Capability {
+  const tools = servedTools(options.calls.tools);
+  const routes = createMcpRoutes({
+    calls: options.calls,
+    tools,
+    status: options.status,
+    logger: options.logger,
+    idleMs: options.idleMs ?? 30 * 60_000,
+  });
+  return {
+    name: "mcp",
+    routes: [{ path: "/mcp", app: routes.app }],
+    metricsText: () =>
+      renderPrometheus([
+        {
+          name: "agentd_mcp_tool_calls_total",
+          help: "Tool calls MCP clients made, by tool and outcome (finished calls on record).",
+          type: "counter",
+          samples: options.calls.outcomeCounts().map((row) => ({ labels: { tool: row.tool, outcome: row.outcome }, value: row.n })),
+        },
+        {
+          name: "agentd_mcp_sessions",
+          help: "Open MCP sessions over Streamable HTTP.",
+          type: "gauge",
+          samples: [{ value: routes.size() }],
+        },
+      ]),
+    close: () => routes.close(),
+  };
+}

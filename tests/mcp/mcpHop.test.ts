@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ensureBinary } from "../support/binary.ts";
+import { startSshd, type TestSshd } from "../support/sshd.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { api, startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
+import { connectClient, resultText, type ConnectedClient } from "./mcpClient.ts";
+
+// An MCP call with target = a hop runs on the hop: ./agentd opens a hop to a real sshd (this
+// machine under another HOME), and the SDK's client runs exec_command and read_file there.
+// Aiming at a hop passes the hop scope too (ask by default), decided through /api/approvals.
+
+const REMOTE_NOTE = "only in the remote home\n";
+
+let sshd: TestSshd;
+let daemon: DaemonProcess;
+let remoteHome: string;
+let connected: ConnectedClient;
+
+async function stopRemoteAgentd(): Promise<void> {
+  const readyPath = join(remoteHome, ".agentd", "ready.json");
+  if (!existsSync(readyPath)) return;
+  const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { pid: number; supervisor_pid: number | null };
+  const pids = [ready.supervisor_pid, ready.pid].filter((pid): pid is number => typeof pid === "number" && isProcessAlive(pid));
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch (error) {
+      // The worker may exit between the check and the kill, once its supervisor got its SIGTERM.
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+  await waitFor("the remote agentd to stop", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 });
+}
+
+beforeAll(async () => {
+  await ensureBinary();
+  remoteHome = makeTempDir("agentd-mcphop-remote-");
+  writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE);
+  sshd = await startSshd({ env: { HOME: remoteHome } });
+  const local = makeTempDir("agentd-mcphop-local-");
+  const knownHosts = join(local, "known_hosts");
+  writeFileSync(knownHosts, `${sshd.knownHostsLine}\n`);
+  daemon = await startDaemon({
+    dataDir: local,
+    config: { hops: { known_hosts: knownHosts, identity_files: [sshd.clientKeyPath], use_agent: false } },
+  });
+  const response = await fetch(`${daemon.url}/api/hops`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ destination: `${sshd.user}@127.0.0.1:${sshd.port}`, name: "remote" }),
+    signal: AbortSignal.timeout(240_000),
+  });
+  expect(response.status).toBe(201);
+  connected = await connectClient("http", daemon.url);
+}, 300_000);
+
+afterAll(async () => {
+  await connected?.close();
+  await daemon?.stop();
+  if (remoteHome) await stopRemoteAgentd();
+  await sshd?.stop();
+  removeTempDirs();
+}, 120_000);
+
+describe("MCP calls aimed at a hop", () => {
+  test("exec_command with target runs on the hop after the hop scope is allowed; read_file follows", async () => {
+    const call = connected.client.callTool({
+      name: "exec_command",
+      arguments: { cmd: 'echo "$HOME" > "$HOME/.agentd/mcp-hop-marker"; echo "home is $HOME"', target: "remote" },
+    });
+    const approval = await waitFor(
+      "the hop approval",
+      async () =>
+        (await api<{ approvals: Array<{ id: string; scope: string; summary: string }> }>(daemon.url, "/api/approvals")).approvals.find(
+          (a) => a.summary.includes("mcp-hop-marker"),
+        ),
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    expect(approval.scope).toBe("hop");
+    expect(approval.summary).toEndWith("on remote");
+    // allow_session grants the hop scope to this MCP session: the next hop call does not ask.
+    await api(daemon.url, `/api/approvals/${approval.id}`, { body: { decision: "allow_session" } });
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(resultText(result)).toContain(`home is ${remoteHome}`);
+    expect(readFileSync(join(remoteHome, ".agentd", "mcp-hop-marker"), "utf8").trim()).toBe(remoteHome);
+
+    const read = await connected.client.callTool({ name: "read_file", arguments: { path: "remote-note.txt", target: "remote" } });
+    expect(resultText(read)).toContain(REMOTE_NOTE.trim());
+    const local = await connected.client.callTool({ name: "exec_command", arguments: { cmd: 'echo "home is $HOME"' } });
+    expect(resultText(local)).toContain(`home is ${homedir()}`);
+  }, 120_000);
+
+  test("a target that is not a connected hop is a tool error at once, not a question", async () => {
+    // A new MCP session: no hop grant from the test above.
+    const fresh = await connectClient("http", daemon.url);
+    try {
+      const result = await fresh.client.callTool({ name: "exec_command", arguments: { cmd: "true", target: "nowhere" } });
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toContain("No hop named nowhere");
+      const { approvals } = await api<{ approvals: Array<{ summary: string }> }>(daemon.url, "/api/approvals");
+      expect(approvals.filter((a) => a.summary.includes("nowhere"))).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
+});
