@@ -91,4 +91,11 @@ export const agentMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 201,
+    name: "agent_approval_request",
+    // What the approver must see unredacted while an approval is pending (command, workdir, task).
+    // It lives only in this row, in the 0700 data dir, and is cleared when the approval is decided.
+    sql: "ALTER TABLE agent_approvals ADD COLUMN request TEXT;",
+  },
 ];

@@ -10,6 +10,8 @@ export interface PolicyInput {
   rules: readonly CommandRule[];
   /** Scopes the user granted for the rest of the session (allow_session). */
   grants: ReadonlySet<string>;
+  /** Why the shell parser thinks the command could raise privileges (CommandJudge); any reason makes it `sudo`. */
+  escalation?: readonly string[];
 }
 
 export interface PolicyDecision {
@@ -22,7 +24,9 @@ export interface PolicyDecision {
 
 /** Decides whether a tool call may run now, needs the user, or is refused. Pure. */
 export function decideCallPolicy(input: PolicyInput): PolicyDecision {
-  const scope: ToolScope = input.command !== undefined && input.scope === "exec" && invokesSudo(input.command) ? "sudo" : input.scope;
+  const escalates =
+    input.scope === "exec" && ((input.escalation?.length ?? 0) > 0 || (input.command !== undefined && invokesSudo(input.command)));
+  const scope: ToolScope = escalates ? "sudo" : input.scope;
   if (input.command !== undefined) {
     const rule = input.rules.find((r) => matchesCommandGlob(r.match, input.command!));
     if (rule) return applyGrant(rule.action, scope, `rule:${rule.match}`, input.grants);

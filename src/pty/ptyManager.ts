@@ -26,11 +26,19 @@ import {
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
+import { gatedArgv } from "./noNewPrivs.ts";
+import { foregroundReader } from "./foregroundReader.ts";
+import type { InputReader } from "../core/tools/toolDefinition.ts";
 
 export interface PtyManagerOptions {
   dataDir: string;
   config: PtyConfig;
   logger?: Logger;
+}
+
+export interface ExecOptions {
+  /** Approved in the sudo scope: started without no_new_privs, so setuid programs work. */
+  privileged?: boolean;
 }
 
 interface ReadOptions {
@@ -52,6 +60,8 @@ export class PtyManager {
   private epoll: EpollLoop | undefined;
   private closing = false;
   private readonly groups: PtyGroupRegistry;
+  // Sessions started without no_new_privs: what is typed into them runs with raised privileges.
+  private readonly privileged = new Set<string>();
 
   constructor(options: PtyManagerOptions) {
     this.config = options.config;
@@ -67,7 +77,7 @@ export class PtyManager {
     runInBackground("pty.prune_output", () => this.outputStore.prune(), {}, this.log);
   }
 
-  async exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
+  async exec(args: ExecCommandArgs, signal?: AbortSignal, options: ExecOptions = {}): Promise<PtyCommandResult> {
     this.assertOpen();
     const started = performance.now();
     if (args.workdir !== undefined && !isDirectory(args.workdir)) {
@@ -85,7 +95,7 @@ export class PtyManager {
         id,
         cmd: args.cmd,
         spec: {
-          argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+          argv: gatedArgv(shellArgv(shell, args.login ?? this.config.login_shell, args.cmd), options.privileged ?? false),
           env: childEnv(process.env, args.env, { pass: this.config.pass_env }),
           cwd: args.workdir,
           cols: args.cols ?? DEFAULT_COLS,
@@ -101,13 +111,21 @@ export class PtyManager {
       throw error;
     }
     this.sessions.set(id, session);
+    if (options.privileged) this.privileged.add(id);
     try {
       reservation.commit(session.pid);
     } catch (error) {
       // The command runs: failing the call now would make a client run it again.
       this.log.error("pty.error", { op: "record_group", session_id: id, pid: session.pid, error });
     }
-    this.log.info("pty.open", { session_id: id, pid: session.pid, tty: session.ttyName, cmd: args.cmd, shell });
+    this.log.info("pty.open", {
+      session_id: id,
+      pid: session.pid,
+      tty: session.ttyName,
+      cmd: args.cmd,
+      shell,
+      no_new_privs: !options.privileged,
+    });
     const yieldMs = clampYield(args.yield_time_ms, EXEC_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
     return this.collect(session, args, started, warning);
@@ -128,6 +146,14 @@ export class PtyManager {
     const yieldMs = clampYield(args.yield_time_ms, STDIN_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
     return this.collect(session, args, started, warning);
+  }
+
+  /** Who reads what write_stdin types into a session: its terminal's foreground program; undefined when unknown. */
+  inputReader(sessionId: string): InputReader | undefined {
+    const session = this.sessions.get(sessionId);
+    if (!session?.running) return undefined;
+    const comm = foregroundReader(session.pid);
+    return comm === undefined ? undefined : { comm, privileged: this.privileged.has(sessionId) };
   }
 
   list(): PtySessionInfo[] {
@@ -250,6 +276,7 @@ export class PtyManager {
 
   /** A session nobody reads any more: its fds close and its group leaves the registry. */
   private release(session: PtySession): void {
+    this.privileged.delete(session.id);
     session.dispose();
     this.groups.remove(session.pid);
   }

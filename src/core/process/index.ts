@@ -5,3 +5,5 @@ export { runInBackground } from "./background.ts";
 export type { BackgroundTask } from "./background.ts";
 export { installProcessErrorHandlers } from "./processErrorHandlers.ts";
 export { failureCount } from "./failureCounters.ts";
+export { parseProcStat, readProcStat } from "./procStat.ts";
+export type { ProcStat } from "./procStat.ts";
