@@ -9,6 +9,8 @@ import { failureCount } from "../core/process/index.ts";
 import { faultMounts } from "./faultInjection.ts";
 import { VERSION } from "../core/version.ts";
 import { createApp } from "../http/app.ts";
+import { DECISION_PATHS } from "../http/agentPeerGuard.ts";
+import { privilegeGateProblem } from "../pty/index.ts";
 import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
@@ -74,6 +76,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       ...services.healthSources,
     },
   };
+  const gateProblem = privilegeGateProblem();
   const status = createStatusSource({
     ...services.statusSources,
     health: () => healthDocument(probes),
@@ -84,6 +87,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
       restarts,
       memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
+      ...(gateProblem ? { privilege_gate_problem: gateProblem } : {}),
     }),
   });
   const page = statusPageMounts(status, { requiredToken });
@@ -115,6 +119,8 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     ],
     metricsText: services.metricsText,
     mounts: [...page.mounts, ...services.mounts, ...faultMounts(process.env, options.logger)],
+    // The model must never decide its own approvals: not from a command it runs, not through the worker.
+    agentPeers: { paths: DECISION_PATHS, roots: [process.pid, ...(options.supervisorPid ? [options.supervisorPid] : [])] },
   });
   app = created.app;
   requestsTotal = () => created.requests.total;

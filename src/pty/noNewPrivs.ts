@@ -35,3 +35,12 @@ function isExecutable(path: string): boolean {
     return false;
   }
 }
+
+/** What keeps the kernel's privilege gate from holding on this host, in words for the log, doctor and the page; undefined when it holds. */
+export function privilegeGateProblem(): string | undefined {
+  if (runningAsRoot())
+    return "agentd runs as root: the commands the model runs are root already, so no approval can keep privileges from them; run agentd as a dedicated user with a sudoers rule";
+  if (!setprivPath())
+    return "setpriv (util-linux) was not found: commands start without no_new_privs, so only the text check asks before sudo and its kin";
+  return undefined;
+}

@@ -9,6 +9,8 @@ export interface WorkerInfo {
   uptime_s: number;
   restarts: number;
   memory_mb: number;
+  /** Set when the kernel's privilege gate cannot hold (agentd runs as root, or setpriv is missing): why. */
+  privilege_gate_problem?: string;
 }
 
 /**

@@ -30,7 +30,7 @@ describe("the shell text check", () => {
     ["./run.sh", ["run.sh"]],
     ["printf 'id\\n' > t.sh; . ./t.sh"],
     ["X=sudo; $X id"],
-    ["${X} id"],
+    ["$" + "{X} id"],
     ["command sudo id"],
     ["exec sudo id"],
     ["echo id | xargs sudo"],
