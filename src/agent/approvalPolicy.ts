@@ -10,7 +10,10 @@ export interface PolicyInput {
   rules: readonly CommandRule[];
   /** Scopes the user granted for the rest of the session (allow_session). */
   grants: ReadonlySet<string>;
-  /** Why the shell parser thinks the command could raise privileges (CommandJudge); any reason makes it `sudo`. */
+  /**
+   * Why the shell parser thinks the command could raise privileges (CommandJudge); any reason makes
+   * it `sudo`. Without it (no parser consulted) the plain text check decides.
+   */
   escalation?: readonly string[];
 }
 
@@ -25,7 +28,8 @@ export interface PolicyDecision {
 /** Decides whether a tool call may run now, needs the user, or is refused. Pure. */
 export function decideCallPolicy(input: PolicyInput): PolicyDecision {
   const escalates =
-    input.scope === "exec" && ((input.escalation?.length ?? 0) > 0 || (input.command !== undefined && invokesSudo(input.command)));
+    input.scope === "exec" &&
+    (input.escalation !== undefined ? input.escalation.length > 0 : input.command !== undefined && invokesSudo(input.command));
   const scope: ToolScope = escalates ? "sudo" : input.scope;
   if (input.command !== undefined) {
     const rule = input.rules.find((r) => matchesCommandGlob(r.match, input.command!));

@@ -29,7 +29,7 @@ export function callVerdict(
   tool: ToolDefinition,
   command: string | undefined,
   context: CallVerdictContext,
-  escalation: readonly string[] = [],
+  escalation?: readonly string[],
 ): CallVerdict {
   if (record.status === "awaiting_approval" && record.approval_id) {
     const approval = context.approvals.get(record.approval_id);

@@ -242,7 +242,7 @@ export class TurnEngine {
       }
       const command = commandLineOf(tool, parsed.args);
       // A call that already waited is judged by the user's answer; judging it again would re-read typed text.
-      const escalation = record.status === "awaiting_approval" ? [] : await this.#judge.judge(session.id, tool, parsed.args);
+      const escalation = record.status === "awaiting_approval" ? undefined : await this.#judge.judge(session.id, tool, parsed.args);
       const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext, escalation);
       if (waiting.length > 0 || verdict === "ask") {
         // Once one call waits, later calls wait too, so the model's order is kept.
@@ -264,7 +264,7 @@ export class TurnEngine {
             tool: tool.name,
             scope,
             reason,
-            ...(escalation.length > 0 ? { escalation: escalation.map((why) => redactText(why)) } : {}),
+            ...(escalation?.length ? { escalation: escalation.map((why) => redactText(why)) } : {}),
           });
         }
         waiting.push(record);

@@ -43,5 +43,7 @@ function peerOf(c: Parameters<MiddlewareHandler>[0], roots: readonly number[]): 
     return { agent: true, why: "served in-process, without a connection" };
   }
   if (!remote.address || !remote.port) return { agent: true, why: "served in-process, without a connection" };
-  return lookupPeer({ address: remote.address, port: remote.port }, { roots });
+  // Bun hands the server to fetch as the env; its port tells this connection from others of the same client port.
+  const serverPort = (c.env as { port?: unknown } | undefined)?.port;
+  return lookupPeer({ address: remote.address, port: remote.port, ...(typeof serverPort === "number" ? { serverPort } : {}) }, { roots });
 }

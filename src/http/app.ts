@@ -62,11 +62,12 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new AgentdError("not_found", `No route for ${c.req.method} ${c.req.path}`)));
   app.use(requests.middleware());
+  // Before auth: a decision from the agent's own processes is refused whatever credential it carries.
+  if (deps.agentPeers) app.use(agentPeerGuard({ ...deps.agentPeers, logger: deps.logger }));
   if (deps.requiredToken) app.use(bearerAuth({ token: deps.requiredToken, exempt: ["/livez", ...(deps.publicPaths ?? [])] }));
   else app.use(loopbackHostOnly());
   // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.
   app.use(sameOriginGuard());
-  if (deps.agentPeers) app.use(agentPeerGuard({ ...deps.agentPeers, logger: deps.logger }));
   app.use(bodyLimits(deps.mounts, deps.bodyLimitBytes));
 
   const probes: ProbeDeps = { ...deps, requestsTotal: () => requests.total };

@@ -27,13 +27,21 @@ const MAX_ANCESTORS = 256;
  * agentd does not (what agentd gives every command it starts; a daemonized child keeps it),
  * is the agent. A socket of our own user whose holder cannot be found is treated as the agent.
  */
-export function lookupPeer(peer: { address: string; port: number }, options: PeerLookupOptions): PeerVerdict {
+export function lookupPeer(peer: { address: string; port: number; serverPort?: number }, options: PeerLookupOptions): PeerVerdict {
   const proc = options.procRoot ?? "/proc";
   const wanted = addressBytes(peer.address);
   if (!wanted) return { agent: true, why: `unreadable peer address ${peer.address}` };
+  // The client's end of this very connection: a live socket (inode 0 is a closed one in TIME_WAIT
+  // that may have used the same port) whose remote end is our listening port.
   const row = ["tcp", "tcp6"]
     .flatMap((file) => parseProcNetTcp(readText(`${proc}/net/${file}`) ?? ""))
-    .find((r) => r.local.port === peer.port && sameAddress(r.local.address, wanted));
+    .find(
+      (r) =>
+        r.inode !== 0 &&
+        r.local.port === peer.port &&
+        sameAddress(r.local.address, wanted) &&
+        (peer.serverPort === undefined || r.remote.port === peer.serverPort),
+    );
   if (!row) return { agent: true, why: "the connection is not in /proc/net/tcp" };
   const ownNoNewPrivs = hasNoNewPrivs(readText(`${proc}/self/status`) ?? "");
   let found = false;
