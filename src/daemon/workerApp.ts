@@ -28,6 +28,11 @@ export interface WorkerAppOptions {
   startedAt: number;
   supervisorPid: number | null;
   restarts: number;
+  /**
+   * Processes whose descendants may not decide approvals: the worker and the supervisor unless
+   * given. A test serving the worker's app in its own process passes [] to post as a person would.
+   */
+  agentRoots?: number[];
 }
 
 export interface WorkerApp {
@@ -120,7 +125,10 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     metricsText: services.metricsText,
     mounts: [...page.mounts, ...services.mounts, ...faultMounts(process.env, options.logger)],
     // The model must never decide its own approvals: not from a command it runs, not through the worker.
-    agentPeers: { paths: DECISION_PATHS, roots: [process.pid, ...(options.supervisorPid ? [options.supervisorPid] : [])] },
+    agentPeers: {
+      paths: DECISION_PATHS,
+      roots: options.agentRoots ?? [process.pid, ...(options.supervisorPid ? [options.supervisorPid] : [])],
+    },
   });
   app = created.app;
   requestsTotal = () => created.requests.total;
