@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { readProcStat } from "../core/process/index.ts";
-import { addressBytes, hasNoNewPrivs, parseProcNetTcp, sameAddress, socketInode } from "./procNet.ts";
+import { addressBytes, parseProcNetTcp, sameAddress, socketInode } from "./procNet.ts";
 
 export interface PeerVerdict {
   /** True when the connection's client process is agentd or was started by it (or cannot be told apart). */
@@ -23,9 +23,9 @@ const MAX_ANCESTORS = 256;
  * Who is on the other end of a loopback TCP connection: the client socket is the row of
  * /proc/net/tcp{,6} whose local end is the peer's address and port; the processes holding
  * its inode are found in /proc/<pid>/fd. A holder descended from agentd (the worker, PTY
- * children and theirs, the supervisor's children), or one running with no_new_privs while
- * agentd does not (what agentd gives every command it starts; a daemonized child keeps it),
- * is the agent. A socket of our own user whose holder cannot be found is treated as the agent.
+ * children and theirs, the supervisor's children) is the agent. A socket of our own user whose
+ * holder cannot be found is treated as the agent. (no_new_privs is no sign of the agent: browsers
+ * set it on their own sandboxed network process.)
  */
 export function lookupPeer(peer: { address: string; port: number; serverPort?: number }, options: PeerLookupOptions): PeerVerdict {
   const proc = options.procRoot ?? "/proc";
@@ -43,15 +43,12 @@ export function lookupPeer(peer: { address: string; port: number; serverPort?: n
         (peer.serverPort === undefined || r.remote.port === peer.serverPort),
     );
   if (!row) return { agent: true, why: "the connection is not in /proc/net/tcp" };
-  const ownNoNewPrivs = hasNoNewPrivs(readText(`${proc}/self/status`) ?? "");
   let found = false;
   for (const pid of processIds(proc)) {
     if (!holdsInode(proc, pid, row.inode)) continue;
     found = true;
     const comm = readProcStat(pid, proc)?.comm;
     if (descendsFrom(pid, options.roots, proc)) return { agent: true, why: "descends from agentd", pid, comm };
-    if (!ownNoNewPrivs && hasNoNewPrivs(readText(`${proc}/${pid}/status`) ?? ""))
-      return { agent: true, why: "runs with no_new_privs, as agentd's commands do", pid, comm };
   }
   if (found) return { agent: false, why: "not started by agentd" };
   // Another user's process is hidden from us: it is not ours unless a sudo-approved command made it.

@@ -64,8 +64,3 @@ export function socketInode(link: string): number | undefined {
   const match = /^socket:\[(\d+)\]$/.exec(link);
   return match ? Number(match[1]) : undefined;
 }
-
-/** True when /proc/<pid>/status says the process runs with no_new_privs. */
-export function hasNoNewPrivs(statusText: string): boolean {
-  return /^NoNewPrivs:\s*1\s*$/m.test(statusText);
-}
