@@ -136,7 +136,7 @@ afterAll(async () => {
   if (proc) await stopChild(proc, 20_000);
   for (const pid of workers) if (isProcessAlive(pid)) process.kill(pid, "SIGKILL");
   await upstream?.close();
-  user?.remove();
+  await user?.remove();
   removeTempDirs();
 }, 60_000);
 

@@ -7,7 +7,7 @@ export interface GateUser {
   gid: number;
   /** Gives the user a directory (chown) with the mode given. */
   own(path: string, mode?: number): void;
-  remove(): void;
+  remove(): Promise<void>;
 }
 
 function run(argv: string[]): string {
@@ -32,9 +32,15 @@ export function createGateUser(home: string): GateUser {
       chownSync(path, uid, gid);
       chmodSync(path, mode);
     },
-    remove() {
+    async remove() {
       if (existsSync(sudoers)) rmSync(sudoers);
-      Bun.spawnSync(["userdel", name], { stdout: "ignore", stderr: "ignore" });
+      // userdel refuses while a process of the user is still exiting (the worker's last terminals): retry briefly.
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const result = Bun.spawnSync(["userdel", name], { stdout: "ignore", stderr: "pipe" });
+        if (result.exitCode === 0 || result.exitCode === 6) return;
+        await Bun.sleep(100);
+      }
+      throw new Error(`userdel ${name} kept failing: remove the user by hand`);
     },
   };
 }
