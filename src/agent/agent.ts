@@ -8,7 +8,8 @@ import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import { agentRoutes } from "./agentRoutes.ts";
 import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
 import { ApprovalService, type DecisionResult } from "./approvalService.ts";
-import { ApprovalStore, type ApprovalDecision, type ApprovalRecord, type DecidedBy } from "./approvalStore.ts";
+import { ApprovalStore, type ApprovalDecision, type DecidedBy } from "./approvalStore.ts";
+import { approvalView, type ApprovalView } from "./approvalView.ts";
 import { DebugSidecar } from "./debugSidecar.ts";
 import type { ServiceConfig } from "../core/config/sections/servicesConfig.ts";
 import { SessionEvents } from "./sessionEvents.ts";
@@ -50,7 +51,8 @@ export interface Agent {
   routes: Hono;
   /** Most recent first; `total` counts every stored session (for paging). */
   sessions(page?: { limit: number; offset: number }): { total: number; rows: SessionSummary[] };
-  pendingApprovals(): ApprovalRecord[];
+  /** With the raw command, for an authenticated approver (see approvalView). */
+  pendingApprovals(): ApprovalView[];
   /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
   decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
   /** Tool calls MCP clients make directly, under the same policy, approvals and records. */
@@ -161,7 +163,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
       total: sessions.count(),
       rows: sessions.list(page.limit, page.offset).map((s) => ({ ...s, pending_approvals: approvals.pending(s.id).length })),
     }),
-    pendingApprovals: () => approvals.pending(),
+    pendingApprovals: () => approvals.pending().map(approvalView),
     decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
     calls,
     close: async () => {

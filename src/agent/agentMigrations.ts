@@ -92,6 +92,13 @@ export const agentMigrations: readonly Migration[] = [
     `,
   },
   {
+    version: 201,
+    name: "agent_approval_request",
+    // What the approver must see unredacted while an approval is pending (command, workdir, task).
+    // It lives only in this row, in the 0700 data dir, and is cleared when the approval is decided.
+    sql: "ALTER TABLE agent_approvals ADD COLUMN request TEXT;",
+  },
+  {
     version: 210,
     name: "agent_session_kind",
     // "mcp": a session whose calls come from an MCP client (named in client) instead of the agent's model.

@@ -6,6 +6,7 @@ import { queryInt } from "../http/queryNumber.ts";
 import { policyValues } from "../core/config/sections/approvalsConfig.ts";
 import type { ApprovalService } from "./approvalService.ts";
 import { approvalDecisions, decidedByValues, type ApprovalStore } from "./approvalStore.ts";
+import { approvalView } from "./approvalView.ts";
 import { sidecarPath } from "./debugSidecar.ts";
 import { sessionEventStream } from "./eventStream.ts";
 import { readRequestBody } from "./requestBody.ts";
@@ -94,7 +95,7 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
       turns: sessions.turns(id),
       messages: sessions.messages(id),
       tool_calls: deps.toolCalls.forSession(id),
-      approvals: deps.approvals.forSession(id),
+      approvals: deps.approvals.forSession(id).map(approvalView),
       last_event: events.lastSeq(id),
     });
   });
@@ -172,14 +173,16 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const status = c.req.query("status") ?? "pending";
     if (status !== "pending" && status !== "all")
       throw new AgentdError("invalid_query", `status must be "pending" or "all", got "${status}"`, { param: "status" });
-    return c.json({ approvals: status === "pending" ? deps.approvals.pending() : deps.approvals.list() });
+    // The raw command is shown to whoever passed the app's auth: the approver must see what will run.
+    return c.json({ approvals: (status === "pending" ? deps.approvals.pending() : deps.approvals.list()).map(approvalView) });
   });
 
-  app.get("/approvals/:id", (c) => c.json(deps.approvals.get(c.req.param("id"))));
+  app.get("/approvals/:id", (c) => c.json(approvalView(deps.approvals.get(c.req.param("id")))));
 
   app.post("/approvals/:id", async (c) => {
     const body = await readRequestBody(c, decisionBody);
-    return c.json(deps.approvalService.decide(c.req.param("id"), body.decision, body.decided_by ?? "api"));
+    const result = deps.approvalService.decide(c.req.param("id"), body.decision, body.decided_by ?? "api");
+    return c.json({ ...result, approval: approvalView(result.approval) });
   });
 
   return app;

@@ -10,6 +10,11 @@ export interface PolicyInput {
   rules: readonly CommandRule[];
   /** Scopes the user granted for the rest of the session (allow_session). */
   grants: ReadonlySet<string>;
+  /**
+   * Why the shell parser thinks the command could raise privileges (CommandJudge); any reason makes
+   * it `sudo`. Without it (no parser consulted) the plain text check decides.
+   */
+  escalation?: readonly string[];
 }
 
 export interface PolicyDecision {
@@ -22,7 +27,10 @@ export interface PolicyDecision {
 
 /** Decides whether a tool call may run now, needs the user, or is refused. Pure. */
 export function decideCallPolicy(input: PolicyInput): PolicyDecision {
-  const scope: ToolScope = input.command !== undefined && input.scope === "exec" && invokesSudo(input.command) ? "sudo" : input.scope;
+  const escalates =
+    input.scope === "exec" &&
+    (input.escalation !== undefined ? input.escalation.length > 0 : input.command !== undefined && invokesSudo(input.command));
+  const scope: ToolScope = escalates ? "sudo" : input.scope;
   if (input.command !== undefined) {
     const rule = input.rules.find((r) => matchesCommandGlob(r.match, input.command!));
     if (rule) return applyGrant(rule.action, scope, `rule:${rule.match}`, input.grants);

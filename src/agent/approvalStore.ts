@@ -18,6 +18,11 @@ export interface ApprovalRecord {
   /** What the user is asked about: `exec_command "sudo systemctl restart nginx"`. */
   summary: string;
   status: ApprovalStatus;
+  /**
+   * JSON of the ApprovalRequest, unredacted: what the approver is shown. Set while pending only
+   * (cleared at the decision); never logged, never in events or the sidecar.
+   */
+  request: string | null;
   decided_by: string | null;
   decided_at: number | null;
   created_at: number;
@@ -33,13 +38,25 @@ class ApprovalNotFoundError extends AgentdError {
 export class ApprovalStore {
   constructor(private readonly db: Database) {}
 
-  create(input: Pick<ApprovalRecord, "session_id" | "turn_id" | "tool_call_id" | "tool" | "scope" | "summary">): ApprovalRecord {
+  create(
+    input: Pick<ApprovalRecord, "session_id" | "turn_id" | "tool_call_id" | "tool" | "scope" | "summary"> & { request?: string },
+  ): ApprovalRecord {
     const id = newId("apr");
     this.db
       .query(
-        "INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+        "INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, request, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
       )
-      .run(id, input.session_id, input.turn_id, input.tool_call_id, input.tool, input.scope, input.summary, Date.now());
+      .run(
+        id,
+        input.session_id,
+        input.turn_id,
+        input.tool_call_id,
+        input.tool,
+        input.scope,
+        input.summary,
+        input.request ?? null,
+        Date.now(),
+      );
     return this.get(id);
   }
 
@@ -57,7 +74,7 @@ export class ApprovalStore {
   decide(id: string, status: ApprovalDecision | "cancelled", decidedBy: string): boolean {
     return (
       this.db
-        .query("UPDATE agent_approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
+        .query("UPDATE agent_approvals SET status = ?, decided_by = ?, decided_at = ?, request = NULL WHERE id = ? AND status = 'pending'")
         .run(status, decidedBy, Date.now(), id).changes === 1
     );
   }

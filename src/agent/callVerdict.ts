@@ -29,6 +29,7 @@ export function callVerdict(
   tool: ToolDefinition,
   command: string | undefined,
   context: CallVerdictContext,
+  escalation?: readonly string[],
 ): CallVerdict {
   if (record.status === "awaiting_approval" && record.approval_id) {
     const approval = context.approvals.get(record.approval_id);
@@ -42,6 +43,7 @@ export function callVerdict(
     policy: context.policy,
     rules: context.approvalsConfig.rules,
     grants: context.grants,
+    escalation,
   });
 }
 

@@ -14,6 +14,7 @@ export type { ToolContext, ToolDefinition, ToolScope, ToolTarget } from "../core
 export { approvalDecisions } from "./approvalStore.ts";
 export type { ApprovalRecord, ApprovalDecision, DecidedBy } from "./approvalStore.ts";
 export type { DecisionResult } from "./approvalService.ts";
+export type { ApprovalView, CommandSpan } from "./approvalView.ts";
 export type { SessionRecord, SessionState } from "./sessionStore.ts";
 export { parseSidecar, readableSidecar } from "./sidecarRecord.ts";
 export type { SidecarRecord } from "./sidecarRecord.ts";

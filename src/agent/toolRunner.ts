@@ -22,6 +22,8 @@ export interface ToolRun {
   shownArgs: unknown;
   target: ToolTarget;
   signal: AbortSignal;
+  /** Allowed in the sudo scope: the command may raise privileges (no no_new_privs). */
+  privileged?: boolean;
 }
 
 export interface ToolRunOptions {
@@ -85,7 +87,12 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
   try {
     const settled = await Promise.race([
       run.target
-        .execute(tool.name, run.args, { signal: controller.signal, progress, sessionId: run.sessionId })
+        .execute(tool.name, run.args, {
+          signal: controller.signal,
+          progress,
+          sessionId: run.sessionId,
+          privileged: run.privileged ?? false,
+        })
         .then((value) => ({ kind: "ok" as const, value })),
       stopped,
     ]);

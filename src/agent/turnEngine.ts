@@ -10,7 +10,7 @@ import { callVerdict, deniedMessage, type CallVerdictContext } from "./callVerdi
 import { callSummary, commandLineOf } from "./callSubject.ts";
 import { streamModelStep } from "./modelStep.ts";
 import { requestSummary } from "./sidecarFetch.ts";
-import { redactSecrets } from "../core/redaction/index.ts";
+import { redactSecrets, redactText } from "../core/redaction/index.ts";
 import { runInBackground } from "../core/process/index.ts";
 import { SESSION_HEADER, type SessionChannels } from "./sessionChannels.ts";
 import type { AgentEventType, SessionEvents } from "./sessionEvents.ts";
@@ -20,6 +20,8 @@ import type { ToolCatalog } from "./toolCatalog.ts";
 import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { clipToolResult } from "./toolResultText.ts";
+import { CommandJudge } from "./shell/commandJudge.ts";
+import type { ApprovalRequest } from "./approvalView.ts";
 
 export interface TurnEngineDeps {
   sessions: SessionStore;
@@ -52,6 +54,7 @@ class TurnCancelled extends Error {}
  */
 export class TurnEngine {
   readonly #running = new Map<string, RunningTurn>();
+  readonly #judge = new CommandJudge();
 
   constructor(private readonly deps: TurnEngineDeps) {}
 
@@ -238,7 +241,9 @@ export class TurnEngine {
         continue;
       }
       const command = commandLineOf(tool, parsed.args);
-      const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext);
+      // A call that already waited is judged by the user's answer; judging it again would re-read typed text.
+      const escalation = record.status === "awaiting_approval" ? undefined : await this.#judge.judge(session.id, tool, parsed.args);
+      const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext, escalation);
       if (waiting.length > 0 || verdict === "ask") {
         // Once one call waits, later calls wait too, so the model's order is kept.
         if (verdict === "ask" && record.status !== "awaiting_approval") {
@@ -250,9 +255,17 @@ export class TurnEngine {
             tool: tool.name,
             scope,
             summary: callSummary(tool, shown, command),
+            request: JSON.stringify(this.#request(session.id, history, parsed.raw, command)),
           });
           this.deps.toolCalls.awaitApproval(record.id, approval.id);
-          this.deps.logger.info("approval.required", { session: session.id, approval: approval.id, tool: tool.name, scope, reason });
+          this.deps.logger.info("approval.required", {
+            session: session.id,
+            approval: approval.id,
+            tool: tool.name,
+            scope,
+            reason,
+            ...(escalation?.length ? { escalation: escalation.map((why) => redactText(why)) } : {}),
+          });
         }
         waiting.push(record);
         continue;
@@ -273,6 +286,8 @@ export class TurnEngine {
           shownArgs: redactSecrets(parsed.raw),
           target,
           signal,
+          // Only a call allowed in the sudo scope starts without no_new_privs.
+          privileged: scope === "sudo",
         },
         {
           store: this.deps.toolCalls,
@@ -299,6 +314,19 @@ export class TurnEngine {
     this.#emit(session.id, turnId, "approval_required", { step, approvals, decisions: ["allow_once", "allow_session", "deny"] });
     this.deps.channels.get(session.id).sidecar?.write("approval.required", { turn: turnId, step, approvals });
     return "paused";
+  }
+
+  /** What the approver is shown, unredacted: the command, its arguments, where it runs and the task it serves. */
+  #request(sessionId: string, history: ChatMessage[], raw: unknown, command: string | undefined): ApprovalRequest {
+    const task = history.findLast((message) => message.role === "user")?.content;
+    const workdir = (raw as { workdir?: unknown } | null)?.workdir;
+    return {
+      ...(command !== undefined ? { command } : {}),
+      arguments: raw,
+      ...(typeof workdir === "string" ? { workdir } : {}),
+      target: this.deps.sessions.get(sessionId).target,
+      task: typeof task === "string" ? task : "",
+    };
   }
 
   /** Records and answers a call that is not run (bad arguments, unknown tool, denied). */

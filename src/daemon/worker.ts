@@ -12,6 +12,7 @@ import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
+import { privilegeGateProblem, runningAsRoot } from "../pty/index.ts";
 
 const log = createLogger("worker");
 
@@ -28,6 +29,8 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const startedAt = Date.now();
   const supervisorPid = Number(process.env.AGENTD_SUPERVISOR_PID) || null;
   const restarts = Number(process.env.AGENTD_WORKER_RESTARTS) || 0;
+  const gateProblem = privilegeGateProblem();
+  if (gateProblem) log.warn(runningAsRoot() ? "security.running_as_root" : "security.no_new_privs_unavailable", { problem: gateProblem });
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });

@@ -9,6 +9,8 @@ import { failureCount } from "../core/process/index.ts";
 import { faultMounts } from "./faultInjection.ts";
 import { VERSION } from "../core/version.ts";
 import { createApp } from "../http/app.ts";
+import { DECISION_PATHS } from "../http/agentPeerGuard.ts";
+import { privilegeGateProblem } from "../pty/index.ts";
 import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
@@ -30,6 +32,11 @@ export interface WorkerAppOptions {
   startedAt: number;
   supervisorPid: number | null;
   restarts: number;
+  /**
+   * Processes whose descendants may not decide approvals: the worker and the supervisor unless
+   * given. A test serving the worker's app in its own process passes [] to post as a person would.
+   */
+  agentRoots?: number[];
 }
 
 export interface WorkerApp {
@@ -80,6 +87,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       ...services.healthSources,
     },
   };
+  const gateProblem = privilegeGateProblem();
   const status = createStatusSource({
     ...services.statusSources,
     health: () => healthDocument(probes),
@@ -90,6 +98,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
       restarts,
       memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
+      ...(gateProblem ? { privilege_gate_problem: gateProblem } : {}),
     }),
   });
   const page = statusPageMounts(status, { requiredToken });
@@ -121,6 +130,11 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     ],
     metricsText: services.metricsText,
     mounts: [...page.mounts, ...services.mounts, ...faultMounts(process.env, options.logger)],
+    // The model must never decide its own approvals: not from a command it runs, not through the worker.
+    agentPeers: {
+      paths: DECISION_PATHS,
+      roots: options.agentRoots ?? [process.pid, ...(options.supervisorPid ? [options.supervisorPid] : [])],
+    },
   });
   app = created.app;
   requestsTotal = () => created.requests.total;

@@ -16,7 +16,7 @@ export function createHopToolTarget(manager: HopManager, name: string, options: 
       const files: FileAccess = { read: (a) => client.readFile(a, ctx.signal), write: (a) => client.writeFile(a, ctx.signal) };
       switch (toolName) {
         case "exec_command":
-          return client.exec(args as ExecCommandArgs, ctx.signal);
+          return client.exec(args as ExecCommandArgs, ctx.signal, ctx.privileged ?? false);
         case "write_stdin":
           return client.writeStdin(args as WriteStdinArgs, ctx.signal);
         case "list_sessions":

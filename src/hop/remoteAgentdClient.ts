@@ -8,7 +8,8 @@ import { bearerHeader } from "./remoteAuth.ts";
 export interface RemoteAgentdClient {
   readonly hop: string;
   readonly mode: "agentd" | "fallback";
-  exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult>;
+  /** `privileged`: a sudo-approved call, started without no_new_privs where the remote side can tell. */
+  exec(args: ExecCommandArgs, signal?: AbortSignal, privileged?: boolean): Promise<PtyCommandResult>;
   writeStdin(args: WriteStdinArgs, signal?: AbortSignal): Promise<PtyCommandResult>;
   listSessions(signal?: AbortSignal): Promise<PtySessionInfo[]>;
   closeSession(args: CloseSessionArgs, signal?: AbortSignal): Promise<PtyCloseResult>;
@@ -37,8 +38,9 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
     private readonly link: HttpClientLink,
   ) {}
 
-  exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
-    return this.call("POST", "/api/pty", args, args.yield_time_ms ?? DEFAULT_WAIT_MS, signal);
+  exec(args: ExecCommandArgs, signal?: AbortSignal, privileged = false): Promise<PtyCommandResult> {
+    // Only a sudo-approved call asks the remote agentd to start it without no_new_privs.
+    return this.call("POST", privileged ? "/api/pty/privileged" : "/api/pty", args, args.yield_time_ms ?? DEFAULT_WAIT_MS, signal);
   }
 
   writeStdin(args: WriteStdinArgs, signal?: AbortSignal): Promise<PtyCommandResult> {

@@ -4,6 +4,7 @@ import { AgentdError } from "../core/errors/index.ts";
 import type { Mount } from "../core/capability.ts";
 import type { Logger } from "../core/log/index.ts";
 import { renderPrometheus, type MetricFamily } from "../core/metrics/index.ts";
+import { agentPeerGuard, type AgentPeerGuardOptions } from "./agentPeerGuard.ts";
 import { bearerAuth } from "./bearerAuth.ts";
 import { sameOriginGuard } from "./csrfGuard.ts";
 import { createErrorHandler, errorResponse } from "./errorResponse.ts";
@@ -27,6 +28,8 @@ export interface AppDeps extends Omit<ProbeDeps, "requestsTotal"> {
   metricsText: Array<() => string>;
   /** Mounted in order, after the probes and /metrics. */
   mounts: Mount[];
+  /** When set, decisions coming from agentd's own process tree are refused (the worker sets it). */
+  agentPeers?: Omit<AgentPeerGuardOptions, "logger">;
 }
 
 function limitMiddleware(maxSize: number): MiddlewareHandler {
@@ -59,6 +62,8 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new AgentdError("not_found", `No route for ${c.req.method} ${c.req.path}`)));
   app.use(requests.middleware());
+  // Before auth: a decision from the agent's own processes is refused whatever credential it carries.
+  if (deps.agentPeers) app.use(agentPeerGuard({ ...deps.agentPeers, logger: deps.logger }));
   if (deps.requiredToken) app.use(bearerAuth({ token: deps.requiredToken, exempt: ["/livez", ...(deps.publicPaths ?? [])] }));
   else app.use(loopbackHostOnly());
   // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.

@@ -19,3 +19,4 @@ export type {
   PtyCloseResult,
 } from "./ptySchemas.ts";
 export { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "./ptyGroupRegistry.ts";
+export { privilegeGateProblem, runningAsRoot, setprivPath } from "./noNewPrivs.ts";

@@ -27,6 +27,9 @@ import {
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
+import { gatedArgv } from "./noNewPrivs.ts";
+import { foregroundReader } from "./foregroundReader.ts";
+import type { InputReader } from "../core/tools/toolDefinition.ts";
 
 export interface PtyManagerOptions {
   dataDir: string;
@@ -36,6 +39,11 @@ export interface PtyManagerOptions {
   withheldEnv?: readonly string[];
   /** The umask commands run with (the operator's; agentd's own is 077). */
   childUmask?: number;
+}
+
+export interface ExecOptions {
+  /** Approved in the sudo scope: started without no_new_privs, so setuid programs work. */
+  privileged?: boolean;
 }
 
 interface ReadOptions {
@@ -64,6 +72,8 @@ export class PtyManager {
    * end). Taken synchronously, before any await, so concurrent opens can never overshoot the limit.
    */
   private reservedSlots = 0;
+  // Sessions started without no_new_privs: what is typed into them runs with raised privileges.
+  private readonly privileged = new Set<string>();
 
   constructor(options: PtyManagerOptions) {
     this.config = options.config;
@@ -81,15 +91,24 @@ export class PtyManager {
     runInBackground("pty.prune_output", () => this.outputStore.prune(), {}, this.log);
   }
 
-  async exec(args: ExecCommandArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
+  async exec(args: ExecCommandArgs, signal?: AbortSignal, options: ExecOptions = {}): Promise<PtyCommandResult> {
     this.assertOpen();
     const started = performance.now();
     if (args.workdir !== undefined && !isDirectory(args.workdir)) {
       throw new PtyError("pty_bad_workdir", `Working directory ${args.workdir} does not exist or is not a directory`);
     }
     const shell = resolveShell(args.shell, this.config.shell, process.env.SHELL);
-    const { session, warning } = await this.start(args, shell);
-    this.log.info("pty.open", { session_id: session.id, pid: session.pid, tty: session.ttyName, cmd: redactText(args.cmd), shell });
+    const privileged = options.privileged ?? false;
+    const { session, warning } = await this.start(args, shell, privileged);
+    if (privileged) this.privileged.add(session.id);
+    this.log.info("pty.open", {
+      session_id: session.id,
+      pid: session.pid,
+      tty: session.ttyName,
+      cmd: redactText(args.cmd),
+      shell,
+      no_new_privs: !privileged,
+    });
     const yieldMs = clampYield(args.yield_time_ms, EXEC_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
     return this.collect(session, args, started, warning);
@@ -110,6 +129,14 @@ export class PtyManager {
     const yieldMs = clampYield(args.yield_time_ms, STDIN_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
     return this.collect(session, args, started, warning);
+  }
+
+  /** Who reads what write_stdin types into a session: its terminal's foreground program; undefined when unknown. */
+  inputReader(sessionId: string): InputReader | undefined {
+    const session = this.sessions.get(sessionId);
+    if (!session?.running) return undefined;
+    const comm = foregroundReader(session.pid);
+    return comm === undefined ? undefined : { comm, privileged: this.privileged.has(sessionId) };
   }
 
   list(): PtySessionInfo[] {
@@ -213,7 +240,7 @@ export class PtyManager {
   }
 
   /** Takes a slot, makes room if it must, and starts the command; the slot is given back on failure. */
-  private async start(args: ExecCommandArgs, shell: string): Promise<{ session: PtySession; warning?: string }> {
+  private async start(args: ExecCommandArgs, shell: string, privileged: boolean): Promise<{ session: PtySession; warning?: string }> {
     const slot = this.reserveSlot();
     try {
       const warning = slot.victim ? await this.evict(slot.victim) : undefined;
@@ -223,7 +250,7 @@ export class PtyManager {
       const reservation = this.groups.reserve(id);
       let session: PtySession;
       try {
-        session = this.spawn(id, args, shell);
+        session = this.spawn(id, args, shell, privileged);
       } catch (error) {
         reservation.cancel();
         throw error;
@@ -274,12 +301,12 @@ export class PtyManager {
     return `Session limit (${max}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
   }
 
-  private spawn(id: string, args: ExecCommandArgs, shell: string): PtySession {
+  private spawn(id: string, args: ExecCommandArgs, shell: string, privileged: boolean): PtySession {
     const options: PtySessionOptions = {
       id,
       cmd: args.cmd,
       spec: {
-        argv: shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+        argv: gatedArgv(shellArgv(shell, args.login ?? this.config.login_shell, args.cmd), privileged),
         env: childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
         cwd: args.workdir,
         cols: args.cols ?? DEFAULT_COLS,
@@ -296,6 +323,7 @@ export class PtyManager {
 
   /** A session nobody reads any more: its fds close and its group leaves the registry. */
   private release(session: PtySession): void {
+    this.privileged.delete(session.id);
     session.dispose();
     this.groups.remove(session.pid);
   }

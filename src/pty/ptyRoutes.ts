@@ -21,6 +21,13 @@ export function createPtyRoutes(manager: PtyManager): Hono {
     return c.json(await manager.exec(args, c.req.raw.signal));
   });
 
+  // A hop's sudo-approved command: started without no_new_privs. The worker refuses this route to
+  // any caller descended from agentd (PRIVILEGED_PTY_PATH is among its guarded routes).
+  app.post("/privileged", async (c) => {
+    const args = await readValidatedBody(c.req.raw, execCommandArgs);
+    return c.json(await manager.exec(args, c.req.raw.signal, { privileged: true }));
+  });
+
   app.post("/:id/stdin", async (c) => {
     const args = await readValidatedBody(c.req.raw, stdinBody);
     return c.json(await manager.writeStdin({ ...args, session_id: c.req.param("id") }, c.req.raw.signal));

@@ -28,7 +28,7 @@ export function createPtyTools(manager: PtyManager): ToolDefinition[] {
       scope: "exec",
       hostBound: true,
       timeoutMs: TOOL_TIMEOUT_MS,
-      execute: (args, ctx) => asToolError(() => manager.exec(args, ctx.signal)),
+      execute: (args, ctx) => asToolError(() => manager.exec(args, ctx.signal, { privileged: ctx.privileged ?? false })),
     }),
     defineTool({
       name: "write_stdin",
@@ -39,6 +39,7 @@ export function createPtyTools(manager: PtyManager): ToolDefinition[] {
       scope: "exec",
       hostBound: true,
       timeoutMs: TOOL_TIMEOUT_MS,
+      inputReader: (args) => manager.inputReader(args.session_id),
       execute: (args, ctx) => asToolError(() => manager.writeStdin(args, ctx.signal)),
     }),
     defineTool({

@@ -81,6 +81,11 @@ function WorkerCard({ worker }: { worker: WorkerInfo }) {
         <dt>memory</dt>
         <dd>{worker.memory_mb} MB</dd>
       </dl>
+      {worker.privilege_gate_problem && (
+        <p class="gate-warning" data-field="privilege-gate">
+          <Pill text="warn" /> {worker.privilege_gate_problem}
+        </p>
+      )}
     </Card>
   );
 }

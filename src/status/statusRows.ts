@@ -1,4 +1,4 @@
-import type { SessionSummary, ApprovalRecord } from "../agent/index.ts";
+import type { SessionSummary, ApprovalView } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import type { HopInfo } from "../hop/index.ts";
 import type { ProviderStatus } from "../proxy/index.ts";
@@ -33,7 +33,7 @@ export function sessionRow(session: SessionSummary): SessionRow {
   };
 }
 
-export function approvalRow(approval: ApprovalRecord): ApprovalRow {
+export function approvalRow(approval: ApprovalView): ApprovalRow {
   return {
     id: approval.id,
     session_id: approval.session_id,
@@ -41,6 +41,10 @@ export function approvalRow(approval: ApprovalRecord): ApprovalRow {
     scope: approval.scope,
     summary: approval.summary,
     requested_at: approval.created_at,
+    ...(approval.command !== undefined ? { command: approval.command, command_spans: approval.command_spans } : {}),
+    ...(approval.workdir !== undefined ? { workdir: approval.workdir } : {}),
+    ...(approval.target !== undefined ? { target: approval.target } : {}),
+    ...(approval.task !== undefined ? { task: approval.task } : {}),
   };
 }
 

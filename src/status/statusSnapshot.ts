@@ -9,6 +9,8 @@ export interface WorkerInfo {
   uptime_s: number;
   restarts: number;
   memory_mb: number;
+  /** Set when the kernel's privilege gate cannot hold (agentd runs as root, or setpriv is missing): why. */
+  privilege_gate_problem?: string;
 }
 
 /**
@@ -71,9 +73,16 @@ export interface ApprovalRow {
   session_id: string;
   tool: string;
   scope: string;
-  /** What would run, as the model asked for it (a command line, a path). */
+  /** What would run, as the model asked for it (a command line, a path), redacted as the stored copies are. */
   summary: string;
   requested_at: number;
+  /** The raw command the approver decides on; the spans the stored copies redact are marked. */
+  command?: string;
+  command_spans?: Array<{ text: string; redacted: boolean }>;
+  workdir?: string;
+  target?: string;
+  /** The user message of the turn that asked for the call. */
+  task?: string;
 }
 
 export interface PtySessionRow {

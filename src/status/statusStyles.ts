@@ -43,6 +43,8 @@ button:disabled{opacity:.5;cursor:progress}
 button.danger{color:var(--fail)}
 ul.approvals{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
 ul.approvals li{border-bottom:1px solid var(--line);padding-bottom:.5rem}
+mark.redacted{background:var(--warn-bg);color:var(--fg);outline:1px solid var(--warn);border-radius:3px}
+.meta{color:var(--muted);font-size:.85rem;margin:.3rem 0 0}
 .result,.approval-result{font-weight:600;margin:.3rem 0 0}
 .approval-error{color:var(--fail)}
 .banner{position:sticky;top:0;z-index:1;margin:0;padding:.6rem 1rem;background:var(--fail-bg);color:var(--fail);border-bottom:1px solid var(--fail);font-weight:600}

@@ -65,6 +65,34 @@ export function IncidentTable({ rows, now }: { rows: IncidentRow[]; now: number 
   );
 }
 
+/**
+ * Exactly what will run: the raw command (the parts that logs and the sidecar redact are marked),
+ * where, and for which task. Only approvals made before raw commands were kept show the summary.
+ */
+function ApprovalSubject({ approval }: { approval: ApprovalRow }) {
+  const spans = approval.command_spans ?? (approval.command === undefined ? undefined : [{ text: approval.command, redacted: false }]);
+  if (!spans) return <pre class="details">{approval.summary}</pre>;
+  const marked = spans.some((span) => span.redacted);
+  return (
+    <>
+      <pre class="details command" data-raw-command="">
+        {spans.map((span) => (span.redacted ? <mark class="redacted">{span.text}</mark> : span.text))}
+      </pre>
+      <p class="meta">
+        on <code>{approval.target ?? "local"}</code>
+        {approval.workdir !== undefined && (
+          <>
+            {" "}
+            in <code>{approval.workdir}</code>
+          </>
+        )}
+        {approval.task ? <> for the task “{approval.task}”</> : ""}
+        {marked && <> (marked parts are secrets: logs and the debug sidecar show them as [redacted])</>}
+      </p>
+    </>
+  );
+}
+
 export function ApprovalItem({ approval, now }: { approval: ApprovalRow; now: number }) {
   const itemId = domId("approval", approval.id);
   const url = `/status/approvals/${encodeURIComponent(approval.id)}/decide`;
@@ -74,7 +102,7 @@ export function ApprovalItem({ approval, now }: { approval: ApprovalRow; now: nu
         <strong>{approval.tool}</strong> <Pill text={approval.scope} tone="warn" /> session <code>{approval.session_id}</code>, waiting{" "}
         <Ago at={approval.requested_at} now={now} />
       </div>
-      <pre class="details">{approval.summary}</pre>
+      <ApprovalSubject approval={approval} />
       <form
         class="actions"
         method="post"

@@ -42,6 +42,8 @@ beforeAll(async () => {
     startedAt: Date.now(),
     supervisorPid: null,
     restarts: 0,
+    // This test is the worker's process: it posts decisions as a person would (issue 13 refuses agentd's own).
+    agentRoots: [],
   });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: worker.app.fetch, idleTimeout: 0 });
   url = `http://127.0.0.1:${server.port}`;

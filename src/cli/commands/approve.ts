@@ -16,6 +16,26 @@ interface ApprovalView {
   scope: string;
   status: string;
   decided_by: string | null;
+  tool: string;
+  command?: string;
+  command_spans?: Array<{ text: string; redacted: boolean }>;
+  workdir?: string;
+  target?: string;
+  task?: string;
+}
+
+/** An approval as the approver must see it: the raw command, where it runs, for which task, and what logs hide. */
+function describeApproval(a: ApprovalView): string {
+  const lines = [`${a.id}  ${a.scope.padEnd(15)}  ${a.tool}  (session ${a.session_id})`];
+  if (a.command === undefined) lines.push(`  ${a.summary}`);
+  else {
+    lines.push(`  command: ${a.command}`);
+    const hidden = (a.command_spans ?? []).filter((span) => span.redacted).map((span) => span.text);
+    if (hidden.length > 0) lines.push(`  redacted in logs: ${hidden.join(", ")}`);
+    lines.push(`  on ${a.target ?? "local"}${a.workdir !== undefined ? ` in ${a.workdir}` : ""}`);
+  }
+  if (a.task) lines.push(`  task: ${a.task}`);
+  return `${lines.join("\n")}\n`;
 }
 
 export const approveCommand: Command = {
@@ -42,8 +62,7 @@ export const approveCommand: Command = {
       const body = (await response.json()) as { approvals: ApprovalView[] };
       if (values.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
       else if (body.approvals.length === 0) process.stdout.write("No approvals are pending.\n");
-      else
-        for (const a of body.approvals) process.stdout.write(`${a.id}  ${a.scope.padEnd(15)}  ${a.summary}  (session ${a.session_id})\n`);
+      else for (const a of body.approvals) process.stdout.write(describeApproval(a));
       return 0;
     }
     const [id, word] = positionals;

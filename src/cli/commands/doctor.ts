@@ -9,7 +9,7 @@ import { errorMessage } from "../../core/errors/index.ts";
 import { hopsConfigSchema, type HopsConfig } from "../../core/config/sections/hopConfig.ts";
 import type { Logger } from "../../core/log/index.ts";
 import { normalizeBaseUrl } from "../../proxy/index.ts";
-import { PtyManager, ptyConfigSchema } from "../../pty/index.ts";
+import { PtyManager, privilegeGateProblem, ptyConfigSchema, runningAsRoot, setprivPath } from "../../pty/index.ts";
 import { openStore, probeStoreWritable } from "../../core/store/index.ts";
 import { parseDuration, type Command } from "../command.ts";
 
@@ -55,6 +55,30 @@ export async function runDoctorChecks(checks: DoctorCheck[]): Promise<DoctorResu
 
 // The PTY manager logs each session it opens; doctor's report is the output here, so those stay quiet.
 const quietLogger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => quietLogger };
+
+/** Whether the kernel keeps unapproved commands from raising privileges (no_new_privs through setpriv, agentd not root). */
+export function privilegeGateCheck(): DoctorCheck {
+  return {
+    name: "privilege gate",
+    async run() {
+      const problem = privilegeGateProblem();
+      if (problem)
+        return {
+          name: "privilege gate",
+          status: "fail",
+          detail: problem,
+          hint: runningAsRoot()
+            ? "start agentd as its own user (README: Security model, systemd)"
+            : "install util-linux, which provides setpriv",
+        };
+      return {
+        name: "privilege gate",
+        status: "pass",
+        detail: `commands start with no_new_privs (${setprivPath()}); only sudo-approved ones may raise privileges`,
+      };
+    },
+  };
+}
 
 function ptyCheck(): DoctorCheck {
   const hint = "agentd opens PTYs through libc (openpty, posix_spawn) with bun:ffi: /dev/ptmx and a mounted /dev/pts are needed";
@@ -234,7 +258,13 @@ export const doctorCommand: Command = {
     const { config, path } = loadConfig({ explicitPath: values.config as string | undefined });
     const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
     const timeoutMs = values.timeout ? parseDuration(values.timeout as string) : 10_000;
-    const checks = [ptyCheck(), dataDirCheck(dataDir), sqliteCheck(dataDir), providerChecks(config.providers, timeoutMs)];
+    const checks = [
+      ptyCheck(),
+      privilegeGateCheck(),
+      dataDirCheck(dataDir),
+      sqliteCheck(dataDir),
+      providerChecks(config.providers, timeoutMs),
+    ];
     if (path && configNamesHops(readFileSync(path, "utf8")))
       checks.push(sshCheck(hopsConfigSchema.parse(config.hops), process.env, homedir()));
     else

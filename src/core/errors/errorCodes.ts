@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   unauthorized: { status: 401 },
   forbidden: { status: 403 },
   csrf_rejected: { status: 403 },
+  approver_is_agent: { status: 403 },
   not_found: { status: 404 },
   request_timeout: { status: 408 },
   body_too_large: { status: 413 },

@@ -7,3 +7,5 @@ export { installProcessErrorHandlers } from "./processErrorHandlers.ts";
 export { failureCount } from "./failureCounters.ts";
 export { hardenProcess, withUmask, OPERATOR_UMASK_ENV } from "./processHardening.ts";
 export type { Hardening } from "./processHardening.ts";
+export { parseProcStat, readProcStat } from "./procStat.ts";
+export type { ProcStat } from "./procStat.ts";

@@ -9,6 +9,11 @@ export interface ToolContext {
   /** Long calls report progress at least every few seconds; the agent forwards it as tool.progress. */
   progress(message: string, fields?: Record<string, unknown>): void;
   sessionId?: string;
+  /**
+   * True only for a call approved in the `sudo` scope: it may start programs that raise privileges.
+   * Every other command is started with no_new_privs, so the kernel refuses setuid escalation.
+   */
+  privileged?: boolean;
   /** Points the calling session's host-bound tools at another target; set by the agent (the hop tool uses it). */
   switchTarget?(target: ToolTarget | typeof LOCAL_TARGET): void;
 }
@@ -24,6 +29,14 @@ export interface ToolTarget {
 
 export const LOCAL_TARGET = "local";
 
+/** The program that reads what a call types into a terminal (its foreground process), when known. */
+export interface InputReader {
+  /** Its command name, as /proc/<pid>/comm has it (bash, python3, vim). */
+  comm: string;
+  /** True when the terminal's command was started without no_new_privs (a sudo-approved call). */
+  privileged: boolean;
+}
+
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
@@ -32,6 +45,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   timeoutMs: number;
   /** Runs on the session's current host (local or a hop); other tools always run in this process. */
   hostBound?: boolean;
+  /** For tools that type into a terminal: who will read the characters, so the agent judges them as shell input or not. */
+  inputReader?(args: z.infer<Schema>): InputReader | undefined;
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<unknown>;
 }
 

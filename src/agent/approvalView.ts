@@ -1,0 +1,75 @@
+import { redactSecrets, redactText } from "../core/redaction/index.ts";
+import type { ApprovalRecord } from "./approvalStore.ts";
+
+/** What a pending call will do, unredacted: kept in the approval row only (see ApprovalRecord.request). */
+export interface ApprovalRequest {
+  /** The command line (exec_command) or the typed characters (write_stdin). */
+  command?: string;
+  /** The call's arguments exactly as the model gave them. */
+  arguments: unknown;
+  workdir?: string;
+  /** The host it runs on: "local" or a hop. */
+  target: string;
+  /** The user message of the turn that asked for it. */
+  task: string;
+}
+
+/** A part of the raw command; `redacted` marks what the stored copies hide. */
+export interface CommandSpan {
+  text: string;
+  redacted: boolean;
+}
+
+/** An approval as an approver sees it: the raw command beside its redacted form. */
+export interface ApprovalView extends Omit<ApprovalRecord, "request"> {
+  command?: string;
+  command_redacted?: string;
+  /** The raw command cut into spans, those the stored copies redact marked. */
+  command_spans?: CommandSpan[];
+  arguments?: unknown;
+  arguments_redacted?: unknown;
+  workdir?: string;
+  target?: string;
+  task?: string;
+}
+
+const MARK = "[redacted]";
+
+/**
+ * Aligns a text with its redacted copy: the copy is the text with some runs replaced by
+ * "[redacted]", so the runs between the kept pieces are the redacted ones. Pure.
+ */
+export function redactedSpans(raw: string, redacted: string): CommandSpan[] {
+  if (raw === redacted) return [{ text: raw, redacted: false }];
+  const kept = redacted.split(MARK);
+  const spans: CommandSpan[] = [];
+  let cursor = 0;
+  for (let i = 0; i < kept.length; i++) {
+    const piece = kept[i]!;
+    const at =
+      i === 0 ? (raw.startsWith(piece) ? 0 : -1) : i === kept.length - 1 ? raw.length - piece.length : raw.indexOf(piece, cursor + 1);
+    if (at < cursor || (i === kept.length - 1 && !raw.endsWith(piece))) return [{ text: raw, redacted: true }];
+    if (at > cursor) spans.push({ text: raw.slice(cursor, at), redacted: true });
+    if (piece) spans.push({ text: piece, redacted: false });
+    cursor = at + piece.length;
+  }
+  return spans;
+}
+
+/** The view of an approval for an authenticated approver: raw while pending, redacted once decided (the raw is gone). */
+export function approvalView(record: ApprovalRecord): ApprovalView {
+  const { request, ...rest } = record;
+  if (!request) return rest;
+  const parsed = JSON.parse(request) as ApprovalRequest;
+  const view: ApprovalView = { ...rest, arguments: parsed.arguments, arguments_redacted: redactSecrets(parsed.arguments) };
+  if (parsed.command !== undefined) {
+    const redacted = redactText(parsed.command);
+    view.command = parsed.command;
+    view.command_redacted = redacted;
+    view.command_spans = redactedSpans(parsed.command, redacted);
+  }
+  if (parsed.workdir !== undefined) view.workdir = parsed.workdir;
+  view.target = parsed.target;
+  view.task = parsed.task;
+  return view;
+}

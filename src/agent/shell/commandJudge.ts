@@ -1,0 +1,74 @@
+import type { ToolDefinition } from "../../core/tools/toolDefinition.ts";
+import { bashParser } from "./bashParser.ts";
+import { analyzeShell } from "./shellAnalysis.ts";
+import { CODE_VARIABLES, SHELLS } from "./shellNames.ts";
+import { programName } from "./shellWords.ts";
+
+interface SessionShellState {
+  /** Names of files the session wrote. */
+  written: Set<string>;
+  /** Per PTY session: what was typed after the last newline, so a word split over calls is still read whole. */
+  typed: Map<string, string>;
+}
+
+// Keys that edit or recall a line (arrows, history, completion, kill/yank) make the text unreadable.
+const EDITING_KEYS = /[\x00-\x02\x05-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+
+/**
+ * Says why a call's command needs the sudo scope (empty: it does not), remembering per agent
+ * session the files it wrote and the half-typed terminal lines. Memory only: after a restart the
+ * text check starts afresh, no_new_privs does not depend on it.
+ */
+export class CommandJudge {
+  readonly #sessions = new Map<string, SessionShellState>();
+
+  async judge(sessionId: string, tool: ToolDefinition, args: unknown): Promise<string[]> {
+    const record = (args ?? {}) as Record<string, unknown>;
+    const state = this.#state(sessionId);
+    if (tool.name === "write_file" && typeof record.path === "string") state.written.add(programName(record.path));
+    if (tool.name === "exec_command" && typeof record.cmd === "string") return this.#exec(state, record);
+    if (tool.name === "write_stdin" && typeof record.chars === "string" && typeof record.session_id === "string")
+      return this.#typed(state, tool, record as { session_id: string; chars: string });
+    return [];
+  }
+
+  forget(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+  }
+
+  async #exec(state: SessionShellState, args: Record<string, unknown>): Promise<string[]> {
+    const reasons: string[] = [];
+    if (typeof args.shell === "string" && !SHELLS.has(programName(args.shell))) reasons.push(`runs under ${args.shell}, not a known shell`);
+    for (const name of Object.keys((args.env as Record<string, unknown> | undefined) ?? {}))
+      if (CODE_VARIABLES.has(name)) reasons.push(`sets ${name}, which decides what code runs`);
+    const found = analyzeShell(await bashParser(), args.cmd as string, { written: state.written });
+    for (const name of found.writes) state.written.add(name);
+    return [...reasons, ...found.reasons];
+  }
+
+  async #typed(state: SessionShellState, tool: ToolDefinition, args: { session_id: string; chars: string }): Promise<string[]> {
+    if (args.chars === "") return [];
+    const reader = tool.inputReader?.(args);
+    if (reader?.privileged) return [`types into terminal ${args.session_id}, started with raised privileges`];
+    // A program that is not a shell (python3, vim, a pager) reads the text; unknown counts as a shell.
+    if (reader && !SHELLS.has(reader.comm)) return [];
+    // Ctrl-C drops the line being typed; Ctrl-D ends input.
+    const chars = args.chars.replace(/[\x03\x04]/g, "\n");
+    if (EDITING_KEYS.test(chars)) return ["line-editing keys typed into a shell"];
+    const text = (state.typed.get(args.session_id) ?? "") + chars.replace(/\r/g, "\n");
+    const lastBreak = text.lastIndexOf("\n");
+    state.typed.set(args.session_id, text.slice(lastBreak + 1));
+    const found = analyzeShell(await bashParser(), text, { written: state.written });
+    for (const name of found.writes) state.written.add(name);
+    return found.reasons;
+  }
+
+  #state(sessionId: string): SessionShellState {
+    let state = this.#sessions.get(sessionId);
+    if (!state) {
+      state = { written: new Set(), typed: new Map() };
+      this.#sessions.set(sessionId, state);
+    }
+    return state;
+  }
+}
