@@ -1,6 +1,8 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
-import { loadConfig, resolveDataDir, type AgentdConfig } from "../core/config/index.ts";
+// Neither the schemas nor zod: the config comes from a child as plain JSON (configHandoff.ts).
+import { resolveDataDir } from "../core/config/dataDir.ts";
+import type { AgentdConfig } from "../core/config/schema.ts";
 import {
   createLogger,
   formatLogLine,
@@ -13,7 +15,9 @@ import {
 } from "../core/log/index.ts";
 import { openStore, recordEvent, StoreCorruptError, type Database } from "../core/store/index.ts";
 import { ensureApiToken, isLoopbackAddress, UntrustedTokenError } from "../http/token.ts";
-import { RestartPolicy, WatchdogRuntime } from "../watchdog/index.ts";
+// The two files alone: the watchdog's index also brings its routes, tools and config schema (zod).
+import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
+import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
@@ -30,6 +34,7 @@ import {
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 import { claimDataDir } from "./dataDirLock.ts";
+import { loadConfigInChild } from "./configHandoff.ts";
 import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
 
 const log = createLogger("supervisor");
@@ -43,7 +48,9 @@ type Worker = Subprocess<"ignore", "pipe", "pipe">;
  */
 export async function runSupervisor(options: ServeOptions): Promise<number> {
   const hardening = hardenProcess();
-  const { config } = loadConfig({ explicitPath: options.configPath });
+  const loaded = await loadConfigInChild(options);
+  if ("exitCode" in loaded) return loaded.exitCode;
+  const { config } = loaded;
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
   // Before anything in the data dir is touched: a second `serve` on it must change nothing there.

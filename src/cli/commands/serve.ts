@@ -13,6 +13,7 @@ export const serveCommand: Command = {
     "log-level": { type: "string" },
     "require-token": { type: "boolean" },
     worker: { type: "boolean" },
+    "resolve-config": { type: "boolean" },
   },
   help: [
     "  -p, --port N          port to listen on (default 7070; 0 picks a free port)",
@@ -22,6 +23,7 @@ export const serveCommand: Command = {
     `      --log-level LEVEL ${LOG_LEVELS.join(" | ")}`,
     "      --require-token   require the bearer token on a loopback bind too (<data_dir>/token)",
     "      --worker          run the worker itself (the supervisor starts it this way)",
+    "      --resolve-config  load the config and hand it to the supervisor on fd 3 (the supervisor starts it this way)",
   ],
   async run({ values }) {
     const portText = values.port as string | undefined;
@@ -41,6 +43,15 @@ export const serveCommand: Command = {
     };
     // Loaded on use so that quick commands (version, help) do not pay for the whole daemon.
     if (values.worker) return (await import("../../daemon/worker.ts")).runWorker(options);
+    if (values["resolve-config"]) {
+      const handoff = await import("../../daemon/configHandoff.ts");
+      // Never on stdout: the resolved config holds the secrets its {env:…} references name.
+      if (!handoff.handoffAvailable())
+        throw new UsageError(
+          "--resolve-config hands the config to a supervisor on fd 3, which is not open here; 'agentd config check' validates a config",
+        );
+      return handoff.writeResolvedConfig(options);
+    }
     return (await import("../../daemon/supervisor.ts")).runSupervisor(options);
   },
 };

@@ -2,6 +2,7 @@ export { configSchema, DEFAULT_PORT } from "./schema.ts";
 export type { AgentdConfig } from "./schema.ts";
 export { ConfigError } from "./configError.ts";
 export { parseConfig } from "./parseConfig.ts";
-export { loadConfig, resolveDataDir } from "./loadConfig.ts";
+export { loadConfig } from "./loadConfig.ts";
+export { resolveDataDir } from "./dataDir.ts";
 export type { LoadedConfig, LoadConfigOptions } from "./loadConfig.ts";
 export { CONFIG_TEMPLATE } from "./template.ts";

@@ -78,16 +78,3 @@ function defaultOpenAiProvider(apiKey: string, baseUrl: string | undefined): Age
     tool_call_text: "off",
   };
 }
-
-/** Data dir: --data-dir, AGENTD_DATA_DIR, the config's data_dir, else ./.agentd. */
-export function resolveDataDir(options: {
-  flag?: string;
-  env?: Record<string, string | undefined>;
-  config: AgentdConfig;
-  cwd?: string;
-}): string {
-  const env = options.env ?? process.env;
-  const chosen = options.flag ?? env.AGENTD_DATA_DIR ?? options.config.data_dir ?? ".agentd";
-  const expanded = chosen.startsWith("~/") ? join(homedir(), chosen.slice(2)) : chosen;
-  return resolve(options.cwd ?? process.cwd(), expanded);
-}
