@@ -3,8 +3,12 @@
  * (interleaved, so machine load hits both alike):
  *   - `agentd version` wall time            vs `bun --version`
  *   - `agentd serve` exec → first 200 /livez vs a trivial Bun.serve script → first 200
- *   - idle RSS of supervisor and worker      vs the trivial Bun.serve script
+ *   - idle memory of supervisor and worker   vs the trivial Bun.serve script: RSS split into
+ *     RssAnon (heap, JIT code) and RssFile (pages of the binary mapped), and PSS
  *   - binary size                            vs the bun executable
+ * Supervisor and worker run the same binary, so the code pages both touch are one copy in memory:
+ * the RSS sum counts them twice, PSS (each shared page divided among the processes mapping it)
+ * once. The target is stated on the RSS sum and judged on it; the PSS sum is what the pair costs.
  * Every process it starts is stopped by its pid before the next run.
  */
 import type { Subprocess } from "bun";
@@ -38,10 +42,28 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-function rssBytes(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+interface Memory {
+  rss: number;
+  anon: number;
+  file: number;
+  pss: number;
+}
+
+function kiloBytes(text: string, field: string, source: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text);
+  if (!match) throw new Error(`no ${field} in ${source}`);
   return Number(match[1]) * 1024;
+}
+
+function memoryOf(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  return {
+    rss: kiloBytes(status, "VmRSS", `/proc/${pid}/status`),
+    anon: kiloBytes(status, "RssAnon", `/proc/${pid}/status`),
+    file: kiloBytes(status, "RssFile", `/proc/${pid}/status`),
+    pss: kiloBytes(rollup, "Pss", `/proc/${pid}/smaps_rollup`),
+  };
 }
 
 async function timeToExit(argv: string[]): Promise<number> {
@@ -125,9 +147,9 @@ const samples = {
   bunVersion: [] as number[],
   ready: [] as number[],
   trivialReady: [] as number[],
-  supervisorRss: [] as number[],
-  workerRss: [] as number[],
-  trivialRss: [] as number[],
+  supervisor: [] as Memory[],
+  worker: [] as Memory[],
+  trivial: [] as Memory[],
 };
 
 try {
@@ -142,9 +164,9 @@ try {
     samples.ready.push(agentd.readyMs);
 
     await Bun.sleep(IDLE_SETTLE_MS);
-    samples.trivialRss.push(rssBytes(trivial.child.pid));
-    samples.supervisorRss.push(rssBytes(agentd.pids[0]!));
-    samples.workerRss.push(rssBytes(agentd.pids[1]!));
+    samples.trivial.push(memoryOf(trivial.child.pid));
+    samples.supervisor.push(memoryOf(agentd.pids[0]!));
+    samples.worker.push(memoryOf(agentd.pids[1]!));
     await stop(agentd);
     await stop(trivial);
   }
@@ -154,13 +176,45 @@ try {
 
 const binarySize = statSync(AGENTD).size;
 const bunSize = statSync(realpathSync(BUN)).size;
-const bothRss = samples.supervisorRss.map((rss, i) => rss + samples.workerRss[i]!);
+const both = samples.supervisor.map((supervisor, i) => {
+  const worker = samples.worker[i]!;
+  return {
+    rss: supervisor.rss + worker.rss,
+    anon: supervisor.anon + worker.anon,
+    file: supervisor.file + worker.file,
+    pss: supervisor.pss + worker.pss,
+  };
+});
+/** Median of one field over the runs. */
+const m = (runs: Memory[], field: keyof Memory) => median(runs.map((run) => run[field]));
 
 type Row = [metric: string, value: string, baseline: string, ratio: string, target: string, met: string];
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const mb = (value: number) => `${(value / MB).toFixed(1)} MB`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const met = (ok: boolean | undefined) => (ok === undefined ? "" : ok ? "yes" : "NO");
+const TRIVIAL = "(trivial Bun.serve)";
+/** RSS with its two parts: `47.3 MB (anon 7.9 + file 39.4)`. */
+const rssParts = (runs: Memory[]) =>
+  `${mb(m(runs, "rss"))} (anon ${(m(runs, "anon") / MB).toFixed(1)} + file ${(m(runs, "file") / MB).toFixed(1)})`;
+const memoryRows = (name: string, runs: Memory[]): Row[] => [
+  [
+    `idle RSS, ${name} (RssAnon + RssFile)`,
+    rssParts(runs),
+    `${rssParts(samples.trivial)} ${TRIVIAL}`,
+    ratio(m(runs, "rss"), m(samples.trivial, "rss")),
+    "",
+    "",
+  ],
+  [
+    `idle PSS, ${name}`,
+    mb(m(runs, "pss")),
+    `${mb(m(samples.trivial, "pss"))} ${TRIVIAL}`,
+    ratio(m(runs, "pss"), m(samples.trivial, "pss")),
+    "",
+    "",
+  ],
+];
 const rows: Row[] = [
   [
     "`agentd version` wall time",
@@ -173,38 +227,39 @@ const rows: Row[] = [
   [
     "`agentd serve` exec → first 200 on /livez",
     ms(median(samples.ready)),
-    `${ms(median(samples.trivialReady))} (trivial Bun.serve)`,
+    `${ms(median(samples.trivialReady))} ${TRIVIAL}`,
     ratio(median(samples.ready), median(samples.trivialReady)),
     "≤ 400 ms",
     met(median(samples.ready) <= 400),
   ],
+  ...memoryRows("supervisor", samples.supervisor),
+  ...memoryRows("worker", samples.worker),
   [
-    "idle RSS, supervisor",
-    mb(median(samples.supervisorRss)),
-    `${mb(median(samples.trivialRss))} (trivial Bun.serve)`,
-    ratio(median(samples.supervisorRss), median(samples.trivialRss)),
-    "",
-    "",
-  ],
-  [
-    "idle RSS, worker",
-    mb(median(samples.workerRss)),
-    `${mb(median(samples.trivialRss))} (trivial Bun.serve)`,
-    ratio(median(samples.workerRss), median(samples.trivialRss)),
-    "",
-    "",
-  ],
-  [
-    "idle RSS, both",
-    mb(median(bothRss)),
-    `${mb(median(samples.trivialRss))} (trivial Bun.serve)`,
-    ratio(median(bothRss), median(samples.trivialRss)),
+    "idle RSS, both (the target's measure)",
+    rssParts(both),
+    `${mb(2 * m(samples.trivial, "rss"))} (2 × trivial Bun.serve)`,
+    ratio(m(both, "rss"), 2 * m(samples.trivial, "rss")),
     "≤ 90 MB",
-    met(median(bothRss) <= 90 * MB),
+    met(m(both, "rss") <= 90 * MB),
   ],
+  [
+    "idle PSS, both (what the pair costs: shared pages once)",
+    mb(m(both, "pss")),
+    `${mb(2 * m(samples.trivial, "pss"))} (2 × trivial Bun.serve)`,
+    ratio(m(both, "pss"), 2 * m(samples.trivial, "pss")),
+    "",
+    "",
+  ],
+  ["RSS sum − PSS sum (shared pages, counted in full by each RSS)", mb(m(both, "rss") - m(both, "pss")), "", "", "", ""],
   ["binary size", mb(binarySize), `${mb(bunSize)} (bun executable)`, ratio(binarySize, bunSize), "", ""],
 ];
 
 const header: Row = ["metric", `agentd (median of ${RUNS})`, "baseline, same run", "ratio", "target", "met"];
 const lines = [header, header.map(() => "---") as Row, ...rows].map((row) => `| ${row.join(" | ")} |`);
 process.stdout.write(`${lines.join("\n")}\n`);
+if (m(both, "rss") > 90 * MB)
+  process.stdout.write(
+    `\nThe RSS sum misses 90 MB by ${mb(m(both, "rss") - 90 * MB)}. ${mb(m(both, "rss") - m(both, "pss"))} of the sum are shared pages, ` +
+      "mostly the code of the one binary both processes run: one copy in memory, counted in full in each RSS. " +
+      `PSS counts them once: the pair costs ${mb(m(both, "pss"))}.\n`,
+  );
