@@ -18,6 +18,7 @@ import { stopRemoteDaemon } from "./remoteDaemon.ts";
 import { parseProbeOutput, probeScript, type RemoteFacts } from "./remoteProbe.ts";
 import { resolveRemotePath } from "./shellQuote.ts";
 import { connectChain, forwardOut, type SshChain } from "./sshChain.ts";
+import { loadSsh2 } from "./ssh2Module.ts";
 import { expandHome, planAuth } from "./sshAuth.ts";
 
 export type HopState = "connecting" | "connected" | "reconnecting" | "fallback" | "closed";
@@ -135,14 +136,19 @@ export class HopConnection {
     const { config, log } = this.deps;
     const chainText = [...this.spec.via, this.spec.target].map(formatDestination).join(" → ");
     progress({ step: "connect", message: `connecting to ${chainText}` });
+    const { utils } = await loadSsh2();
     const chain = await connectChain({
       chain: [...this.spec.via, this.spec.target],
       auth: (destination) =>
-        planAuth(destination.user, {
-          identity: this.spec.identity,
-          identityFiles: config.identity_files,
-          agentSocket: config.use_agent ? process.env.SSH_AUTH_SOCK : undefined,
-        }),
+        planAuth(
+          destination.user,
+          {
+            identity: this.spec.identity,
+            identityFiles: config.identity_files,
+            agentSocket: config.use_agent ? process.env.SSH_AUTH_SOCK : undefined,
+          },
+          utils.parseKey,
+        ),
       knownHostsPath: expandHome(config.known_hosts),
       acceptNew,
       connectTimeoutMs: config.connect_timeout_ms,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { utils, type AnyAuthMethod } from "ssh2";
+import type { AnyAuthMethod, ParsedKey } from "ssh2";
 import { HopError } from "./hopErrors.ts";
 
 export interface AuthSources {
@@ -43,7 +43,7 @@ export function localUserName(): string {
  * The auth methods to try, in order: the identity file (or the default key files that exist),
  * then the agent. Private keys are read here and never leave this process.
  */
-export function planAuth(username: string, sources: AuthSources): AuthPlan {
+export function planAuth(username: string, sources: AuthSources, parseKey: (key: Buffer) => ParsedKey | Error | ParsedKey[]): AuthPlan {
   const plan: AuthPlan = { methods: [], offered: [], skipped: [] };
   const files = sources.identity ? [sources.identity] : sources.identityFiles.map(expandHome).filter((path) => existsSync(path));
   for (const path of files) {
@@ -55,7 +55,7 @@ export function planAuth(username: string, sources: AuthSources): AuthPlan {
       plan.skipped.push(`${path} (unreadable)`);
       continue;
     }
-    const parsed = utils.parseKey(text);
+    const parsed = parseKey(text);
     if (parsed instanceof Error) {
       const reason = /encrypted|passphrase/i.test(parsed.message)
         ? "protected by a passphrase; load it into ssh-agent instead"

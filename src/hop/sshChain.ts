@@ -1,7 +1,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Duplex } from "node:stream";
-import { Client, type Algorithms } from "ssh2";
+import type * as Ssh2 from "ssh2";
+import type { Algorithms, Client } from "ssh2";
+import { loadSsh2 } from "./ssh2Module.ts";
 import type { Logger } from "../core/log/index.ts";
 import { formatDestination, knownHostsName, type Destination } from "./destination.ts";
 import { HopError } from "./hopErrors.ts";
@@ -82,7 +84,7 @@ function connectionError(destination: Destination, error: Error & { level?: stri
   });
 }
 
-function connectOne(destination: Destination, sock: Duplex | undefined, options: ChainOptions): Promise<Client> {
+function connectOne(ssh2: typeof Ssh2, destination: Destination, sock: Duplex | undefined, options: ChainOptions): Promise<Client> {
   const name = knownHostsName(destination.host, destination.port);
   const entries = parseKnownHosts(readKnownHosts(options.knownHostsPath));
   const types = knownKeyTypes(entries, name);
@@ -119,7 +121,7 @@ function connectOne(destination: Destination, sock: Duplex | undefined, options:
     ? { serverHostKey: hostKeyAlgorithms(types) as Algorithms["serverHostKey"] }
     : undefined;
   return new Promise((resolve, reject) => {
-    const client = new Client();
+    const client = new ssh2.Client();
     let settled = false;
     // One listener for the client's whole life, attached before connect: a failed connect can emit
     // two errors (a reset socket or the ready timeout, then "Connection lost before handshake" when
@@ -162,6 +164,7 @@ function connectOne(destination: Destination, sock: Duplex | undefined, options:
 
 /** Connects to each host in turn, each later one through a channel of the one before. */
 export async function connectChain(options: ChainOptions): Promise<SshChain> {
+  const ssh2 = await loadSsh2();
   const clients: Client[] = [];
   try {
     for (const destination of options.chain) {
@@ -178,7 +181,7 @@ export async function connectChain(options: ChainOptions): Promise<SshChain> {
           );
         }
       }
-      clients.push(await connectOne(destination, sock, options));
+      clients.push(await connectOne(ssh2, destination, sock, options));
     }
   } catch (error) {
     for (const client of clients.reverse()) client.destroy();
