@@ -7,6 +7,7 @@ import { ModelCatalog } from "./modelsRoute.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { NO_PROVIDER_MESSAGE, ProxyError } from "../upstream/proxyError.ts";
 import { handleResponses } from "./responsesRoute.ts";
+import { handleCompact, handleInputTokens } from "./responsesUtilityRoutes.ts";
 import { COMPLETIONS, EMBEDDINGS, handlePassthrough } from "./passthroughRoute.ts";
 import { handleCancelResponse, handleDeleteResponse, handleGetResponse, handleInputItems } from "./responseStoreRoutes.ts";
 
@@ -30,6 +31,14 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   app.post(
     "/responses",
     guard((c) => handleResponses(c, core)),
+  );
+  app.post(
+    "/responses/input_tokens",
+    guard((c) => handleInputTokens(c, core)),
+  );
+  app.post(
+    "/responses/compact",
+    guard((c) => handleCompact(c, core)),
   );
   app.get(
     "/responses/:id",

@@ -24,8 +24,10 @@ export interface WirePayload {
 export interface PassthroughEndpoint {
   /** Appended to the provider's base URL, e.g. "/embeddings". */
   path: string;
-  /** The array an answer must have to count as one, e.g. "data". */
+  /** The field an answer must have to count as one, e.g. "data" (an array unless `scalar`). */
   field: string;
+  /** The field is a number or object rather than an array, e.g. `input_tokens`. */
+  scalar?: boolean;
 }
 
 export interface DispatchPlan {
@@ -192,7 +194,7 @@ async function runAttempt(
   if (!plan.stream) {
     const text = await attempt.readBody(response);
     const field = plan.endpoint?.field ?? (wire === "chat" ? "choices" : "output");
-    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, field) };
+    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, field, plan.endpoint?.scalar === true) };
   }
   const first = await attempt.nextEvent(response);
   if (first === undefined)
@@ -201,7 +203,7 @@ async function runAttempt(
 }
 
 /** The answer's JSON object; one without the wire's answer field is broken, and fails over like any other failure. */
-function parseUpstreamJson(text: string, status: number, field: string): Record<string, unknown> {
+function parseUpstreamJson(text: string, status: number, field: string, scalar: boolean): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -212,8 +214,9 @@ function parseUpstreamJson(text: string, status: number, field: string): Record<
     throw new UpstreamFailure("malformed", "the upstream answered with JSON that is not an object", { status });
   if ("error" in body && (body as { error: unknown }).error)
     throw new UpstreamFailure("http_5xx", `upstream error in a ${status} body: ${upstreamErrorMessage(text)}`, { status });
-  if (!Array.isArray((body as Record<string, unknown>)[field]))
-    throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' array`, { status });
+  const value = (body as Record<string, unknown>)[field];
+  if (scalar ? value === undefined || value === null : !Array.isArray(value))
+    throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' ${scalar ? "field" : "array"}`, { status });
   return body as Record<string, unknown>;
 }
 
