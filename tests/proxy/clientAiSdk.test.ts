@@ -43,7 +43,7 @@ function scriptLoop(p: ClientPath) {
 
 /** What the client sent to agentd, to show which shapes it used (item references, stored ids). */
 function recordingFetch(sent: unknown[]): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
     if (typeof init?.body === "string") sent.push(JSON.parse(init.body));
     return fetch(input, init);
   }) as typeof fetch;
