@@ -1,6 +1,11 @@
 import type { Context } from "hono";
 import { chatCompletionToResponse } from "../translate/chatToResponse.ts";
-import { ChatStreamToResponses, frameResponsesEvent, type ResponsesEvent } from "../translate/chatStreamToResponsesEvents.ts";
+import {
+  ChatStreamToResponses,
+  frameResponsesEvent,
+  type ResponsesEvent,
+  streamErrorFields,
+} from "../translate/chatStreamToResponsesEvents.ts";
 import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
@@ -184,7 +189,14 @@ function passthroughShape(turn: Turn, committed: StreamCommitted, ttftMs: number
         status: "failed",
         error: { code: failureCode(failure), message: `The upstream stream failed after it began (${failure.kind}): ${failure.message}` },
       };
-      return frameResponsesEvent({ type: "response.failed", sequence_number: lastSequence + 1, response: failed });
+      return (
+        frameResponsesEvent({ type: "response.failed", sequence_number: lastSequence + 1, response: failed }) +
+        frameResponsesEvent({
+          type: "error",
+          sequence_number: lastSequence + 2,
+          ...streamErrorFields(failed.error.code, failed.error.message),
+        })
+      );
     },
     done: (outcome) => finishTurn(turn, committed, response, ttftMs, outcome),
   };
