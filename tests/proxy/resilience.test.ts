@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import OpenAI from "openai";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startProxy, waitUntil, type ProxyHarness } from "./proxyHarness.ts";
 
@@ -197,10 +198,17 @@ describe("failures after the stream began", () => {
   test("a malformed chunk mid-stream ends the stream with an error event", async () => {
     const { a, h } = twoProviders();
     a.enqueue({ kind: "malformed_chunk", afterEvents: 2, reply: { kind: "text", chunks: ["one", "two"] } });
-    const final = await h.client.responses.stream({ model: "gpt-test", input: "x" }).finalResponse();
+    const events: any[] = [];
+    // response.failed, then an `error` event, which the SDK raises as its own APIError.
+    const thrown = await (async () => {
+      for await (const event of await h.client.responses.create({ model: "gpt-test", input: "x", stream: true })) events.push(event);
+    })().catch((e) => e);
+    expect(thrown).toBeInstanceOf(OpenAI.APIError);
+    expect(thrown.code).toBe("upstream_error");
+    const final = events.find((e) => e.type === "response.failed").response;
     expect(final.status).toBe("failed");
-    expect(final.error?.code).toBe("upstream_error" as never);
-    expect(final.output_text).toBe("one");
+    expect(final.error?.code).toBe("upstream_error");
+    expect(final.output[0].content[0].text).toBe("one");
     expect(h.events("upstream.error")[0]).toMatchObject({ provider: "a", cause: "malformed" });
   });
 

@@ -1,6 +1,6 @@
 import { sseData, type ScriptedAnswer } from "./scriptedAnswer.ts";
 
-/** A scripted answer as a legacy completions body or stream, and an embeddings body. */
+/** A scripted answer as a legacy completions body or stream, an embeddings body, and a compaction. */
 
 export function completionsBody(a: ScriptedAnswer): unknown {
   return {
@@ -29,5 +29,16 @@ export function embeddingsBody(a: ScriptedAnswer, input: unknown): unknown {
     data: inputs.map((_, index) => ({ object: "embedding", index, embedding: [index, 0.5, -0.5] })),
     model: a.model,
     usage: { prompt_tokens: a.usage.prompt_tokens, total_tokens: a.usage.prompt_tokens },
+  };
+}
+
+/** A remote compaction's answer: one opaque compaction item, as OpenAI returns it. */
+export function compactionBody(a: ScriptedAnswer): unknown {
+  return {
+    id: `resp_cmp_${a.seq}`,
+    object: "response.compaction",
+    created_at: 1_700_000_000,
+    output: [{ type: "compaction", id: `cmp_${a.seq}`, encrypted_content: `opaque-${a.seq}` }],
+    usage: { input_tokens: a.usage.prompt_tokens, output_tokens: a.usage.completion_tokens },
   };
 }

@@ -13,13 +13,13 @@
  * Each request takes the next queued reply; when the queue is empty the default reply
  * (`{kind: "text", text: "ok"}` unless `setDefault` changed it) answers. A reply shapes itself to the
  * request: streamed (SSE) when the body says `stream: true`, one JSON object otherwise; Chat
- * Completions, Responses, legacy completions or embeddings by path. `wires: ["chat"]` makes a
+ * Completions, Responses, legacy completions, embeddings, input token counts or compactions by path. `wires: ["chat"]` makes a
  * chat-only upstream (its /responses answers 404, as such providers do).
  */
 
 import type { ScriptedAnswer } from "./scriptedAnswer.ts";
 import { chatBody, chatStreamEvents } from "./scriptedChatReplies.ts";
-import { completionsBody, completionsStreamEvents, embeddingsBody } from "./scriptedOtherEndpoints.ts";
+import { compactionBody, completionsBody, completionsStreamEvents, embeddingsBody } from "./scriptedOtherEndpoints.ts";
 import { responsesBody, responsesStreamEvents } from "./scriptedResponsesReplies.ts";
 
 export interface UsageScript {
@@ -177,7 +177,11 @@ export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): Sc
         return Response.json({ object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })) });
       }
       const api = API_PATHS[url.pathname.slice(basePath.length)];
-      if (req.method !== "POST" || !api || ((api === "chat" || api === "responses") && !wires.includes(api))) {
+      if (
+        req.method !== "POST" ||
+        !api ||
+        (api !== "completions" && api !== "embeddings" && !wires.includes(api === "chat" ? "chat" : "responses"))
+      ) {
         record.finished = true;
         return Response.json(
           { error: { message: `no route ${req.method} ${url.pathname}`, type: "invalid_request_error" } },
@@ -240,9 +244,11 @@ const API_PATHS: Record<string, Api | undefined> = {
   "/responses": "responses",
   "/completions": "completions",
   "/embeddings": "embeddings",
+  "/responses/input_tokens": "input_tokens",
+  "/responses/compact": "compact",
 };
 
-type Api = "chat" | "responses" | "completions" | "embeddings";
+type Api = "chat" | "responses" | "completions" | "embeddings" | "input_tokens" | "compact";
 
 interface ReplyContext {
   api: Api;
@@ -321,6 +327,8 @@ function completeBody(reply: AnswerReply, ctx: ReplyContext): unknown {
   const answer = resolve(reply, ctx);
   if (ctx.api === "embeddings") return embeddingsBody(answer, ctx.record.body?.input);
   if (ctx.api === "completions") return completionsBody(answer);
+  if (ctx.api === "input_tokens") return { object: "response.input_tokens", input_tokens: answer.usage.prompt_tokens };
+  if (ctx.api === "compact") return compactionBody(answer);
   return ctx.api === "responses" ? responsesBody(answer) : chatBody(answer);
 }
 

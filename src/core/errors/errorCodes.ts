@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   response_not_found: { status: 404 },
   item_not_found: { status: 400 },
   response_not_cancellable: { status: 400 },
+  rate_limit_exceeded: { status: 429 },
   upstream_auth_failed: { status: 502 },
   upstream_error: { status: 502 },
   no_provider: { status: 503 },

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import type { PassthroughEndpoint, WirePayload } from "../upstream/dispatcher.ts";
+import type { Route } from "../upstream/providerRouter.ts";
+import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import { invalidRequest } from "../upstream/proxyError.ts";
 import { relayStream } from "../upstream/relayStream.ts";
 import { passedResponseHeaders } from "../upstream/upstreamHeaders.ts";
@@ -22,11 +24,23 @@ export async function handlePassthrough(c: Context, core: ProxyCore, endpoint: P
   const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const model = body.model;
   if (typeof model !== "string" || !model) throw invalidRequest("'model' is required", "model");
-  const payload: WirePayload = { object: body, raw };
-  const stream = endpoint === COMPLETIONS && body.stream === true;
+  return passThrough(c, core, endpoint, { object: body, raw }, core.routes(model, ["chat", "responses"]), t0);
+}
+
+/** Sends `payload` as it is to `endpoint` of the providers in `routes`, and relays the answer. */
+export async function passThrough(
+  c: Context,
+  core: ProxyCore,
+  endpoint: PassthroughEndpoint,
+  payload: WirePayload,
+  routes: Route<ProviderRuntime>[],
+  t0: number,
+): Promise<Response> {
+  const model = String(payload.object.model);
+  const stream = endpoint === COMPLETIONS && payload.object.stream === true;
   const committed = await core.dispatch(
     {
-      routes: core.routes(model, ["chat", "responses"]),
+      routes,
       stream,
       payloads: { chat: payload, responses: payload },
       endpoint,

@@ -7,6 +7,7 @@ import { ModelCatalog } from "./modelsRoute.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { NO_PROVIDER_MESSAGE, ProxyError } from "../upstream/proxyError.ts";
 import { handleResponses } from "./responsesRoute.ts";
+import { handleCompact, handleInputTokens } from "./responsesUtilityRoutes.ts";
 import { COMPLETIONS, EMBEDDINGS, handlePassthrough } from "./passthroughRoute.ts";
 import { handleCancelResponse, handleDeleteResponse, handleGetResponse, handleInputItems } from "./responseStoreRoutes.ts";
 
@@ -30,6 +31,14 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   app.post(
     "/responses",
     guard((c) => handleResponses(c, core)),
+  );
+  app.post(
+    "/responses/input_tokens",
+    guard((c) => handleInputTokens(c, core)),
+  );
+  app.post(
+    "/responses/compact",
+    guard((c) => handleCompact(c, core)),
   );
   app.get(
     "/responses/:id",
@@ -66,11 +75,30 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   return app;
 }
 
-/** The one error shape (OpenAI's); a gone client gets no body. */
+/**
+ * The one error shape (OpenAI's), with the headers OpenAI's clients read: `x-request-id` on every
+ * error, `Retry-After` where waiting helps, `x-should-retry: false` where it cannot (the openai SDK
+ * then stops at once), and `x-agentd-provider` once a provider was tried. A gone client gets no body.
+ */
 export function proxyErrorHandler(logger: Logger) {
   const fallback = createErrorHandler(logger);
   return (error: Error, c: Context): Response => {
     if (error instanceof ClientGoneError) return new Response(null, { status: 499 });
-    return fallback(error, c);
+    const response = fallback(error, c);
+    const requestId = `req_${crypto.randomUUID().replaceAll("-", "")}`;
+    response.headers.set("x-request-id", requestId);
+    if (error instanceof ProxyError) {
+      if (error.retryAfterS !== undefined) response.headers.set("retry-after", String(error.retryAfterS));
+      if (error.provider) response.headers.set("x-agentd-provider", error.provider);
+      if (!mayHeal(error)) response.headers.set("x-should-retry", "false");
+      logger.debug("proxy.error", { request_id: requestId, status: response.status, code: error.code, provider: error.provider });
+    }
+    return response;
   };
+}
+
+/** Whether the same request may succeed later; a rejected key or a refused request fails again however often it is sent. */
+function mayHeal(error: ProxyError): boolean {
+  if (error.code === "upstream_auth_failed") return false;
+  return error.status >= 500 || error.status === 408 || error.status === 409 || error.status === 429;
 }

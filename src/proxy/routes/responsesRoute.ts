@@ -1,13 +1,17 @@
 import type { Context } from "hono";
 import { chatCompletionToResponse } from "../translate/chatToResponse.ts";
-import { ChatStreamToResponses, frameResponsesEvent, type ResponsesEvent } from "../translate/chatStreamToResponsesEvents.ts";
+import {
+  ChatStreamToResponses,
+  frameResponsesEvent,
+  type ResponsesEvent,
+  streamErrorFields,
+} from "../translate/chatStreamToResponsesEvents.ts";
 import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
-import { invalidRequest, ProxyError } from "../upstream/proxyError.ts";
 import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
 import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { buildResponse, newShell, type ResponseShell } from "../translate/responseObject.ts";
-import { resolveItemReferences } from "../translate/itemReferences.ts";
+import { fullyResolved, inlineConversation, readResponsesInput } from "./responsesInput.ts";
 import { responsesToChat } from "../translate/responsesToChat.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
 import { assertResponsesToolNames } from "../translate/toolNames.ts";
@@ -35,32 +39,15 @@ interface Turn {
 export async function handleResponses(c: Context, core: ProxyCore): Promise<Response> {
   const t0 = performance.now();
   const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
-  const model = body.model;
-  if (typeof model !== "string" || !model) throw invalidRequest("'model' is required", "model");
-  if (body.input === undefined) throw invalidRequest("'input' is required", "input");
+  const read = readResponsesInput(core, body);
   assertResponsesToolNames(body.tools);
-  const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-  if (!Array.isArray(input)) throw invalidRequest("'input' must be a string or an array of items", "input");
-  let earlier: unknown[] = [];
-  if (typeof body.previous_response_id === "string") {
-    const found = core.responses.conversation(body.previous_response_id);
-    if (!found)
-      throw new ProxyError(
-        "previous_response_not_found",
-        `Previous response '${body.previous_response_id}' was not found (or has expired)`,
-        { param: "previous_response_id" },
-      );
-    earlier = found;
-  }
-  // item_reference inputs name items of agentd's own stored output: resolved here for both wires.
-  const lookup = (id: string) => core.responses.item(id);
-  const resolved = resolveItemReferences(input, lookup, false);
+  const { model, earlier, resolved } = read;
   let routes = core.routes(model, ["chat", "responses"]);
   const payloads: { chat?: WirePayload; responses?: WirePayload } = {};
   if (routes.some((r) => r.provider.config.wire === "chat")) {
     try {
       const dropped: string[] = [];
-      const request = { ...body, input: resolveItemReferences(resolved, lookup, true) };
+      const request = { ...body, input: fullyResolved(core, read) };
       payloads.chat = { object: responsesToChat(request, earlier, dropped), dropped };
     } catch (error) {
       // A Responses upstream may still take what Chat Completions cannot express.
@@ -69,11 +56,8 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
     }
   }
   if (routes.some((r) => r.provider.config.wire === "responses")) {
-    if (earlier.length === 0 && resolved === input) payloads.responses = { object: body, raw };
-    else {
-      const { previous_response_id: _resolved, ...rest } = body;
-      payloads.responses = { object: { ...rest, input: [...earlier, ...resolved] } };
-    }
+    const inline = inlineConversation(body, read);
+    payloads.responses = inline ? { object: inline } : { object: body, raw };
   }
   const stream = body.stream === true;
   const committed = await core.dispatch(
@@ -205,7 +189,14 @@ function passthroughShape(turn: Turn, committed: StreamCommitted, ttftMs: number
         status: "failed",
         error: { code: failureCode(failure), message: `The upstream stream failed after it began (${failure.kind}): ${failure.message}` },
       };
-      return frameResponsesEvent({ type: "response.failed", sequence_number: lastSequence + 1, response: failed });
+      return (
+        frameResponsesEvent({ type: "response.failed", sequence_number: lastSequence + 1, response: failed }) +
+        frameResponsesEvent({
+          type: "error",
+          sequence_number: lastSequence + 2,
+          ...streamErrorFields(failed.error.code, failed.error.message),
+        })
+      );
     },
     done: (outcome) => finishTurn(turn, committed, response, ttftMs, outcome),
   };

@@ -100,7 +100,7 @@ export class ChatStreamToResponses {
     if (thought) output[thought.index] = reasoningItem(thought.id, thought.text, "incomplete", this.shell.summary);
     this.#calls.incomplete(output);
     const response = buildResponse(this.shell, { status: "failed", output, usage: this.#usage, error: { code, message } });
-    return [this.#event("response.failed", { response })];
+    return [this.#event("response.failed", { response }), this.#event("error", streamErrorFields(code, message))];
   }
 
   usage(): ResponseUsage | undefined {
@@ -201,6 +201,15 @@ export class ChatStreamToResponses {
   #event(type: string, fields: Json): ResponsesEvent {
     return { type, sequence_number: this.#seq++, ...fields };
   }
+}
+
+/**
+ * The fields of the `error` event that ends a stream which failed after it began, after its
+ * `response.failed`: OpenAI's (code, message, param) plus the same as a nested `error` object, which
+ * is what makes the openai SDK's stream (and so LangChain's) throw instead of ending quietly.
+ */
+export function streamErrorFields(code: string, message: string): Json {
+  return { code, message, param: null, error: { type: "server_error", code, message, param: null } };
 }
 
 /** SSE framing of one Responses event (named, as OpenAI sends them). */

@@ -1,7 +1,7 @@
 import { ClientGoneError, sleepUnlessAborted } from "./clientGone.ts";
 import type { ProviderRuntime } from "./providerRuntime.ts";
 import type { Route } from "./providerRouter.ts";
-import { ProxyError } from "./proxyError.ts";
+import { clientError, exhaustedError, type ProviderOutcome } from "./dispatchErrors.ts";
 import { applyQuirks, detectRejectedParam } from "./quirkRules.ts";
 import { decideRetry, type RetrySettings } from "./retryPolicy.ts";
 import type { EventSourceMessage } from "./sseDecoder.ts";
@@ -24,8 +24,10 @@ export interface WirePayload {
 export interface PassthroughEndpoint {
   /** Appended to the provider's base URL, e.g. "/embeddings". */
   path: string;
-  /** The array an answer must have to count as one, e.g. "data". */
+  /** The field an answer must have to count as one, e.g. "data" (an array unless `scalar`). */
   field: string;
+  /** The field is a number or object rather than an array, e.g. `input_tokens`. */
+  scalar?: boolean;
 }
 
 export interface DispatchPlan {
@@ -80,14 +82,10 @@ export interface DispatchTally {
  */
 export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, tally: DispatchTally = { attempts: 0 }): Promise<Committed> {
   let total = 0;
-  let lastFailure: UpstreamFailure | undefined;
-  const tried: string[] = [];
-  const authFailed: string[] = [];
-  const notFound: string[] = [];
+  const outcomes: ProviderOutcome[] = [];
   for (const route of plan.routes) {
     const provider = route.provider;
     if (!provider.breaker.tryAcquire()) continue;
-    tried.push(provider.name);
     tally.provider = provider;
     let quirkRetried = false;
     for (let attemptNo = 1; ; attemptNo++) {
@@ -114,7 +112,6 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           provider.breaker.release();
           throw error;
         }
-        lastFailure = error;
         const param =
           !quirkRetried && provider.config.wire === "chat" && !plan.endpoint && error.body
             ? detectRejectedParam(error.status, error.body, payload.object)
@@ -128,27 +125,33 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
         settings.onFailure(provider, error, route.upstreamModel, attemptNo);
         if (error.kind === "auth") {
           provider.authFailed = true;
-          authFailed.push(provider.name);
+          outcomes.push({ provider, failure: error });
           break;
         }
         if (error.kind === "http_4xx") {
           // 404: this provider lacks the model or the endpoint (models default to "*"); another may have it.
           if (error.status === 404) {
-            notFound.push(provider.name);
+            outcomes.push({ provider, failure: error });
             break;
           }
-          throw clientError(error);
+          throw clientError(error, provider.name);
         }
         const decision = decideRetry(error.kind, attemptNo, error.retryAfterMs, settings);
-        if (!decision.retry || attemptNo >= settings.maxAttemptsPerProvider || total >= settings.maxTotalAttempts) break;
-        if (provider.breaker.state() !== "closed") break;
-        await sleepUnlessAborted(decision.delayMs, plan.signal);
-        if (!provider.breaker.tryAcquire()) break;
+        const stop =
+          !decision.retry ||
+          attemptNo >= settings.maxAttemptsPerProvider ||
+          total >= settings.maxTotalAttempts ||
+          provider.breaker.state() !== "closed";
+        if (!stop) await sleepUnlessAborted(decision.delayMs, plan.signal);
+        if (stop || !provider.breaker.tryAcquire()) {
+          outcomes.push({ provider, failure: error });
+          break;
+        }
       }
     }
     if (total >= settings.maxTotalAttempts) break;
   }
-  throw exhausted(tried, authFailed, notFound, lastFailure);
+  throw exhaustedError(plan.routes, outcomes);
 }
 
 interface SentPayload {
@@ -191,7 +194,7 @@ async function runAttempt(
   if (!plan.stream) {
     const text = await attempt.readBody(response);
     const field = plan.endpoint?.field ?? (wire === "chat" ? "choices" : "output");
-    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, field) };
+    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, field, plan.endpoint?.scalar === true) };
   }
   const first = await attempt.nextEvent(response);
   if (first === undefined)
@@ -200,7 +203,7 @@ async function runAttempt(
 }
 
 /** The answer's JSON object; one without the wire's answer field is broken, and fails over like any other failure. */
-function parseUpstreamJson(text: string, status: number, field: string): Record<string, unknown> {
+function parseUpstreamJson(text: string, status: number, field: string, scalar: boolean): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -211,8 +214,9 @@ function parseUpstreamJson(text: string, status: number, field: string): Record<
     throw new UpstreamFailure("malformed", "the upstream answered with JSON that is not an object", { status });
   if ("error" in body && (body as { error: unknown }).error)
     throw new UpstreamFailure("http_5xx", `upstream error in a ${status} body: ${upstreamErrorMessage(text)}`, { status });
-  if (!Array.isArray((body as Record<string, unknown>)[field]))
-    throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' array`, { status });
+  const value = (body as Record<string, unknown>)[field];
+  if (scalar ? value === undefined || value === null : !Array.isArray(value))
+    throw new UpstreamFailure("malformed", `the upstream answer has no '${field}' ${scalar ? "field" : "array"}`, { status });
   return body as Record<string, unknown>;
 }
 
@@ -238,44 +242,4 @@ export function parseStreamData(event: EventSourceMessage, status: number): Reco
     );
   }
   return record;
-}
-
-function clientError(failure: UpstreamFailure): ProxyError {
-  let param: string | undefined;
-  try {
-    const parsed = JSON.parse(failure.body ?? "") as { error?: { param?: unknown } };
-    if (typeof parsed.error?.param === "string") param = parsed.error.param;
-  } catch {
-    // No param to report.
-  }
-  return new ProxyError("upstream_rejected", `The upstream refused the request: ${upstreamErrorMessage(failure.body ?? "")}`, {
-    status: failure.status,
-    param,
-  });
-}
-
-function exhausted(tried: string[], authFailed: string[], notFound: string[], last: UpstreamFailure | undefined): ProxyError {
-  if (tried.length === 0) {
-    return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly");
-  }
-  if (authFailed.length === tried.length) {
-    return new ProxyError(
-      "upstream_auth_failed",
-      `The provider(s) ${authFailed.join(", ")} rejected the API key; check api_key in agentd.jsonc`,
-      { details: { providers: authFailed } },
-    );
-  }
-  if (notFound.length > 0 && notFound.length + authFailed.length === tried.length) {
-    return new ProxyError(
-      "model_not_found",
-      `No provider has this model or endpoint (404 from ${notFound.join(", ")}): ${last?.message ?? ""}`.trimEnd(),
-      { param: "model", details: { providers: tried } },
-    );
-  }
-  const timeout = last?.kind.endsWith("timeout") === true;
-  return new ProxyError(
-    timeout ? "upstream_timeout" : "upstream_error",
-    `No provider answered (tried ${tried.join(", ")}): ${last?.message ?? "no attempt made"}`,
-    { details: { providers: tried, cause: last?.kind } },
-  );
 }

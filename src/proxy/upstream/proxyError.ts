@@ -19,17 +19,29 @@ export type ProxyErrorCode = Extract<
   | "upstream_timeout"
   | "upstream_auth_failed"
   | "upstream_unavailable"
+  | "rate_limit_exceeded"
 >;
+
+export interface ProxyErrorOptions extends AgentdErrorOptions {
+  /** Seconds the client should wait before trying again (sent as Retry-After). */
+  retryAfterS?: number;
+  /** The provider that was tried last (sent as x-agentd-provider). */
+  provider?: string;
+}
 
 export class ProxyError extends AgentdError {
   declare readonly code: ProxyErrorCode;
+  readonly retryAfterS?: number;
+  readonly provider?: string;
 
-  constructor(code: "upstream_rejected", message: string, options: AgentdErrorOptions & { status: number });
-  constructor(code: ProxyErrorCode, message: string, options?: AgentdErrorOptions);
-  constructor(code: ProxyErrorCode, message: string, options: AgentdErrorOptions & { status?: number } = {}) {
+  constructor(code: "upstream_rejected", message: string, options: ProxyErrorOptions & { status: number });
+  constructor(code: ProxyErrorCode, message: string, options?: ProxyErrorOptions);
+  constructor(code: ProxyErrorCode, message: string, options: ProxyErrorOptions & { status?: number } = {}) {
     // The overloads above let only upstream_rejected carry a status (the upstream's 4xx).
     if (code === "upstream_rejected") super(code, message, { ...options, status: options.status ?? 400 });
     else super(code, message, options);
+    this.retryAfterS = options.retryAfterS;
+    this.provider = options.provider;
   }
 }
 
