@@ -21,6 +21,8 @@ import { LocalToolTarget } from "./toolTarget.ts";
 import { createServiceTools } from "./serviceTools.ts";
 import { TurnEngine } from "./turnEngine.ts";
 import { SessionChannels } from "./sessionChannels.ts";
+import { AgentTelemetry } from "./agentTelemetry.ts";
+import type { Tracer } from "../telemetry/index.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -38,6 +40,8 @@ export interface CreateAgentOptions {
   fetch?: Fetch;
   /** Interval of the SSE heartbeat comment; 15 s unless a test needs it sooner. */
   heartbeatMs?: number;
+  /** Turns, tool calls and approval waits become spans; off unless telemetry is configured. */
+  tracer?: Tracer;
 }
 
 export interface SessionSummary extends SessionRecord {
@@ -52,6 +56,8 @@ export interface Agent {
   pendingApprovals(): ApprovalRecord[];
   /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
   decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
+  /** Turns, tool calls and approvals in Prometheus text. */
+  metricsText(): string;
   /** Cancels running turns cleanly and writes every sidecar record out; pending approvals stay. */
   close(): Promise<void>;
 }
@@ -104,6 +110,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     if (!found) throw new AgentdError("target_not_connected", `The session's target ${name} is not connected`);
     return found;
   };
+  const telemetry = new AgentTelemetry(options.tracer, (name) => catalog.byName.has(name));
   const engine = new TurnEngine({
     sessions,
     events,
@@ -116,9 +123,10 @@ export function createAgent(options: CreateAgentOptions): Agent {
     agent: agentConfig,
     approvalsConfig,
     logger,
+    telemetry,
   });
   engine.recoverInterrupted();
-  const approvalService = new ApprovalService({ approvals, sessions, events, engine, channels, logger });
+  const approvalService = new ApprovalService({ approvals, sessions, events, engine, channels, logger, telemetry });
   const routes = agentRoutes({
     sessions,
     events,
@@ -141,6 +149,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     }),
     pendingApprovals: () => approvals.pending(),
     decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
+    metricsText: () => telemetry.metricsText(approvals.pending().length, engine.runningCount),
     close: async () => {
       await engine.cancelAll("agentd is stopping");
       await channels.closeAll();

@@ -5,6 +5,7 @@ import type { SessionEvents } from "./sessionEvents.ts";
 import type { SessionStore } from "./sessionStore.ts";
 import type { TurnEngine } from "./turnEngine.ts";
 import type { SessionChannels } from "./sessionChannels.ts";
+import type { AgentTelemetry } from "./agentTelemetry.ts";
 
 class ApprovalConflictError extends AgentdError {
   constructor(approval: ApprovalRecord) {
@@ -36,6 +37,7 @@ export class ApprovalService {
       engine: TurnEngine;
       channels: SessionChannels;
       logger: Logger;
+      telemetry: AgentTelemetry;
     },
   ) {}
 
@@ -72,6 +74,7 @@ export class ApprovalService {
     // A paused session keeps nothing open: the record is written out at once.
     if (!this.deps.engine.isRunning(approval.session_id)) this.deps.channels.release(approval.session_id);
     this.deps.logger.info("approval.decided", { session: approval.session_id, ...fields });
+    this.deps.telemetry.approvalDecided(approval.id, approval.status, decidedBy, (approval.decided_at ?? Date.now()) - approval.created_at);
   }
 
   #resumeIfDecided(sessionId: string, turnId: string): boolean {

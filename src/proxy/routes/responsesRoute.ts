@@ -77,7 +77,7 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   }
   const stream = body.stream === true;
   const committed = await core.dispatch(
-    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal },
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/responses" },
     model,
     t0,
   );
@@ -138,6 +138,7 @@ function finishTurn(
     tokensIn: usage.input,
     tokensOut: usage.output,
     attempts: committed.attempts,
+    trace: turn.core.traceOf(committed),
   });
 }
 
