@@ -149,7 +149,11 @@ export function createAgent(options: CreateAgentOptions): Agent {
     }),
     pendingApprovals: () => approvals.pending(),
     decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
-    metricsText: () => telemetry.metricsText(approvals.pending().length, engine.runningCount),
+    metricsText: () =>
+      telemetry.metricsText(
+        approvals.pending().map((a) => a.created_at),
+        engine.runningCount,
+      ),
     close: async () => {
       await engine.cancelAll("agentd is stopping");
       await channels.closeAll();

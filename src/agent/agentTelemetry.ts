@@ -102,12 +102,19 @@ export class AgentTelemetry {
     span.end();
   }
 
-  metricsText(pendingApprovals: number, runningTurns: number): string {
+  /** `pendingSince`: when each pending approval was asked for (epoch ms). */
+  metricsText(pendingSince: readonly number[], runningTurns: number, now = Date.now()): string {
     const pending = new CounterFamily("agentd_agent_approvals_pending", "Tool calls waiting for a person's decision.", "gauge");
-    pending.set("", pendingApprovals);
+    pending.set("", pendingSince.length);
+    const oldest = new CounterFamily(
+      "agentd_agent_approval_oldest_pending_seconds",
+      "How long the oldest pending approval has waited (0 when none waits).",
+      "gauge",
+    );
+    oldest.set("", pendingSince.length ? (now - Math.min(...pendingSince)) / 1000 : 0);
     const running = new CounterFamily("agentd_agent_turns_running", "Agent turns running now.", "gauge");
     running.set("", runningTurns);
-    return familiesText([this.#turns, this.#toolCalls, this.#decisions, pending, running]);
+    return familiesText([this.#turns, this.#toolCalls, this.#decisions, pending, oldest, running]);
   }
 
   #toolName(tool: string): string {
