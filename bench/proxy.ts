@@ -63,15 +63,33 @@ async function runUpstream(portFile: string): Promise<void> {
   await Bun.write(portFile, String(server.port));
 }
 
-async function runProxy(portFile: string, upstreamUrl: string): Promise<void> {
+/** A collector stand-in for the telemetry rows: takes OTLP/HTTP exports and throws them away. */
+async function runCollector(portFile: string): Promise<void> {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      await req.arrayBuffer();
+      return Response.json({});
+    },
+  });
+  await Bun.write(portFile, String(server.port));
+}
+
+/** The proxy alone; with `otlpEndpoint`, each request is also a span exported there (telemetry on). */
+async function runProxy(portFile: string, upstreamUrl: string, otlpEndpoint?: string): Promise<void> {
   const { Hono } = await import("hono");
   const { createProxy, providerConfigSchema, proxyConfigSchema, proxyMigrations } = await import("../src/proxy/index.ts");
   const { baseMigrations, openStore } = await import("../src/core/store/index.ts");
+  const { startTracing, telemetryConfigSchema } = await import("../src/telemetry/index.ts");
+  const { createLogger } = await import("../src/core/log/index.ts");
+  const tracing = await startTracing(telemetryConfigSchema.parse({ otlp: { endpoint: otlpEndpoint } }), "bench", createLogger("telemetry"));
   const db = openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
   const proxy = createProxy({
     providers: [providerConfigSchema.parse({ name: "bench", base_url: upstreamUrl })],
     config: proxyConfigSchema.parse({}),
     db,
+    tracer: tracing.tracer,
   });
   const app = new Hono();
   app.route("/v1", proxy.routes);
@@ -257,6 +275,27 @@ async function settledRss(pid: number, idleMb: number): Promise<{ rss: number; m
   }
 }
 
+/**
+ * Telemetry off and on, alternating rounds through two proxies to the same upstream: the "on" one
+ * exports a span per request to a local collector (metrics are counted by both). CPU is the
+ * proxy process's own; latency is the client's.
+ */
+async function compareTelemetry(off: string, on: string, pids: { off: number; on: number }) {
+  const sides = { off: { c1: new Side(), c32: new Side() }, on: { c1: new Side(), c32: new Side() } };
+  for (let i = 0; i < 5; i++) {
+    await sides.off.c1.round(off, body(false), 1, 1000, { proxy: pids.off });
+    await sides.on.c1.round(on, body(false), 1, 1000, { proxy: pids.on });
+    await sides.off.c32.round(off, body(false), 32, 6000, { proxy: pids.off });
+    await sides.on.c32.round(on, body(false), 32, 6000, { proxy: pids.on });
+  }
+  const cpuPerRequest = (side: Side) => (side.cpu.get("proxy")! / side.requests) * 1e6;
+  return {
+    p50: { off: percentile(sides.off.c1.sorted(), 50), on: percentile(sides.on.c1.sorted(), 50) },
+    cpu: { off: cpuPerRequest(sides.off.c32), on: cpuPerRequest(sides.on.c32) },
+    rps: { off: sides.off.c32.rps(), on: sides.on.c32.rps() },
+  };
+}
+
 /** Reads the proxy's log lines off its stdout pipe and drops them, as the supervisor reads the worker's. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<void> {
   for await (const _chunk of stream);
@@ -295,6 +334,24 @@ async function orchestrate(): Promise<void> {
     const idleRss = rssMb(proxy.pid);
     const streamsRss = await openSlowStreams(`${proxyUrl}/chat/completions`, 1000, proxy.pid);
     const after = await settledRss(proxy.pid, idleRss);
+
+    const collector = spawn([process.execPath, import.meta.path, "--collector", join(dir, "collector")], {
+      stdout: "ignore",
+      stderr: "inherit",
+      env,
+    });
+    children.push(collector);
+    const collectorUrl = `http://127.0.0.1:${await waitForFile(join(dir, "collector"), collector)}`;
+    const traced = spawn([process.execPath, import.meta.path, "--proxy", join(dir, "traced"), upstreamUrl, collectorUrl], {
+      stdout: "pipe",
+      stderr: "inherit",
+      env,
+    });
+    children.push(traced);
+    const tracedDrained = drain(traced.stdout);
+    const tracedUrl = `http://127.0.0.1:${await waitForFile(join(dir, "traced"), traced)}/v1/chat/completions`;
+    await compare(through, tracedUrl, 8, 3000, 1, pids); // warm-up of the traced proxy
+    const tel = await compareTelemetry(through, tracedUrl, { off: proxy.pid, on: traced.pid });
 
     const ms = (v: number) => v.toFixed(3);
     const [d1, p1, d32, p32] = [c1.d.sorted(), c1.p.sorted(), c32.d.sorted(), c32.p.sorted()];
@@ -345,6 +402,24 @@ async function orchestrate(): Promise<void> {
         `${after.rss.toFixed(1)} after ${(after.ms / 1000).toFixed(1)} s`,
         `${signed(after.rss - idleRss, 1)} MB (${after.rss <= idleRss + SETTLE_LIMIT_MB ? "met" : "NOT met"})`,
       ],
+      [
+        "telemetry off → on: proxy CPU per request, c=32 (µs)",
+        tel.cpu.off.toFixed(1),
+        tel.cpu.on.toFixed(1),
+        `${signed(((tel.cpu.on - tel.cpu.off) / tel.cpu.off) * 100, 1)} % (limit +10 %)`,
+      ],
+      [
+        "telemetry off → on: non-stream p50 latency, c=1 (ms)",
+        ms(tel.p50.off),
+        ms(tel.p50.on),
+        `${signed(tel.p50.on - tel.p50.off, 3)} ms (limit +0.05 ms)`,
+      ],
+      [
+        "telemetry off → on: throughput, c=32 (req/s)",
+        tel.rps.off.toFixed(0),
+        tel.rps.on.toFixed(0),
+        `×${(tel.rps.on / tel.rps.off).toFixed(2)}`,
+      ],
     ];
     console.log(
       `\nagentd proxy benchmark — Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores shared by client, proxy and upstream, loopback; direct and proxied rounds alternate\n`,
@@ -353,7 +428,8 @@ async function orchestrate(): Promise<void> {
     console.log("| --- | ---: | ---: | ---: |");
     for (const row of rows) console.log(`| ${row.join(" | ")} |`);
     proxy.kill();
-    await drained;
+    traced.kill();
+    await Promise.all([drained, tracedDrained]);
   } finally {
     for (const child of children) child.kill();
     await Promise.all(children.map((child) => child.exited));
@@ -363,5 +439,6 @@ async function orchestrate(): Promise<void> {
 
 // Dispatch last: the helpers above must be initialised before a role runs.
 if (role === "--upstream") await runUpstream(process.argv[3]!);
-else if (role === "--proxy") await runProxy(process.argv[3]!, process.argv[4]!);
+else if (role === "--proxy") await runProxy(process.argv[3]!, process.argv[4]!, process.argv[5]);
+else if (role === "--collector") await runCollector(process.argv[3]!);
 else await orchestrate();

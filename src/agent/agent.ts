@@ -23,6 +23,8 @@ import { createServiceTools } from "./serviceTools.ts";
 import { TurnEngine } from "./turnEngine.ts";
 import { DirectCalls } from "./directCalls.ts";
 import { SessionChannels } from "./sessionChannels.ts";
+import { AgentTelemetry } from "./agentTelemetry.ts";
+import type { Tracer } from "../telemetry/index.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -40,6 +42,8 @@ export interface CreateAgentOptions {
   fetch?: Fetch;
   /** Interval of the SSE heartbeat comment; 15 s unless a test needs it sooner. */
   heartbeatMs?: number;
+  /** Turns, tool calls and approval waits become spans; off unless telemetry is configured. */
+  tracer?: Tracer;
 }
 
 export interface SessionSummary extends SessionRecord {
@@ -57,6 +61,8 @@ export interface Agent {
   decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
   /** Tool calls MCP clients make directly, under the same policy, approvals and records. */
   calls: DirectCalls;
+  /** Turns, tool calls and approvals in Prometheus text. */
+  metricsText(): string;
   /** Cancels running turns cleanly and writes every sidecar record out; pending approvals stay. */
   close(): Promise<void>;
 }
@@ -110,6 +116,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     if (!found) throw new AgentdError("target_not_connected", `The session's target ${name} is not connected`);
     return found;
   };
+  const telemetry = new AgentTelemetry(options.tracer, (name) => catalog.byName.has(name));
   const engine = new TurnEngine({
     sessions,
     events,
@@ -122,6 +129,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     agent: agentConfig,
     approvalsConfig,
     logger,
+    telemetry,
   });
   engine.recoverInterrupted();
   const calls = new DirectCalls({
@@ -142,7 +150,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     resume: (sessionId: string, turnId: string) =>
       calls.isDirect(sessionId) ? calls.resume(sessionId, turnId) : engine.resume(sessionId, turnId),
   };
-  const approvalService = new ApprovalService({ approvals, sessions, events, engine: resumer, channels, logger });
+  const approvalService = new ApprovalService({ approvals, sessions, events, engine: resumer, channels, logger, telemetry });
   const routes = agentRoutes({
     sessions,
     events,
@@ -166,6 +174,11 @@ export function createAgent(options: CreateAgentOptions): Agent {
     pendingApprovals: () => approvals.pending().map(approvalView),
     decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
     calls,
+    metricsText: () =>
+      telemetry.metricsText(
+        approvals.pending().map((a) => a.created_at),
+        engine.runningCount,
+      ),
     close: async () => {
       await Promise.all([calls.close(), engine.cancelAll("agentd is stopping")]);
       await channels.closeAll();

@@ -12,6 +12,7 @@ export function createAgentCapability(options: CreateAgentOptions): AgentCapabil
     name: "agent",
     routes: [{ path: "/api", app: agent.routes }],
     agent,
+    metricsText: () => agent.metricsText(),
     close: () => agent.close(),
   };
 }

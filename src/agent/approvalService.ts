@@ -5,6 +5,7 @@ import type { SessionEvents } from "./sessionEvents.ts";
 import type { SessionStore } from "./sessionStore.ts";
 import type { TurnEngine } from "./turnEngine.ts";
 import type { SessionChannels } from "./sessionChannels.ts";
+import type { AgentTelemetry } from "./agentTelemetry.ts";
 
 class ApprovalConflictError extends AgentdError {
   constructor(approval: ApprovalRecord) {
@@ -37,6 +38,7 @@ export class ApprovalService {
       engine: Pick<TurnEngine, "isRunning" | "resume">;
       channels: SessionChannels;
       logger: Logger;
+      telemetry: AgentTelemetry;
     },
   ) {}
 
@@ -73,6 +75,7 @@ export class ApprovalService {
     // A paused session keeps nothing open: the record is written out at once.
     if (!this.deps.engine.isRunning(approval.session_id)) this.deps.channels.release(approval.session_id);
     this.deps.logger.info("approval.decided", { session: approval.session_id, ...fields });
+    this.deps.telemetry.approvalDecided(approval.id, approval.status, decidedBy, (approval.decided_at ?? Date.now()) - approval.created_at);
   }
 
   #resumeIfDecided(sessionId: string, turnId: string): boolean {

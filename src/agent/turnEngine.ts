@@ -22,6 +22,7 @@ import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { clipToolResult } from "./toolResultText.ts";
 import { CommandJudge } from "./shell/commandJudge.ts";
 import type { ApprovalRequest } from "./approvalView.ts";
+import type { AgentTelemetry } from "./agentTelemetry.ts";
 
 export interface TurnEngineDeps {
   sessions: SessionStore;
@@ -36,6 +37,7 @@ export interface TurnEngineDeps {
   agent: AgentConfig;
   approvalsConfig: ApprovalsConfig;
   logger: Logger;
+  telemetry: AgentTelemetry;
 }
 
 interface RunningTurn {
@@ -58,6 +60,10 @@ export class TurnEngine {
 
   constructor(private readonly deps: TurnEngineDeps) {}
 
+  get runningCount(): number {
+    return this.#running.size;
+  }
+
   isRunning(sessionId: string): boolean {
     return this.#running.has(sessionId);
   }
@@ -67,6 +73,7 @@ export class TurnEngine {
     const turn = this.deps.sessions.startTurn(session.id);
     this.deps.sessions.addMessage(session.id, turn.id, { role: "user", content });
     this.deps.sessions.setTitleIfEmpty(session.id, content.slice(0, 80));
+    this.deps.telemetry.turnStarted(session.id, turn.id, session.model);
     this.#emit(session.id, turn.id, "turn.start", { content });
     this.#launch(session.id, turn.id, false);
     return turn.id;
@@ -92,7 +99,10 @@ export class TurnEngine {
 
   /** Closes a paused turn without running its calls (cancel while waiting for a decision). */
   closePaused(sessionId: string, turnId: string, decidedBy: string): void {
-    for (const approval of this.deps.approvals.forTurn(turnId)) this.deps.approvals.decide(approval.id, "cancelled", decidedBy);
+    for (const approval of this.deps.approvals.forTurn(turnId)) {
+      if (this.deps.approvals.decide(approval.id, "cancelled", decidedBy))
+        this.deps.telemetry.approvalDecided(approval.id, "cancelled", decidedBy, Date.now() - approval.created_at);
+    }
     const step = this.deps.sessions.getTurn(turnId).steps;
     this.#answerRemaining(sessionId, turnId, "cancelled", {
       code: "cancelled",
@@ -182,10 +192,14 @@ export class TurnEngine {
     const messages = [{ role: "system", content: this.deps.agent.system_prompt }, ...history] as ChatCompletionMessageParam[];
     const request = { model: session.model, messages, tools: this.deps.catalog.forModel, temperature: this.deps.agent.temperature };
     if (channel.sidecar) channel.note = requestSummary(request as never, this.deps.agent.debug.level);
+    const traceparent = this.deps.telemetry.traceparent(turnId);
     const gathered = await streamModelStep(
       this.deps.client,
       request,
-      { signal, headers: channel.sidecar ? { [SESSION_HEADER]: session.id } : {} },
+      {
+        signal,
+        headers: { ...(channel.sidecar ? { [SESSION_HEADER]: session.id } : {}), ...(traceparent ? { traceparent } : {}) },
+      },
       (delta) => this.#emit(session.id, turnId, "text.delta", { step, delta }),
     );
     const message: ChatMessage = { role: "assistant", content: gathered.content || null };
@@ -258,6 +272,7 @@ export class TurnEngine {
             request: JSON.stringify(this.#request(session.id, history, parsed.raw, command)),
           });
           this.deps.toolCalls.awaitApproval(record.id, approval.id);
+          this.deps.telemetry.approvalRequested(turnId, record.id, tool.name, record.call_id, approval.id, scope);
           this.deps.logger.info("approval.required", {
             session: session.id,
             approval: approval.id,
@@ -276,6 +291,7 @@ export class TurnEngine {
       }
       // Read per call, not from `session`: a hop earlier in this turn may have switched the host.
       const target = this.deps.target(tool.hostBound ? this.deps.sessions.get(session.id).target : LOCAL_TARGET);
+      this.deps.telemetry.toolStarted(turnId, record.id, tool.name, record.call_id);
       const result = await runToolCall(
         {
           recordId: record.id,
@@ -297,7 +313,10 @@ export class TurnEngine {
         },
         this.#reporter(session.id, turnId),
       );
-      if (result) this.#addToolMessage(session.id, turnId, history, record.call_id, result.content);
+      if (result) {
+        this.deps.telemetry.toolEnded(record.id, tool.name, result.outcome);
+        this.#addToolMessage(session.id, turnId, history, record.call_id, result.content);
+      }
       if (signal.aborted) throw signal.reason;
     }
     const pending = this.deps.approvals.forTurn(turnId).filter((a) => a.status === "pending");
@@ -347,6 +366,7 @@ export class TurnEngine {
       errorCode: error.code,
       errorMessage: error.message,
     });
+    this.deps.telemetry.toolEnded(record.id, record.tool, outcome);
     const fields = { session: sessionId, tool: record.tool, call_id: record.call_id };
     this.deps.logger.info("tool.start", fields);
     this.deps.logger.warn("tool.end", { ...fields, outcome, duration_ms: 0, error: error.message, error_code: error.code });
@@ -369,6 +389,7 @@ export class TurnEngine {
           errorCode: error.code,
           errorMessage: error.message,
         });
+        this.deps.telemetry.toolEnded(record.id, record.tool, outcome);
         this.deps.logger.warn("tool.end", {
           session: sessionId,
           tool: record.tool,
@@ -389,6 +410,7 @@ export class TurnEngine {
 
   #end(sessionId: string, turnId: string, steps: number, reason: string, extra: Record<string, unknown> = {}): void {
     this.deps.sessions.endTurn(turnId, reason, steps, typeof extra.error === "string" ? extra.error : undefined);
+    this.deps.telemetry.turnEnded(turnId, reason, steps);
     this.deps.sessions.setState(sessionId, "idle");
     this.#emit(sessionId, turnId, "turn.end", { reason, steps, ...extra });
     this.deps.channels.get(sessionId).sidecar?.write("turn.end", { turn: turnId, reason, steps, ...extra });

@@ -18,6 +18,7 @@ import { ensureApiToken, isLoopbackAddress, UntrustedTokenError } from "../http/
 // The two files alone: the watchdog's index also brings its routes, tools and config schema (zod).
 import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
 import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
+import { startTracing } from "../telemetry/index.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
@@ -126,8 +127,12 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
   let current: Worker | undefined;
   // Exits the watchdog asked for: the worker is restarted, but its exit is not a new crash.
   const requestedExits = new Set<number>();
+  // The supervisor's own tracer (the watchdog runs here): loaded only when a collector is configured.
+  const tracing = await startTracing(config.telemetry, "supervisor", log.child("telemetry"));
   const watchdog = new WatchdogRuntime({
     config: config.watchdog,
+    alerts: config.alerts,
+    tracer: tracing.tracer,
     db,
     log: log.child("watchdog"),
     token,
@@ -216,6 +221,7 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
   await watchdog.stop();
+  await tracing.shutdown();
   log.info("supervisor.stopped", { exit_code: exitCode });
   db.close();
   return exitCode;

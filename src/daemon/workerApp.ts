@@ -15,6 +15,7 @@ import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
 import { createWorkerServices, type WorkerServices } from "./workerServices.ts";
+import { storeFileSizes } from "./storeFileSizes.ts";
 
 export interface WorkerAppOptions {
   config: AgentdConfig;
@@ -120,6 +121,24 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
         help: "Unhandled rejections and uncaught exceptions the worker logged and survived.",
         type: "counter",
         samples: [{ value: failureCount("unhandled") }],
+      },
+      {
+        name: "agentd_store_size_bytes",
+        help: "Size of the SQLite store on disk, by file (the database and its write-ahead log).",
+        type: "gauge",
+        samples: storeFileSizes(db.filename),
+      },
+      {
+        name: "agentd_store_writable",
+        help: "1 while the store takes writes, 0 when it refuses them (disk full, read-only, damaged).",
+        type: "gauge",
+        samples: [{ value: storeProblem() ? 0 : 1 }],
+      },
+      {
+        name: "agentd_build_info",
+        help: "The running agentd's version (always 1).",
+        type: "gauge",
+        samples: [{ labels: { version: VERSION }, value: 1 }],
       },
       {
         name: "agentd_background_failures_total",

@@ -12,6 +12,7 @@ import { createPtyCapability, type PtyCapability } from "../pty/index.ts";
 import type { StatusSources } from "../status/statusSource.ts";
 import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
 import { createWatchdogCapability } from "../watchdog/index.ts";
+import { createTelemetryCapability, startTracing } from "../telemetry/index.ts";
 import { CapabilityStack } from "./capabilityStack.ts";
 
 export interface WorkerServicesOptions {
@@ -47,9 +48,13 @@ const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
 export async function createWorkerServices(options: WorkerServicesOptions): Promise<WorkerServices> {
   const { config, db, dataDir, logger } = options;
   const readFileMaxBytes = config.agent.read_file_max_bytes;
-  const { stack, value: services } = await CapabilityStack.compose((stack) => {
+  const { stack, value: services } = await CapabilityStack.compose(async (stack) => {
+    // First in, last out: spans the other capabilities end while closing are still exported.
+    const tracing = await startTracing(config.telemetry, "worker", logger.child("telemetry"));
+    stack.start(() => createTelemetryCapability(tracing));
+    const { tracer } = tracing;
     const proxy = stack.start(() =>
-      createProxyCapability({ providers: config.providers, config: config.proxy, db, logger: logger.child("proxy") }),
+      createProxyCapability({ providers: config.providers, config: config.proxy, db, logger: logger.child("proxy"), tracer }),
     );
     const pty = stack.start(() =>
       createPtyCapability({
@@ -82,6 +87,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         modelBaseUrl: LOCAL_MODEL_BASE_URL,
         modelApiKey: options.localApiKey,
         tools,
+        tracer,
         logger: logger.child("agent"),
         fetch: async (input, init) =>
           options.localFetch(

@@ -3,6 +3,7 @@ import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 import { createHopManager, type HopInfo, type HopManagerOptions } from "./hopManager.ts";
 import { createHopRoutes } from "./hopRoutes.ts";
 import { createHopTool } from "./hopTool.ts";
+import { hopMetricsText } from "./hopMetrics.ts";
 
 export interface HopCapability extends Capability {
   list(): HopInfo[];
@@ -16,6 +17,7 @@ export function createHopCapability(options: HopManagerOptions & { readFileMaxBy
     routes: [{ path: "/api/hops", app: createHopRoutes(manager) }],
     tools: [createHopTool(manager, { readFileMaxBytes: options.readFileMaxBytes }) as ToolDefinition],
     list: () => manager.list(),
+    metricsText: () => hopMetricsText(manager.list()),
     close: () => manager.close(),
   };
 }

@@ -8,6 +8,7 @@ import type { ProviderConfig, ProxyConfig } from "../core/config/sections/provid
 import { providersHealth, providerStatus, type ProviderStatus } from "./upstream/providerStatus.ts";
 import { ProxyCore } from "./state/proxyCore.ts";
 import { createProxyRoutes, proxyErrorHandler } from "./routes/proxyRoutes.ts";
+import type { Tracer } from "../telemetry/index.ts";
 
 export { providerConfigSchema, proxyConfigSchema } from "../core/config/sections/providerConfig.ts";
 export type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
@@ -24,6 +25,8 @@ export interface CreateProxyOptions {
   config: ProxyConfig;
   db: Database;
   logger?: Logger;
+  /** Each request becomes a `gen_ai` client span; off unless telemetry is configured. */
+  tracer?: Tracer;
 }
 
 export interface Proxy {
@@ -40,7 +43,7 @@ export interface Proxy {
 
 export function createProxy(options: CreateProxyOptions): Proxy {
   const logger = options.logger ?? createLogger("proxy");
-  const core = new ProxyCore(options.providers, options.config, options.db, logger);
+  const core = new ProxyCore(options.providers, options.config, options.db, logger, options.tracer);
   const routes = createProxyRoutes(core, logger);
   const adminRoutes = createAdminRoutes(core, logger);
   adminRoutes.onError(proxyErrorHandler(logger));
@@ -58,7 +61,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
     adminRoutes,
     status: () => core.providers.map(providerStatus),
     healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
-    metricsText: () => core.metrics.text(),
+    metricsText: () => core.metricsText(),
     close: async () => {
       if (closed) return;
       closed = true;

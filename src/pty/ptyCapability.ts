@@ -3,6 +3,7 @@ import { PtyManager, type PtyManagerOptions } from "./ptyManager.ts";
 import { createPtyRoutes } from "./ptyRoutes.ts";
 import type { PtySessionInfo } from "./ptySchemas.ts";
 import { createPtyTools } from "./ptyTools.ts";
+import { ptyMetricsText } from "./ptyMetrics.ts";
 
 export interface PtyCapability extends Capability {
   sessions(): PtySessionInfo[];
@@ -17,6 +18,7 @@ export function createPtyCapability(options: PtyManagerOptions): PtyCapability {
     tools: createPtyTools(manager),
     healthChecks: () => manager.healthChecks(),
     sessions: () => manager.list(),
+    metricsText: () => ptyMetricsText(manager.list()),
     close: () => manager.close(),
   };
 }

@@ -6,6 +6,7 @@ import type { PatternMemory } from "./decide/patternMemory.ts";
 import type { Decision } from "./checks/signal.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { ActionName, WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
+import type { WatchdogTracing } from "./watchdogTracing.ts";
 
 export interface IncidentVerifierDeps {
   config: WatchdogConfig;
@@ -21,6 +22,7 @@ export interface IncidentVerifierDeps {
   /** Hands an incident whose action did not clear it to the next tier; the promise is whatever that started. */
   escalate: (tracked: TrackedIncident, fromTier: number, failedAction: ActionName) => Promise<void> | undefined;
   now: () => number;
+  tracing: WatchdogTracing;
 }
 
 /**
@@ -42,6 +44,7 @@ export class IncidentVerifier {
       triggers: new Set(tracked.signals.keys()),
       ...(decision.command ? { command: decision.command } : {}),
     };
+    this.deps.tracing.verifyStarted(tracked);
   }
 
   /**
@@ -82,6 +85,7 @@ export class IncidentVerifier {
     memory.record(tracked.pattern, action, tier, verdict, tracked.id, now, command);
     store.addEvent(tracked.id, "verdict", `${action}: ${verdict}`, { action, tier, verdict }, now);
     log.info("watchdog.verdict", { incident_id: tracked.id, action, tier, verdict });
+    this.deps.tracing.concluded(tracked.id, tier, action, verdict);
   }
 
   #clear(tracked: TrackedIncident): boolean {

@@ -24,6 +24,8 @@ import { Tier3Advisor } from "./decide/tier3Advisor.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import type { WatchdogCounters } from "./watchdogCounters.ts";
+import type { Tracer } from "../telemetry/index.ts";
+import { WatchdogTracing } from "./watchdogTracing.ts";
 
 export type { HealthView } from "./healthView.ts";
 
@@ -42,6 +44,8 @@ export interface WatchdogDeps {
   now?: () => number;
   /** Signals waiting to be decided beyond this many are dropped and counted (default 1000). */
   queueMax?: number;
+  /** Actions and their verifications become spans; off unless telemetry is configured. */
+  tracer?: Tracer;
 }
 
 /** What a decision started (an action, a webhook), or nothing. */
@@ -79,11 +83,13 @@ export class Watchdog {
   readonly #recent: string[] = [];
   readonly #now: () => number;
   readonly #counts = { signals: 0, merged: 0 };
+  readonly #tracing: WatchdogTracing;
   #nextTick: Promise<void> | undefined;
 
   constructor(private readonly deps: WatchdogDeps) {
     const { config, db, log } = deps;
     this.#now = deps.now ?? Date.now;
+    this.#tracing = new WatchdogTracing(deps.tracer);
     this.store = new IncidentStore(db);
     this.silences = new SilenceStore(db);
     this.memory = new PatternMemory(db);
@@ -117,6 +123,7 @@ export class Watchdog {
       healthy: () => deps.health().ok,
       checkFailing: (name) => deps.checkFailing?.(name) ?? false,
       escalate: (tracked, fromTier, failedAction) => this.#decideUnmatched(tracked, fromTier, failedAction),
+      tracing: this.#tracing,
       now: this.#now,
     });
   }
@@ -179,6 +186,7 @@ export class Watchdog {
       queue_dropped_total: this.#queue.dropped,
       queue_depth: this.#queue.depth,
       actions_in_flight: this.#jobs.size,
+      actions: { ...this.#tracing.actions },
     };
   }
 
@@ -309,6 +317,7 @@ export class Watchdog {
 
   /** Runs an action; what it printed is redacted before it reaches the incident, the log or the page. */
   async #execute(tracked: TrackedIncident, decision: Decision, approved: boolean): Promise<ActionResult> {
+    const span = this.#tracing.actionStarted(tracked, decision);
     const result = await this.#executor.execute(decision.action, {
       incidentId: tracked.id,
       title: tracked.title,
@@ -319,6 +328,7 @@ export class Watchdog {
       command: decision.command,
       approved,
     });
+    this.#tracing.actionEnded(span, result.ok);
     return { ...result, detail: this.#redactor.redact(result.detail) };
   }
 
@@ -331,6 +341,7 @@ export class Watchdog {
     this.store.addEvent(tracked.id, result.ok ? "action_done" : "action_failed", result.detail, { action: decision.action }, this.#now());
     if (decision.action === "alert") {
       tracked.alerted = true;
+      this.#tracing.concluded(tracked.id, decision.tier, decision.action, "none");
       return undefined;
     }
     tracked.tried.push(decision.action);

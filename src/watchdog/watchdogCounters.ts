@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { renderPrometheus } from "../core/metrics/index.ts";
+import { CounterFamily, familiesText, labelText, renderPrometheus } from "../core/metrics/index.ts";
+import { readCheckRows } from "./checks/checkScheduler.ts";
 
 /** The watchdog engine's counters (the supervisor's), stored in kv for the worker's /metrics. */
 export interface WatchdogCounters {
@@ -10,9 +11,17 @@ export interface WatchdogCounters {
   queue_dropped_total: number;
   queue_depth: number;
   actions_in_flight: number;
+  /** Actions that ended, by `tier|action|verdict` (verdict `none` for an alert, which is not verified). */
+  actions?: Record<string, number>;
+  /** How long each configured check's last run took, in seconds. */
+  check_seconds?: Record<string, number>;
+  /** Alerts Alertmanager took, and posts it refused or never answered. */
+  alertmanager_sent_total?: number;
+  alertmanager_failed_total?: number;
 }
 
 const KV_KEY = "watchdog.counters";
+const CHECK_STATES = ["pass", "fail", "unknown"] as const;
 
 export function writeWatchdogCounters(db: Database, counters: WatchdogCounters, now: number): void {
   db.run(
@@ -26,40 +35,82 @@ export function readWatchdogCounters(db: Database): WatchdogCounters | undefined
   return row ? (JSON.parse(row.value) as WatchdogCounters) : undefined;
 }
 
-/** The counters in Prometheus text, as the supervisor last stored them; empty before it has. */
-export function watchdogMetricsText(db: Database): string {
-  const counters = readWatchdogCounters(db);
+/** The counters in Prometheus text, as the supervisor last stored them, and what the store says of checks, incidents and silences. */
+export function watchdogMetricsText(db: Database, now = Date.now()): string {
+  return storeMetricsText(db, now) + countersText(readWatchdogCounters(db));
+}
+
+function countersText(counters: WatchdogCounters | undefined): string {
   if (!counters) return "";
-  return renderPrometheus([
-    {
-      name: "agentd_watchdog_signals_total",
-      help: "Signals the watchdog received.",
-      type: "counter",
-      samples: [{ value: counters.signals_total }],
-    },
-    {
-      name: "agentd_watchdog_signals_merged_total",
-      help: "Signals merged into an incident whose action was under way.",
-      type: "counter",
-      samples: [{ value: counters.signals_merged_total }],
-    },
-    {
-      name: "agentd_watchdog_queue_dropped_total",
-      help: "Signals dropped because the watchdog's decision queue was full.",
-      type: "counter",
-      samples: [{ value: counters.queue_dropped_total }],
-    },
-    {
-      name: "agentd_watchdog_queue_depth",
-      help: "Decisions waiting in the watchdog's queue.",
-      type: "gauge",
-      samples: [{ value: counters.queue_depth }],
-    },
-    {
-      name: "agentd_watchdog_actions_in_flight",
-      help: "Watchdog actions (restarts, commands, model calls) under way.",
-      type: "gauge",
-      samples: [{ value: counters.actions_in_flight }],
-    },
-  ]);
+  const actions = new CounterFamily("agentd_watchdog_actions_total", "Watchdog actions that ended, by tier, action and verdict.");
+  for (const [key, count] of Object.entries(counters.actions ?? {})) {
+    const [tier, action, verdict] = key.split("|");
+    actions.set(labelText({ tier: tier!, action: action!, verdict: verdict! }), count);
+  }
+  const durations = new CounterFamily("agentd_watchdog_check_duration_seconds", "How long each check's last run took.", "gauge");
+  for (const [check, seconds] of Object.entries(counters.check_seconds ?? {})) durations.set(labelText({ check }), seconds);
+  const sent = new CounterFamily("agentd_watchdog_alertmanager_alerts_sent_total", "Alerts Alertmanager accepted.");
+  sent.set("", counters.alertmanager_sent_total ?? 0);
+  const failed = new CounterFamily("agentd_watchdog_alertmanager_posts_failed_total", "Posts to Alertmanager that failed (retried).");
+  failed.set("", counters.alertmanager_failed_total ?? 0);
+  return (
+    renderPrometheus([
+      {
+        name: "agentd_watchdog_signals_total",
+        help: "Signals the watchdog received.",
+        type: "counter",
+        samples: [{ value: counters.signals_total }],
+      },
+      {
+        name: "agentd_watchdog_signals_merged_total",
+        help: "Signals merged into an incident whose action was under way.",
+        type: "counter",
+        samples: [{ value: counters.signals_merged_total }],
+      },
+      {
+        name: "agentd_watchdog_queue_dropped_total",
+        help: "Signals dropped because the watchdog's decision queue was full.",
+        type: "counter",
+        samples: [{ value: counters.queue_dropped_total }],
+      },
+      {
+        name: "agentd_watchdog_queue_depth",
+        help: "Decisions waiting in the watchdog's queue.",
+        type: "gauge",
+        samples: [{ value: counters.queue_depth }],
+      },
+      {
+        name: "agentd_watchdog_actions_in_flight",
+        help: "Watchdog actions (restarts, commands, model calls) under way.",
+        type: "gauge",
+        samples: [{ value: counters.actions_in_flight }],
+      },
+    ]) + familiesText([actions, durations, sent, failed])
+  );
+}
+
+/** Read from the store at scrape time: cheap queries on indexed or small tables. */
+function storeMetricsText(db: Database, now: number): string {
+  const checks = new CounterFamily("agentd_watchdog_check_state", "Each configured check: 1 for its current state.", "gauge");
+  for (const row of readCheckRows(db))
+    for (const state of CHECK_STATES) checks.set(labelText({ check: row.name, kind: row.kind, state }), row.state === state ? 1 : 0);
+  const incidents = new CounterFamily(
+    "agentd_watchdog_incidents_open",
+    "Unresolved incidents by severity, component and state (open or acknowledged).",
+    "gauge",
+  );
+  const rows = db
+    .query<{ severity: string; component: string; state: string; n: number }, []>(
+      "SELECT severity, COALESCE(json_extract(details, '$.component'), 'unknown') AS component, state, count(*) AS n FROM incidents WHERE state != 'resolved' GROUP BY 1, 2, 3",
+    )
+    .all();
+  for (const row of rows) incidents.set(labelText({ severity: row.severity, component: row.component, state: row.state }), row.n);
+  const silences = new CounterFamily("agentd_watchdog_silences_active", "Silences in force.", "gauge");
+  if (hasTable(db, "watchdog_silences"))
+    silences.set("", db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM watchdog_silences WHERE until > ?").get(now)!.n);
+  return familiesText([checks, incidents, silences]);
+}
+
+function hasTable(db: Database, name: string): boolean {
+  return db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(name)!.n > 0;
 }

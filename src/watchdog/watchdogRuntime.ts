@@ -8,6 +8,10 @@ import { Watchdog } from "./watchdog.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import { WorkerProbe } from "./checks/workerProbe.ts";
 import { writeWatchdogCounters } from "./watchdogCounters.ts";
+import { hostname } from "node:os";
+import type { AlertsConfig } from "../core/config/sections/alertsConfig.ts";
+import { AlertmanagerSink } from "./actions/alertmanagerSink.ts";
+import type { Tracer } from "../telemetry/index.ts";
 
 export interface WatchdogRuntimeOptions {
   config: WatchdogConfig;
@@ -18,6 +22,9 @@ export interface WatchdogRuntimeOptions {
   secrets?: Iterable<string | undefined>;
   workerPid: () => number | undefined;
   restartWorker: (reason: string, pid?: number) => Promise<string>;
+  /** Alertmanager targets for incidents; none by default. */
+  alerts?: AlertsConfig;
+  tracer?: Tracer;
 }
 
 /**
@@ -30,6 +37,7 @@ export class WatchdogRuntime {
   readonly probe: WorkerProbe;
   readonly checks: CheckScheduler;
   readonly #tailers: LogFileTailer[];
+  readonly #alertmanager: AlertmanagerSink | undefined;
   #workerUrl: string | undefined;
   #tick: ReturnType<typeof setInterval> | undefined;
   #publishedCounters = "";
@@ -48,7 +56,17 @@ export class WatchdogRuntime {
       health: () => ({ ok: this.probe.healthy, detail: { ...this.probe.detail(), worker_pid: options.workerPid() ?? null } }),
       checkFailing: (name) => this.checks.failing(name),
       secrets: options.secrets,
+      tracer: options.tracer,
     });
+    this.#alertmanager = options.alerts?.alertmanager.length
+      ? new AlertmanagerSink({
+          config: options.alerts,
+          store: this.watchdog.store,
+          log: log.child("alertmanager"),
+          host: hostname(),
+          statusUrl: () => this.#workerUrl,
+        })
+      : undefined;
     this.#tailers = config.log_files.map((file) => new LogFileTailer(file.path, (line) => void this.watchdog.ingestLine(line)));
   }
 
@@ -64,13 +82,20 @@ export class WatchdogRuntime {
     for (const [i, file] of this.options.config.log_files.entries()) this.#tailers[i]!.start(file.poll_ms);
     this.#tick = setInterval(() => {
       void this.watchdog.tick();
+      this.#alertmanager?.sync(Date.now());
       this.#publishCounters();
     }, this.options.config.tick_ms);
   }
 
   /** The engine's counters, for the worker's /metrics: written when they changed. */
   #publishCounters(): void {
-    const counters = this.watchdog.counters();
+    const counters = {
+      ...this.watchdog.counters(),
+      check_seconds: this.checks.durations(),
+      ...(this.#alertmanager
+        ? { alertmanager_sent_total: this.#alertmanager.sent, alertmanager_failed_total: this.#alertmanager.failed }
+        : {}),
+    };
     const text = JSON.stringify(counters);
     if (text === this.#publishedCounters) return;
     writeWatchdogCounters(this.options.db, counters, Date.now());
@@ -83,6 +108,10 @@ export class WatchdogRuntime {
     this.checks.stop();
     for (const tailer of this.#tailers) tailer.stop();
     await this.watchdog.idle();
+    // Resolutions decided while stopping still reach Alertmanager (each post is bounded by its timeout).
+    await Promise.all(this.#alertmanager?.pending() ?? []);
+    this.#alertmanager?.sync(Date.now());
+    await Promise.all(this.#alertmanager?.pending() ?? []);
     this.#publishCounters();
   }
 

@@ -7,6 +7,8 @@ import { hopsConfigSchema } from "./sections/hopConfig.ts";
 import { agentConfigSchema } from "./sections/agentConfig.ts";
 import { approvalsConfigSchema } from "./sections/approvalsConfig.ts";
 import { servicesConfigSchema } from "./sections/servicesConfig.ts";
+import { alertsConfigSchema } from "./sections/alertsConfig.ts";
+import { telemetryConfigSchema } from "./sections/telemetryConfig.ts";
 
 export const DEFAULT_PORT = 7070;
 export const DEFAULT_BIND = "127.0.0.1";
@@ -67,6 +69,8 @@ export const configSchema = z.strictObject({
   services: servicesConfigSchema,
   watchdog: watchdogConfigSchema,
   hops: hopsConfigSchema,
+  alerts: alertsConfigSchema,
+  telemetry: telemetryConfigSchema,
 });
 
 export type AgentdConfig = z.infer<typeof configSchema>;

@@ -35,7 +35,7 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   const stream = body.stream === true;
   const { routes, payloads } = plan(core.routes(model, ["chat", "responses"]), body, raw);
   const committed = await core.dispatch(
-    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal },
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/chat/completions" },
     model,
     t0,
   );
@@ -125,6 +125,7 @@ export function record(
     tokensIn: usage?.prompt_tokens ?? 0,
     tokensOut: usage?.completion_tokens ?? 0,
     attempts: committed.attempts,
+    trace: core.traceOf(committed),
   });
 }
 

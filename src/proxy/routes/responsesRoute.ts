@@ -61,7 +61,7 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   }
   const stream = body.stream === true;
   const committed = await core.dispatch(
-    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal },
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/responses" },
     model,
     t0,
   );
@@ -122,6 +122,7 @@ function finishTurn(
     tokensIn: usage.input,
     tokensOut: usage.output,
     attempts: committed.attempts,
+    trace: turn.core.traceOf(committed),
   });
 }
 

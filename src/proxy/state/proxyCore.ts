@@ -20,6 +20,8 @@ import { RequestRecorder } from "./requestRecorder.ts";
 import { ResponseStore } from "./responseStore.ts";
 import { RollupBuffer } from "./rollupBuffer.ts";
 import type { UpstreamFailure } from "../upstream/upstreamFailure.ts";
+import { NOOP_TRACER, type Tracer } from "../../telemetry/index.ts";
+import { startRequestTrace, type RequestTrace } from "./requestTrace.ts";
 
 /** The proxy's running state shared by its routes: providers, stores, counters. */
 export class ProxyCore {
@@ -31,12 +33,15 @@ export class ProxyCore {
   readonly quirkStore: QuirkStore;
   readonly settings: DispatchSettings;
   readonly #byName = new Map<string, ProviderRuntime>();
+  /** Each answered request's trace, for the route that records it at its end. */
+  readonly #traces = new WeakMap<Committed, RequestTrace>();
 
   constructor(
     providers: readonly ProviderConfig[],
     readonly config: ProxyConfig,
     readonly db: Database,
     readonly logger: Logger,
+    readonly tracer: Tracer = NOOP_TRACER,
   ) {
     this.providers = providers.map((p) => new ProviderRuntime(p, config.breaker, logger));
     for (const provider of this.providers) this.#byName.set(provider.name, provider);
@@ -89,10 +94,13 @@ export class ProxyCore {
    * Dispatches, counting a request that found no upstream answer under the last provider tried
    * (the answered ones are counted at their end).
    */
-  async dispatch(plan: DispatchPlan, model: string, t0: number): Promise<Committed> {
+  async dispatch(clientPlan: DispatchPlan, model: string, t0: number): Promise<Committed> {
     const tally: DispatchTally = { attempts: 0 };
+    const { trace, plan } = startRequestTrace(this.tracer, clientPlan, model);
     try {
-      return await dispatch(plan, this.settings, tally);
+      const committed = await dispatch(plan, this.settings, tally);
+      this.#traces.set(committed, trace);
+      return committed;
     } catch (error) {
       const gone = error instanceof ClientGoneError;
       const status = gone ? 499 : error instanceof AgentdError ? error.status : 500;
@@ -105,9 +113,19 @@ export class ProxyCore {
         tokensIn: 0,
         tokensOut: 0,
         attempts: tally.attempts,
+        trace,
       });
       throw error;
     }
+  }
+
+  traceOf(committed: Committed): RequestTrace | undefined {
+    return this.#traces.get(committed);
+  }
+
+  /** /metrics: the request counters and histograms, and each provider's breaker state. */
+  metricsText(): string {
+    return this.metrics.text(this.providers.map((p) => ({ provider: p.name, state: p.breaker.state() })));
   }
 
   noteFailure(provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number): void {

@@ -1,3 +1,7 @@
+import { CounterFamily, labelText } from "../../core/metrics/index.ts";
+import type { BreakerState } from "../upstream/circuitBreaker.ts";
+import { GenAiMetrics, type GenAiOperation } from "./genAiMetrics.ts";
+
 /** Counters and histograms of proxied requests, rendered as Prometheus text. Hand-written: it is small. */
 
 const BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -28,7 +32,32 @@ interface Series {
   tokensIn: string;
   tokensOut: string;
   provider: string;
+  providerName: string;
+  /** The model as labelled: "other" past the series cap. */
+  model: string;
+  /** `…,route="…",status="…"` by `route status`. */
+  responses: Map<string, string>;
 }
+
+/** One finished request, as /metrics counts it. */
+export interface MeasuredRequest {
+  provider: string;
+  model: string;
+  /** The route template (`/v1/chat/completions`), never the request's path. */
+  route: string;
+  operation: GenAiOperation;
+  status: number;
+  outcome: Outcome;
+  totalMs: number;
+  ttftMs: number | undefined;
+  tokensIn: number;
+  tokensOut: number;
+  attempts: number;
+  /** The provider first in line when another one answered (or failed last). */
+  failoverFrom: string | undefined;
+}
+
+const BREAKER_STATES: readonly BreakerState[] = ["closed", "open", "half_open"];
 
 export class ProxyMetrics {
   readonly #series = new Map<string, Map<string, Series>>();
@@ -38,22 +67,38 @@ export class ProxyMetrics {
   readonly #dropped = new Map<string, number>();
   readonly #ttft = new Map<string, Histogram>();
   readonly #total = new Map<string, Histogram>();
+  readonly #responses = new CounterFamily(
+    "agentd_proxy_responses_total",
+    "Proxied requests by provider, model, route template and HTTP status.",
+  );
+  readonly #retries = new CounterFamily("agentd_proxy_retries_total", "Upstream attempts beyond the first of a request, by provider.");
+  readonly #failovers = new CounterFamily(
+    "agentd_proxy_failovers_total",
+    "Requests answered (or failed last) by another provider than the first in line, by from and to provider.",
+  );
+  readonly #genAi = new GenAiMetrics();
 
-  request(
-    provider: string,
-    model: string,
-    outcome: Outcome,
-    totalMs: number,
-    ttftMs: number | undefined,
-    tokensIn: number,
-    tokensOut: number,
-  ): void {
-    const series = this.#seriesFor(provider, model);
-    bump(this.#requests, series.outcome[outcome], 1);
-    if (tokensIn) bump(this.#tokens, series.tokensIn, tokensIn);
-    if (tokensOut) bump(this.#tokens, series.tokensOut, tokensOut);
-    histogram(this.#total, series.provider).observe(totalMs / 1000);
-    if (ttftMs !== undefined) histogram(this.#ttft, series.provider).observe(ttftMs / 1000);
+  request(r: MeasuredRequest): void {
+    const series = this.#seriesFor(r.provider, r.model);
+    bump(this.#requests, series.outcome[r.outcome], 1);
+    this.#responses.inc(responseLabels(series, r.route, r.status));
+    if (r.tokensIn) bump(this.#tokens, series.tokensIn, r.tokensIn);
+    if (r.tokensOut) bump(this.#tokens, series.tokensOut, r.tokensOut);
+    histogram(this.#total, series.provider).observe(r.totalMs / 1000);
+    if (r.ttftMs !== undefined) histogram(this.#ttft, series.provider).observe(r.ttftMs / 1000);
+    if (r.attempts > 1) this.#retries.inc(series.provider, r.attempts - 1);
+    if (r.failoverFrom !== undefined) this.#failovers.inc(labelText({ from: r.failoverFrom, to: r.provider }));
+    const errorType = r.outcome === "ok" ? undefined : r.outcome === "client_gone" ? "client_gone" : String(r.status);
+    this.#genAi.record(
+      r.operation,
+      r.provider,
+      series.model,
+      r.totalMs / 1000,
+      r.ttftMs === undefined ? undefined : r.ttftMs / 1000,
+      r.tokensIn,
+      r.tokensOut,
+      errorType,
+    );
   }
 
   upstreamError(provider: string, cause: string): void {
@@ -65,7 +110,8 @@ export class ProxyMetrics {
     bump(this.#dropped, `field="${escapeLabel(field)}"`, 1);
   }
 
-  text(): string {
+  /** The metrics text, with each provider's breaker state (1 for the state it is in). */
+  text(breakers: ReadonlyArray<{ provider: string; state: BreakerState }> = []): string {
     const lines: string[] = [];
     counter(lines, "agentd_proxy_requests_total", "Proxied requests by provider, model and outcome.", this.#requests);
     counter(lines, "agentd_proxy_tokens_total", "Tokens reported by upstreams, by direction.", this.#tokens);
@@ -78,6 +124,14 @@ export class ProxyMetrics {
     );
     histogramText(lines, "agentd_proxy_ttft_seconds", "Time to the first streamed event, per provider.", this.#ttft);
     histogramText(lines, "agentd_proxy_request_duration_seconds", "Whole request duration, per provider.", this.#total);
+    this.#responses.text(lines);
+    this.#retries.text(lines);
+    this.#failovers.text(lines);
+    this.#genAi.text(lines);
+    const breaker = new CounterFamily("agentd_proxy_breaker_state", "Each provider's circuit breaker: 1 for its current state.", "gauge");
+    for (const { provider, state } of breakers)
+      for (const candidate of BREAKER_STATES) breaker.set(labelText({ provider, state: candidate }), candidate === state ? 1 : 0);
+    breaker.text(lines);
     return `${lines.join("\n")}\n`;
   }
 
@@ -97,10 +151,23 @@ export class ProxyMetrics {
       tokensIn: `${labels},direction="in"`,
       tokensOut: `${labels},direction="out"`,
       provider: `provider="${escapeLabel(provider)}"`,
+      providerName: provider,
+      model: overflow ? "other" : model,
+      responses: new Map(),
     };
     if (!overflow) byModel.set(model, series);
     return series;
   }
+}
+
+function responseLabels(series: Series, route: string, status: number): string {
+  const key = `${route} ${status}`;
+  let labels = series.responses.get(key);
+  if (!labels) {
+    labels = labelText({ provider: series.providerName, model: series.model, route, status });
+    series.responses.set(key, labels);
+  }
+  return labels;
 }
 
 function bump(map: Map<string, number>, key: string, by: number): void {

@@ -39,6 +39,8 @@ export interface DispatchPlan {
   endpoint?: PassthroughEndpoint;
   clientHeaders: Headers;
   signal: AbortSignal;
+  /** The route template the request came in on, for /metrics and traces. */
+  route?: string;
 }
 
 interface CommittedBase {

@@ -28,6 +28,8 @@ const redactor = new Redactor();
 export class CheckScheduler {
   readonly #checks: Scheduled[];
   readonly #saved: CheckStateStore | undefined;
+  /** Each check's last run time, in seconds. */
+  readonly #seconds: Record<string, number> = {};
   #running = false;
 
   constructor(
@@ -66,6 +68,11 @@ export class CheckScheduler {
     return this.#checks.find((s) => s.check.name === name)?.debouncer.state === "failing";
   }
 
+  /** How long each check's last run took, in seconds. */
+  durations(): Record<string, number> {
+    return { ...this.#seconds };
+  }
+
   rows(): CheckRow[] {
     return this.#checks.map((s) => ({ ...s.row }));
   }
@@ -82,7 +89,9 @@ export class CheckScheduler {
     const scheduled = this.#checks.find((s) => s.check.name === name);
     if (!scheduled) return;
     const { check } = scheduled;
+    const started = performance.now();
     const ran = await runCheck(check, this.context);
+    this.#seconds[name] = Math.round(performance.now() - started) / 1000;
     // A check's output is shown on the page and stored: key-shaped text in it is redacted first.
     const outcome = { ...ran, detail: redactor.redact(ran.detail) };
     const now = this.now();

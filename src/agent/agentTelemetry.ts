@@ -1,0 +1,123 @@
+import { CounterFamily, familiesText, HistogramFamily, labelText } from "../core/metrics/index.ts";
+import { NOOP_TRACER, type Span, type Tracer } from "../telemetry/index.ts";
+
+const DECISION_BUCKETS_S = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 14400, 86400];
+
+/**
+ * The agent's metrics and spans: a turn is an `invoke_agent` span, each tool call an
+ * `execute_tool` span under it, and a wait for a person's decision an `agentd.approval.wait` span
+ * under its call. Spans live in memory: a turn that outlives the worker (paused for approval
+ * across a restart) is not traced past it.
+ */
+export class AgentTelemetry {
+  readonly #turns = new CounterFamily("agentd_agent_turns_total", "Agent turns that ended, by how they ended.");
+  readonly #toolCalls = new CounterFamily("agentd_agent_tool_calls_total", "Agent tool calls that ended, by tool and outcome.");
+  readonly #decisions = new HistogramFamily(
+    "agentd_agent_approval_decision_seconds",
+    "Time from an approval request to its decision, by decision.",
+    DECISION_BUCKETS_S,
+  );
+  readonly #turnSpans = new Map<string, Span>();
+  readonly #toolSpans = new Map<string, Span>();
+  readonly #approvalSpans = new Map<string, Span>();
+
+  constructor(
+    private readonly tracer: Tracer = NOOP_TRACER,
+    /** Tool names the agent knows: any other name the model wrote counts as "unknown". */
+    private readonly knownTool: (name: string) => boolean = () => true,
+  ) {}
+
+  turnStarted(sessionId: string, turnId: string, model: string): void {
+    if (!this.tracer.enabled) return;
+    const span = this.tracer.startSpan("invoke_agent agentd", {
+      attributes: {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "agentd",
+        "gen_ai.conversation.id": sessionId,
+        "gen_ai.request.model": model,
+        "agentd.turn.id": turnId,
+      },
+    });
+    this.#turnSpans.set(turnId, span);
+  }
+
+  /** The `traceparent` a model request of this turn carries, so the proxy's span joins the turn. */
+  traceparent(turnId: string): string | undefined {
+    return this.#turnSpans.get(turnId)?.traceparent();
+  }
+
+  turnEnded(turnId: string, reason: string, steps: number): void {
+    this.#turns.inc(labelText({ reason }));
+    const span = this.#turnSpans.get(turnId);
+    if (!span) return;
+    this.#turnSpans.delete(turnId);
+    span.setAttributes({ "agentd.turn.reason": reason, "agentd.turn.steps": steps });
+    span.end(reason === "error" ? { type: "turn_failed" } : undefined);
+  }
+
+  /** A call begins: it runs now, or waits for a decision first (the span covers both). */
+  toolStarted(turnId: string, recordId: string, tool: string, callId: string): void {
+    if (!this.tracer.enabled || this.#toolSpans.has(recordId)) return;
+    const turn = this.#turnSpans.get(turnId);
+    this.#toolSpans.set(
+      recordId,
+      this.tracer.startSpan(`execute_tool ${this.#toolName(tool)}`, {
+        parent: turn,
+        attributes: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": this.#toolName(tool),
+          "gen_ai.tool.call.id": callId,
+        },
+      }),
+    );
+  }
+
+  toolEnded(recordId: string, tool: string, outcome: string): void {
+    this.#toolCalls.inc(labelText({ tool: this.#toolName(tool), outcome }));
+    const span = this.#toolSpans.get(recordId);
+    if (!span) return;
+    this.#toolSpans.delete(recordId);
+    span.setAttributes({ "agentd.tool.outcome": outcome });
+    span.end(outcome === "ok" ? undefined : { type: outcome });
+  }
+
+  approvalRequested(turnId: string, recordId: string, tool: string, callId: string, approvalId: string, scope: string): void {
+    if (!this.tracer.enabled) return;
+    this.toolStarted(turnId, recordId, tool, callId);
+    this.#approvalSpans.set(
+      approvalId,
+      this.tracer.startSpan("agentd.approval.wait", {
+        parent: this.#toolSpans.get(recordId),
+        attributes: { "agentd.approval.id": approvalId, "agentd.approval.scope": scope },
+      }),
+    );
+  }
+
+  approvalDecided(approvalId: string, decision: string, decidedBy: string, waitedMs: number): void {
+    this.#decisions.observe(labelText({ decision }), waitedMs / 1000);
+    const span = this.#approvalSpans.get(approvalId);
+    if (!span) return;
+    this.#approvalSpans.delete(approvalId);
+    span.setAttributes({ "agentd.approval.decision": decision, "agentd.approval.decided_by": decidedBy });
+    span.end();
+  }
+
+  /** `pendingSince`: when each pending approval was asked for (epoch ms). */
+  metricsText(pendingSince: readonly number[], runningTurns: number, now = Date.now()): string {
+    const pending = new CounterFamily("agentd_agent_approvals_pending", "Tool calls waiting for a person's decision.", "gauge");
+    pending.set("", pendingSince.length);
+    const oldest = new CounterFamily(
+      "agentd_agent_approval_oldest_pending_seconds",
+      "How long the oldest pending approval has waited (0 when none waits).",
+      "gauge",
+    );
+    oldest.set("", pendingSince.length ? (now - Math.min(...pendingSince)) / 1000 : 0);
+    const running = new CounterFamily("agentd_agent_turns_running", "Agent turns running now.", "gauge");
+    running.set("", runningTurns);
+    return familiesText([this.#turns, this.#toolCalls, this.#decisions, pending, oldest, running]);
+  }
+
+  #toolName(tool: string): string {
+    return this.knownTool(tool) ? tool : "unknown";
+  }
+}

@@ -1,0 +1,11 @@
+import type { Capability } from "../core/capability.ts";
+import type { Tracing } from "./tracing.ts";
+
+/** Tracing as the worker composes it: its span counters on /metrics, its queue flushed at close. */
+export function createTelemetryCapability(tracing: Tracing): Capability {
+  return {
+    name: "telemetry",
+    metricsText: tracing.metricsText,
+    close: () => tracing.shutdown(),
+  };
+}

@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUN, PROJECT_ROOT } from "../support/binary.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { createLogger } from "../../src/core/log/index.ts";
+import { startTracing, telemetryConfigSchema } from "../../src/telemetry/index.ts";
+import { freePort } from "./support/monitoringServers.ts";
+import { waitFor } from "../support/waitFor.ts";
+
+afterAll(() => removeTempDirs());
+
+function count(metrics: string, series: string): number {
+  const line = metrics.split("\n").find((l) => l.startsWith(`${series} `));
+  if (!line) throw new Error(`no ${series} in:\n${metrics}`);
+  return Number(line.slice(series.length + 1));
+}
+
+describe("tracing off and on", () => {
+  test("off, the worker and the supervisor do not even load the OpenTelemetry packages", async () => {
+    const script = join(makeTempDir("agentd-otel-off-"), "probe.ts");
+    writeFileSync(
+      script,
+      [
+        `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/workerApp.ts"))});`,
+        `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/supervisor.ts"))});`,
+        `const { startTracing, telemetryConfigSchema } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/telemetry/index.ts"))});`,
+        `const { createLogger } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/core/log/index.ts"))});`,
+        `const tracing = await startTracing(telemetryConfigSchema.parse({}), "worker", createLogger("probe"));`,
+        "const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry'));",
+        "console.log(JSON.stringify({ enabled: tracing.tracer.enabled, loaded, modules: Object.keys(require.cache).length }));",
+      ].join("\n"),
+    );
+    const proc = Bun.spawn([BUN, script], { stdout: "pipe", stderr: "pipe" });
+    const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const result = JSON.parse(out.trim().split("\n").at(-1)!) as { enabled: boolean; loaded: string[]; modules: number };
+    expect(result.modules).toBeGreaterThan(50);
+    expect(result).toMatchObject({ enabled: false, loaded: [] });
+  });
+
+  test("a collector that is down: spans past the queue bound are dropped and counted, the rest fail to export and are counted", async () => {
+    const config = telemetryConfigSchema.parse({
+      otlp: { endpoint: `http://127.0.0.1:${freePort()}`, max_queue_size: 4, scheduled_delay_ms: 60_000, timeout_ms: 1000 },
+    });
+    const tracing = await startTracing(config, "test", createLogger("test"));
+    expect(tracing.tracer.enabled).toBe(true);
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) tracing.tracer.startSpan(`span ${i}`).end();
+    // Ending a span never waits for the network.
+    expect(performance.now() - started).toBeLessThan(500);
+    // At most the queue (4) plus the one batch being exported (4) are held; the rest are counted.
+    const queueFull = count(tracing.metricsText(), 'agentd_telemetry_spans_dropped_total{reason="queue_full"}');
+    expect(queueFull).toBeGreaterThanOrEqual(12);
+    await tracing.shutdown();
+    // Every span is accounted for: dropped at the queue, or lost with the export that failed (the
+    // first batch's export may still be retrying when shutdown has flushed the rest).
+    const failed = await waitFor("every export to fail", () => {
+      const value = count(tracing.metricsText(), 'agentd_telemetry_spans_dropped_total{reason="export_failed"}');
+      return value === 20 - queueFull ? value : undefined;
+    });
+    expect(failed).toBe(20 - queueFull);
+    expect(count(tracing.metricsText(), "agentd_telemetry_spans_exported_total")).toBe(0);
+  });
+});
