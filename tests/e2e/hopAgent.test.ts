@@ -6,7 +6,8 @@ import { ensureBinary } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
 // The agent working on a hop, end to end: the compiled ./agentd opens a hop to a real sshd (the
@@ -19,16 +20,6 @@ let upstream: ScriptedUpstream;
 let sshd: TestSshd;
 let daemon: DaemonProcess;
 let remoteHome: string;
-
-/** The remote agentd the hop started (same machine, other HOME) is stopped by its pids. */
-async function stopRemoteAgentd(): Promise<void> {
-  const readyPath = join(remoteHome, ".agentd", "ready.json");
-  if (!existsSync(readyPath)) return;
-  const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { pid: number; supervisor_pid: number | null };
-  const pids = [ready.supervisor_pid, ready.pid].filter((pid): pid is number => typeof pid === "number" && isProcessAlive(pid));
-  for (const pid of pids) process.kill(pid, "SIGTERM");
-  await waitFor("the remote agentd to stop", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 });
-}
 
 interface SessionView {
   session: { id: string; state: string; target: string };
@@ -79,7 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await daemon?.stop();
-  if (remoteHome) await stopRemoteAgentd();
+  if (remoteHome) await stopRemoteAgentd(remoteHome);
   await sshd?.stop();
   await upstream?.close();
   removeTempDirs();

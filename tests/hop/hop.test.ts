@@ -10,6 +10,7 @@ import { cleanEnv, ensureBinary, stopChild } from "../support/binary.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
 
 /** A logger that keeps every line, to prove the remote token never reaches one. */
 function recordingLogger(lines: string[], component = "hop"): Logger {
@@ -25,23 +26,6 @@ function recordingLogger(lines: string[], component = "hop"): Logger {
 }
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
-
-/** Remote agentds the hops started (same machine, other HOME): stopped by pid after the tests. */
-function stopRemoteAgentd(home: string): Promise<void> {
-  const readyPath = join(home, ".agentd", "ready.json");
-  if (!existsSync(readyPath)) return Promise.resolve();
-  const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { pid: number; supervisor_pid: number | null };
-  const pids = [ready.supervisor_pid, ready.pid].filter((pid): pid is number => typeof pid === "number" && isProcessAlive(pid));
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch (error) {
-      // The supervisor, stopped first, may already have taken its worker down with it.
-      if ((error as { code?: string }).code !== "ESRCH") throw error;
-    }
-  }
-  return waitFor("remote agentd gone", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 }).then(() => undefined);
-}
 
 describe("hops against a real OpenSSH server", () => {
   let binary: string;

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
 import { api, startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { connectClient, resultText, type ConnectedClient } from "./mcpClient.ts";
 
@@ -19,22 +20,6 @@ let sshd: TestSshd;
 let daemon: DaemonProcess;
 let remoteHome: string;
 let connected: ConnectedClient;
-
-async function stopRemoteAgentd(): Promise<void> {
-  const readyPath = join(remoteHome, ".agentd", "ready.json");
-  if (!existsSync(readyPath)) return;
-  const ready = JSON.parse(readFileSync(readyPath, "utf8")) as { pid: number; supervisor_pid: number | null };
-  const pids = [ready.supervisor_pid, ready.pid].filter((pid): pid is number => typeof pid === "number" && isProcessAlive(pid));
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch (error) {
-      // The worker may exit between the check and the kill, once its supervisor got its SIGTERM.
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-    }
-  }
-  await waitFor("the remote agentd to stop", () => pids.every((pid) => !isProcessAlive(pid)), { timeoutMs: 30_000 });
-}
 
 beforeAll(async () => {
   await ensureBinary();
@@ -61,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await connected?.close();
   await daemon?.stop();
-  if (remoteHome) await stopRemoteAgentd();
+  if (remoteHome) await stopRemoteAgentd(remoteHome);
   await sshd?.stop();
   removeTempDirs();
 }, 120_000);
