@@ -19,8 +19,9 @@ export interface ModelChannel {
  */
 export class SessionChannels {
   readonly #open = new Map<string, ModelChannel>();
-  // Released sidecars still writing out: closeAll waits for them too.
-  readonly #closing = new Set<Promise<void>>();
+  // Released sidecars still writing out, by session: closeAll waits for them, and the session's next
+  // turn takes its sidecar back, since two writers on one file would rotate it under each other.
+  readonly #closing = new Map<string, { sidecar: DebugSidecar; done: Promise<void> }>();
 
   constructor(
     private readonly makeSidecar: (sessionId: string) => DebugSidecar | undefined,
@@ -30,7 +31,7 @@ export class SessionChannels {
   get(sessionId: string): ModelChannel {
     let channel = this.#open.get(sessionId);
     if (!channel) {
-      channel = { sidecar: this.makeSidecar(sessionId) };
+      channel = { sidecar: this.#closing.get(sessionId)?.sidecar ?? this.makeSidecar(sessionId) };
       this.#open.set(sessionId, channel);
     }
     return channel;
@@ -49,8 +50,11 @@ export class SessionChannels {
     const sidecar = channel.sidecar;
     if (!sidecar) return;
     const { done } = runInBackground("agent.sidecar_close", () => sidecar.close(), { session: sessionId }, this.logger);
-    this.#closing.add(done);
-    void done.then(() => this.#closing.delete(done));
+    const closing = { sidecar, done };
+    this.#closing.set(sessionId, closing);
+    void done.then(() => {
+      if (this.#closing.get(sessionId) === closing) this.#closing.delete(sessionId);
+    });
   }
 
   get size(): number {
@@ -60,7 +64,7 @@ export class SessionChannels {
   async closeAll(): Promise<void> {
     const open = [...this.#open.values()];
     this.#open.clear();
-    await Promise.all([...open.map((channel) => channel.sidecar?.close()), ...this.#closing]);
+    await Promise.all([...open.map((channel) => channel.sidecar?.close()), ...[...this.#closing.values()].map((closing) => closing.done)]);
   }
 }
 

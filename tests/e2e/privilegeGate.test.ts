@@ -3,7 +3,7 @@ import type { Subprocess } from "bun";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
-import { cleanEnv, ensureBinary, runAgentd, stopChild } from "../support/binary.ts";
+import { binaryForAnyUser, cleanEnv, runAgentd, stopChild } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream, type ToolCallScript } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
@@ -99,7 +99,7 @@ const becameRoot = (marker: string) => existsSync(marker) && statSync(marker).ui
 
 beforeAll(async () => {
   if (!canRunGateTest()) return;
-  const binary = await ensureBinary();
+  const binary = await binaryForAnyUser();
   upstream = startScriptedUpstream();
   const home = makeTempDir("agentd-gate-home-");
   user = createGateUser(home);

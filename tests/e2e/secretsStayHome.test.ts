@@ -3,7 +3,7 @@ import type { Subprocess } from "bun";
 import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
-import { cleanEnv, ensureBinary, stopChild } from "../support/binary.ts";
+import { binaryForAnyUser, cleanEnv, stopChild } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 
@@ -61,7 +61,7 @@ function filesUnder(dir: string): string[] {
 }
 
 beforeAll(async () => {
-  const binary = await ensureBinary();
+  const binary = await binaryForAnyUser();
   const add = Bun.spawnSync(["useradd", "--system", "--no-create-home", "--shell", "/bin/bash", USER], { stderr: "pipe" });
   if (add.exitCode !== 0) throw new Error(`useradd failed: ${add.stderr.toString()}`);
   uid = Number(Bun.spawnSync(["id", "-u", USER]).stdout.toString().trim());

@@ -1,6 +1,7 @@
 import type { Subprocess } from "bun";
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeTempDir } from "./tempDir.ts";
 
 export const PROJECT_ROOT = resolve(import.meta.dir, "..", "..");
 /** AGENTD_BIN names a prebuilt binary to test instead (never rebuilt); default ./agentd. */
@@ -121,4 +122,18 @@ export async function stopChild(child: Subprocess, graceMs = 15_000): Promise<vo
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await child.exited;
   clearTimeout(timer);
+}
+
+/**
+ * The compiled binary copied where any user may run it, for tests that start agentd as another
+ * user: the checkout may sit in a directory only its owner can enter (`mktemp -d` makes 0700).
+ */
+export async function binaryForAnyUser(): Promise<string> {
+  const binary = await ensureBinary();
+  const dir = makeTempDir("agentd-bin-");
+  chmodSync(dir, 0o755);
+  const copy = join(dir, "agentd");
+  copyFileSync(binary, copy);
+  chmodSync(copy, 0o755);
+  return copy;
 }
