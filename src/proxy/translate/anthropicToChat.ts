@@ -86,8 +86,10 @@ function blocksOf(content: unknown): Json[] {
 
 function messageToChat(message: Json, dropped: string[]): Json[] {
   const role = message.role;
-  if (role !== "user" && role !== "assistant") throw invalidRequest(`unknown message role '${String(role)}'`, "messages");
   const blocks = blocksOf(message.content);
+  // Claude Code puts some instructions in mid-conversation system turns.
+  if (role === "system") return [{ role: "system", content: blocks.map((block) => String(block.text ?? "")).join("\n\n") }];
+  if (role !== "user" && role !== "assistant") throw invalidRequest(`unknown message role '${String(role)}'`, "messages");
   for (const block of blocks) if (block.cache_control) noteDropped(dropped, "cache_control");
   return role === "assistant" ? [assistantToChat(blocks)] : userToChat(blocks, dropped);
 }
