@@ -203,4 +203,37 @@ describe("the Anthropic SDK on /v1/messages, to a chat upstream", () => {
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect(String(error.message)).toContain("overloaded_error");
   });
+
+  test("to a Responses upstream: translated on through chat, streamed and not", async () => {
+    upstream = startScriptedUpstream({ wires: ["responses"] });
+    harness = startProxy({ providers: [{ name: "resp", base_url: upstream.url, wire: "responses", aliases: { "claude-*": "gpt-test" } }] });
+    const client = new Anthropic({ apiKey: "client-key", baseURL: harness.url, maxRetries: 0 });
+    upstream.enqueue(
+      { kind: "text", text: "whole", toolCalls: [{ id: "call_r", name: "Bash", arguments: '{"command":"ls"}' }] },
+      { kind: "text", reasoning: "because", chunks: ["str", "eam"] },
+    );
+    const whole = await client.messages.create({
+      model: "claude-opus-4-1",
+      max_tokens: 300,
+      system: "sys",
+      messages: [{ role: "user", content: "hi" }],
+      tools: TOOLS,
+      thinking: { type: "enabled", budget_tokens: 20_000 },
+    });
+    expect(whole.content as unknown[]).toEqual([
+      { type: "text", text: "whole" },
+      { type: "tool_use", id: "call_r", name: "Bash", input: { command: "ls" } },
+    ]);
+    expect(whole.stop_reason).toBe("tool_use");
+    const sent = upstream.completionRequests()[0]!;
+    expect(sent.path).toBe("/v1/responses");
+    expect(sent.body).toMatchObject({ model: "gpt-test", instructions: "sys", max_output_tokens: 300, reasoning: { effort: "high" } });
+    const streamed = await client.messages
+      .stream({ model: "claude-opus-4-1", max_tokens: 300, messages: [{ role: "user", content: "hi" }] })
+      .finalMessage();
+    expect(streamed.content as unknown[]).toMatchObject([
+      { type: "thinking", thinking: "because" },
+      { type: "text", text: "stream" },
+    ]);
+  });
 });
