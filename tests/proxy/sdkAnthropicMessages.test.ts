@@ -235,5 +235,12 @@ describe("the Anthropic SDK on /v1/messages, to a chat upstream", () => {
       { type: "thinking", thinking: "because" },
       { type: "text", text: "stream" },
     ]);
+    // The Responses API has no stop sequences: agentd cuts the answer at the first one.
+    upstream.enqueue({ kind: "text", chunks: ["keep ", "this END not this"] });
+    const cut = await client.messages
+      .stream({ model: "claude-opus-4-1", max_tokens: 300, stop_sequences: ["END"], messages: [{ role: "user", content: "hi" }] })
+      .finalMessage();
+    expect(cut.content as unknown[]).toMatchObject([{ type: "text", text: "keep this " }]);
+    expect(upstream.completionRequests()[2]!.body.stop).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { anthropicToChat } from "../translate/anthropicToChat.ts";
 import { withoutAgentdThinking } from "../translate/anthropicThinking.ts";
 import { chatToAnthropicMessage, type AnthropicUsage } from "../translate/chatToAnthropicMessage.ts";
-import { chatToResponsesRequest } from "../translate/chatToResponsesRequest.ts";
+import { chatToResponsesRequest, stopSequences } from "../translate/chatToResponsesRequest.ts";
 import { countChatInputTokens } from "../translate/inputTokens.ts";
 import { responseToChatCompletion } from "../translate/responseToChatCompletion.ts";
 import { toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
@@ -53,7 +53,7 @@ export async function handleMessages(c: Context, core: ProxyCore): Promise<Respo
   core.reportDropped(committed, headers, model);
   const overhead = () => committed.sentAt - t0 + (performance.now() - committedAt);
   if (committed.kind === "json") {
-    const message = committed.wire === "anthropic" ? committed.body : answerAsMessage(committed, model);
+    const message = committed.wire === "anthropic" ? committed.body : answerAsMessage(committed, model, body);
     record(core, committed, model, t0, "ok", undefined, message.usage as AnthropicUsage | undefined);
     headers["content-type"] = "application/json";
     const text = committed.wire === "anthropic" ? committed.text : JSON.stringify(message);
@@ -62,7 +62,10 @@ export async function handleMessages(c: Context, core: ProxyCore): Promise<Respo
   const ttftMs = committedAt - t0;
   const done = (outcome: "ok" | "error" | "client_gone", usage: AnthropicUsage | undefined) =>
     record(core, committed, model, t0, outcome, ttftMs, usage);
-  const shape = committed.wire === "anthropic" ? anthropicPassthroughShape(done) : translatedShape(committed, model, done);
+  const shape =
+    committed.wire === "anthropic"
+      ? anthropicPassthroughShape(done)
+      : translatedShape(committed, model, responsesStop(committed, body), done);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
   const body$ = relayStream(committed, shape, (failure) =>
@@ -113,8 +116,14 @@ function plan(routes: Route<ProviderRuntime>[], body: Json, raw: string): { rout
   }
 }
 
-function answerAsMessage(committed: Extract<Committed, { kind: "json" }>, model: string): Json {
-  if (committed.wire === "responses") return chatToAnthropicMessage(responseToChatCompletion(committed.body, model), model);
+/** The Responses API has no stop sequences: agentd cuts the answer at the first one, as on the chat route. */
+function responsesStop(committed: Committed, body: Json): string[] {
+  return committed.wire === "responses" && Array.isArray(body.stop_sequences) ? stopSequences({ stop: body.stop_sequences }) : [];
+}
+
+function answerAsMessage(committed: Extract<Committed, { kind: "json" }>, model: string, body: Json): Json {
+  if (committed.wire === "responses")
+    return chatToAnthropicMessage(responseToChatCompletion(committed.body, model, responsesStop(committed, body)), model);
   const parse = committed.provider.config.tool_call_text === "parse";
   return chatToAnthropicMessage(parse ? toolCallTextInCompletion(committed.body) : committed.body, model);
 }

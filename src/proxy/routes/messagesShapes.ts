@@ -49,10 +49,10 @@ export function anthropicPassthroughShape(done: MessagesDone): RelayShape {
  * Chat chunks (from a chat upstream, or a Responses upstream's events turned into chat chunks) as
  * Anthropic's events. A chat stream ends at [DONE]; one cut before its finish_reason failed.
  */
-export function translatedShape(committed: StreamCommitted, model: string, done: MessagesDone): RelayShape {
+export function translatedShape(committed: StreamCommitted, model: string, stop: readonly string[], done: MessagesDone): RelayShape {
   const translator = new ChatStreamToAnthropic(model);
   const rewriter = committed.provider.config.tool_call_text === "parse" ? new ToolCallTextChunks() : undefined;
-  const fromResponses = committed.wire === "responses" ? new ResponsesStreamToChat(model, true, []) : undefined;
+  const fromResponses = committed.wire === "responses" ? new ResponsesStreamToChat(model, true, stop) : undefined;
   const push = (chunks: readonly Json[]) => {
     let frames = "";
     for (const chunk of rewriter ? chunks.flatMap((c) => rewriter.push(c)) : chunks) frames += translator.push(chunk);
