@@ -113,6 +113,9 @@ async function waitForFile(path: string, child: Subprocess): Promise<string> {
 }
 
 const body = (stream: boolean, model = "bench") => JSON.stringify({ model, stream, messages: [{ role: "user", content: "hi" }] });
+/** The same request on Anthropic's Messages wire (what Claude Code sends), translated by agentd to the chat upstream. */
+const messagesBody = (stream: boolean) =>
+  JSON.stringify({ model: "bench", max_tokens: 256, stream, messages: [{ role: "user", content: "hi" }] });
 
 async function one(url: string, payload: string): Promise<number> {
   const started = performance.now();
@@ -192,9 +195,9 @@ async function compare(
   return { d, p };
 }
 
-async function streamOnce(url: string, stats: { ttfb: number[]; chunks: number; seconds: number }): Promise<void> {
+async function streamOnce(url: string, stats: { ttfb: number[]; chunks: number; seconds: number }, payload = body(true)): Promise<void> {
   const started = performance.now();
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: body(true) });
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let first = true;
@@ -228,6 +231,31 @@ async function streamStats(direct: string, through: string, count: number) {
     chunksPerSecond: s.chunks / s.seconds,
   });
   return { ds: summary(d), ps: summary(p) };
+}
+
+/** /v1/messages (to the chat upstream) against the chat path through the same proxy, rounds alternating. */
+async function messagesVsChat(chatUrl: string, messagesUrl: string, pids: Record<string, number>) {
+  const chat = new Side();
+  const messages = new Side();
+  for (let i = 0; i < 5; i++) {
+    await chat.round(chatUrl, body(false), 1, 1000, pids);
+    await messages.round(messagesUrl, messagesBody(false), 1, 1000, pids);
+  }
+  const c = { ttfb: [] as number[], chunks: 0, seconds: 0 };
+  const m = { ttfb: [] as number[], chunks: 0, seconds: 0 };
+  for (let i = 0; i < 300; i++) {
+    await streamOnce(chatUrl, c);
+    await streamOnce(messagesUrl, m, messagesBody(true));
+  }
+  const ttfb = (s: typeof c) =>
+    percentile(
+      s.ttfb.sort((a, b) => a - b),
+      50,
+    );
+  return {
+    p50: { chat: percentile(chat.sorted(), 50), messages: percentile(messages.sorted(), 50) },
+    ttfb: { chat: ttfb(c), messages: ttfb(m) },
+  };
 }
 
 function rssMb(pid: number): number {
@@ -331,6 +359,8 @@ async function orchestrate(): Promise<void> {
     const c1 = await compare(direct, through, 1, 1000, 5, pids);
     const c32 = await compare(direct, through, 32, 6000, 5, pids);
     const { ds, ps } = await streamStats(direct, through, 300);
+    await messagesVsChat(through, `${proxyUrl}/messages`, pids); // warm-up of the translation
+    const msg = await messagesVsChat(through, `${proxyUrl}/messages`, pids);
     const idleRss = rssMb(proxy.pid);
     const streamsRss = await openSlowStreams(`${proxyUrl}/chat/completions`, 1000, proxy.pid);
     const after = await settledRss(proxy.pid, idleRss);
@@ -384,6 +414,18 @@ async function orchestrate(): Promise<void> {
       ["cores busy at c=32", c32.d.cores(), c32.p.cores(), "—"],
       ["proxy CPU per request, c=32 (µs)", "—", ((c32.p.cpu.get("proxy")! / c32.p.requests) * 1e6).toFixed(1), "—"],
       ["stream TTFB p50, c=1 (ms)", ms(ds.ttfbP50), ms(ps.ttfbP50), `${signed(ps.ttfbP50 - ds.ttfbP50, 3)} ms`],
+      [
+        "/v1/messages → chat upstream vs chat path through agentd: non-stream p50, c=1 (ms; direct column = chat path)",
+        ms(msg.p50.chat),
+        ms(msg.p50.messages),
+        `${signed(msg.p50.messages - msg.p50.chat, 3)} ms (goal within 0.1 ms)`,
+      ],
+      [
+        "/v1/messages → chat upstream vs chat path through agentd: stream TTFB p50, c=1 (ms; direct column = chat path)",
+        ms(msg.ttfb.chat),
+        ms(msg.ttfb.messages),
+        `${signed(msg.ttfb.messages - msg.ttfb.chat, 3)} ms (goal within 0.1 ms)`,
+      ],
       [
         `stream chunks/s, c=1 (${STREAM_CHUNKS + 2}-event streams)`,
         ds.chunksPerSecond.toFixed(0),

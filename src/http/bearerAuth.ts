@@ -23,7 +23,11 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
   return async (c, next) => {
     if (options.exempt.includes(c.req.path)) return next();
     const header = c.req.header("authorization") ?? "";
-    const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : (getCookie(c, TOKEN_COOKIE) ?? "");
+    // Anthropic's clients send their key as x-api-key (Claude Code's ANTHROPIC_API_KEY): agentd's token there too.
+    const apiKey = c.req.path.startsWith("/v1/messages") ? c.req.header("x-api-key") : undefined;
+    const given = header.toLowerCase().startsWith("bearer ")
+      ? header.slice(7).trim()
+      : (apiKey?.trim() ?? getCookie(c, TOKEN_COOKIE) ?? "");
     if (given && sameSecret(given, options.token)) return next();
     c.header("WWW-Authenticate", 'Bearer realm="agentd"');
     return errorResponse(

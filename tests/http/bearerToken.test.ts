@@ -44,6 +44,17 @@ describe("bearer token on a non-loopback bind", () => {
     expect((await fetch(`${running.url}/health`, { headers: { authorization: TOKEN } })).status).toBe(401);
   });
 
+  test("on /v1/messages the token may come as x-api-key (Anthropic's clients); nowhere else", async () => {
+    running = startApp({ requiredToken: TOKEN });
+    const post = (path: string, headers: Record<string, string>) => fetch(`${running!.url}${path}`, { method: "POST", headers });
+    // No proxy is mounted in this app: 404 means the token was accepted, 401 that it was not.
+    expect((await post("/v1/messages", { "x-api-key": TOKEN })).status).toBe(404);
+    expect((await post("/v1/messages/count_tokens", { "x-api-key": TOKEN })).status).toBe(404);
+    expect((await post("/v1/messages", { "x-api-key": "wrong" })).status).toBe(401);
+    expect((await post("/v1/chat/completions", { "x-api-key": TOKEN })).status).toBe(401);
+    expect((await fetch(`${running.url}/health`, { headers: { "x-api-key": TOKEN } })).status).toBe(401);
+  });
+
   test("the page's cookie is accepted in place of the header", async () => {
     running = startApp({ requiredToken: TOKEN });
     expect((await fetch(`${running.url}/health`, { headers: { cookie: `agentd_token=${TOKEN}` } })).status).toBe(200);

@@ -14,10 +14,12 @@
  * (`{kind: "text", text: "ok"}` unless `setDefault` changed it) answers. A reply shapes itself to the
  * request: streamed (SSE) when the body says `stream: true`, one JSON object otherwise; Chat
  * Completions, Responses, legacy completions, embeddings, input token counts or compactions by path. `wires: ["chat"]` makes a
- * chat-only upstream (its /responses answers 404, as such providers do).
+ * chat-only upstream (its /responses answers 404, as such providers do); `wires: ["anthropic"]` an
+ * Anthropic Messages upstream (`POST …/messages`, `…/messages/count_tokens`, errors in Anthropic's shape).
  */
 
 import type { ScriptedAnswer } from "./scriptedAnswer.ts";
+import { anthropicBody, anthropicStreamEvents } from "./scriptedAnthropicReplies.ts";
 import { chatBody, chatStreamEvents } from "./scriptedChatReplies.ts";
 import { compactionBody, completionsBody, completionsStreamEvents, embeddingsBody } from "./scriptedOtherEndpoints.ts";
 import { responsesBody, responsesStreamEvents } from "./scriptedResponsesReplies.ts";
@@ -101,7 +103,7 @@ export interface ScriptedUpstreamOptions {
   /** Returned by GET /models; default ["gpt-test"]. */
   models?: string[];
   /** The completion APIs served; default both. A chat-only upstream answers 404 on /responses. */
-  wires?: ("chat" | "responses")[];
+  wires?: ("chat" | "responses" | "anthropic")[];
   /** Path prefix the endpoints live under; default "/v1". */
   basePath?: string;
 }
@@ -177,11 +179,7 @@ export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): Sc
         return Response.json({ object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })) });
       }
       const api = API_PATHS[url.pathname.slice(basePath.length)];
-      if (
-        req.method !== "POST" ||
-        !api ||
-        (api !== "completions" && api !== "embeddings" && !wires.includes(api === "chat" ? "chat" : "responses"))
-      ) {
+      if (req.method !== "POST" || !api || (api !== "completions" && api !== "embeddings" && !wires.includes(wireOf(api)))) {
         record.finished = true;
         return Response.json(
           { error: { message: `no route ${req.method} ${url.pathname}`, type: "invalid_request_error" } },
@@ -246,9 +244,16 @@ const API_PATHS: Record<string, Api | undefined> = {
   "/embeddings": "embeddings",
   "/responses/input_tokens": "input_tokens",
   "/responses/compact": "compact",
+  "/messages": "anthropic",
+  "/messages/count_tokens": "count_tokens",
 };
 
-type Api = "chat" | "responses" | "completions" | "embeddings" | "input_tokens" | "compact";
+type Api = "chat" | "responses" | "completions" | "embeddings" | "input_tokens" | "compact" | "anthropic" | "count_tokens";
+
+function wireOf(api: Api): "chat" | "responses" | "anthropic" {
+  if (api === "chat") return "chat";
+  return api === "anthropic" || api === "count_tokens" ? "anthropic" : "responses";
+}
 
 interface ReplyContext {
   api: Api;
@@ -266,8 +271,14 @@ function answer(reply: Reply, ctx: ReplyContext): Response | Promise<Response> {
         ? streamed(reply, ctx, {})
         : finished(ctx, Response.json(completeBody(reply, ctx), { headers: reply.headers ?? {} }));
     case "http_error": {
+      const message = reply.message ?? `scripted ${reply.status}`;
       const body =
-        reply.body ?? JSON.stringify({ error: { message: reply.message ?? `scripted ${reply.status}`, type: "server_error", code: null } });
+        reply.body ??
+        JSON.stringify(
+          wireOf(ctx.api) === "anthropic"
+            ? { type: "error", error: { type: reply.status === 429 ? "rate_limit_error" : "api_error", message } }
+            : { error: { message, type: "server_error", code: null } },
+        );
       return finished(ctx, new Response(body, { status: reply.status, headers: { "content-type": "application/json", ...reply.headers } }));
     }
     case "raw":
@@ -329,6 +340,8 @@ function completeBody(reply: AnswerReply, ctx: ReplyContext): unknown {
   if (ctx.api === "completions") return completionsBody(answer);
   if (ctx.api === "input_tokens") return { object: "response.input_tokens", input_tokens: answer.usage.prompt_tokens };
   if (ctx.api === "compact") return compactionBody(answer);
+  if (ctx.api === "count_tokens") return { input_tokens: answer.usage.prompt_tokens };
+  if (ctx.api === "anthropic") return anthropicBody(answer);
   return ctx.api === "responses" ? responsesBody(answer) : chatBody(answer);
 }
 
@@ -336,6 +349,7 @@ function completeBody(reply: AnswerReply, ctx: ReplyContext): unknown {
 function streamEvents(reply: AnswerReply, ctx: ReplyContext): string[] {
   const answer = resolve(reply, ctx);
   if (ctx.api === "completions") return completionsStreamEvents(answer);
+  if (ctx.api === "anthropic") return anthropicStreamEvents(answer);
   return ctx.api === "responses" ? responsesStreamEvents(answer) : chatStreamEvents(answer);
 }
 

@@ -12,6 +12,9 @@ import { responseToChatCompletion } from "../translate/responseToChatCompletion.
 import { ResponsesStreamToChat } from "../translate/responsesStreamToChatChunks.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
 import { assertChatToolNames } from "../translate/toolNames.ts";
+import { anthropicToChatCompletion } from "../translate/anthropicToChatAnswer.ts";
+import { chatToAnthropic } from "../translate/chatToAnthropic.ts";
+import { fromAnthropicShape } from "./fromAnthropicShape.ts";
 import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
 import { passedResponseHeaders } from "../upstream/upstreamHeaders.ts";
 
@@ -33,7 +36,7 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   if (!Array.isArray(body.messages)) throw invalidRequest("'messages' must be an array", "messages");
   assertChatToolNames(body.tools);
   const stream = body.stream === true;
-  const { routes, payloads } = plan(core.routes(model, ["chat", "responses"]), body, raw);
+  const { routes, payloads } = plan(core.routes(model, ["chat", "responses", "anthropic"]), body, raw);
   const committed = await core.dispatch(
     { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/chat/completions" },
     model,
@@ -50,8 +53,11 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   if (committed.kind === "json") {
     let text: string;
     let usage: Usage;
-    if (committed.wire === "responses") {
-      const completion = responseToChatCompletion(committed.body, model, stop);
+    if (committed.wire !== "chat") {
+      const completion =
+        committed.wire === "responses"
+          ? responseToChatCompletion(committed.body, model, stop)
+          : anthropicToChatCompletion(committed.body, model);
       usage = completion.usage as Usage;
       text = JSON.stringify(completion);
     } else {
@@ -69,7 +75,11 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   const shape =
     committed.wire === "responses"
       ? fromResponsesShape(core, committed, model, t0, ttftMs, includeUsage(body), stop)
-      : chatShape(core, committed, model, t0, ttftMs, parseText);
+      : committed.wire === "anthropic"
+        ? fromAnthropicShape(model, includeUsage(body), frameChunks, errorFrames, (outcome, usage) =>
+            record(core, committed, model, t0, outcome, ttftMs, usage as Usage),
+          )
+        : chatShape(core, committed, model, t0, ttftMs, parseText);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
   const body$ = relayStream(committed, shape, (failure) =>
@@ -83,22 +93,32 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
 
 /** The chat body as it came for chat upstreams; a translation for Responses upstreams, only when one may be tried. */
 function plan(
-  routes: Route<ProviderRuntime>[],
+  candidates: Route<ProviderRuntime>[],
   body: Json,
   raw: string,
-): { routes: Route<ProviderRuntime>[]; payloads: { chat?: WirePayload; responses?: WirePayload } } {
+): { routes: Route<ProviderRuntime>[]; payloads: { chat?: WirePayload; responses?: WirePayload; anthropic?: WirePayload } } {
+  let routes = candidates;
   const hasChat = routes.some((r) => r.provider.config.wire === "chat");
-  const payloads: { chat?: WirePayload; responses?: WirePayload } = {};
+  const payloads: { chat?: WirePayload; responses?: WirePayload; anthropic?: WirePayload } = {};
   if (hasChat) payloads.chat = { object: body, raw };
+  if (routes.some((r) => r.provider.config.wire === "anthropic")) {
+    try {
+      const dropped: string[] = [];
+      payloads.anthropic = { object: chatToAnthropic(body, dropped), dropped };
+    } catch (error) {
+      if (routes.every((r) => r.provider.config.wire === "anthropic")) throw error;
+      routes = routes.filter((r) => r.provider.config.wire !== "anthropic");
+    }
+  }
   if (!routes.some((r) => r.provider.config.wire === "responses")) return { routes, payloads };
   try {
     const dropped: string[] = [];
     payloads.responses = { object: chatToResponsesRequest(body, dropped), dropped };
     return { routes, payloads };
   } catch (error) {
-    // A chat upstream may still take what the Responses API cannot express.
-    if (!hasChat) throw error;
-    return { routes: routes.filter((r) => r.provider.config.wire === "chat"), payloads };
+    // Another wire may still take what the Responses API cannot express.
+    if (routes.every((r) => r.provider.config.wire === "responses")) throw error;
+    return { routes: routes.filter((r) => r.provider.config.wire !== "responses"), payloads };
   }
 }
 

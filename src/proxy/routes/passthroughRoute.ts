@@ -42,7 +42,7 @@ export async function passThrough(
     {
       routes,
       stream,
-      payloads: { chat: payload, responses: payload },
+      payloads: { chat: payload, responses: payload, anthropic: payload },
       endpoint,
       clientHeaders: c.req.raw.headers,
       signal: c.req.raw.signal,

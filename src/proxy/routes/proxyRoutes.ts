@@ -7,6 +7,8 @@ import { ModelCatalog } from "./modelsRoute.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { NO_PROVIDER_MESSAGE, ProxyError } from "../upstream/proxyError.ts";
 import { handleResponses } from "./responsesRoute.ts";
+import { messagesErrorHandler } from "./messagesErrors.ts";
+import { handleCountTokens, handleMessages } from "./messagesRoute.ts";
 import { handleCompact, handleInputTokens } from "./responsesUtilityRoutes.ts";
 import { COMPLETIONS, EMBEDDINGS, handlePassthrough } from "./passthroughRoute.ts";
 import { handleCancelResponse, handleDeleteResponse, handleGetResponse, handleInputItems } from "./responseStoreRoutes.ts";
@@ -14,7 +16,8 @@ import { handleCancelResponse, handleDeleteResponse, handleGetResponse, handleIn
 /** The OpenAI-compatible surface, mounted at /v1. */
 export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   const app = new Hono();
-  app.onError(proxyErrorHandler(logger));
+  const onError = proxyErrorHandler(logger);
+  app.onError(onError);
   // No middleware: each is one more async step per request. The provider check is a guard in each
   // route, the body limit is enforced where the body is read (requestBody.ts).
   const guard =
@@ -24,6 +27,25 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
       return handler(c);
     };
   const catalog = new ModelCatalog(core.providers, logger);
+  // Anthropic's clients read Anthropic's error shape: caught here, before the OpenAI-shaped handler.
+  const anthropicErrors = messagesErrorHandler(onError);
+  const anthropic =
+    (handler: (c: Context) => Promise<Response>) =>
+    async (c: Context): Promise<Response> => {
+      try {
+        return await guard(handler)(c);
+      } catch (error) {
+        return anthropicErrors(error as Error, c);
+      }
+    };
+  app.post(
+    "/messages",
+    anthropic((c) => handleMessages(c, core)),
+  );
+  app.post(
+    "/messages/count_tokens",
+    anthropic((c) => handleCountTokens(c, core)),
+  );
   app.post(
     "/chat/completions",
     guard((c) => handleChatCompletions(c, core)),

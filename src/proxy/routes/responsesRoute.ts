@@ -16,6 +16,8 @@ import { responsesToChat } from "../translate/responsesToChat.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
 import { assertResponsesToolNames } from "../translate/toolNames.ts";
 import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
+import { anthropicToChatCompletion, AnthropicStreamToChat } from "../translate/anthropicToChatAnswer.ts";
+import { chatToAnthropic } from "../translate/chatToAnthropic.ts";
 import { passedResponseHeaders } from "../upstream/upstreamHeaders.ts";
 
 type Json = Record<string, unknown>;
@@ -42,13 +44,19 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   const read = readResponsesInput(core, body);
   assertResponsesToolNames(body.tools);
   const { model, earlier, resolved } = read;
-  let routes = core.routes(model, ["chat", "responses"]);
-  const payloads: { chat?: WirePayload; responses?: WirePayload } = {};
-  if (routes.some((r) => r.provider.config.wire === "chat")) {
+  let routes = core.routes(model, ["chat", "responses", "anthropic"]);
+  const payloads: { chat?: WirePayload; responses?: WirePayload; anthropic?: WirePayload } = {};
+  if (routes.some((r) => r.provider.config.wire !== "responses")) {
     try {
       const dropped: string[] = [];
       const request = { ...body, input: fullyResolved(core, read) };
-      payloads.chat = { object: responsesToChat(request, earlier, dropped), dropped };
+      const chat = responsesToChat(request, earlier, dropped);
+      if (routes.some((r) => r.provider.config.wire === "chat")) payloads.chat = { object: chat, dropped };
+      // Anthropic upstreams get the chat translation translated once more.
+      if (routes.some((r) => r.provider.config.wire === "anthropic")) {
+        const viaChat = [...dropped];
+        payloads.anthropic = { object: chatToAnthropic(chat, viaChat), dropped: viaChat };
+      }
     } catch (error) {
       // A Responses upstream may still take what Chat Completions cannot express.
       if (!routes.some((r) => r.provider.config.wire === "responses")) throw error;
@@ -72,20 +80,21 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   core.reportDropped(committed, headers, model);
   const overhead = () => committed.sentAt - t0 + (performance.now() - committedAt);
   if (committed.kind === "json") {
-    const response =
-      committed.wire === "chat"
-        ? translateWhole(committed.body, newShell(body), committed.provider.config.tool_call_text === "parse")
-        : committed.body;
+    const translated = committed.wire !== "responses";
+    const completion = committed.wire === "anthropic" ? anthropicToChatCompletion(committed.body, model) : committed.body;
+    const response = translated
+      ? translateWhole(completion, newShell(body), committed.provider.config.tool_call_text === "parse")
+      : committed.body;
     finishTurn(turn, committed, response, undefined);
     headers["content-type"] = "application/json";
-    return new Response(committed.wire === "chat" ? JSON.stringify(response) : committed.text, {
+    return new Response(translated ? JSON.stringify(response) : committed.text, {
       status: 200,
       headers: agentdHeaders(committed.provider.name, overhead(), headers),
     });
   }
   const ttftMs = committedAt - t0;
   const shape =
-    committed.wire === "chat" ? translatedShape(turn, committed, newShell(body), ttftMs) : passthroughShape(turn, committed, ttftMs);
+    committed.wire === "responses" ? passthroughShape(turn, committed, ttftMs) : translatedShape(turn, committed, newShell(body), ttftMs);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
   const stream$ = relayStream(committed, shape, (failure) =>
@@ -139,6 +148,8 @@ function failureCode(failure: UpstreamFailure): string {
 function translatedShape(turn: Turn, committed: StreamCommitted, shell: ResponseShell, ttftMs: number): RelayShape {
   const translator = new ChatStreamToResponses(shell);
   const rewriter = committed.provider.config.tool_call_text === "parse" ? new ToolCallTextChunks() : undefined;
+  // An Anthropic upstream's events become chat chunks first; its answer ends at message_stop.
+  const fromAnthropic = committed.wire === "anthropic" ? new AnthropicStreamToChat(turn.model, true) : undefined;
   let finished = false;
   let response: Json | undefined;
   const complete = () => {
@@ -149,14 +160,22 @@ function translatedShape(turn: Turn, committed: StreamCommitted, shell: Response
   };
   return {
     opening: () => frames(translator.start()),
-    event(_event, data) {
+    event(event, data) {
+      if (fromAnthropic) {
+        if (data === "[DONE]")
+          throw new UpstreamFailure("reset", "the upstream stream ended before the answer was complete", { status: 200 });
+        const out = fromAnthropic.push(data.type === undefined && event.event ? { ...data, type: event.event } : data);
+        const body = frames(out.chunks.flatMap((chunk) => translator.push(chunk)));
+        return out.end ? { frames: body + complete(), end: true } : { frames: body, end: false };
+      }
       if (data === "[DONE]") return { frames: complete(), end: true };
       if ((data.choices as Json[] | undefined)?.[0]?.finish_reason) finished = true;
       const chunks = rewriter ? rewriter.push(data) : [data];
       return { frames: frames(chunks.flatMap((chunk) => translator.push(chunk))), end: false };
     },
     endedEarly() {
-      if (!finished) throw new UpstreamFailure("reset", "the upstream stream ended before the answer was complete", { status: 200 });
+      if (!finished || fromAnthropic)
+        throw new UpstreamFailure("reset", "the upstream stream ended before the answer was complete", { status: 200 });
       return complete();
     },
     failed: (failure) =>

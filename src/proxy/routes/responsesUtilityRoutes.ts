@@ -20,7 +20,7 @@ export async function handleInputTokens(c: Context, core: ProxyCore): Promise<Re
   const t0 = performance.now();
   const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const read = readResponsesInput(core, body);
-  const routes = core.routes(read.model, ["chat", "responses"]);
+  const routes = core.routes(read.model, ["chat", "responses", "anthropic"]);
   if (routes[0]!.provider.config.wire === "responses") {
     const inline = inlineConversation(body, read);
     const onResponses = routes.filter((r) => r.provider.config.wire === "responses");

@@ -9,7 +9,7 @@ import { UpstreamAttempt, upstreamErrorMessage } from "./upstreamAttempt.ts";
 import { UpstreamFailure } from "./upstreamFailure.ts";
 import { upstreamRequestHeaders } from "./upstreamHeaders.ts";
 
-export type Wire = "chat" | "responses";
+export type Wire = "chat" | "responses" | "anthropic";
 
 export interface WirePayload {
   /** The request to send, with the client's model name; never mutated. */
@@ -175,6 +175,9 @@ function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel
   return { text: JSON.stringify(object), object, quirkDropped };
 }
 
+/** The field every answer of a wire has: without it a 200 is broken. */
+const ANSWER_FIELD: Record<Wire, string> = { chat: "choices", responses: "output", anthropic: "content" };
+
 const EMPTY_QUIRKS: ReadonlySet<string> = new Set();
 const NONE: readonly string[] = [];
 
@@ -187,15 +190,15 @@ async function runAttempt(
   sentAt: number,
 ): Promise<Committed> {
   const wire = provider.config.wire;
-  const url = plan.endpoint ? provider.baseUrl + plan.endpoint.path : wire === "chat" ? provider.chatUrl : provider.responsesUrl;
-  const headers = upstreamRequestHeaders(plan.clientHeaders, provider.config.api_key, plan.stream);
+  const url = plan.endpoint ? provider.baseUrl + plan.endpoint.path : provider.completionUrl;
+  const headers = upstreamRequestHeaders(plan.clientHeaders, provider.config.api_key, plan.stream, wire);
   const response = await attempt.open(url, headers, payload.text, plan.stream);
   const translated = plan.payloads[wire]?.dropped ?? NONE;
   const dropped = payload.quirkDropped.length === 0 ? translated : [...new Set([...translated, ...payload.quirkDropped])];
   const base = { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0, dropped };
   if (!plan.stream) {
     const text = await attempt.readBody(response);
-    const field = plan.endpoint?.field ?? (wire === "chat" ? "choices" : "output");
+    const field = plan.endpoint?.field ?? ANSWER_FIELD[wire];
     return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, field, plan.endpoint?.scalar === true) };
   }
   const first = await attempt.nextEvent(response);

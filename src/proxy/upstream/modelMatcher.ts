@@ -21,9 +21,13 @@ export interface ModelMatcher {
 
 export function createModelMatcher(models: readonly string[], aliases: Readonly<Record<string, string>>): ModelMatcher {
   const matchers = models.map(compileGlob);
+  // An alias may be a glob ("claude-*": "gpt-5"), so a client's dated model names need no list; exact names win.
+  const globAliases = Object.entries(aliases)
+    .filter(([name]) => isGlob(name))
+    .map(([name, target]) => ({ match: compileGlob(name), target }));
   return {
     resolve(model) {
-      const aliased = aliases[model];
+      const aliased = Object.hasOwn(aliases, model) ? aliases[model] : globAliases.find((alias) => alias.match(model))?.target;
       if (aliased !== undefined) return aliased;
       return matchers.some((match) => match(model)) ? model : undefined;
     },

@@ -14,6 +14,8 @@ export class ProviderRuntime {
   readonly baseUrl: string;
   readonly chatUrl: string;
   readonly responsesUrl: string;
+  /** Where completions go on this provider's wire. */
+  readonly completionUrl: string;
   readonly modelsUrl: string;
   readonly matcher: ModelMatcher;
   readonly breaker: CircuitBreaker;
@@ -39,6 +41,8 @@ export class ProviderRuntime {
     this.chatUrl = `${base}/chat/completions`;
     this.responsesUrl = `${base}/responses`;
     this.modelsUrl = `${base}/models`;
+    const wireUrls = { chat: this.chatUrl, responses: this.responsesUrl, anthropic: `${base}/messages` };
+    this.completionUrl = wireUrls[config.wire];
     this.matcher = createModelMatcher(config.models, config.aliases);
     this.timeouts = { ...config.timeouts };
     this.breaker = new CircuitBreaker(breakerSettings, (transition) => {

@@ -10,7 +10,7 @@ export interface ProviderStatus {
   name: string;
   state: ProviderState;
   breaker: BreakerSnapshot;
-  wire: "chat" | "responses";
+  wire: "chat" | "responses" | "anthropic";
   priority: number;
   weight: number;
   requests: number;

@@ -31,7 +31,15 @@ function isPassed(name: string): boolean {
   return false;
 }
 
-export function upstreamRequestHeaders(client: Headers, apiKey: string | undefined, stream: boolean): Record<string, string> {
+/** The Messages API version agentd's translations are written against. */
+const ANTHROPIC_VERSION = "2023-06-01";
+
+export function upstreamRequestHeaders(
+  client: Headers,
+  apiKey: string | undefined,
+  stream: boolean,
+  wire: "chat" | "responses" | "anthropic" = "chat",
+): Record<string, string> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: stream ? "text/event-stream" : "application/json",
@@ -39,6 +47,14 @@ export function upstreamRequestHeaders(client: Headers, apiKey: string | undefin
   client.forEach((value, name) => {
     if (isPassed(name)) headers[name] = value;
   });
+  if (wire === "anthropic") {
+    // Anthropic's own headers only matter to an Anthropic upstream; its key goes in x-api-key.
+    headers["anthropic-version"] = client.get("anthropic-version") ?? ANTHROPIC_VERSION;
+    const beta = client.get("anthropic-beta");
+    if (beta) headers["anthropic-beta"] = beta;
+    if (apiKey) headers["x-api-key"] = apiKey;
+    return headers;
+  }
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   return headers;
 }

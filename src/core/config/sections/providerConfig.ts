@@ -25,7 +25,8 @@ export const providerConfigSchema = z.strictObject({
   priority: z.number().int().default(0),
   weight: z.number().positive().default(1),
   timeouts: providerTimeoutsSchema,
-  wire: z.enum(["chat", "responses"]).default("chat"),
+  /** The API the provider speaks: Chat Completions, Responses, or Anthropic's Messages (base_url then ends in /v1). */
+  wire: z.enum(["chat", "responses", "anthropic"]).default("chat"),
   tool_call_text: z.enum(["off", "parse"]).default("off"),
 });
 
