@@ -38,6 +38,8 @@ export interface WorkerServices {
   healthSources: Record<string, HealthSource>;
   metricsText: Array<() => string>;
   statusSources: Omit<StatusSources, "health" | "worker">;
+  /** A config reload (SIGHUP): providers and the approval policy change in place; nothing is dropped. */
+  reloadConfig(config: AgentdConfig): void;
   /** Closes the capabilities in reverse start order: the agent first (it cancels turns that use PTYs and the proxy). */
   close(): Promise<void>;
 }
@@ -88,6 +90,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         modelApiKey: options.localApiKey,
         tools,
         tracer,
+        hopTarget: (name) => hop.target(name),
         logger: logger.child("agent"),
         fetch: async (input, init) =>
           options.localFetch(
@@ -105,7 +108,8 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     );
     const statusSources: WorkerServices["statusSources"] = {
       incidents: watchdog.incidents,
-      providers: config.providers.length ? () => proxy.status().map(providerRow) : undefined,
+      // Always read: a reload may add the first provider.
+      providers: () => proxy.status().map(providerRow),
       watchdogChecks: () => watchdog.checkRows(),
       sessions: (page) => {
         const { total, rows } = agent.agent.sessions(page);
@@ -119,7 +123,11 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         incidentAction: (id, decision, decidedBy) => watchdog.decideAction(id, decision, decidedBy),
       },
     };
-    return { pty, statusSources };
+    const reloadConfig = (next: AgentdConfig) => {
+      proxy.replaceProviders(next.providers);
+      agent.agent.setApprovals(next.approvals);
+    };
+    return { pty, statusSources, reloadConfig };
   });
   const capabilities = stack.started;
   const healthSources: Record<string, HealthSource> = {};

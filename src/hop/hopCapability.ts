@@ -1,12 +1,15 @@
 import type { Capability } from "../core/capability.ts";
-import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
+import type { ToolDefinition, ToolTarget } from "../core/tools/toolDefinition.ts";
 import { createHopManager, type HopInfo, type HopManagerOptions } from "./hopManager.ts";
 import { createHopRoutes } from "./hopRoutes.ts";
 import { createHopTool } from "./hopTool.ts";
+import { createHopToolTarget } from "./hopToolTarget.ts";
 import { hopMetricsText } from "./hopMetrics.ts";
 
 export interface HopCapability extends Capability {
   list(): HopInfo[];
+  /** A hop that is up (connected, or in fallback mode) as a session target; undefined otherwise. */
+  target(name: string): ToolTarget | undefined;
 }
 
 /** Hops: /api/hops and the hop tool. Closing ends the tunnels only: the remote agentds keep running. */
@@ -17,6 +20,11 @@ export function createHopCapability(options: HopManagerOptions & { readFileMaxBy
     routes: [{ path: "/api/hops", app: createHopRoutes(manager) }],
     tools: [createHopTool(manager, { readFileMaxBytes: options.readFileMaxBytes }) as ToolDefinition],
     list: () => manager.list(),
+    target: (name) => {
+      const hop = manager.list().find((info) => info.name === name);
+      if (!hop || (hop.state !== "connected" && hop.state !== "fallback")) return undefined;
+      return createHopToolTarget(manager, name, { readFileMaxBytes: options.readFileMaxBytes });
+    },
     metricsText: () => hopMetricsText(manager.list()),
     close: () => manager.close(),
   };
