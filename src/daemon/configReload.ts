@@ -12,8 +12,11 @@ export interface ReloadTarget {
  * invalid file keeps the running config; the problem stays in `notes` (shown by /health and the
  * page) until a later reload succeeds. Bind, port, data dir and log settings need a restart.
  */
+export type ReloadOutcome = { result: "reloaded" } | { result: "failed"; problem: string };
+
 export class WorkerConfigReload {
   #reloads = 0;
+  #waiters: Array<(outcome: ReloadOutcome) => void> = [];
 
   constructor(
     private readonly options: {
@@ -25,7 +28,18 @@ export class WorkerConfigReload {
     },
   ) {}
 
-  reload(): "reloaded" | "failed" {
+  /** Resolves with the outcome of the next reload (the one a request to the supervisor causes). */
+  next(): Promise<ReloadOutcome> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  reload(): ReloadOutcome {
+    const outcome = this.#apply();
+    for (const resolve of this.#waiters.splice(0)) resolve(outcome);
+    return outcome;
+  }
+
+  #apply(): ReloadOutcome {
     const { notes, logger } = this.options;
     this.#reloads++;
     try {
@@ -33,13 +47,13 @@ export class WorkerConfigReload {
       this.options.target.reloadConfig(loaded.config);
       notes.splice(0, notes.length, ...loaded.notes);
       logger.info("config.reloaded", { file: loaded.path ?? null, providers: loaded.config.providers.length, reloads: this.#reloads });
-      return "reloaded";
+      return { result: "reloaded" };
     } catch (error) {
       const problem = error instanceof ConfigError ? error.message : (error as Error).message;
       const note = `config reload failed: ${problem}; the previous config stays in force`;
       notes.splice(0, notes.length, ...notes.filter((n) => !n.startsWith("config reload failed:")), note);
       logger.error("config.reload_failed", { problem });
-      return "failed";
+      return { result: "failed", problem };
     }
   }
 }

@@ -14,6 +14,7 @@ import { createWorkerApp } from "./workerApp.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 import { privilegeGateProblem, runningAsRoot } from "../pty/index.ts";
 import { WorkerConfigReload } from "./configReload.ts";
+import { createReloadRoutes } from "./reloadRoutes.ts";
 
 const log = createLogger("worker");
 
@@ -51,6 +52,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     return 2;
   }
 
+  let reload: WorkerConfigReload | undefined;
   const { app, services } = await createWorkerApp({
     config,
     notes,
@@ -63,6 +65,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     startedAt,
     supervisorPid,
     restarts,
+    extraMounts: [{ path: "/api/admin/reload", app: createReloadRoutes({ reloader: () => reload, supervisorPid }), loopbackOnly: true }],
   });
 
   let server: Server<undefined>;
@@ -104,8 +107,9 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     started_at: new Date(startedAt).toISOString(),
   });
   log.info("http.listening", { bind, port: server.port, url, auth: requiredToken ? "bearer" : "loopback" });
-  const reload = new WorkerConfigReload({ configPath: options.configPath, notes, target: services, logger: log });
-  onReload = () => reload.reload();
+  reload = new WorkerConfigReload({ configPath: options.configPath, notes, target: services, logger: log });
+  const reloader = reload;
+  onReload = () => reloader.reload();
 
   const stopped = Promise.withResolvers<string>();
   process.once("SIGTERM", () => stopped.resolve("SIGTERM"));

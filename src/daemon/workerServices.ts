@@ -5,7 +5,8 @@ import type { AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { createFilesCapability } from "../files/index.ts";
-import { createHopCapability, runningBinaryPath } from "../hop/index.ts";
+import { createHopCapability, runningBinaryPath, type HopCapability } from "../hop/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import { createMcpCapability } from "../mcp/index.ts";
 import { createProxyCapability } from "../proxy/index.ts";
 import { createPtyCapability, type PtyCapability } from "../pty/index.ts";
@@ -58,8 +59,14 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     const proxy = stack.start(() =>
       createProxyCapability({ providers: config.providers, config: config.proxy, db, logger: logger.child("proxy"), tracer }),
     );
+    // Hops start after the terminals; a request naming one finds it once it exists.
+    let hops: HopCapability | undefined;
     const pty = stack.start(() =>
       createPtyCapability({
+        targets: (name) => {
+          if (!hops) throw new AgentdError("unknown_target", `No target named ${name}`, { param: "target" });
+          return hops.terminals(name);
+        },
         dataDir,
         config: config.pty,
         logger: logger.child("pty"),
@@ -78,6 +85,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         readFileMaxBytes,
       }),
     );
+    hops = hop;
     const watchdog = stack.start(() => createWatchdogCapability({ db }));
     // The agent comes last: it runs the tools of every capability started before it.
     const tools = stack.started.flatMap((capability) => capability.tools ?? []);
