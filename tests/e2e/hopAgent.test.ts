@@ -208,4 +208,30 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     expect(exec.stdout).toContain(`hi from ${remoteHome}`);
     expect(exec.code).toBe(3);
   }, 120_000);
+
+  test("the hop list carries the remote agentd's health and open incidents, read through the tunnel", async () => {
+    const row = await waitFor(
+      "the remote health in the hop list",
+      async () =>
+        (
+          await api<{ hops: Array<{ name: string; health: string | null; incidents_open: number | null }> }>(daemon.url, "/api/hops")
+        ).hops.find((h) => h.name === "remote" && h.health !== null),
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(["pass", "warn"]).toContain(row.health ?? "unknown");
+    expect(row.incidents_open).toBe(0);
+    const status = await api<{ hops: { rows: Array<{ name: string; health: string | null; incidents_open: number | null }> } }>(
+      daemon.url,
+      "/status?format=json",
+    );
+    expect(status.hops.rows.find((h) => h.name === "remote")).toMatchObject({ health: row.health, incidents_open: 0 });
+  }, 60_000);
+
+  test("hop --close says the remote agentd keeps running", async () => {
+    const closed = await runAgentd(["hop", "--data-dir", daemon.dataDir, "--close", "remote"], { timeoutMs: 60_000 });
+    expect(closed.code).toBe(0);
+    expect(closed.stdout).toContain("closed hop remote; the remote agentd keeps running");
+    const ready = JSON.parse(readFileSync(join(remoteHome, ".agentd", "ready.json"), "utf8")) as { pid: number };
+    expect(isProcessAlive(ready.pid)).toBe(true);
+  }, 60_000);
 });
