@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary, runAgentd } from "../support/binary.ts";
+import { ensureBinary, runAgentd, spawnAgentd, stopChild } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
@@ -43,6 +43,27 @@ describe("agentd exec", () => {
     expect(result.stdout.replaceAll("\r", "")).toContain("one\ntwo words\n");
     expect(result.code).toBe(0);
   });
+
+  test("Ctrl-C reaches the command as ^C in its terminal; exec exits with its code", async () => {
+    const child = await spawnAgentd(["exec", "--data-dir", daemon.dataDir, "local", "--", "sh", "-c", "echo started; sleep 30"], {
+      cwd: elsewhere,
+    });
+    try {
+      const reader = child.stdout.getReader();
+      let seen = "";
+      while (!seen.includes("started")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += new TextDecoder().decode(value);
+      }
+      reader.releaseLock();
+      child.kill("SIGINT");
+      // 130: the shell ended by SIGINT (128 + 2), as ^C in a terminal ends it.
+      expect(await child.exited).toBe(130);
+    } finally {
+      await stopChild(child);
+    }
+  }, 30_000);
 
   test("an unknown hop is refused with its name, not run locally", async () => {
     const result = await cli(["exec", "nosuchhop", "--", "true"]);

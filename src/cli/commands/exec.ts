@@ -51,14 +51,26 @@ export const execCommand: Command = {
       yield_time_ms: YIELD_MS,
       max_output_tokens: 1_000_000,
     });
-    for (;;) {
-      process.stdout.write(answer.output);
-      if (!answer.running || !answer.session_id) break;
-      answer = await post(`/api/pty/${encodeURIComponent(answer.session_id)}/stdin`, {
-        chars: "",
-        yield_time_ms: YIELD_MS,
-        max_output_tokens: 1_000_000,
-      });
+    // Ctrl-C goes to the command (as ^C in its terminal), which decides how to end; we keep reading.
+    let interrupts = "";
+    const onInterrupt = () => {
+      interrupts += "\u0003";
+    };
+    process.on("SIGINT", onInterrupt);
+    try {
+      for (;;) {
+        process.stdout.write(answer.output);
+        if (!answer.running || !answer.session_id) break;
+        const chars = interrupts;
+        interrupts = "";
+        answer = await post(`/api/pty/${encodeURIComponent(answer.session_id)}/stdin`, {
+          chars,
+          yield_time_ms: YIELD_MS,
+          max_output_tokens: 1_000_000,
+        });
+      }
+    } finally {
+      process.off("SIGINT", onInterrupt);
     }
     return answer.exit_code ?? 1;
   },
