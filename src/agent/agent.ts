@@ -44,6 +44,8 @@ export interface CreateAgentOptions {
   heartbeatMs?: number;
   /** Turns, tool calls and approval waits become spans; off unless telemetry is configured. */
   tracer?: Tracer;
+  /** A connected hop by name, as a session target (`POST /api/sessions {"target":"<hop>"}`). */
+  hopTarget?: (name: string) => ToolTarget | undefined;
 }
 
 export interface SessionSummary extends SessionRecord {
@@ -63,6 +65,8 @@ export interface Agent {
   calls: DirectCalls;
   /** Turns, tool calls and approvals in Prometheus text. */
   metricsText(): string;
+  /** A config reload: the approval policy every call decided from now on follows. */
+  setApprovals(approvals: ApprovalsConfig): void;
   /** Cancels running turns cleanly and writes every sidecar record out; pending approvals stay. */
   close(): Promise<void>;
 }
@@ -111,8 +115,10 @@ export function createAgent(options: CreateAgentOptions): Agent {
     timeout: 30 * 60_000,
     fetch: level === "off" ? base : sidecarFetch(base, level, (sessionId) => channels.peek(sessionId)),
   });
+  // A hop opened by name (the API, `agentd run --on`) is a target too, not only one the hop tool gave.
+  const known = (name: string): ToolTarget | undefined => targets.get(name) ?? options.hopTarget?.(name);
   const target = (name: string): ToolTarget => {
-    const found = targets.get(name);
+    const found = known(name);
     if (!found) throw new AgentdError("target_not_connected", `The session's target ${name} is not connected`);
     return found;
   };
@@ -159,7 +165,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     engine,
     approvalService,
     defaultModel: agentConfig.model,
-    hasTarget: (name) => targets.has(name),
+    hasTarget: (name) => known(name) !== undefined,
     debugDir,
     debugKeep: agentConfig.debug.keep,
     heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -179,6 +185,10 @@ export function createAgent(options: CreateAgentOptions): Agent {
         approvals.pending().map((a) => a.created_at),
         engine.runningCount,
       ),
+    // The engine and direct calls read this object at each call: replaced in place, it is the new policy.
+    setApprovals: (next) => {
+      Object.assign(approvalsConfig, next);
+    },
     close: async () => {
       await Promise.all([calls.close(), engine.cancelAll("agentd is stopping")]);
       await channels.closeAll();

@@ -23,6 +23,8 @@ const COMMANDS: CommandEntry[] = [
   { path: ["hops"], load: async () => (await import("./commands/hops.ts")).hopsCommand },
   { path: ["incidents"], load: async () => (await import("./commands/incidents.ts")).incidentsCommand },
   { path: ["silence"], load: async () => (await import("./commands/silence.ts")).silenceCommand },
+  { path: ["reload"], load: async () => (await import("./commands/reload.ts")).reloadCommand },
+  { path: ["exec"], load: async () => (await import("./commands/exec.ts")).execCommand },
   { path: ["init"], load: async () => (await import("./commands/init.ts")).initCommand },
   { path: ["config", "check"], load: async () => (await import("./commands/configCheck.ts")).configCheckCommand },
   { path: ["version"], load: async () => (await import("./commands/version.ts")).versionCommand },
@@ -70,8 +72,10 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   const command = await found.entry.load();
   const { rest } = found;
-  // `serve` prints its own JSON log lines (already escaped); every other command prints the daemon's data.
-  const restoreOutput = command.path[0] === "serve" ? () => {} : guardTerminalOutput();
+  // `serve` prints its own JSON log lines (already escaped) and `exec` the output of the command the
+  // person asked to run, as ssh would; every other command prints the daemon's data.
+  const raw = command.path[0] === "serve" || command.path[0] === "exec";
+  const restoreOutput = raw ? () => {} : guardTerminalOutput();
   try {
     const input = parseCommandArgs(command, rest);
     if (input.values.help) {

@@ -69,7 +69,9 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   }
 }
 
-async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: string, hardening: Hardening): Promise<number> {
+async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dataDir: string, hardening: Hardening): Promise<number> {
+  // Replaced by a reload: the watchdog's checks, rules and graces follow it; the restart policy keeps its limits.
+  let config = initialConfig;
   const restrictProblem = restrictDataDir(dataDir);
   const logPath = join(dataDir, "logs", "agentd.log");
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
@@ -129,38 +131,44 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
   const requestedExits = new Set<number>();
   // The supervisor's own tracer (the watchdog runs here): loaded only when a collector is configured.
   const tracing = await startTracing(config.telemetry, "supervisor", log.child("telemetry"));
-  const watchdog = new WatchdogRuntime({
-    config: config.watchdog,
-    alerts: config.alerts,
-    tracer: tracing.tracer,
-    db,
-    log: log.child("watchdog"),
-    token,
-    secrets: config.providers.map((p) => p.api_key),
-    workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
-    restartWorker: async (reason, pid) => {
-      const worker = current;
-      if (!worker || worker.exitCode !== null || worker.signalCode !== null)
-        return "the worker is down; the supervisor's restart policy starts it again";
-      if (pid !== undefined && worker.pid !== pid)
-        return `worker ${pid} is already gone; ${worker.pid} was started since and is left alone`;
-      requestedExits.add(worker.pid);
-      log.warn("worker.restart", { pid: worker.pid, reason });
-      // A hung worker ignores SIGTERM: the grace stays short, and endOrphanedTerminals ends what it leaves.
-      const how = await stopWorker(worker, config.watchdog.restart_grace_ms);
-      return `worker ${worker.pid} stopped (${how}); the supervisor starts a new one`;
-    },
-  });
+  const createWatchdog = (next: AgentdConfig) =>
+    new WatchdogRuntime({
+      config: next.watchdog,
+      alerts: next.alerts,
+      tracer: tracing.tracer,
+      db,
+      log: log.child("watchdog"),
+      token,
+      secrets: next.providers.map((p) => p.api_key),
+      workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
+      restartWorker: async (reason, pid) => {
+        const worker = current;
+        if (!worker || worker.exitCode !== null || worker.signalCode !== null)
+          return "the worker is down; the supervisor's restart policy starts it again";
+        if (pid !== undefined && worker.pid !== pid)
+          return `worker ${pid} is already gone; ${worker.pid} was started since and is left alone`;
+        requestedExits.add(worker.pid);
+        log.warn("worker.restart", { pid: worker.pid, reason });
+        // A hung worker ignores SIGTERM: the grace stays short, and endOrphanedTerminals ends what it leaves.
+        const how = await stopWorker(worker, config.watchdog.restart_grace_ms);
+        return `worker ${worker.pid} stopped (${how}); the supervisor starts a new one`;
+      },
+    });
+  let watchdog = createWatchdog(config);
   watchdog.start();
 
   // After the first start the worker keeps its port across restarts, even when asked for port 0.
   let port = options.port;
+  let listening: { url: string; pid: number } | undefined;
   const onWorkerLine = (pid: number) => (line: string) => {
     writeLine(line);
     const record = parseLogLine(line);
     if (record?.event === "http.listening" && typeof record.port === "number") {
       port = record.port;
-      if (typeof record.url === "string") watchdog.workerListening(record.url, pid);
+      if (typeof record.url === "string") {
+        listening = { url: record.url, pid };
+        watchdog.workerListening(record.url, pid);
+      }
     }
     watchdog.ingestLine(line);
   };
@@ -173,6 +181,31 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
       log.error("pty.orphans_failed", { worker_pid: workerPid, error });
     }
   };
+  // SIGHUP: the config is checked in a child first; an invalid file changes nothing here and the
+  // worker, reading the same file, keeps its config and shows why. Reloads run one at a time.
+  let reloading = Promise.resolve();
+  const reloadConfig = async () => {
+    const loaded = await loadConfigInChild(options);
+    if ("exitCode" in loaded) {
+      log.error("config.reload_failed", { exit_code: loaded.exitCode });
+    } else {
+      // The watchdog's state (incidents, check streaks) is in the store: a new runtime adopts it
+      // without reopening anything, as after a restart.
+      await watchdog.stop();
+      config = loaded.config;
+      watchdog = createWatchdog(config);
+      watchdog.start();
+      if (listening && current?.pid === listening.pid && current.exitCode === null) watchdog.workerListening(listening.url, listening.pid);
+      log.info("config.reloaded", { file: loaded.path ?? null });
+    }
+    // The worker re-reads the file itself (providers, approval policy) and keeps every connection.
+    if (current && current.exitCode === null && current.signalCode === null) current.kill("SIGHUP");
+  };
+  const onReload = () => {
+    log.info("config.reload_requested", { pid: process.pid });
+    reloading = reloading.then(() => runInBackground("config.reload", reloadConfig, {}, log).done);
+  };
+  process.on("SIGHUP", onReload);
   let restarts = 0;
   let exitCode = 0;
   log.info("supervisor.start", { pid: process.pid, data_dir: dataDir });
@@ -187,6 +220,7 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
       stopRequested.promise.then((signal) => ({ kind: "stop" as const, signal })),
     ]);
     watchdog.workerGone();
+    listening = undefined;
     if (outcome.kind === "stop") {
       log.info("supervisor.stopping", { signal: outcome.signal, worker_pid: worker.pid });
       await stopWorker(worker, config.supervisor.stop_grace_ms);
@@ -220,6 +254,8 @@ async function supervise(options: ServeOptions, config: AgentdConfig, dataDir: s
   }
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
+  process.off("SIGHUP", onReload);
+  await reloading;
   await watchdog.stop();
   await tracing.shutdown();
   log.info("supervisor.stopped", { exit_code: exitCode });

@@ -13,6 +13,8 @@ import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 import { privilegeGateProblem, runningAsRoot } from "../pty/index.ts";
+import { WorkerConfigReload } from "./configReload.ts";
+import { createReloadRoutes } from "./reloadRoutes.ts";
 
 const log = createLogger("worker");
 
@@ -20,6 +22,10 @@ const log = createLogger("worker");
 export async function runWorker(options: ServeOptions): Promise<number> {
   const hardening = hardenProcess();
   installProcessErrorHandlers(log);
+  // SIGHUP's default ends the process: a reload the supervisor forwards before the app exists waits.
+  let onReload = () => log.warn("config.reload_deferred", { reason: "the worker is still starting" });
+  const reloadRequested = () => onReload();
+  process.on("SIGHUP", reloadRequested);
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
   const { config, notes, envReferences } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
@@ -46,6 +52,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     return 2;
   }
 
+  let reload: WorkerConfigReload | undefined;
   const { app, services } = await createWorkerApp({
     config,
     notes,
@@ -58,6 +65,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     startedAt,
     supervisorPid,
     restarts,
+    extraMounts: [{ path: "/api/admin/reload", app: createReloadRoutes({ reloader: () => reload, supervisorPid }), loopbackOnly: true }],
   });
 
   let server: Server<undefined>;
@@ -99,6 +107,9 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     started_at: new Date(startedAt).toISOString(),
   });
   log.info("http.listening", { bind, port: server.port, url, auth: requiredToken ? "bearer" : "loopback" });
+  reload = new WorkerConfigReload({ configPath: options.configPath, notes, target: services, logger: log });
+  const reloader = reload;
+  onReload = () => reloader.reload();
 
   const stopped = Promise.withResolvers<string>();
   process.once("SIGTERM", () => stopped.resolve("SIGTERM"));
@@ -107,6 +118,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const orphanWatch = supervisorPid ? setInterval(() => process.ppid !== supervisorPid && stopped.resolve("orphaned"), 1000) : undefined;
   const reason = await stopped.promise;
   clearInterval(orphanWatch);
+  process.off("SIGHUP", reloadRequested);
   log.info("worker.stopping", { reason, drain_timeout_ms: config.server.drain_timeout_ms });
   // Terminals close while requests drain: a PTY call waiting on its yield ends at once instead of
   // holding the drain, and no terminal outlives the worker if the supervisor's grace runs out.

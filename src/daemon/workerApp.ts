@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Hono } from "hono";
+import type { Mount } from "../core/capability.ts";
 import type { AgentdConfig } from "../core/config/index.ts";
 import { cachedFor } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
@@ -38,6 +39,8 @@ export interface WorkerAppOptions {
    * given. A test serving the worker's app in its own process passes [] to post as a person would.
    */
   agentRoots?: number[];
+  /** Routes of the worker itself (the config reload) mounted beside the capabilities'. */
+  extraMounts?: Mount[];
 }
 
 export interface WorkerApp {
@@ -148,7 +151,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       },
     ],
     metricsText: services.metricsText,
-    mounts: [...page.mounts, ...services.mounts, ...faultMounts(process.env, options.logger)],
+    mounts: [...page.mounts, ...services.mounts, ...(options.extraMounts ?? []), ...faultMounts(process.env, options.logger)],
     // The model must never decide its own approvals: not from a command it runs, not through the worker.
     agentPeers: {
       paths: DECISION_PATHS,

@@ -5,7 +5,8 @@ import type { AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { createFilesCapability } from "../files/index.ts";
-import { createHopCapability, runningBinaryPath } from "../hop/index.ts";
+import { createHopCapability, runningBinaryPath, type HopCapability } from "../hop/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import { createMcpCapability } from "../mcp/index.ts";
 import { createProxyCapability } from "../proxy/index.ts";
 import { createPtyCapability, type PtyCapability } from "../pty/index.ts";
@@ -38,6 +39,8 @@ export interface WorkerServices {
   healthSources: Record<string, HealthSource>;
   metricsText: Array<() => string>;
   statusSources: Omit<StatusSources, "health" | "worker">;
+  /** A config reload (SIGHUP): providers and the approval policy change in place; nothing is dropped. */
+  reloadConfig(config: AgentdConfig): void;
   /** Closes the capabilities in reverse start order: the agent first (it cancels turns that use PTYs and the proxy). */
   close(): Promise<void>;
 }
@@ -56,8 +59,14 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     const proxy = stack.start(() =>
       createProxyCapability({ providers: config.providers, config: config.proxy, db, logger: logger.child("proxy"), tracer }),
     );
+    // Hops start after the terminals; a request naming one finds it once it exists.
+    let hops: HopCapability | undefined;
     const pty = stack.start(() =>
       createPtyCapability({
+        targets: (name) => {
+          if (!hops) throw new AgentdError("unknown_target", `No target named ${name}`, { param: "target" });
+          return hops.terminals(name);
+        },
         dataDir,
         config: config.pty,
         logger: logger.child("pty"),
@@ -76,6 +85,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         readFileMaxBytes,
       }),
     );
+    hops = hop;
     const watchdog = stack.start(() => createWatchdogCapability({ db }));
     // The agent comes last: it runs the tools of every capability started before it.
     const tools = stack.started.flatMap((capability) => capability.tools ?? []);
@@ -88,6 +98,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         modelApiKey: options.localApiKey,
         tools,
         tracer,
+        hopTarget: (name) => hop.target(name),
         logger: logger.child("agent"),
         fetch: async (input, init) =>
           options.localFetch(
@@ -105,7 +116,8 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     );
     const statusSources: WorkerServices["statusSources"] = {
       incidents: watchdog.incidents,
-      providers: config.providers.length ? () => proxy.status().map(providerRow) : undefined,
+      // Always read: a reload may add the first provider.
+      providers: () => proxy.status().map(providerRow),
       watchdogChecks: () => watchdog.checkRows(),
       sessions: (page) => {
         const { total, rows } = agent.agent.sessions(page);
@@ -119,7 +131,11 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         incidentAction: (id, decision, decidedBy) => watchdog.decideAction(id, decision, decidedBy),
       },
     };
-    return { pty, statusSources };
+    const reloadConfig = (next: AgentdConfig) => {
+      proxy.replaceProviders(next.providers);
+      agent.agent.setApprovals(next.approvals);
+    };
+    return { pty, statusSources, reloadConfig };
   });
   const capabilities = stack.started;
   const healthSources: Record<string, HealthSource> = {};

@@ -61,7 +61,10 @@ export interface HopManager {
   /** The tool client of a live hop; throws hop_not_found / hop_closed. */
   client(name: string): RemoteAgentdClient;
   /** Closes a hop for good: it stays closed across worker restarts until opened again. */
-  closeHop(name: string, options?: { stopRemote?: boolean }): Promise<{ name: string; stopped_remote: boolean }>;
+  closeHop(
+    name: string,
+    options?: { stopRemote?: boolean },
+  ): Promise<{ name: string; stopped_remote: boolean; remote_agentd: "stopped" | "running" | "none" }>;
   /**
    * At worker stop: ends every hop's tunnel and SSH chain (remote agentds keep running) without
    * recording them closed, so the next worker's manager reopens them.
@@ -157,6 +160,15 @@ export function createHopManager(options: HopManagerOptions): HopManager {
     return hop;
   };
 
+  // A failed attempt (open refused, reconnect given up) stays listed long enough to read why, then goes.
+  const expireFailed = () => {
+    if (options.config.failed_expiry_s === 0) return;
+    const before = Date.now() - options.config.failed_expiry_s * 1000;
+    for (const [name, hop] of hops) if (hop.state === "closed" && hop.lastError && hop.lastChange < before && !stopping) hops.delete(name);
+    const expired = store.expireFailed(before);
+    if (expired.length > 0) log.info("hop.expired", { hops: expired, after_s: options.config.failed_expiry_s });
+  };
+
   const manager: HopManager = {
     async open(request, onProgress = () => undefined) {
       const user = localUserName();
@@ -194,6 +206,7 @@ export function createHopManager(options: HopManagerOptions): HopManager {
       return infoOf(hop);
     },
     list() {
+      expireFailed();
       const shown = new Set(hops.keys());
       const stored = store.list().filter((record) => !shown.has(record.name));
       const fromStore: HopInfo[] = stored.map((record) => ({
@@ -232,9 +245,12 @@ export function createHopManager(options: HopManagerOptions): HopManager {
     },
     async closeHop(name, closeOptions = {}) {
       const hop = live(name);
+      // Whether an agentd ran there is known before closing: fallback mode never started one.
+      const ranAgentd = hop.mode === "agentd";
       const stopped = await hop.close(closeOptions.stopRemote ?? false);
-      log.info("hop.closed", { hop: name, stopped_remote: stopped });
-      return { name, stopped_remote: stopped };
+      const remote = stopped ? "stopped" : ranAgentd ? "running" : "none";
+      log.info("hop.closed", { hop: name, stopped_remote: stopped, remote_agentd: remote });
+      return { name, stopped_remote: stopped, remote_agentd: remote };
     },
     async close() {
       stopping = true;

@@ -32,7 +32,7 @@ async function readOpenRequest(request: Request) {
  * GET /:name shows one, DELETE /:name closes (`?stop_remote=1` also stops the remote agentd).
  * The hop keeps opening if the client goes away: the daemon owns it.
  */
-export function createHopRoutes(manager: HopManager): Hono {
+export function createHopRoutes(manager: HopManager, list: () => unknown[] = () => manager.list()): Hono {
   const app = new Hono();
   app.onError(createErrorHandler(createLogger("hop.http")));
 
@@ -60,7 +60,7 @@ export function createHopRoutes(manager: HopManager): Hono {
     });
   });
 
-  app.get("/", (c) => c.json({ hops: manager.list() }));
+  app.get("/", (c) => c.json({ hops: list() }));
   app.get("/:name", (c) => c.json({ hop: manager.get(c.req.param("name")) }));
   app.delete("/:name", async (c) => {
     const flag = c.req.query("stop_remote");

@@ -61,6 +61,16 @@ export class HopStore {
       .run({ now, reason });
   }
 
+  /** Forgets closed hops that failed before `before`; returns their names. */
+  expireFailed(before: number): string[] {
+    return this.db
+      .query<{ name: string }, { before: number }>(
+        "DELETE FROM hops WHERE state = 'closed' AND last_error IS NOT NULL AND last_change < $before RETURNING name",
+      )
+      .all({ before })
+      .map((row) => row.name);
+  }
+
   /** Marks one hop closed without a live connection (its stored spec can no longer be used). */
   markClosed(name: string, reason: string, now: number): void {
     this.db

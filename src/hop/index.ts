@@ -4,6 +4,7 @@ export type { HopState } from "./hopConnection.ts";
 export type { HopProgress, HopStep } from "./hopProgress.ts";
 export type { UploadReport } from "./agentdInstall.ts";
 export type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
+export type { HopListRow, RemoteOverview } from "./remoteOverview.ts";
 export { hopsConfigSchema } from "../core/config/sections/hopConfig.ts";
 export type { HopsConfig } from "../core/config/sections/hopConfig.ts";
 export { hopMigrations } from "./hopMigrations.ts";

@@ -15,6 +15,8 @@ export interface RemoteAgentdClient {
   closeSession(args: CloseSessionArgs, signal?: AbortSignal): Promise<PtyCloseResult>;
   readFile(args: ReadFileArgs, signal?: AbortSignal): Promise<ReadFileResult>;
   writeFile(args: WriteFileArgs, signal?: AbortSignal): Promise<WriteFileResult>;
+  /** The remote agentd's health verdict and open incidents; only a hop running agentd has them. */
+  overview?(signal?: AbortSignal): Promise<{ health: string | null; incidents_open: number | null }>;
 }
 
 export interface HttpClientLink {
@@ -63,6 +65,21 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
 
   writeFile(args: WriteFileArgs, signal?: AbortSignal): Promise<WriteFileResult> {
     return this.call("POST", "/api/files/write", args, 0, signal);
+  }
+
+  async overview(signal?: AbortSignal): Promise<{ health: string | null; incidents_open: number | null }> {
+    const [health, incidents] = await Promise.all([
+      // /health answers 503 with its document when it fails: that answer is the verdict, not an error.
+      this.call<{ status?: string }>("GET", "/health", undefined, 0, signal).then(
+        (doc) => doc.status ?? null,
+        (error: unknown) => {
+          if ((error as HopError).details?.remote_status === 503) return "fail";
+          throw error;
+        },
+      ),
+      this.call<{ total?: number }>("GET", "/api/incidents?state=unresolved&limit=1", undefined, 0, signal),
+    ]);
+    return { health, incidents_open: typeof incidents.total === "number" ? incidents.total : null };
   }
 
   private async call<T>(method: string, path: string, body: unknown, waitMs: number, signal?: AbortSignal): Promise<T> {

@@ -39,6 +39,8 @@ export interface Proxy {
   metricsText(): string;
   /** Stops the maintenance timer and writes pending rollups. */
   close(): Promise<void>;
+  /** A config reload: the providers to route to from now on. */
+  replaceProviders(providers: readonly ProviderConfig[]): void;
 }
 
 export function createProxy(options: CreateProxyOptions): Proxy {
@@ -62,6 +64,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
     status: () => core.providers.map(providerStatus),
     healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
     metricsText: () => core.metricsText(),
+    replaceProviders: (providers) => core.replaceProviders(providers),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -73,6 +76,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
 
 export interface ProxyCapability extends Capability {
   status(): ProviderStatus[];
+  replaceProviders(providers: readonly ProviderConfig[]): void;
 }
 
 /** The proxy as the worker mounts it: /v1 under the proxy's own body limit, admin routes for loopback peers only. */
@@ -87,6 +91,7 @@ export function createProxyCapability(options: CreateProxyOptions): ProxyCapabil
     healthChecks: proxy.healthChecks,
     metricsText: proxy.metricsText,
     status: proxy.status,
+    replaceProviders: proxy.replaceProviders,
     close: proxy.close,
   };
 }

@@ -4,6 +4,7 @@ export { createPtyTools } from "./ptyTools.ts";
 export { createPtyRoutes } from "./ptyRoutes.ts";
 export { createPtyCapability } from "./ptyCapability.ts";
 export type { PtyCapability } from "./ptyCapability.ts";
+export type { RemoteTerminals, TerminalTargets } from "./terminalTarget.ts";
 export { renderOutput } from "./renderOutput.ts";
 export { ptyConfigSchema } from "../core/config/sections/ptyConfig.ts";
 export type { PtyConfig } from "../core/config/sections/ptyConfig.ts";

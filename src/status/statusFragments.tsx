@@ -261,6 +261,7 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
               <th>Target</th>
               <th class="opt">Via</th>
               <th>State</th>
+              <th>Remote health</th>
               <th class="opt">Version</th>
               <th class="opt">Changed</th>
             </tr>
@@ -278,6 +279,12 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
                 <td>
                   <Pill text={h.state} />
                   {h.output ? <div class="note">{h.output}</div> : null}
+                </td>
+                <td>
+                  {h.health ? <Pill text={h.health} /> : "-"}
+                  {typeof h.incidents_open === "number" ? (
+                    <div class="note">{h.incidents_open === 1 ? "1 open incident" : `${h.incidents_open} open incidents`}</div>
+                  ) : null}
                 </td>
                 <td class="opt">{h.remote_version ?? "-"}</td>
                 <td class="opt">

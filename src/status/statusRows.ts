@@ -1,6 +1,6 @@
 import type { SessionSummary, ApprovalView } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
-import type { HopInfo } from "../hop/index.ts";
+import type { HopInfo, RemoteOverview } from "../hop/index.ts";
 import type { ProviderStatus } from "../proxy/index.ts";
 import type { PtySessionInfo } from "../pty/index.ts";
 import type { ApprovalRow, HopRow, ProviderRow, PtySessionRow, SessionRow } from "./statusSnapshot.ts";
@@ -60,7 +60,7 @@ export function ptySessionRow(session: PtySessionInfo): PtySessionRow {
   };
 }
 
-export function hopRow(hop: HopInfo): HopRow {
+export function hopRow(hop: HopInfo & Partial<RemoteOverview>): HopRow {
   const output = hop.fallback_reason ?? hop.last_error ?? undefined;
   return {
     name: hop.name,
@@ -69,6 +69,8 @@ export function hopRow(hop: HopInfo): HopRow {
     state: hop.state,
     remote_version: hop.remote_version,
     last_change: hop.last_change,
+    health: hop.health ?? null,
+    incidents_open: hop.incidents_open ?? null,
     ...(output ? { output } : {}),
   };
 }

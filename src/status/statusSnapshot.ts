@@ -106,6 +106,10 @@ export interface HopRow {
   remote_version: string | null;
   last_change: number | null;
   output?: string;
+  /** The remote agentd's own /health verdict, read through the tunnel; null when unknown. */
+  health?: string | null;
+  /** Unresolved incidents on the remote host; null when unknown. */
+  incidents_open?: number | null;
 }
 
 export interface Page<Row> {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ensureBinary } from "../support/binary.ts";
+import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -160,4 +160,69 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     ]);
     expect(view.session.target).toBe("local");
   }, 240_000);
+
+  test("a connected hop is a target by name: /api/sessions and agentd run --on", async () => {
+    expect(hopName).toBe("remote");
+    const refused = await fetch(`${daemon.url}/api/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ target: "nosuchhop" }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("unknown_target");
+    const created = await api<{ id: string; target: string }>(daemon.url, "/api/sessions", { body: { target: "remote" }, expect: 201 });
+    expect(created.target).toBe("remote");
+
+    upstream.enqueue(
+      { kind: "text", toolCalls: [{ id: "c_on", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "home is $HOME"' }) }] },
+      { kind: "text", text: "Ran on the hop." },
+    );
+    const run = await runAgentd(["run", "--data-dir", daemon.dataDir, "--on", "remote", "say where home is"], { timeoutMs: 120_000 });
+    expect(run.code).toBe(0);
+    const sessionId = /session (\S+)/.exec(run.stderr)?.[1];
+    expect(sessionId).toBeDefined();
+    const view = await session(sessionId!);
+    expect(view.session.target).toBe("remote");
+    const result = view.messages.find((m) => m.role === "tool" && m.body.tool_call_id === "c_on");
+    expect(String(result?.body.content)).toContain(`home is ${remoteHome}`);
+  }, 180_000);
+
+  test("/api/pty and agentd exec run on the hop by name", async () => {
+    const answer = await api<{ output: string; running: boolean; exit_code: number | null }>(daemon.url, "/api/pty", {
+      body: { target: "remote", cmd: 'echo "home is $HOME"', yield_time_ms: 5000 },
+    });
+    expect(answer.output).toContain(`home is ${remoteHome}`);
+    expect(answer).toMatchObject({ running: false, exit_code: 0 });
+    const exec = await runAgentd(["exec", "--data-dir", daemon.dataDir, "remote", "--", "sh", "-c", 'echo "hi from $HOME"; exit 3'], {
+      timeoutMs: 60_000,
+    });
+    expect(exec.stdout).toContain(`hi from ${remoteHome}`);
+    expect(exec.code).toBe(3);
+  }, 120_000);
+
+  test("the hop list carries the remote agentd's health and open incidents, read through the tunnel", async () => {
+    const row = await waitFor(
+      "the remote health in the hop list",
+      async () =>
+        (
+          await api<{ hops: Array<{ name: string; health: string | null; incidents_open: number | null }> }>(daemon.url, "/api/hops")
+        ).hops.find((h) => h.name === "remote" && h.health !== null),
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(["pass", "warn"]).toContain(row.health ?? "unknown");
+    expect(row.incidents_open).toBe(0);
+    const status = await api<{ hops: { rows: Array<{ name: string; health: string | null; incidents_open: number | null }> } }>(
+      daemon.url,
+      "/status?format=json",
+    );
+    expect(status.hops.rows.find((h) => h.name === "remote")).toMatchObject({ health: row.health, incidents_open: 0 });
+  }, 60_000);
+
+  test("hop --close says the remote agentd keeps running", async () => {
+    const closed = await runAgentd(["hop", "--data-dir", daemon.dataDir, "--close", "remote"], { timeoutMs: 60_000 });
+    expect(closed.code).toBe(0);
+    expect(closed.stdout).toContain("closed hop remote; the remote agentd keeps running");
+    const ready = JSON.parse(readFileSync(join(remoteHome, ".agentd", "ready.json"), "utf8")) as { pid: number };
+    expect(isProcessAlive(ready.pid)).toBe(true);
+  }, 60_000);
 });

@@ -54,8 +54,14 @@ export const hopCommand: Command = {
       });
       const text = await response.text();
       if (!response.ok) return fail(daemonError(response.status, text).message);
-      const body = JSON.parse(text) as { stopped_remote?: boolean };
-      process.stdout.write(`closed hop ${values.close}${body.stopped_remote ? " (remote agentd stopped)" : ""}\n`);
+      const body = JSON.parse(text) as { stopped_remote?: boolean; remote_agentd?: "stopped" | "running" | "none" };
+      const remote = body.remote_agentd ?? (body.stopped_remote ? "stopped" : "running");
+      const note = {
+        stopped: "the remote agentd was stopped",
+        running: "the remote agentd keeps running there with its terminals (reopen it and close with --stop-remote to stop it)",
+        none: "no agentd ran there (fallback mode)",
+      }[remote];
+      process.stdout.write(`closed hop ${values.close}; ${note}\n`);
       return 0;
     }
     if (positionals.length !== 1) throw new UsageError("expected one destination, user@host[:port]");

@@ -74,13 +74,14 @@ async function askDecisions(target: DaemonTarget, approvals: PendingApproval[]):
 export const runCommand: Command = {
   path: ["run"],
   summary: "Give the agent a task and stream its turn; asks before privileged tools (exit 3 without a TTY).",
-  usage: 'agentd run "check disk usage" [--url URL] [--model MODEL] [--session ID]',
+  usage: 'agentd run "check disk usage" [--on HOP] [--url URL] [--model MODEL] [--session ID]',
   allowPositionals: true,
   options: {
     url: { type: "string" },
     token: { type: "string" },
     model: { type: "string" },
     session: { type: "string" },
+    on: { type: "string" },
     config: { type: "string", short: "c" },
     "data-dir": { type: "string" },
   },
@@ -88,6 +89,7 @@ export const runCommand: Command = {
     "      --url URL         agentd to talk to (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
     "      --model MODEL     model for a new session (default: agent.model in the config)",
     "      --session ID      continue an existing session instead of starting one",
+    "      --on HOP          run a new session's tools on a connected hop (default: local)",
     ...DAEMON_LOCATION_HELP,
   ],
   async run({ values, positionals }) {
@@ -99,7 +101,10 @@ export const runCommand: Command = {
       const created = await daemonFetch(target, "/api/sessions", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify(values.model ? { model: values.model } : {}),
+        body: JSON.stringify({
+          ...(values.model ? { model: values.model } : {}),
+          ...(typeof values.on === "string" ? { target: values.on } : {}),
+        }),
       });
       if (created.status !== 201) throw await failure(created);
       sessionId = ((await created.json()) as { id: string }).id;

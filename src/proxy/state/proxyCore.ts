@@ -60,6 +60,23 @@ export class ProxyCore {
     };
   }
 
+  /**
+   * A config reload: the new list, in its order. A provider whose config did not change keeps its
+   * runtime (health, breaker, learnt quirks); requests already routed finish on the one they hold.
+   */
+  replaceProviders(providers: readonly ProviderConfig[]): void {
+    const next = providers.map((config) => {
+      const kept = this.#byName.get(config.name);
+      return kept && JSON.stringify(kept.config) === JSON.stringify(config)
+        ? kept
+        : new ProviderRuntime(config, this.config.breaker, this.logger);
+    });
+    this.providers.splice(0, this.providers.length, ...next);
+    this.#byName.clear();
+    for (const provider of next) this.#byName.set(provider.name, provider);
+    for (const quirk of this.quirkStore.live()) this.#byName.get(quirk.provider)?.quirks.add(quirk.param);
+  }
+
   provider(name: string): ProviderRuntime | undefined {
     return this.#byName.get(name);
   }

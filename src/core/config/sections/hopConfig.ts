@@ -15,6 +15,8 @@ export const hopsConfigSchema = z
     reconnect_max_ms: z.number().int().min(100).default(30_000),
     /** A hop still unreachable after this long is marked closed. */
     reconnect_give_up_s: z.number().int().min(1).default(1800),
+    /** Seconds a hop that failed (to open, or gave up reconnecting) stays listed; 0 keeps it. */
+    failed_expiry_s: z.number().int().min(0).default(600),
     /** The remote agentd's home: its binary lands in `<remote_dir>/bin/agentd`; `~` is the remote $HOME. */
     remote_dir: z.string().min(1).default("~/.agentd"),
     /** How long the remote agentd may take to write its ready file. */

@@ -1,0 +1,59 @@
+import { ConfigError, loadConfig, type AgentdConfig } from "../core/config/index.ts";
+import type { Logger } from "../core/log/index.ts";
+
+/** What a reload changes in the running worker: providers and the approval policy. */
+export interface ReloadTarget {
+  reloadConfig(config: AgentdConfig): void;
+}
+
+/**
+ * The worker's side of a config reload (SIGHUP, forwarded by the supervisor): re-reads the file and
+ * applies what can change without a restart, so no connection, terminal or turn is dropped. An
+ * invalid file keeps the running config; the problem stays in `notes` (shown by /health and the
+ * page) until a later reload succeeds. Bind, port, data dir and log settings need a restart.
+ */
+export type ReloadOutcome = { result: "reloaded" } | { result: "failed"; problem: string };
+
+export class WorkerConfigReload {
+  #reloads = 0;
+  #waiters: Array<(outcome: ReloadOutcome) => void> = [];
+
+  constructor(
+    private readonly options: {
+      configPath?: string;
+      /** The live notes array /health and the page read: replaced in place. */
+      notes: string[];
+      target: ReloadTarget;
+      logger: Logger;
+    },
+  ) {}
+
+  /** Resolves with the outcome of the next reload (the one a request to the supervisor causes). */
+  next(): Promise<ReloadOutcome> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  reload(): ReloadOutcome {
+    const outcome = this.#apply();
+    for (const resolve of this.#waiters.splice(0)) resolve(outcome);
+    return outcome;
+  }
+
+  #apply(): ReloadOutcome {
+    const { notes, logger } = this.options;
+    this.#reloads++;
+    try {
+      const loaded = loadConfig({ explicitPath: this.options.configPath });
+      this.options.target.reloadConfig(loaded.config);
+      notes.splice(0, notes.length, ...loaded.notes);
+      logger.info("config.reloaded", { file: loaded.path ?? null, providers: loaded.config.providers.length, reloads: this.#reloads });
+      return { result: "reloaded" };
+    } catch (error) {
+      const problem = error instanceof ConfigError ? error.message : (error as Error).message;
+      const note = `config reload failed: ${problem}; the previous config stays in force`;
+      notes.splice(0, notes.length, ...notes.filter((n) => !n.startsWith("config reload failed:")), note);
+      logger.error("config.reload_failed", { problem });
+      return { result: "failed", problem };
+    }
+  }
+}
