@@ -6,7 +6,7 @@ import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { waitFor } from "../support/waitFor.ts";
+import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
