@@ -166,6 +166,14 @@ describe("one approval queue, pinned under the verdict", () => {
     }
     const listed = await api<{ approvals: Array<{ kind: string }> }>(ready.url, "/api/approvals");
     expect(listed.approvals.map((a) => a.kind).sort()).toEqual(["agent", "watchdog"]);
+    // `agentd approve` lists the same queue: both kinds, what runs and why.
+    const cli = await spawnAgentd(["approve", "--url", ready.url], { env: { HOME: dataDir } });
+    const [listing, code] = await Promise.all([new Response(cli.stdout).text(), cli.exited]);
+    expect(code).toBe(0);
+    expect(listing).toContain(`command: ${command}`);
+    expect(listing).toContain("task: say hello for the transcript");
+    expect(listing).toMatch(/wd_\d+ +exec +run_command +\(watchdog, incident \d+\)/);
+    expect(listing).toContain("incident: cache full");
 
     const { page, errors } = browser;
     await page.reload();
