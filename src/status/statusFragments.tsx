@@ -6,6 +6,7 @@ import type { SectionName, StatusSnapshot, WorkerInfo } from "./statusSnapshot.t
 import { IncidentTable, SessionTable } from "./statusTables.tsx";
 import { ApprovalsCard } from "./statusQueue.tsx";
 import { VerdictBanner } from "./statusVerdict.tsx";
+import { SilencesCard } from "./statusSilences.tsx";
 
 function HealthCard({ health }: { health: HealthDocument }) {
   const checks = Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, ...check })));
@@ -201,34 +202,7 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
   ),
   approvals: ({ data, now }) => <ApprovalsCard data={data} now={now} />,
   verdict: ({ data, now }) => <VerdictBanner verdict={data} now={now} />,
-  silences: ({ data, now }) => (
-    <Card name="silences" summary={data.configured ? `${data.rows.length} in force` : undefined}>
-      <SectionBody section={data} empty={EMPTY_TEXT.silences}>
-        <table>
-          <thead>
-            <tr>
-              <th>Target</th>
-              <th>Ends</th>
-              <th>Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.rows.map((silence) => (
-              <tr>
-                <td>
-                  <code>{silence.target}</code>
-                </td>
-                <td>
-                  <time datetime={new Date(silence.until).toISOString()}>in {formatUptime((silence.until - now) / 1000)}</time>
-                </td>
-                <td class="text">{silence.reason ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </SectionBody>
-    </Card>
-  ),
+  silences: ({ data, now }) => <SilencesCard data={data} now={now} />,
   pty: ({ data, now }) => (
     <Card name="pty" summary={data.configured ? `${data.rows.filter((p) => p.running).length} running` : undefined}>
       <SectionBody section={data} empty={EMPTY_TEXT.pty}>

@@ -46,8 +46,7 @@ function describeApproval(a: ApprovalView): string {
 
 export const approveCommand: Command = {
   path: ["approve"],
-  summary:
-    "Decide a pending tool call or watchdog command: once, session or deny. Without arguments, list what is pending (both kinds).",
+  summary: "Decide a pending tool call or watchdog command: once, session or deny. Without arguments, list what is pending (both kinds).",
   usage: "agentd approve [<approval-id> once|session|deny] [--url URL]",
   allowPositionals: true,
   options: {
