@@ -25,6 +25,10 @@ import { DirectCalls } from "./directCalls.ts";
 import { SessionChannels } from "./sessionChannels.ts";
 import { AgentTelemetry } from "./agentTelemetry.ts";
 import type { Tracer } from "../telemetry/index.ts";
+import type { WatchdogApprovals } from "../watchdog/index.ts";
+import { agentQueued, watchdogQueued, type QueuedApproval } from "./approvalQueue.ts";
+import type { ToolCallRecord } from "./toolCallStore.ts";
+import type { StoredMessage } from "./sessionStore.ts";
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -46,10 +50,20 @@ export interface CreateAgentOptions {
   tracer?: Tracer;
   /** A connected hop by name, as a session target (`POST /api/sessions {"target":"<hop>"}`). */
   hopTarget?: (name: string) => ToolTarget | undefined;
+  /** The watchdog's command requests, listed and decided with the agent's approvals (one queue). */
+  watchdogApprovals?: WatchdogApprovals;
 }
 
 export interface SessionSummary extends SessionRecord {
   pending_approvals: number;
+}
+
+/** A session as its transcript page shows it. */
+export interface SessionTranscript {
+  session: SessionRecord;
+  messages: StoredMessage[];
+  tool_calls: ToolCallRecord[];
+  approvals: ApprovalView[];
 }
 
 export interface Agent {
@@ -59,6 +73,10 @@ export interface Agent {
   sessions(page?: { limit: number; offset: number }): { total: number; rows: SessionSummary[] };
   /** With the raw command, for an authenticated approver (see approvalView). */
   pendingApprovals(): ApprovalView[];
+  /** Everything waiting for a person, oldest first: the agent's and MCP clients' calls and the watchdog's commands. */
+  approvalQueue(): QueuedApproval[];
+  /** A session's record for its transcript page; throws 404 for an unknown id. */
+  transcript(id: string): SessionTranscript;
   /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
   decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
   /** Tool calls MCP clients make directly, under the same policy, approvals and records. */
@@ -169,7 +187,13 @@ export function createAgent(options: CreateAgentOptions): Agent {
     debugDir,
     debugKeep: agentConfig.debug.keep,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    watchdogApprovals: options.watchdogApprovals,
   });
+  const approvalQueue = (): QueuedApproval[] =>
+    [
+      ...approvals.pending().map((record) => agentQueued(record, sessions.find(record.session_id))),
+      ...(options.watchdogApprovals?.pending() ?? []).map((request) => watchdogQueued(request)),
+    ].sort((a, b) => a.created_at - b.created_at);
 
   return {
     routes,
@@ -178,6 +202,13 @@ export function createAgent(options: CreateAgentOptions): Agent {
       rows: sessions.list(page.limit, page.offset).map((s) => ({ ...s, pending_approvals: approvals.pending(s.id).length })),
     }),
     pendingApprovals: () => approvals.pending().map(approvalView),
+    approvalQueue,
+    transcript: (id) => ({
+      session: sessions.get(id),
+      messages: sessions.messages(id),
+      tool_calls: toolCalls.forSession(id),
+      approvals: approvals.forSession(id).map(approvalView),
+    }),
     decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
     calls,
     metricsText: () =>

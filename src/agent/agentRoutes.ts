@@ -5,8 +5,10 @@ import { AgentdError } from "../core/errors/index.ts";
 import { queryInt } from "../http/queryNumber.ts";
 import { policyValues } from "../core/config/sections/approvalsConfig.ts";
 import type { ApprovalService } from "./approvalService.ts";
-import { approvalDecisions, decidedByValues, type ApprovalStore } from "./approvalStore.ts";
+import { approvalDecisions, decidedByValues, type ApprovalRecord, type ApprovalStore } from "./approvalStore.ts";
 import { approvalView } from "./approvalView.ts";
+import type { WatchdogApprovals } from "../watchdog/index.ts";
+import { agentQueued, decideWatchdog, watchdogQueued, watchdogRequestId, type QueuedApproval } from "./approvalQueue.ts";
 import { sidecarPath } from "./debugSidecar.ts";
 import { sessionEventStream } from "./eventStream.ts";
 import { readRequestBody } from "./requestBody.ts";
@@ -27,6 +29,7 @@ export interface AgentRouteDeps {
   debugDir: string;
   debugKeep: number;
   heartbeatMs: number;
+  watchdogApprovals?: WatchdogApprovals;
 }
 
 const scopePolicyOverride = z.strictObject({
@@ -169,20 +172,36 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     return c.body(files.map((file) => readFileSync(file, "utf8")).join(""), 200, { "Content-Type": "text/plain; charset=utf-8" });
   });
 
+  const agentQueuedOf = (record: ApprovalRecord) => agentQueued(record, sessions.find(record.session_id));
+  const watchdogPending = () => (deps.watchdogApprovals?.pending() ?? []).map((request) => watchdogQueued(request));
+
+  // One queue: the agent's and MCP clients' tool calls and the watchdog's commands (ids wd_<n>).
   app.get("/approvals", (c) => {
     const status = c.req.query("status") ?? "pending";
     if (status !== "pending" && status !== "all")
       throw new AgentdError("invalid_query", `status must be "pending" or "all", got "${status}"`, { param: "status" });
     // The raw command is shown to whoever passed the app's auth: the approver must see what will run.
-    return c.json({ approvals: (status === "pending" ? deps.approvals.pending() : deps.approvals.list()).map(approvalView) });
+    const own = (status === "pending" ? deps.approvals.pending() : deps.approvals.list()).map(agentQueuedOf);
+    const approvals: QueuedApproval[] = [...own, ...watchdogPending()].sort((a, b) => a.created_at - b.created_at);
+    return c.json({ approvals });
   });
 
-  app.get("/approvals/:id", (c) => c.json(approvalView(deps.approvals.get(c.req.param("id")))));
+  app.get("/approvals/:id", (c) => {
+    const id = c.req.param("id");
+    const requestId = watchdogRequestId(id);
+    if (requestId === undefined) return c.json(agentQueuedOf(deps.approvals.get(id)));
+    const found = watchdogPending().find((approval) => approval.id === id);
+    if (!found) throw new AgentdError("approval_not_found", `No pending watchdog command request with id ${id}`);
+    return c.json(found);
+  });
 
   app.post("/approvals/:id", async (c) => {
     const body = await readRequestBody(c, decisionBody);
-    const result = deps.approvalService.decide(c.req.param("id"), body.decision, body.decided_by ?? "api");
-    return c.json({ ...result, approval: approvalView(result.approval) });
+    const id = c.req.param("id");
+    const requestId = watchdogRequestId(id);
+    if (requestId !== undefined) return c.json(decideWatchdog(deps.watchdogApprovals, requestId, body.decision, body.decided_by ?? "api"));
+    const result = deps.approvalService.decide(id, body.decision, body.decided_by ?? "api");
+    return c.json({ ...result, approval: agentQueuedOf(result.approval) });
   });
 
   return app;

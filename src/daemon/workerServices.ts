@@ -12,7 +12,7 @@ import { createProxyCapability } from "../proxy/index.ts";
 import { createPtyCapability, type PtyCapability } from "../pty/index.ts";
 import type { StatusSources } from "../status/statusSource.ts";
 import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
-import { createWatchdogCapability } from "../watchdog/index.ts";
+import { createWatchdogCapability, SilenceStore } from "../watchdog/index.ts";
 import { createTelemetryCapability, startTracing } from "../telemetry/index.ts";
 import { CapabilityStack } from "./capabilityStack.ts";
 
@@ -99,6 +99,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         tools,
         tracer,
         hopTarget: (name) => hop.target(name),
+        watchdogApprovals: watchdog.approvals,
         logger: logger.child("agent"),
         fetch: async (input, init) =>
           options.localFetch(
@@ -123,7 +124,9 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         const { total, rows } = agent.agent.sessions(page);
         return { total, rows: rows.map(sessionRow) };
       },
-      approvals: () => agent.agent.pendingApprovals().map(approvalRow),
+      approvals: () => agent.agent.approvalQueue().map(approvalRow),
+      silences: () => new SilenceStore(db).active(),
+      transcript: (id) => agent.agent.transcript(id),
       ptySessions: () => pty.sessions().map(ptySessionRow),
       hops: () => hop.list().map(hopRow),
       decisions: {

@@ -14,12 +14,23 @@ function svg(body: string, status: 200 | 404 = 200): Response {
   });
 }
 
-/** GET /badge.svg (overall health) and /badge/<check>.svg (one check or component). */
-export function badgeRoutes(source: Pick<StatusSource, "health">): Hono {
+/**
+ * GET /badge.svg (the host's verdict, as the page's banner), /badge/<check>.svg (one of agentd's
+ * own /health checks or components) and /badge/check/<name>.svg (one watchdog check).
+ */
+export function badgeRoutes(source: Pick<StatusSource, "health" | "section">): Hono {
   const app = new Hono();
   app.get("/badge.svg", async () => {
-    const health = await source.health();
-    return svg(renderBadge("agentd", health.status, health.status));
+    const verdict = await source.section("verdict");
+    return svg(renderBadge("agentd", verdict.status, verdict.status));
+  });
+  app.get("/badge/check/:file", async (c) => {
+    const file = c.req.param("file");
+    const name = file.endsWith(".svg") ? file.slice(0, -4) : file;
+    const watchdog = await source.section("watchdog");
+    const row = watchdog.rows.find((check) => check.name === name);
+    if (!file.endsWith(".svg") || !row) return svg(renderBadge(name, "unknown check", "unknown"), 404);
+    return svg(renderBadge(name, row.state, row.state === "unknown" ? "unknown" : row.state));
   });
   app.get("/badge/:file", async (c) => {
     const file = c.req.param("file");

@@ -4,7 +4,13 @@ import { SECTION_TITLES, stateTone } from "./statusSections.ts";
 import type { SectionName, StatusSection } from "./statusSnapshot.ts";
 
 /** How often a section asks for itself again (htmx `every`); paused while the tab is hidden. */
-const POLL_INTERVAL = "3s";
+export const POLL_INTERVAL = "3s";
+
+/**
+ * A poll not answered by the next one is a lost connection (a hung worker accepts and never
+ * answers): htmx aborts it and fires htmx:timeout, which the page script turns into the banner.
+ */
+export const POLL_REQUEST = JSON.stringify({ timeout: 2500 });
 
 /** A DOM id from any string: characters outside [A-Za-z0-9-] (the escape "_" too) become _hex, so distinct ids stay distinct. */
 export function domId(prefix: string, id: string | number): string {
@@ -28,19 +34,22 @@ interface CardProps {
   name: SectionName;
   summary?: string;
   wide?: boolean;
+  /** Draws the eye: something here waits for a person. */
+  tone?: "warn";
   children?: Child;
 }
 
 /** A section that replaces itself with a fresh copy from /status/fragments/<name>. */
-export function Card({ name, summary, wide, children }: CardProps) {
+export function Card({ name, summary, wide, tone, children }: CardProps) {
   return (
     <section
       id={`section-${name}`}
-      class={wide ? "card wide" : "card"}
+      class={["card", wide ? "wide" : "", tone ? `attention-${tone}` : ""].filter(Boolean).join(" ")}
       data-poll={POLL_INTERVAL}
       hx-get={`/status/fragments/${name}`}
       hx-trigger={`every ${POLL_INTERVAL}, refresh from:body`}
       hx-swap="outerHTML"
+      hx-request={POLL_REQUEST}
     >
       <h2>
         {SECTION_TITLES[name]}

@@ -3,7 +3,10 @@ import { Ago, Card, Pill, SectionBody } from "./statusCard.tsx";
 import { formatMs, formatUptime, plural } from "./statusFormat.ts";
 import { EMPTY_TEXT } from "./statusSections.ts";
 import type { SectionName, StatusSnapshot, WorkerInfo } from "./statusSnapshot.ts";
-import { ApprovalItem, IncidentTable, SessionTable } from "./statusTables.tsx";
+import { IncidentTable, SessionTable } from "./statusTables.tsx";
+import { ApprovalsCard } from "./statusQueue.tsx";
+import { VerdictBanner } from "./statusVerdict.tsx";
+import { SilencesCard } from "./statusSilences.tsx";
 
 function HealthCard({ health }: { health: HealthDocument }) {
   const checks = Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, ...check })));
@@ -153,7 +156,10 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
                 <td>
                   <code>{c.name}</code>
                 </td>
-                <td class="opt">{c.kind}</td>
+                <td class="opt">
+                  {c.kind}
+                  {c.severity === "critical" ? <Pill text="critical" tone="fail" /> : null}
+                </td>
                 <td>
                   <Pill text={c.state} />
                 </td>
@@ -194,19 +200,9 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
       )}
     </Card>
   ),
-  approvals: ({ data, now }) => (
-    <Card name="approvals" wide summary={data.configured ? `${data.rows.length} pending` : undefined}>
-      {!data.configured || data.error || data.rows.length === 0 ? (
-        <SectionBody section={data} empty={EMPTY_TEXT.approvals} />
-      ) : (
-        <ul class="approvals">
-          {data.rows.map((approval) => (
-            <ApprovalItem approval={approval} now={now} />
-          ))}
-        </ul>
-      )}
-    </Card>
-  ),
+  approvals: ({ data, now }) => <ApprovalsCard data={data} now={now} />,
+  verdict: ({ data, now }) => <VerdictBanner verdict={data} now={now} />,
+  silences: ({ data, now }) => <SilencesCard data={data} now={now} />,
   pty: ({ data, now }) => (
     <Card name="pty" summary={data.configured ? `${data.rows.filter((p) => p.running).length} running` : undefined}>
       <SectionBody section={data} empty={EMPTY_TEXT.pty}>

@@ -2,12 +2,16 @@ import type { Child } from "hono/jsx";
 import { sectionElement } from "./statusFragments.tsx";
 import { Layout, renderDocument } from "./statusLayout.tsx";
 import { SECTION_NAMES, type StatusSnapshot } from "./statusSnapshot.ts";
+import { verdictTitle } from "./statusVerdict.tsx";
 
-/** The browser view: every section, each polling for itself; without JavaScript a static snapshot. */
+/**
+ * The browser view: the verdict, the approval queue pinned under it, then every other section,
+ * each polling for itself; without JavaScript a static snapshot.
+ */
 function StatusPage({ snapshot }: { snapshot: StatusSnapshot }) {
   const now = Date.parse(snapshot.generated_at);
   return (
-    <Layout title={`agentd — ${snapshot.health.status}`} generatedAt={now} live>
+    <Layout title={verdictTitle(snapshot.verdict)} generatedAt={now} live>
       {SECTION_NAMES.map((name) => sectionElement(name, snapshot[name], now) as Child)}
     </Layout>
   );

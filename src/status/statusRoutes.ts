@@ -13,6 +13,10 @@ import { isSectionName, type StatusSource } from "./statusSnapshot.ts";
 import { renderSessionListPage } from "./statusSessionsPage.tsx";
 import { renderStatusText } from "./statusText.ts";
 import { decisionRoutes } from "./decisionRoutes.ts";
+import { NOT_CONFIGURED } from "./statusSource.ts";
+import { renderTranscriptFragment, renderTranscriptPage } from "./statusTranscriptPage.tsx";
+import { renderTranscriptText } from "./transcriptText.ts";
+import { transcriptEntries } from "./transcriptView.ts";
 import { formatOf, parseId, returnPath, sendHtml, sendJson, sendText } from "./statusResponses.ts";
 
 export type { StatusSource } from "./statusSnapshot.ts";
@@ -94,6 +98,25 @@ export function statusRoutes(source: StatusSource): Hono {
     if (c.req.header("hx-request") === "true") return sendHtml(c, renderIncidentRow(incident, Date.now()));
     if (formatOf(c) === "json") return sendJson(c, incident);
     return c.redirect(returnPath(c, `/status/incidents/${id}`), 303);
+  });
+
+  app.get("/status/sessions/:id", (c) => {
+    const transcript = source.transcript(c.req.param("id"));
+    if (!transcript) throw new AgentdError("not_found", NOT_CONFIGURED.sessions);
+    switch (formatOf(c)) {
+      case "json":
+        return sendJson(c, { ...transcript, entries: transcriptEntries(transcript) });
+      case "html":
+        return sendHtml(c, renderTranscriptPage(transcript, Date.now()));
+      case "text":
+        return sendText(c, renderTranscriptText(transcript, Date.now()));
+    }
+  });
+
+  app.get("/status/sessions/:id/fragment", (c) => {
+    const transcript = source.transcript(c.req.param("id"));
+    if (!transcript) throw new AgentdError("not_found", NOT_CONFIGURED.sessions);
+    return sendHtml(c, renderTranscriptFragment(transcript, Date.now()));
   });
 
   app.get("/status/sessions", (c) => {

@@ -1,4 +1,4 @@
-import type { SessionSummary, ApprovalView } from "../agent/index.ts";
+import type { SessionSummary, QueuedApproval } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import type { HopInfo, RemoteOverview } from "../hop/index.ts";
 import type { ProviderStatus } from "../proxy/index.ts";
@@ -33,16 +33,23 @@ export function sessionRow(session: SessionSummary): SessionRow {
   };
 }
 
-export function approvalRow(approval: ApprovalView): ApprovalRow {
+export function approvalRow(approval: QueuedApproval): ApprovalRow {
   return {
     id: approval.id,
+    kind: approval.kind,
+    requested_by: approval.requested_by,
     session_id: approval.session_id,
+    ...(approval.kind === "watchdog" ? { incident_id: approval.incident_id } : {}),
     tool: approval.tool,
     scope: approval.scope,
     summary: approval.summary,
     requested_at: approval.created_at,
-    ...(approval.command !== undefined ? { command: approval.command, command_spans: approval.command_spans } : {}),
-    ...(approval.workdir !== undefined ? { workdir: approval.workdir } : {}),
+    ...(approval.kind === "watchdog"
+      ? { command: approval.command }
+      : {
+          ...(approval.command !== undefined ? { command: approval.command, command_spans: approval.command_spans } : {}),
+          ...(approval.workdir !== undefined ? { workdir: approval.workdir } : {}),
+        }),
     ...(approval.target !== undefined ? { target: approval.target } : {}),
     ...(approval.task !== undefined ? { task: approval.task } : {}),
   };

@@ -1,7 +1,8 @@
 /**
  * The page's own script, served from the binary next to htmx (no inline script, so a strict CSP
  * holds): pauses polling while the tab is hidden, shows the "connection lost" banner when a poll
- * fails, and turns an approval's answer into a line of text in place of its buttons.
+ * fails or times out (and clears it on the next good one), copies the verdict's title and time to
+ * <title> and the header, and turns an approval's answer into a line of text in place of its buttons.
  */
 export const STATUS_JS = `(function () {
   "use strict";
@@ -34,6 +35,18 @@ export const STATUS_JS = `(function () {
     if (elt.hasAttribute && elt.hasAttribute("data-approval-form") && type.indexOf("text/html") !== 0) event.detail.shouldSwap = false;
   });
   document.addEventListener("htmx:sendError", function (event) { if (polled(requester(event))) setOffline(true); });
+  // A hung worker accepts the connection and never answers: the poll's timeout is the only sign.
+  document.addEventListener("htmx:timeout", function (event) { if (polled(requester(event))) setOffline(true); });
+  // Each verdict fragment carries the tab title and the time of its data.
+  document.addEventListener("htmx:afterSettle", function () {
+    var verdict = document.getElementById("section-verdict");
+    if (!verdict) return;
+    var title = verdict.getAttribute("data-title");
+    if (title && document.title !== title) document.title = title;
+    var generated = document.querySelector("header.top .generated");
+    var at = verdict.getAttribute("data-generated");
+    if (generated && at) generated.textContent = at;
+  });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible" && window.htmx) window.htmx.trigger(document.body, "refresh");
   });

@@ -3,6 +3,8 @@ import type { SectionName } from "./statusSnapshot.ts";
 
 /** Section headings, shared by the HTML and text views so both read the same. */
 export const SECTION_TITLES: Record<SectionName, string> = {
+  verdict: "Verdict",
+  silences: "Silences",
   health: "Health",
   worker: "Worker",
   providers: "Providers",
@@ -16,6 +18,8 @@ export const SECTION_TITLES: Record<SectionName, string> = {
 
 /** What a configured section with no rows says: each tells the operator what "empty" means there. */
 export const EMPTY_TEXT: Record<SectionName, string> = {
+  verdict: "",
+  silences: "No silences in force.",
   health: "No checks reported.",
   worker: "",
   providers: 'No provider is configured: add one under "providers" in agentd.jsonc, or set OPENAI_API_KEY.',

@@ -1,6 +1,11 @@
+import type { SessionTranscript } from "../agent/index.ts";
 import type { HealthDocument, HealthStatus } from "../core/health/index.ts";
-import type { Incident, IncidentEvent, IncidentState } from "../watchdog/index.ts";
+import type { Incident, IncidentEvent, IncidentState, Silence } from "../watchdog/index.ts";
 import type { PageDecisions } from "./decisionRoutes.ts";
+import type { HostVerdict } from "./hostVerdict.ts";
+
+/** The version of the /status JSON document; raised when a field changes meaning or goes away. */
+export const STATUS_SCHEMA = 2;
 
 export interface WorkerInfo {
   pid: number;
@@ -42,6 +47,8 @@ export interface WatchdogCheckRow {
   name: string;
   /** http, tcp, command, process, disk, memory, probe, … */
   kind: string;
+  /** info, warning, error (the default) or critical: a failing critical check fails the host. */
+  severity?: string;
   state: HealthStatus | "unknown";
   /** When the state last changed (epoch ms). */
   last_change: number | null;
@@ -70,7 +77,14 @@ export interface SessionRow {
 
 export interface ApprovalRow {
   id: string;
-  session_id: string;
+  /** agent (the model in a session), mcp (a client's direct call) or watchdog (a run_command). */
+  kind: "agent" | "mcp" | "watchdog";
+  /** Who asked, in words. */
+  requested_by: string;
+  /** The session whose transcript explains the call; null for the watchdog. */
+  session_id: string | null;
+  /** The watchdog's incident the command answers. */
+  incident_id?: number;
   tool: string;
   scope: string;
   /** What would run, as the model asked for it (a command line, a path), redacted as the stored copies are. */
@@ -81,9 +95,11 @@ export interface ApprovalRow {
   command_spans?: Array<{ text: string; redacted: boolean }>;
   workdir?: string;
   target?: string;
-  /** The user message of the turn that asked for the call. */
+  /** Why: the user message of the turn that asked for the call, or the watchdog's incident title. */
   task?: string;
 }
+
+export type SilenceRow = Silence;
 
 export interface PtySessionRow {
   id: string;
@@ -124,7 +140,13 @@ export interface PageRequest {
 
 /** Everything /status shows, in one document: the JSON view is this object as is. */
 export interface StatusSnapshot {
+  /** STATUS_SCHEMA: scripts check it before reading the rest. */
+  schema: number;
+  /** The machine's hostname: which host this verdict is about. */
+  host: string;
   generated_at: string;
+  /** The one answer, worst reason first: what the banner, the title, /badge.svg and `agentd status` say. */
+  verdict: HostVerdict;
   health: HealthDocument;
   worker: WorkerInfo;
   providers: StatusSection<ProviderRow>;
@@ -136,9 +158,24 @@ export interface StatusSnapshot {
   approvals: StatusSection<ApprovalRow>;
   pty: StatusSection<PtySessionRow>;
   hops: StatusSection<HopRow>;
+  /** Maintenance silences in force. */
+  silences: StatusSection<SilenceRow>;
 }
 
-export const SECTION_NAMES = ["health", "worker", "providers", "watchdog", "incidents", "sessions", "approvals", "pty", "hops"] as const;
+/** In page order: the verdict, then the approval queue pinned under it. */
+export const SECTION_NAMES = [
+  "verdict",
+  "approvals",
+  "health",
+  "worker",
+  "providers",
+  "watchdog",
+  "incidents",
+  "silences",
+  "sessions",
+  "pty",
+  "hops",
+] as const;
 export type SectionName = (typeof SECTION_NAMES)[number];
 
 export function isSectionName(name: string): name is SectionName {
@@ -160,6 +197,8 @@ export interface StatusSource {
   setIncidentState(id: number, state: "acknowledged" | "resolved", by: string): Incident;
   /** undefined when the agent is not part of this worker. */
   sessionPage(page: PageRequest): Page<SessionRow> | undefined;
+  /** undefined when the agent is not part of this worker; throws 404 for an unknown session. */
+  transcript(id: string): SessionTranscript | undefined;
   /** What the page's Allow/Deny buttons call. */
   decisions: PageDecisions;
 }

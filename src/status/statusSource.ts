@@ -1,5 +1,8 @@
+import { hostname } from "node:os";
+import type { SessionTranscript } from "../agent/index.ts";
 import type { HealthDocument } from "../core/health/index.ts";
 import type { Incident, IncidentStore } from "../watchdog/index.ts";
+import { hostVerdict } from "./hostVerdict.ts";
 import type { PageDecisions } from "./decisionRoutes.ts";
 import type {
   ApprovalRow,
@@ -12,12 +15,14 @@ import type {
   PtySessionRow,
   SectionName,
   SessionRow,
+  SilenceRow,
   StatusSection,
   StatusSnapshot,
   StatusSource,
   WatchdogCheckRow,
   WorkerInfo,
 } from "./statusSnapshot.ts";
+import { STATUS_SCHEMA } from "./statusSnapshot.ts";
 
 export const INCIDENTS_SHOWN = 10;
 export const SESSIONS_SHOWN = 10;
@@ -38,17 +43,20 @@ export interface StatusSources {
   approvals?: RowsSource<ApprovalRow>;
   ptySessions?: RowsSource<PtySessionRow>;
   hops?: RowsSource<HopRow>;
+  silences?: RowsSource<SilenceRow>;
+  transcript?: (id: string) => SessionTranscript;
   decisions?: PageDecisions;
 }
 
 /** What an absent capability's section says. */
-export const NOT_CONFIGURED: Record<"providers" | "watchdog" | "sessions" | "approvals" | "pty" | "hops", string> = {
+export const NOT_CONFIGURED: Record<"providers" | "watchdog" | "sessions" | "approvals" | "pty" | "hops" | "silences", string> = {
   providers: "The LLM proxy is not available in this agentd.",
   watchdog: "The watchdog's checks are not available in this agentd.",
   sessions: "The agent is not available in this agentd.",
   approvals: "The agent is not available in this agentd, so nothing waits for approval.",
   pty: "PTY sessions are not available in this agentd.",
   hops: "Hops are not available in this agentd.",
+  silences: "The watchdog's silences are not available in this agentd.",
 };
 
 async function readSection<Row>(source: RowsSource<Row> | undefined, note: string, label: string): Promise<StatusSection<Row>> {
@@ -76,9 +84,29 @@ function latestUnresolved(incidents: IncidentStore): Incident[] {
   return merged.sort((a, b) => b.last_seen - a.last_seen || b.id - a.id).slice(0, INCIDENTS_SHOWN);
 }
 
+/** Open incidents per severity for the verdict; a store that cannot answer counts as none (its section shows the error). */
+function openIncidents(incidents: IncidentStore): Array<{ severity: string; count: number; title: string }> {
+  try {
+    return incidents.openBySeverity();
+  } catch {
+    return [];
+  }
+}
+
 export function createStatusSource(sources: StatusSources): StatusSource {
   const { incidents } = sources;
+  const verdictOf = (health: HealthDocument, watchdog: StatusSection<WatchdogCheckRow>, approvals: StatusSection<ApprovalRow>) =>
+    hostVerdict({
+      checks: watchdog.rows,
+      openIncidents: openIncidents(incidents),
+      pendingApprovals: approvals.rows.length,
+      health: Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, status: check.status }))),
+    });
   const readers: { [K in SectionName]: () => Promise<StatusSnapshot[K]> } = {
+    verdict: async () => {
+      const [health, watchdog, approvals] = await Promise.all([sources.health(), readers.watchdog(), readers.approvals()]);
+      return verdictOf(health, watchdog, approvals);
+    },
     health: sources.health,
     worker: async () => sources.worker(),
     providers: () => readSection(sources.providers, NOT_CONFIGURED.providers, "the providers"),
@@ -113,13 +141,14 @@ export function createStatusSource(sources: StatusSources): StatusSource {
     approvals: () => readSection(sources.approvals, NOT_CONFIGURED.approvals, "the pending approvals"),
     pty: () => readSection(sources.ptySessions, NOT_CONFIGURED.pty, "the PTY sessions"),
     hops: () => readSection(sources.hops, NOT_CONFIGURED.hops, "the hops"),
+    silences: () => readSection(sources.silences, NOT_CONFIGURED.silences, "the silences"),
   };
 
   return {
     section: (name) => readers[name](),
     health: sources.health,
     async snapshot() {
-      const [health, worker, providers, watchdog, incidentSection, sessions, approvals, pty, hops] = await Promise.all([
+      const [health, worker, providers, watchdog, incidentSection, sessions, approvals, pty, hops, silences] = await Promise.all([
         readers.health(),
         readers.worker(),
         readers.providers(),
@@ -129,9 +158,13 @@ export function createStatusSource(sources: StatusSources): StatusSource {
         readers.approvals(),
         readers.pty(),
         readers.hops(),
+        readers.silences(),
       ]);
       return {
+        schema: STATUS_SCHEMA,
+        host: hostname(),
         generated_at: new Date().toISOString(),
+        verdict: verdictOf(health, watchdog, approvals),
         health,
         worker,
         providers,
@@ -141,6 +174,7 @@ export function createStatusSource(sources: StatusSources): StatusSource {
         approvals,
         pty,
         hops,
+        silences,
       };
     },
     incidentPage(filter: IncidentFilter, page: PageRequest) {
@@ -151,6 +185,7 @@ export function createStatusSource(sources: StatusSources): StatusSource {
     incidentEvents: (id) => incidents.timeline(id),
     setIncidentState: (id, state, by) => incidents.setState(id, state, by),
     sessionPage: (page) => sources.sessions?.(page),
+    transcript: (id) => sources.transcript?.(id),
     decisions: sources.decisions ?? {},
   };
 }

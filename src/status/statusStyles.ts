@@ -57,6 +57,14 @@ ol.timeline li{margin:.15rem 0}
 pre.details{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem;margin:.4rem 0 0;font-size:.8rem}
 form.login{display:grid;gap:.5rem;max-width:24rem}
 form.login input{font:inherit;padding:.35rem .5rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
+section.verdict{border-radius:8px;padding:.5rem .8rem;border:1px solid currentColor}
+section.verdict p{margin:0;font-size:1.05rem}
+section.verdict ul.why{margin:.3rem 0 0}
+section.card.attention-warn{border:2px solid var(--warn)}
+.why-asked q{font-style:italic}
+ol.transcript{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
+ol.transcript li{border-bottom:1px solid var(--line);padding-bottom:.4rem}
+ol.transcript .role{font-weight:600;text-transform:uppercase;font-size:.75rem;color:var(--muted)}
 footer{color:var(--muted);font-size:.8rem;text-align:center;padding:0 1rem 1rem}
 @media (max-width:480px){main{padding:.4rem;gap:.5rem}.opt{display:none}td.text{min-width:6rem}header.top .generated{margin-left:0}th,td{padding-right:.35rem}}
 `;

@@ -1,5 +1,5 @@
 import { Ago, domId, Pill } from "./statusCard.tsx";
-import type { ApprovalRow, IncidentRow, SessionRow } from "./statusSnapshot.ts";
+import type { IncidentRow, SessionRow } from "./statusSnapshot.ts";
 
 /** One incident as a table row; also the answer to the page's Acknowledge and Resolve buttons. */
 export function IncidentRowView({ incident, now }: { incident: IncidentRow; now: number }) {
@@ -65,69 +65,6 @@ export function IncidentTable({ rows, now }: { rows: IncidentRow[]; now: number 
   );
 }
 
-/**
- * Exactly what will run: the raw command (the parts that logs and the sidecar redact are marked),
- * where, and for which task. Only approvals made before raw commands were kept show the summary.
- */
-function ApprovalSubject({ approval }: { approval: ApprovalRow }) {
-  const spans = approval.command_spans ?? (approval.command === undefined ? undefined : [{ text: approval.command, redacted: false }]);
-  if (!spans) return <pre class="details">{approval.summary}</pre>;
-  const marked = spans.some((span) => span.redacted);
-  return (
-    <>
-      <pre class="details command" data-raw-command="">
-        {spans.map((span) => (span.redacted ? <mark class="redacted">{span.text}</mark> : span.text))}
-      </pre>
-      <p class="meta">
-        on <code>{approval.target ?? "local"}</code>
-        {approval.workdir !== undefined && (
-          <>
-            {" "}
-            in <code>{approval.workdir}</code>
-          </>
-        )}
-        {approval.task ? <> for the task “{approval.task}”</> : ""}
-        {marked && <> (marked parts are secrets: logs and the debug sidecar show them as [redacted])</>}
-      </p>
-    </>
-  );
-}
-
-export function ApprovalItem({ approval, now }: { approval: ApprovalRow; now: number }) {
-  const itemId = domId("approval", approval.id);
-  const url = `/status/approvals/${encodeURIComponent(approval.id)}/decide`;
-  return (
-    <li id={itemId}>
-      <div>
-        <strong>{approval.tool}</strong> <Pill text={approval.scope} tone="warn" /> session <code>{approval.session_id}</code>, waiting{" "}
-        <Ago at={approval.requested_at} now={now} />
-      </div>
-      <ApprovalSubject approval={approval} />
-      <form
-        class="actions"
-        method="post"
-        action={url}
-        hx-post={url}
-        hx-target="this"
-        hx-swap="outerHTML"
-        hx-disabled-elt={`#${itemId} button`}
-        data-approval-form=""
-      >
-        <button type="submit" name="decision" value="allow_once">
-          Allow once
-        </button>
-        <button type="submit" name="decision" value="allow_session">
-          Allow for session
-        </button>
-        <button type="submit" name="decision" value="deny" class="danger">
-          Deny
-        </button>
-      </form>
-      <p class="result" role="status" hidden></p>
-    </li>
-  );
-}
-
 export function SessionTable({ rows, now }: { rows: SessionRow[]; now: number }) {
   return (
     <table>
@@ -146,7 +83,9 @@ export function SessionTable({ rows, now }: { rows: SessionRow[]; now: number })
         {rows.map((s) => (
           <tr>
             <td>
-              <code>{s.id}</code>
+              <a href={`/status/sessions/${encodeURIComponent(s.id)}`}>
+                <code>{s.id}</code>
+              </a>
             </td>
             <td class="opt">{s.target}</td>
             <td class="opt">

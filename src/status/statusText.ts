@@ -40,10 +40,34 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
   const table = (columns: TextColumn[], rows: TextCell[][]) => renderTextTable(columns, rows, TEXT_WIDTH);
   const checks = Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, ...check })));
   const failing = checks.filter((check) => check.status === "fail").length;
-  const statusWord = color ? `${ANSI[health.status]}${health.status.toUpperCase()}${ANSI.reset}` : health.status.toUpperCase();
+  const { verdict } = snapshot;
+  const statusWord = color ? `${ANSI[verdict.status]}${verdict.status.toUpperCase()}${ANSI.reset}` : verdict.status.toUpperCase();
 
   const lines: string[] = [
-    `agentd ${oneLine(worker.version)}  status ${statusWord}  up ${formatUptime(worker.uptime_s)}  at ${formatTime(now)}`,
+    `agentd ${oneLine(worker.version)}  status ${statusWord}  host ${oneLine(snapshot.host)}  up ${formatUptime(worker.uptime_s)}  at ${formatTime(now)}`,
+    `  ${oneLine(verdict.reason)}`,
+    ...verdict.reasons.slice(1).map((reason) => `  ${oneLine(reason)}`),
+    "",
+    ...sectionLines(SECTION_TITLES.approvals.toUpperCase(), "", snapshot.approvals, EMPTY_TEXT.approvals, () =>
+      table(
+        [
+          { header: "ID" },
+          { header: "ASKED BY" },
+          { header: "TOOL" },
+          { header: "SCOPE" },
+          { header: "WAITING" },
+          { header: "WHAT", flex: true },
+        ],
+        snapshot.approvals.rows.map((a) => [
+          a.id,
+          a.session_id ? `${a.requested_by} ${a.session_id}` : `${a.requested_by} #${a.incident_id ?? "?"}`,
+          a.tool,
+          a.scope,
+          formatAge(a.requested_at, now),
+          a.task ? `${a.summary}  (why: ${oneLine(a.task)})` : a.summary,
+        ]),
+      ),
+    ),
     "",
     `${SECTION_TITLES.health.toUpperCase()}  ${health.status}, ${plural(checks.length, "check")}, ${failing} failing`,
     ...(checks.length === 0
@@ -127,6 +151,13 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
         ),
     ),
     "",
+    ...sectionLines(SECTION_TITLES.silences.toUpperCase(), "", snapshot.silences, EMPTY_TEXT.silences, () =>
+      table(
+        [{ header: "TARGET" }, { header: "UNTIL" }, { header: "REASON", flex: true }],
+        snapshot.silences.rows.map((silence) => [silence.target, formatTime(silence.until), silence.reason ?? ""]),
+      ),
+    ),
+    "",
     ...sectionLines(
       SECTION_TITLES.sessions.toUpperCase(),
       snapshot.sessions.configured ? `${snapshot.sessions.total} total` : "",
@@ -151,20 +182,6 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
             s.title ?? "",
           ]),
         ),
-    ),
-    "",
-    ...sectionLines(SECTION_TITLES.approvals.toUpperCase(), "", snapshot.approvals, EMPTY_TEXT.approvals, () =>
-      table(
-        [
-          { header: "ID" },
-          { header: "SESSION" },
-          { header: "TOOL" },
-          { header: "SCOPE" },
-          { header: "WAITING" },
-          { header: "WHAT", flex: true },
-        ],
-        snapshot.approvals.rows.map((a) => [a.id, a.session_id, a.tool, a.scope, formatAge(a.requested_at, now), a.summary]),
-      ),
     ),
     "",
     ...sectionLines(SECTION_TITLES.pty.toUpperCase(), "", snapshot.pty, EMPTY_TEXT.pty, () =>

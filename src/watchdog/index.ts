@@ -3,7 +3,7 @@ export type { RestartDecision, RestartPolicyOptions } from "./actions/restartPol
 export { IncidentStore, IncidentNotFoundError } from "./incidents/incidentStore.ts";
 export type { Incident, IncidentState, IncidentListOptions, IncidentEvent, Verdict } from "./incidents/incidentStore.ts";
 export { createWatchdogCapability } from "./watchdogCapability.ts";
-export type { WatchdogCapability } from "./watchdogCapability.ts";
+export type { WatchdogCapability, WatchdogApprovals } from "./watchdogCapability.ts";
 export { Watchdog } from "./watchdog.ts";
 export type { WatchdogDeps } from "./watchdog.ts";
 export type { HealthView } from "./healthView.ts";
@@ -26,7 +26,7 @@ export { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
 export type { ProxyAdmin, ProviderTimeout } from "./actions/proxyAdmin.ts";
 export type { Signal } from "./checks/signal.ts";
 export { ActionRequestStore } from "./incidents/actionRequestStore.ts";
-export type { NewActionRequest } from "./incidents/actionRequestStore.ts";
+export type { NewActionRequest, PendingActionRequest } from "./incidents/actionRequestStore.ts";
 export {
   ACTION_DECISIONS,
   ACTION_REQUEST_STATUSES,

@@ -3,7 +3,8 @@ import type { Database } from "bun:sqlite";
 import type { Capability } from "../core/capability.ts";
 import { readCheckRows, type CheckRow } from "./checks/checkScheduler.ts";
 import type { ActionDecision, ActionRequest, Decider } from "./incidents/actionRequest.ts";
-import { ActionRequestStore } from "./incidents/actionRequestStore.ts";
+import { ActionRequestStore, type PendingActionRequest } from "./incidents/actionRequestStore.ts";
+import { watchdogHealthChecks } from "./watchdogHealth.ts";
 import { incidentRoutes } from "./incidents/incidentRoutes.ts";
 import { IncidentStore } from "./incidents/incidentStore.ts";
 import { createIncidentTools } from "./incidents/incidentTools.ts";
@@ -13,6 +14,15 @@ export interface WatchdogCapability extends Capability {
   /** The supervisor's configured checks, as it last recorded them. */
   checkRows(): CheckRow[];
   decideAction(incidentId: number, decision: ActionDecision, decidedBy: Decider): ActionRequest;
+  /** The run_command requests waiting for a person, for the one approval queue. */
+  approvals: WatchdogApprovals;
+}
+
+/** The watchdog's command requests as the merged approval queue reads and decides them. */
+export interface WatchdogApprovals {
+  pending(): PendingActionRequest[];
+  /** Throws 404 approval_not_found, 409 when decided already or expired. */
+  decide(requestId: number, decision: ActionDecision, decidedBy: Decider): ActionRequest;
 }
 
 /**
@@ -30,6 +40,11 @@ export function createWatchdogCapability(options: { db: Database }): WatchdogCap
     metricsText: () => watchdogMetricsText(options.db),
     incidents,
     checkRows: () => readCheckRows(options.db),
+    healthChecks: () => watchdogHealthChecks(readCheckRows(options.db), incidents),
+    approvals: {
+      pending: () => requests.pending(Date.now()),
+      decide: (requestId, decision, decidedBy) => requests.decideRequest(requestId, decision, decidedBy, Date.now()),
+    },
     decideAction: (incidentId, decision, decidedBy) => requests.decide(incidentId, decision, decidedBy, Date.now()),
     // The store is the worker's; nothing else is held open.
     close: async () => undefined,

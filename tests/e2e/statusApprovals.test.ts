@@ -48,9 +48,16 @@ beforeAll(async () => {
     health: async () => buildHealthDocument({ version: "test", checks: [], notes: [], uptimeS: 1, memoryMb: 1, requestsTotal: 0 }),
     worker: () => ({ pid: process.pid, supervisor_pid: null, version: "test", uptime_s: 1, restarts: 0, memory_mb: 1 }),
     approvals: () =>
-      agent
-        .pendingApprovals()
-        .map((a) => ({ id: a.id, session_id: a.session_id, tool: a.tool, scope: a.scope, summary: a.summary, requested_at: a.created_at })),
+      agent.pendingApprovals().map((a) => ({
+        id: a.id,
+        kind: "agent" as const,
+        requested_by: "agent session",
+        session_id: a.session_id,
+        tool: a.tool,
+        scope: a.scope,
+        summary: a.summary,
+        requested_at: a.created_at,
+      })),
     sessions: (page) => {
       const { total, rows } = agent.sessions(page);
       return {

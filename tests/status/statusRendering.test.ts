@@ -19,6 +19,10 @@ function snapshot(
   checks: HealthCheck[] = [{ key: "store:writable", status: "pass", observedValue: true }],
 ): StatusSnapshot {
   return {
+    schema: 2,
+    host: "testhost",
+    verdict: { status: "pass", reason: "all checks pass, no open incident, nothing waits for approval", reasons: [] },
+    silences: { configured: true, rows: [] },
     generated_at: new Date(NOW).toISOString(),
     health: buildHealthDocument({ version: "1.2.3", checks, notes: [], uptimeS: 185, memoryMb: 41.5, requestsTotal: 7 }),
     worker: { pid: 4242, supervisor_pid: 4200, version: "1.2.3", uptime_s: 185, restarts: 2, memory_mb: 41.5 },
@@ -36,6 +40,11 @@ function snapshot(
 function full(): StatusSnapshot {
   return snapshot(
     {
+      verdict: {
+        status: "fail",
+        reason: "agentd check failing: provider.openai:breaker",
+        reasons: ["agentd check failing: provider.openai:breaker", "check failing: nginx", "1 approval waiting"],
+      },
       providers: {
         configured: true,
         rows: [
@@ -109,6 +118,8 @@ function full(): StatusSnapshot {
         rows: [
           {
             id: "ap_1",
+            kind: "agent",
+            requested_by: "agent session",
             session_id: "s_1",
             tool: "exec_command",
             scope: "sudo",
@@ -163,9 +174,10 @@ describe("text view", () => {
     expect(text).toContain("…");
   });
 
-  test("the first line says status FAIL when health fails (agentd status reads it)", () => {
-    const first = renderStatusText(full()).split("\n")[0]!;
-    expect(first).toMatch(/^agentd 1\.2\.3 {2}status FAIL {2}up 3m {2}at 2025-03-04 05:06:07Z$/);
+  test("the first line says status FAIL when the verdict fails (agentd status reads it), the reason follows", () => {
+    const [first, reason] = renderStatusText(full()).split("\n");
+    expect(first).toMatch(/^agentd 1\.2\.3 {2}status FAIL {2}host testhost {2}up 3m {2}at 2025-03-04 05:06:07Z$/);
+    expect(reason).toBe("  agentd check failing: provider.openai:breaker");
   });
 
   test("values from commands and logs cannot break lines or send escape sequences", () => {

@@ -79,7 +79,9 @@ describe("GET /status for curl and CI", () => {
     expect(text).toContain("INCIDENTS  3 open, 0 acknowledged, 0 resolved");
     expect(text).toContain("tail -f /var/log/very/");
     const colored = await (await get("/status?color=1", { accept: "*/*" })).text();
-    expect(colored).toContain("\u001b[32mPASS\u001b[0m");
+    // Three open error incidents: the host's verdict is warn (agentd's own health still passes).
+    expect(colored).toContain("\u001b[33mWARN\u001b[0m");
+    expect(colored).toContain("\n  error incident open: incident number 2 (and 2 more)\n");
   });
 
   test("JSON: the documented shape, every section with configured and rows", async () => {
@@ -111,10 +113,14 @@ describe("GET /status for curl and CI", () => {
       "generated_at",
       "health",
       "hops",
+      "host",
       "incidents",
       "providers",
       "pty",
+      "schema",
       "sessions",
+      "silences",
+      "verdict",
       "watchdog",
       "worker",
     ]);

@@ -11,7 +11,11 @@ const DECISIONS: Record<string, string> = {
 
 interface ApprovalView {
   id: string;
-  session_id: string;
+  /** agent, mcp or watchdog (a run_command of the watchdog, id wd_<n>, decided once: allow or deny). */
+  kind?: string;
+  requested_by?: string;
+  session_id: string | null;
+  incident_id?: number;
   summary: string;
   scope: string;
   status: string;
@@ -26,7 +30,8 @@ interface ApprovalView {
 
 /** An approval as the approver must see it: the raw command, where it runs, for which task, and what logs hide. */
 function describeApproval(a: ApprovalView): string {
-  const lines = [`${a.id}  ${a.scope.padEnd(15)}  ${a.tool}  (session ${a.session_id})`];
+  const from = a.session_id !== null ? `session ${a.session_id}` : `incident ${a.incident_id ?? "?"}`;
+  const lines = [`${a.id}  ${a.scope.padEnd(15)}  ${a.tool}  (${a.requested_by ?? "asked"}, ${from})`];
   if (a.command === undefined) lines.push(`  ${a.summary}`);
   else {
     lines.push(`  command: ${a.command}`);
@@ -34,13 +39,14 @@ function describeApproval(a: ApprovalView): string {
     if (hidden.length > 0) lines.push(`  redacted in logs: ${hidden.join(", ")}`);
     lines.push(`  on ${a.target ?? "local"}${a.workdir !== undefined ? ` in ${a.workdir}` : ""}`);
   }
-  if (a.task) lines.push(`  task: ${a.task}`);
+  if (a.task) lines.push(`  ${a.kind === "watchdog" ? "incident" : "task"}: ${a.task}`);
+  if (a.kind === "watchdog") lines.push(`  decide: agentd approve ${a.id} once|deny`);
   return `${lines.join("\n")}\n`;
 }
 
 export const approveCommand: Command = {
   path: ["approve"],
-  summary: "Decide a pending tool call: once, session or deny. Without arguments, list what is pending.",
+  summary: "Decide a pending tool call or watchdog command: once, session or deny. Without arguments, list what is pending (both kinds).",
   usage: "agentd approve [<approval-id> once|session|deny] [--url URL]",
   allowPositionals: true,
   options: {
@@ -69,12 +75,13 @@ export const approveCommand: Command = {
     const decision = word ? DECISIONS[word] : undefined;
     if (positionals.length !== 2 || !decision)
       throw new UsageError("expected an approval id and one of once, session, deny (e.g. agentd approve apr_1234 once)");
-    const body = await daemonJson<{ approval?: ApprovalView; resumed?: boolean; released?: string[] }>(
+    const body = await daemonJson<{ approval?: ApprovalView; resumed?: boolean; released?: string[]; request?: unknown }>(
       target,
       `/api/approvals/${encodeURIComponent(id!)}`,
       { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, decided_by: "cli" }) },
     );
     if (values.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    else if (body.approval?.kind === "watchdog") process.stdout.write(`${body.approval.status}: ${body.approval.summary}\n`);
     else {
       const more = [
         body.released?.length ? `released ${body.released.length} more` : "",

@@ -1,5 +1,6 @@
 import type { Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
+import { verdictExitCode } from "../../status/hostVerdict.ts";
 
 export const statusCommand: Command = {
   path: ["status"],
@@ -28,10 +29,7 @@ export const statusCommand: Command = {
         return 1;
       }
       process.stdout.write(body.endsWith("\n") ? body : `${body}\n`);
-      const failing = values.json
-        ? (JSON.parse(body) as { health: { status: string } }).health.status === "fail"
-        : / status FAIL /.test(body.split("\n")[0] ?? "");
-      return failing ? 1 : 0;
+      return verdictExitCode(body, values.json === true);
     } catch (error) {
       if (!(error instanceof UnreachableError)) throw error;
       process.stderr.write(`${error.message}\n`);

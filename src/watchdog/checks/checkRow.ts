@@ -2,6 +2,8 @@
 export interface CheckRow {
   name: string;
   kind: string;
+  /** The check's configured severity (rows stored before it existed have none: read as "error"). */
+  severity?: string;
   state: "pass" | "fail" | "unknown";
   last_change: number | null;
   output?: string;

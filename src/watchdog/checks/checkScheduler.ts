@@ -48,7 +48,7 @@ export class CheckScheduler {
         flapChanges: flapping.changes,
         flapWindowMs: flapping.window_s * 1000,
       }),
-      row: { name: check.name, kind: check.type, state: "unknown", last_change: null },
+      row: { name: check.name, kind: check.type, severity: check.severity, state: "unknown", last_change: null },
     }));
     this.#saved = db ? new CheckStateStore(db) : undefined;
     this.#restore();
@@ -102,6 +102,7 @@ export class CheckScheduler {
     scheduled.row = {
       name: check.name,
       kind: check.type,
+      severity: check.severity,
       state,
       last_change: stateChanged ? now : scheduled.row.last_change,
       output: outcome.detail,
@@ -117,7 +118,13 @@ export class CheckScheduler {
       fields: { check: check.name },
     };
     if (result.changed && result.state === "failing") {
-      this.onSignal({ ...base, id: `check.${check.type}`, title: `Check ${check.name} failing`, severity: "error", line: outcome.detail });
+      this.onSignal({
+        ...base,
+        id: `check.${check.type}`,
+        title: `Check ${check.name} failing`,
+        severity: check.severity,
+        line: outcome.detail,
+      });
     }
     if (result.startedFlapping) {
       this.onSignal({ ...base, id: "check.flapping", title: `Check ${check.name} is flapping`, severity: "warning", line: outcome.detail });
@@ -133,7 +140,7 @@ export class CheckScheduler {
       const saved = this.#saved.load(scheduled.check);
       if (!saved) continue;
       scheduled.debouncer.restore(saved.debouncer);
-      scheduled.row = { ...saved.row, name: scheduled.check.name, kind: scheduled.check.type };
+      scheduled.row = { ...saved.row, name: scheduled.check.name, kind: scheduled.check.type, severity: scheduled.check.severity };
       restored++;
     }
     if (restored > 0) this.#persist();

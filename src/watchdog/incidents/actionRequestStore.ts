@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { AgentdError } from "../../core/errors/index.ts";
 import {
   ActionAlreadyDecidedError,
   NoActionRequestError,
@@ -9,6 +10,12 @@ import {
   type ActionRequestStatus,
 } from "./actionRequest.ts";
 import type { IncidentStore } from "./incidentStore.ts";
+
+/** A request waiting for a decision, with what the approver needs to know of its incident. */
+export interface PendingActionRequest extends ActionRequest {
+  incident_title: string;
+  incident_severity: string;
+}
 
 export interface NewActionRequest {
   incidentId: number;
@@ -50,6 +57,28 @@ export class ActionRequestStore {
 
   get(id: number): ActionRequest | undefined {
     return this.db.query<ActionRequest, [number]>("SELECT * FROM watchdog_action_requests WHERE id = ?").get(id) ?? undefined;
+  }
+
+  /** Every request still waiting for a decision, oldest first, with its incident's title and severity. */
+  pending(now: number): PendingActionRequest[] {
+    return this.db
+      .query<PendingActionRequest, [number]>(
+        `SELECT r.*, i.title AS incident_title, i.severity AS incident_severity
+           FROM watchdog_action_requests r JOIN incidents i ON i.id = r.incident_id
+          WHERE r.status = 'pending' AND r.expires_at > ? ORDER BY r.requested_at, r.id`,
+      )
+      .all(now);
+  }
+
+  /**
+   * Decides one request by its own id (the merged approval queue names requests, not incidents);
+   * only the incident's latest request takes a decision, as through the incident.
+   */
+  decideRequest(requestId: number, decision: ActionDecision, by: string, now: number): ActionRequest {
+    const request = this.get(requestId);
+    if (!request) throw new AgentdError("approval_not_found", `No watchdog command request with id ${requestId}`);
+    if (this.latest(request.incident_id)?.id !== request.id) throw new ActionAlreadyDecidedError(request);
+    return this.decide(request.incident_id, decision, by, now);
   }
 
   /** The incident's most recent request, decided or not. */

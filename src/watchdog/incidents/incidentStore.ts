@@ -98,6 +98,17 @@ export class IncidentStore {
     return this.db.query<{ n: number }, string[]>(`SELECT count(*) AS n FROM incidents ${where}`).get(...params)?.n ?? 0;
   }
 
+  /** Open incidents per severity, each with its most recent title: what the host's verdict reads. */
+  openBySeverity(): Array<{ severity: string; count: number; title: string }> {
+    return this.db
+      .query<{ severity: string; count: number; title: string }, []>(
+        // SQLite takes the bare `title` from the row max() picked: the most recently seen one.
+        "SELECT severity, count(*) AS count, title, max(last_seen) AS last_seen FROM incidents WHERE state = 'open' GROUP BY severity",
+      )
+      .all()
+      .map(({ severity, count, title }) => ({ severity, count, title }));
+  }
+
   get(id: number): Incident {
     const row = this.db.query<IncidentRow, [number]>("SELECT * FROM incidents WHERE id = ?").get(id);
     if (!row) throw new IncidentNotFoundError(id);

@@ -17,6 +17,8 @@ const debounce = {
   timeout_ms: z.number().int().positive().default(5000),
   failure_threshold: z.number().int().min(1).default(3),
   success_threshold: z.number().int().min(1).default(2),
+  /** How bad a failure is: a failing `critical` check makes the host's verdict `fail`, any other `warn`. */
+  severity: z.enum(SEVERITIES).default("error"),
 };
 const checkName = z.string().regex(/^[A-Za-z0-9_.-]+$/, "expected a name of letters, digits, '_', '.', '-'");
 
