@@ -5,6 +5,7 @@ import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from ".
 import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
+import { checkSilenceTarget, type SilenceNames } from "./silenceTargets.ts";
 import { readObjectBody, readValidatedBody } from "../../http/requestBody.ts";
 import { queryInt } from "../../http/queryNumber.ts";
 
@@ -51,7 +52,7 @@ async function decisionBody(c: Context): Promise<{ decision: ActionDecision; dec
  * `/api/incidents`: list (?state=open|acknowledged|resolved|unresolved, ?limit, ?offset), show one
  * with its timeline, acknowledge, resolve, allow or deny the command waiting for approval (`/:id/action`); `/silences` lists, adds and removes maintenance silences.
  */
-export function incidentRoutes(store: IncidentStore): Hono {
+export function incidentRoutes(store: IncidentStore, silenceNames?: SilenceNames): Hono {
   const silences = new SilenceStore(store.db);
   const requests = new ActionRequestStore(store.db, store);
   const app = new Hono();
@@ -73,6 +74,7 @@ export function incidentRoutes(store: IncidentStore): Hono {
   app.get("/silences", (c) => c.json({ silences: silences.active() }));
   app.post("/silences", async (c) => {
     const body = await readValidatedBody(c.req.raw, silenceBody);
+    if (silenceNames) checkSilenceTarget(body.target, silenceNames);
     const durationMs = body.duration_ms ?? (body.duration_s === undefined ? NaN : body.duration_s * 1000);
     return c.json({ silence: silences.add(body.target, durationMs, body.reason) }, 201);
   });
