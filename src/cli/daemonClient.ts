@@ -14,7 +14,7 @@ export class UnreachableError extends AgentdError {
   constructor(url: string, cause: unknown) {
     super(
       "unreachable",
-      `Cannot reach agentd at ${url}: ${(cause as Error).message ?? String(cause)}. Is it running? Start it with 'agentd serve', or name another with --url or AGENTD_URL`,
+      `Cannot reach agentd at ${url}: ${String((cause as Error).message ?? cause).replace(/[.?!\s]+$/, "")}. Is it running? Start it with 'agentd serve', or name another with --url or AGENTD_URL`,
       { cause },
     );
   }

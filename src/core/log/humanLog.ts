@@ -11,8 +11,8 @@ const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
 
 function value(field: unknown): string {
   const text = typeof field === "string" ? field : JSON.stringify(field, (_k, v) => (v instanceof Error ? v.message : v));
-  const plain = typeof field === "string" && /^[^\s"=]+$/.test(text);
-  const shown = plain ? text : JSON.stringify(text ?? "");
+  const plain = typeof field !== "string" || /^[^\s"=]+$/.test(text);
+  const shown = plain ? (text ?? "") : JSON.stringify(text);
   return shown.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 

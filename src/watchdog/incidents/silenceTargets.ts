@@ -40,7 +40,7 @@ export function checkSilenceTarget(target: string, names: SilenceNames): void {
   const suggestion = didYouMean(trimmed, known);
   throw new AgentdError(
     "invalid_silence",
-    `Nothing named "${trimmed}" reports to the watchdog${suggestion ? `; did you mean "${suggestion}"?` : ""} Known: checks, signal ids and components such as ${known.slice(0, 8).join(", ")}${known.length > 8 ? ", …" : ""}`,
+    `Nothing named "${trimmed}" reports to the watchdog${suggestion ? `; did you mean "${suggestion}"?` : "."} Known names (checks, signal ids, components) include ${known.slice(0, 8).join(", ")}${known.length > 8 ? ", …" : ""}`,
     { param: "target" },
   );
 }
