@@ -80,7 +80,11 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
       createWatchdogCapability({
         db,
         // What a silence may name beyond the built-in catalog and the checks.
-        configuredNames: () => [...config.providers.map((p) => p.name), ...config.watchdog.signatures.flatMap((s) => [s.id, s.component])],
+        configuredNames: () => [
+          ...config.providers.map((p) => p.name),
+          ...config.watchdog.checks.flatMap((c) => [c.name, `check:${c.name}`, `check.${c.type}`]),
+          ...config.watchdog.signatures.flatMap((s) => [s.id, s.component]),
+        ],
       }),
     );
     // The agent comes last: it runs the tools of every capability started before it.

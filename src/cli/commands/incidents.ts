@@ -26,7 +26,7 @@ function openBackend(values: Record<string, string | boolean | undefined>): Back
       (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
     show: (id) => call(`/${id}`),
     setState: async (id, state) =>
-      (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}`, "POST")).incident,
+      (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}?by=cli`, "POST")).incident,
     decide: async (id, decision) =>
       (await call<{ request: ActionRequest }>(`/${id}/action`, "POST", { decision, decided_by: "cli" })).request,
   };

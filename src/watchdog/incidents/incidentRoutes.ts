@@ -30,6 +30,12 @@ const silenceBody = z.object({
   reason: z.string().optional(),
 });
 
+/** Who moves an incident: `?by=cli` from the CLI, else the API. */
+function actor(c: Context): Decider {
+  const by = c.req.query("by");
+  return by !== undefined && (DECIDERS as readonly string[]).includes(by) ? (by as Decider) : "api";
+}
+
 /** `{decision: "allow"|"deny", decided_by?}` as JSON or as form fields. */
 async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
   const { decision, decided_by: decidedBy } = await readObjectBody(c.req.raw, { form: true });
@@ -86,8 +92,8 @@ export function incidentRoutes(store: IncidentStore, silenceNames?: SilenceNames
     const id = incidentId(c.req.param("id"));
     return c.json({ incident: store.get(id), timeline: store.timeline(id) });
   });
-  app.post("/:id/ack", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "acknowledged", "api") }));
-  app.post("/:id/resolve", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "resolved", "api") }));
+  app.post("/:id/ack", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "acknowledged", actor(c)) }));
+  app.post("/:id/resolve", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "resolved", actor(c)) }));
   app.post("/:id/action", async (c) => {
     const id = incidentId(c.req.param("id"));
     const body = await decisionBody(c);
