@@ -83,14 +83,28 @@ class RunFollower {
     this.#wroteText = false;
   }
 
-  /** Ctrl-C: cancel the turn or detach from it, and say which. */
-  async interrupt(): Promise<void> {
+  #interrupting?: Promise<void>;
+
+  /** Ctrl-C: cancel the turn or detach from it, and say which; one at a time. */
+  interrupt(): Promise<void> {
+    this.#interrupting ??= this.#interrupt().finally(() => {
+      this.#interrupting = undefined;
+    });
+    return this.#interrupting;
+  }
+
+  /** Waits for a Ctrl-C being answered, so the exit code is the one it chose. */
+  async settled(): Promise<void> {
+    await this.#interrupting;
+  }
+
+  async #interrupt(): Promise<void> {
     this.#lineBreak();
     let key: string | undefined = CTRL_C;
     if (this.interactive)
       key = await this.prompt.ask("Ctrl-C: [c]ancel the turn, [d]etach and leave it running, any other key to keep watching ");
     if (key === undefined) return;
-    if (this.interactive) process.stderr.write("\n");
+    if (this.interactive) process.stderr.write(`${key === CTRL_C ? "" : key}\n`);
     if (key.toLowerCase() === "c") {
       const response = await daemonFetch(this.target, `/api/sessions/${this.sessionId}/cancel`, { method: "POST" });
       const body = (await response.json()) as { cancelled?: boolean };
@@ -148,7 +162,7 @@ class RunFollower {
     if (event.type === "turn.end") {
       this.ended = String(event.data.reason);
       this.#queue = [];
-      if (this.prompt.waiting && this.#asking) {
+      if (this.prompt.waiting) {
         this.prompt.cancel();
         process.stderr.write("— the turn ended\n");
       }
@@ -266,6 +280,7 @@ export const runCommand: Command = {
           signal: follower.stream.signal,
         }),
       );
+      await follower.settled();
     } finally {
       process.off("SIGINT", onInterrupt);
       follower.finish();
