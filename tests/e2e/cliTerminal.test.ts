@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary } from "../support/binary.ts";
+import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
@@ -91,6 +91,27 @@ describe("agentd run on a terminal", () => {
     expect(screen).not.toContain("← exec_command ok");
     expect(screen).toContain("│ tail-line-two");
     expect(screen).toContain("The command was not found.");
+
+    // `agentd debug` from elsewhere: a readable transcript through the daemon, the raw records with --json.
+    const sessionId = sessionOf(screen);
+    const debug = await runAgentd(["debug", sessionId], { cwd, env: { HOME: cwd, AGENTD_URL: daemon.url } });
+    expect(debug.stderr).toBe("");
+    expect(debug.code).toBe(0);
+    expect(debug.stdout).toStartWith(`session ${sessionId}\n`);
+    expect(debug.stdout).toMatch(/model request #1 to gpt-test, \d+ messages/);
+    expect(debug.stdout).toContain("user: run the missing command");
+    expect(debug.stdout).toContain("calls exec_command");
+    expect(debug.stdout).toMatch(/tool exec_command ok in (\d+ ms|\d+\.\d s)/);
+    expect(debug.stdout).toContain("approval allow_once by cli");
+    expect(debug.stdout).toContain("assistant: The command was not found.");
+    expect(debug.stdout).not.toMatch(/authorization|content-type|headers/i);
+    const raw = await runAgentd(["debug", sessionId, "--json"], { cwd, env: { HOME: cwd, AGENTD_URL: daemon.url } });
+    const kinds = raw.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { kind: string }).kind);
+    expect(kinds).toContain("model.request");
+    expect(kinds).toContain("tool.end");
   }, 120_000);
 
   test("a decision made elsewhere (the API, from another process) ends the question and says who decided", async () => {
