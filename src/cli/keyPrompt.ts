@@ -24,10 +24,13 @@ export class KeyPrompt {
         stdin.off("data", onData);
         stdin.setRawMode(false);
         stdin.pause();
+        // A paused terminal must not keep the command alive once it has nothing else to do.
+        stdin.unref();
         this.#finish = undefined;
         resolve(key);
       };
       this.#finish = finish;
+      stdin.ref();
       stdin.setRawMode(true);
       stdin.on("data", onData);
       stdin.resume();

@@ -26,6 +26,7 @@ function readPreview(preview: unknown): ToolResultView {
     // Not JSON: the preview is the tool's text itself.
   }
   const lines = output
+    .replace(/\r+\n/g, "\n")
     .replace(/\s+$/, "")
     .split("\n")
     .filter((line, i, all) => line || i < all.length - 1);
@@ -34,7 +35,8 @@ function readPreview(preview: unknown): ToolResultView {
 
 function toolEnd(d: Record<string, unknown>): string {
   const { exitCode, tail } = readPreview(d.preview);
-  const failed = d.outcome !== "ok" || (exitCode !== undefined && exitCode !== 0);
+  // A denied or cancelled call did not fail: it did not run.
+  const failed = d.outcome === "error" || d.outcome === "timeout" || (exitCode !== undefined && exitCode !== 0);
   const error = d.error as { message?: unknown; code?: unknown } | undefined;
   const what = d.outcome === "ok" && exitCode !== undefined ? `${exitCode === 0 ? "ok" : "failed"}, exit ${exitCode}` : String(d.outcome);
   const head = `${failed ? "✗" : "←"} ${d.tool} ${what} in ${humanDuration(Number(d.duration_ms ?? 0))}${error ? `: ${error.message ?? error.code}` : ""}`;

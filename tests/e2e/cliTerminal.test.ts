@@ -56,7 +56,7 @@ afterAll(async () => {
 /** `agentd run PROMPT` in a fresh unrelated directory, on a new tmux window; the daemon is named by AGENTD_URL. */
 function startRun(prompt: string): string {
   cwd = makeTempDir("agentd-cli-term-cwd-");
-  return term.start(`cd ${shellQuote(cwd)} && HOME=${shellQuote(cwd)} exec ${shellQuote(binary)} run ${shellQuote(prompt)}`, {
+  return term.start(`cd ${shellQuote(cwd)} && HOME=${shellQuote(cwd)} ${shellQuote(binary)} run ${shellQuote(prompt)}`, {
     AGENTD_URL: daemon.url,
   });
 }
@@ -188,7 +188,7 @@ describe("agentd serve on a terminal", () => {
   test("prints 'agentd VERSION listening on URL, status at URL/status' and human log lines, not JSON", async () => {
     cwd = "";
     const dataDir = join(makeTempDir("agentd-cli-serve-"), "data");
-    const w = term.start(`exec ${shellQuote(binary)} serve --port 0 --data-dir ${shellQuote(dataDir)} --config /dev/null`);
+    const w = term.start(`${shellQuote(binary)} serve --port 0 --data-dir ${shellQuote(dataDir)} --config /dev/null`);
     const screen = await term.waitFor(w, "the listening line", (s) => /listening on http/.test(s));
     expect(screen).toMatch(
       /^agentd \d+\.\d+\.\d+\S* listening on http:\/\/127\.0\.0\.1:\d+, status at http:\/\/127\.0\.0\.1:\d+\/status$/m,

@@ -23,7 +23,9 @@ export class TmuxTerminal {
     }
     const name = `w${this.#windows++}`;
     const sets = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    this.#tmux("new-window", "-d", "-t", "t", "-n", name, ...sets, command);
+    // bash waits for the command and goes on when it handled Ctrl-C itself (and exited), then prints its status.
+    const wrapped = `${command}; echo "[exit $?]"`;
+    this.#tmux("new-window", "-d", "-t", "t", "-n", name, ...sets, "bash", "-c", wrapped);
     return `t:${name}`;
   }
 
@@ -46,25 +48,13 @@ export class TmuxTerminal {
     }
   }
 
-  /** The command's exit status, once it has ended. */
+  /**
+   * The command's exit status, once it has ended: the wrapping shell prints it. (tmux's own
+   * pane_dead_status is empty when the terminal's end reaches tmux before the process's exit.)
+   */
   async exitCode(target: string, timeoutMs = 60_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const [dead, status, signal] = this.#tmux(
-        "display-message",
-        "-p",
-        "-t",
-        target,
-        "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
-      )
-        .trim()
-        .split(" ");
-      if (dead === "1" && status) return Number(status);
-      // Killed by a signal: the shell's convention, 128 + its number.
-      if (dead === "1") return 128 + Number(signal);
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for the command's exit; the terminal showed:\n${this.screen(target)}`);
-      await Bun.sleep(100);
-    }
+    const screen = await this.waitFor(target, "the command's exit", (s) => /^\[exit \d+\]$/m.test(s), timeoutMs);
+    return Number(/^\[exit (\d+)\]$/m.exec(screen)![1]);
   }
 
   kill(): void {
