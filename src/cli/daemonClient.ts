@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DEFAULT_PORT, loadConfig, resolveDataDir } from "../core/config/index.ts";
 import { readReadyFile } from "../daemon/readyFile.ts";
 import { AgentdError, errorFromBody } from "../core/errors/index.ts";
+export { EXIT_TOKEN, EXIT_UNREACHABLE } from "./command.ts";
 
 export interface DaemonTarget {
   url: string;
@@ -11,7 +12,23 @@ export interface DaemonTarget {
 
 export class UnreachableError extends AgentdError {
   constructor(url: string, cause: unknown) {
-    super("unreachable", `Cannot reach agentd at ${url}: ${(cause as Error).message ?? String(cause)}`, { cause });
+    super(
+      "unreachable",
+      `Cannot reach agentd at ${url}: ${String((cause as Error).message ?? cause).replace(/[.?!\s]+$/, "")}. Is it running? Start it with 'agentd serve', or name another with --url or AGENTD_URL`,
+      { cause },
+    );
+  }
+}
+
+/** The daemon asks for a token (token mode) and none was sent, or the one sent is not its token. */
+export class TokenRejectedError extends AgentdError {
+  constructor(url: string, sent: boolean) {
+    super(
+      "token_rejected",
+      sent
+        ? `agentd at ${url} rejected the token: pass the one in its <data_dir>/token with --token or AGENTD_TOKEN`
+        : `agentd at ${url} requires a token: pass the one in its <data_dir>/token with --token or AGENTD_TOKEN`,
+    );
   }
 }
 
@@ -40,11 +57,17 @@ export function resolveDaemonTarget(options: { url?: string; token?: string; con
 export async function daemonFetch(target: DaemonTarget, path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   if (target.token && !headers.has("authorization")) headers.set("authorization", `Bearer ${target.token}`);
+  let response: Response;
   try {
-    return await fetch(target.url + path, { ...init, headers, signal: init.signal ?? AbortSignal.timeout(init.timeoutMs ?? 5000) });
+    response = await fetch(target.url + path, { ...init, headers, signal: init.signal ?? AbortSignal.timeout(init.timeoutMs ?? 5000) });
   } catch (error) {
     throw new UnreachableError(target.url, error);
   }
+  if (response.status === 401) {
+    await response.body?.cancel();
+    throw new TokenRejectedError(target.url, Boolean(headers.get("authorization")));
+  }
+  return response;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { ConfigError } from "../core/config/configError.ts";
 import { AgentdError } from "../core/errors/index.ts";
-import { formatHelp, parseCommandArgs, UsageError, type Command } from "./command.ts";
+import { EXIT_TOKEN, EXIT_UNREACHABLE, formatHelp, parseCommandArgs, UsageError, type Command } from "./command.ts";
 import { guardTerminalOutput } from "./terminalOutput.ts";
+import { didYouMean } from "../core/config/didYouMean.ts";
 
 interface CommandEntry {
   path: string[];
@@ -25,6 +26,7 @@ const COMMANDS: CommandEntry[] = [
   { path: ["silence"], load: async () => (await import("./commands/silence.ts")).silenceCommand },
   { path: ["reload"], load: async () => (await import("./commands/reload.ts")).reloadCommand },
   { path: ["exec"], load: async () => (await import("./commands/exec.ts")).execCommand },
+  { path: ["logs"], load: async () => (await import("./commands/logs.ts")).logsCommand },
   { path: ["init"], load: async () => (await import("./commands/init.ts")).initCommand },
   { path: ["config", "check"], load: async () => (await import("./commands/configCheck.ts")).configCheckCommand },
   { path: ["version"], load: async () => (await import("./commands/version.ts")).versionCommand },
@@ -52,6 +54,27 @@ function findCommand(argv: string[]): { entry: CommandEntry; rest: string[] } | 
   return best ? { entry: best, rest: argv.slice(best.path.length) } : undefined;
 }
 
+/** `agentd config --help`: the group's commands, exit 0; a missing or wrong subcommand names them, exit 2. */
+async function groupHelp(name: string, group: CommandEntry[], second: string | undefined): Promise<number> {
+  if (second !== "--help" && second !== "-h") {
+    const wanted = [name, ...(second === undefined ? [] : [second])].join(" ");
+    process.stderr.write(`agentd: unknown command "${wanted}"; try ${group.map((c) => `'agentd ${c.path.join(" ")}'`).join(", ")}\n`);
+    return 2;
+  }
+  const commands = await Promise.all(group.map((entry) => entry.load()));
+  const lines = [
+    `Usage: agentd ${name} <command> [options]`,
+    "",
+    "Commands:",
+    ...commands.map((c) => `  ${c.path.join(" ")}  ${c.summary}`),
+    "",
+    `Run 'agentd ${name} <command> --help' for a command's options.`,
+    "",
+  ];
+  process.stdout.write(lines.join("\n"));
+  return 0;
+}
+
 /** Runs the CLI; returns the exit code. Errors become one clear line on stderr, never a stack. */
 export async function runCli(argv: string[]): Promise<number> {
   const first = argv[0];
@@ -64,10 +87,10 @@ export async function runCli(argv: string[]): Promise<number> {
   const found = findCommand(argv);
   if (!found) {
     const group = COMMANDS.filter((c) => c.path.length > 1 && c.path[0] === first);
-    const hint = group.length
-      ? `; try ${group.map((c) => `'agentd ${c.path.join(" ")}'`).join(", ")}`
-      : "; run 'agentd --help' for the list";
-    process.stderr.write(`agentd: unknown command "${argv.slice(0, group.length ? 2 : 1).join(" ")}"${hint}\n`);
+    if (group.length) return groupHelp(first, group, argv[1]);
+    const suggestion = didYouMean(first, [...new Set(COMMANDS.map((c) => c.path[0]!))]);
+    const hint = suggestion ? `; did you mean 'agentd ${suggestion}'?` : "; run 'agentd --help' for the list";
+    process.stderr.write(`agentd: unknown command "${first}"${hint}\n`);
     return 2;
   }
   const command = await found.entry.load();
@@ -89,6 +112,15 @@ export async function runCli(argv: string[]): Promise<number> {
         `agentd ${command.path.join(" ")}: ${error.message}\nRun 'agentd ${command.path.join(" ")} --help' for usage.\n`,
       );
       return 2;
+    }
+    // By code: the daemon client's module (and the config loader it needs) loads only with a command that uses it.
+    if (error instanceof AgentdError && error.code === "unreachable") {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT_UNREACHABLE;
+    }
+    if (error instanceof AgentdError && error.code === "token_rejected") {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT_TOKEN;
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -1,6 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import type { LogLevel } from "../core/log/index.ts";
+import type { LogFormat, LogLevel } from "../core/log/index.ts";
 import { isLoopbackAddress } from "../http/token.ts";
 
 /** What `agentd serve` was asked for on its command line; each overrides the config file. */
@@ -12,6 +12,8 @@ export interface ServeOptions {
   logLevel?: LogLevel;
   /** Require the bearer token even on a loopback bind (a hop's remote agentd: other users share its loopback). */
   requireToken?: boolean;
+  /** How the supervisor prints log lines on stdout (the log file and the worker's pipe stay JSON). */
+  logFormat?: LogFormat;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   parseLogLine,
   readLines,
   RotatingFile,
+  formatForOutput,
   setLogLevel,
   setLogSink,
   type LogLevel,
@@ -76,8 +77,9 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
   const logPath = join(dataDir, "logs", "agentd.log");
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
   let logFileProblem: string | undefined;
+  const stdoutFormat = options.logFormat ?? "json";
   const writeLine = (line: string) => {
-    process.stdout.write(`${line}\n`);
+    process.stdout.write(`${formatForOutput(line, stdoutFormat)}\n`);
     try {
       logFile.write(line);
       logFileProblem = undefined;

@@ -86,7 +86,17 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
       }),
     );
     hops = hop;
-    const watchdog = stack.start(() => createWatchdogCapability({ db }));
+    const watchdog = stack.start(() =>
+      createWatchdogCapability({
+        db,
+        // What a silence may name beyond the built-in catalog and the checks.
+        configuredNames: () => [
+          ...config.providers.map((p) => p.name),
+          ...config.watchdog.checks.flatMap((c) => [c.name, `check:${c.name}`, `check.${c.type}`]),
+          ...config.watchdog.signatures.flatMap((s) => [s.id, s.component]),
+        ],
+      }),
+    );
     // The agent comes last: it runs the tools of every capability started before it.
     const tools = stack.started.flatMap((capability) => capability.tools ?? []);
     const agent = stack.start(() =>

@@ -64,7 +64,14 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   app.use(requests.middleware());
   // Before auth: a decision from the agent's own processes is refused whatever credential it carries.
   if (deps.agentPeers) app.use(agentPeerGuard({ ...deps.agentPeers, logger: deps.logger }));
-  if (deps.requiredToken) app.use(bearerAuth({ token: deps.requiredToken, exempt: ["/livez", ...(deps.publicPaths ?? [])] }));
+  if (deps.requiredToken)
+    app.use(
+      bearerAuth({
+        token: deps.requiredToken,
+        exempt: ["/livez", ...(deps.publicPaths ?? [])],
+        loginPath: deps.publicPaths?.includes("/login") ? "/login" : undefined,
+      }),
+    );
   else app.use(loopbackHostOnly());
   // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.
   app.use(sameOriginGuard());

@@ -10,6 +10,13 @@ export interface BearerAuthOptions {
   token: string;
   /** Paths reachable without the token: /livez (a probe must not need a secret) and the sign-in form with its assets. */
   exempt: readonly string[];
+  /** Where a browser without the token is sent (the sign-in form), with `?next=` the page it asked for. */
+  loginPath?: string;
+}
+
+/** A browser asking for a page (not a script or a CLI asking for data): it is better sent to the sign-in form than shown JSON. */
+function wantsPage(method: string, accept: string, path: string): boolean {
+  return (method === "GET" || method === "HEAD") && accept.includes("text/html") && (path === "/" || path.startsWith("/status"));
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -29,6 +36,10 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
       ? header.slice(7).trim()
       : (apiKey?.trim() ?? getCookie(c, TOKEN_COOKIE) ?? "");
     if (given && sameSecret(given, options.token)) return next();
+    if (options.loginPath && wantsPage(c.req.method, c.req.header("accept") ?? "", c.req.path)) {
+      const url = new URL(c.req.url);
+      return c.redirect(`${options.loginPath}?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
+    }
     c.header("WWW-Authenticate", 'Bearer realm="agentd"');
     return errorResponse(
       c,

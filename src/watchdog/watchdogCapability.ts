@@ -29,12 +29,17 @@ export interface WatchdogApprovals {
  * The watchdog's side in the worker (the supervisor runs the watchdog itself): /api/incidents,
  * the incident tools, and the incidents and checks the page shows.
  */
-export function createWatchdogCapability(options: { db: Database }): WatchdogCapability {
+export function createWatchdogCapability(options: { db: Database; configuredNames?: () => readonly string[] }): WatchdogCapability {
   const incidents = new IncidentStore(options.db);
   const requests = new ActionRequestStore(options.db, incidents);
   return {
     name: "watchdog",
-    routes: [{ path: "/api/incidents", app: incidentRoutes(incidents) }],
+    routes: [
+      {
+        path: "/api/incidents",
+        app: incidentRoutes(incidents, { checks: () => readCheckRows(options.db), configured: options.configuredNames }),
+      },
+    ],
     tools: createIncidentTools(incidents),
     // The supervisor's counters, as it last wrote them to the store.
     metricsText: () => watchdogMetricsText(options.db),

@@ -62,8 +62,12 @@ describe("agent CLI", () => {
 
     const debug = await cli("debug", sessionId, "--url", h.url);
     expect(debug.code).toBe(0);
-    expect(debug.stdout).toContain('"kind": "model.request"');
-    expect(debug.stdout).toContain('"kind": "approval.decided"');
+    // A readable transcript: requests and responses, tool calls, approvals; --json gives the records.
+    expect(debug.stdout).toContain("model request #1 to gpt-4o-mini");
+    expect(debug.stdout).toContain("approval allow_once by cli");
+    const records = await cli("debug", sessionId, "--url", h.url, "--json");
+    expect(records.stdout).toContain('"kind":"model.request"');
+    expect(records.stdout).toContain('"kind":"approval.decided"');
 
     const usage = await cli("approve", "apr_x", "maybe", "--url", h.url);
     expect(usage.code).not.toBe(0);

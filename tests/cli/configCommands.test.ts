@@ -55,6 +55,22 @@ describe("agentd init and agentd config check", () => {
     expect(result.stderr).toBe(`${path}:5:19: providers[0].base_url: expected a URL\n`);
   }, 60_000);
 
+  test("config check lists every problem, in the order of the file, each with its file:line:col", async () => {
+    const dir = makeTempDir();
+    const path = join(dir, "agentd.jsonc");
+    writeFileSync(
+      path,
+      '{\n  "server": { "port": "http" },\n  "providers": [\n    {\n      "name": "a",\n      "base_url": "not a url"\n    }\n  ],\n  "servre": 1\n}\n',
+    );
+    const result = await runAgentd(["config", "check", "--config", path], { cwd: dir, env: { HOME: dir } });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toStartWith(`${path}:2:23: server.port: `);
+    expect(lines[1]).toBe(`${path}:6:19: providers[0].base_url: expected a URL`);
+    expect(lines[2]).toStartWith(`${path}:9:3: servre: unknown key "servre"; did you mean "server"?`);
+  }, 60_000);
+
   test("config check with no file anywhere runs on defaults and says what is missing", async () => {
     const dir = makeTempDir();
     const result = await runAgentd(["config", "check"], { cwd: dir, env: { HOME: dir } });

@@ -109,12 +109,18 @@ describe("agentd health", () => {
     expect(result.code).toBe(0);
   }, 60_000);
 
-  test("a token-protected agentd without the token: exit 1, 'refused the request'", async () => {
+  test("a token-protected agentd without the token, or with a wrong one: exit 4 (not 1, 'fail'), one clear line", async () => {
     running = startApp({ requiredToken: TOKEN });
-    const refused = await health(["--url", running.url]);
-    expect(refused.stderr).toStartWith(`agentd at ${running.url} refused the request (401): `);
-    expect(refused.stderr).toContain("unauthorized");
-    expect(refused.code).toBe(1);
+    const missing = await health(["--url", running.url]);
+    expect(missing.stderr).toBe(
+      `agentd at ${running.url} requires a token: pass the one in its <data_dir>/token with --token or AGENTD_TOKEN\n`,
+    );
+    expect(missing.code).toBe(4);
+    const wrong = await health(["--url", running.url, "--token", "not-the-token"]);
+    expect(wrong.stderr).toBe(
+      `agentd at ${running.url} rejected the token: pass the one in its <data_dir>/token with --token or AGENTD_TOKEN\n`,
+    );
+    expect(wrong.code).toBe(4);
   }, 60_000);
 
   test("a token-protected agentd passes with --token, AGENTD_TOKEN or <data_dir>/token", async () => {
@@ -178,11 +184,15 @@ describe("agentd status", () => {
     expect(result.stderr).toStartWith(`Cannot reach agentd at http://127.0.0.1:${port}: `);
   }, 60_000);
 
-  test("a refused request: exit 1 with the status code", async () => {
+  test("a refused token: exit 4 with what to do, in status, incidents and silence alike", async () => {
     running = startApp({ requiredToken: TOKEN });
     const dir = makeTempDir();
-    const result = await runAgentd(["status", "--url", running.url], { cwd: dir, env: { HOME: dir } });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toStartWith(`agentd at ${running.url} answered 401: `);
+    for (const args of [["status"], ["incidents"], ["silence", "--list"]]) {
+      const result = await runAgentd([...args, "--url", running.url], { cwd: dir, env: { HOME: dir } });
+      expect({ args, code: result.code }).toEqual({ args, code: 4 });
+      expect(result.stderr).toBe(
+        `agentd at ${running.url} requires a token: pass the one in its <data_dir>/token with --token or AGENTD_TOKEN\n`,
+      );
+    }
   }, 60_000);
 });

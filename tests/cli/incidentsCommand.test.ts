@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { openStore } from "../../src/core/store/index.ts";
@@ -98,16 +98,22 @@ const incidents = (home: string, ...args: string[]) => runAgentd(["incidents", .
 beforeAll(() => ensureBinary(), 300_000);
 afterAll(removeTempDirs);
 
-describe("agentd incidents against the local store (--data-dir)", () => {
+describe("agentd incidents against the daemon found through --data-dir (its ready.json)", () => {
   let home: string;
   let dataDir: string;
   let seeded: Seeded;
+  let daemon: DaemonProcess;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     home = makeTempDir("agentd-incidents-");
     dataDir = join(home, "data");
     seeded = seed(dataDir);
-  });
+    daemon = await startDaemon({ dataDir, config: {} });
+  }, 120_000);
+
+  afterAll(async () => {
+    await daemon?.stop();
+  }, 60_000);
 
   test("list shows the unresolved incidents, most recent first, as a table", async () => {
     const result = await incidents(home, "--data-dir", dataDir);
@@ -221,14 +227,32 @@ describe("agentd incidents against the local store (--data-dir)", () => {
     expect(result.stderr).toBe("agentd incidents: No incident with id 999\n");
   }, 60_000);
 
-  test("an empty store says so", async () => {
-    const empty = join(makeTempDir("agentd-incidents-empty-"), "data");
-    const result = await incidents(home, "--data-dir", empty);
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe("No incidents.\n");
-    const json = await incidents(home, "--data-dir", empty, "--json");
-    expect(JSON.parse(json.stdout)).toEqual([]);
+  test("a daemon without incidents says so", async () => {
+    const emptyDir = join(makeTempDir("agentd-incidents-empty-"), "data");
+    mkdirSync(emptyDir);
+    const empty = await startDaemon({ dataDir: emptyDir, config: {} });
+    try {
+      const result = await incidents(home, "--data-dir", emptyDir);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("No incidents.\n");
+      const json = await incidents(home, "--data-dir", emptyDir, "--json");
+      expect(JSON.parse(json.stdout)).toEqual([]);
+    } finally {
+      await empty.stop();
+    }
+  }, 120_000);
+
+  test("no daemon for a data dir: exit 2, a clear line, and no store is created anywhere", async () => {
+    const cwd = makeTempDir("agentd-incidents-nodaemon-");
+    const noDaemon = join(cwd, "data");
+    const result = await runAgentd(["incidents", "--data-dir", noDaemon], { cwd, env: { HOME: cwd } });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toStartWith("Cannot reach agentd at http://127.0.0.1:");
+    expect(result.stderr).toContain("Is it running?");
+    expect(existsSync(noDaemon)).toBe(false);
+    expect(existsSync(join(cwd, ".agentd"))).toBe(false);
   }, 60_000);
 
   test("wrong usage exits 2 with a message and a hint", async () => {
@@ -293,7 +317,7 @@ describe("agentd incidents against a running daemon (--url)", () => {
     expect(JSON.parse(resolved.stdout)).toMatchObject({
       id: seeded.crash.id,
       state: "resolved",
-      details: { acknowledged_by: "api", resolved_by: "api" },
+      details: { acknowledged_by: "cli", resolved_by: "cli" },
     });
 
     const remaining = await incidents(home, "--url", url, "--json");
@@ -321,14 +345,14 @@ describe("agentd incidents against a running daemon (--url)", () => {
     expect(result.stderr).toBe("agentd incidents: No incident with id 999\n");
   }, 60_000);
 
-  test("nothing listening at --url: exit 1 and a clear line, no stack", async () => {
+  test("nothing listening at --url: exit 2 and a clear line, no stack", async () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const port = server.port!;
     server.stop(true);
     const result = await incidents(home, "--url", `http://127.0.0.1:${port}`);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toStartWith(`agentd incidents: Cannot reach agentd at http://127.0.0.1:${port}: `);
+    expect(result.stderr).toStartWith(`Cannot reach agentd at http://127.0.0.1:${port}: `);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   }, 60_000);
 });

@@ -1,31 +1,52 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { openStore } from "../../src/core/store/index.ts";
-import { SilenceStore, type Silence } from "../../src/watchdog/index.ts";
+import type { Silence } from "../../src/watchdog/index.ts";
+import { api, startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
-beforeAll(() => ensureBinary(), 300_000);
-afterAll(removeTempDirs);
+// Every run is from a fresh, unrelated directory: the CLI finds the daemon through --data-dir's
+// ready.json and must never create a store (or a .agentd) where it runs.
+let daemon: DaemonProcess;
+let dataDir: string;
 
-/** A home (also the working directory, so no developer config is read) with an empty data dir path in it. */
+beforeAll(async () => {
+  await ensureBinary();
+  dataDir = join(makeTempDir("agentd-silence-daemon-"), "data");
+  mkdirSync(dataDir);
+  // A check named "db", so the daemon knows the name.
+  daemon = await startDaemon({
+    dataDir,
+    config: { watchdog: { checks: [{ type: "tcp", name: "db", port: 1, interval_s: 3600 }] } },
+  });
+}, 300_000);
+
+afterEach(async () => {
+  const { silences } = await api<{ silences: Silence[] }>(daemon.url, "/api/incidents/silences");
+  for (const s of silences) await fetch(`${daemon.url}/api/incidents/silences/${s.id}`, { method: "DELETE" });
+});
+
+afterAll(async () => {
+  await daemon?.stop();
+  removeTempDirs();
+}, 60_000);
+
+/** A fresh working directory and HOME, unrelated to the daemon's. */
 function freshHome(): { home: string; dataDir: string } {
-  const home = makeTempDir("agentd-silence-");
-  return { home, dataDir: join(home, "data") };
+  return { home: makeTempDir("agentd-silence-"), dataDir };
 }
 
-const silence = (home: string, dataDir: string, ...args: string[]) =>
-  runAgentd(["silence", ...args, "--data-dir", dataDir], { cwd: home, env: { HOME: home } });
+function silence(home: string, daemonDir: string, ...args: string[]) {
+  return runAgentd(["silence", ...args, "--data-dir", daemonDir], { cwd: home, env: { HOME: home } }).then((result) => {
+    // Nothing is ever created where the CLI runs.
+    expect(readdirSync(home)).toEqual([]);
+    return result;
+  });
+}
 
-function storedSilences(dataDir: string): Silence[] {
-  const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
-  try {
-    return new SilenceStore(db).active();
-  } finally {
-    db.close();
-  }
+async function storedSilences(_dataDir: string): Promise<Silence[]> {
+  return (await api<{ silences: Silence[] }>(daemon.url, "/api/incidents/silences")).silences;
 }
 
 describe("agentd silence", () => {
@@ -43,7 +64,7 @@ describe("agentd silence", () => {
     expect(until).toBeLessThanOrEqual(after + 30 * 60_000 + 1000);
     const id = Number(match![2]);
 
-    const [stored] = storedSilences(dataDir);
+    const [stored] = await storedSilences(dataDir);
     expect(stored).toMatchObject({ id, target: "db", reason: "migrating the database" });
     expect(new Date(stored!.until).toISOString()).toBe(match![1]!);
 
@@ -56,7 +77,7 @@ describe("agentd silence", () => {
     expect(cleared.stderr).toBe("");
     expect(cleared.code).toBe(0);
     expect(cleared.stdout).toBe(`Silence #${id} removed.\n`);
-    expect(storedSilences(dataDir)).toEqual([]);
+    expect(await storedSilences(dataDir)).toEqual([]);
 
     const empty = await silence(home, dataDir, "--list");
     expect(empty.code).toBe(0);
@@ -88,7 +109,7 @@ describe("agentd silence", () => {
         `agentd silence: Cannot read "${duration}" as a duration: expected a number with ms, s, m or h (e.g. 30s)\nRun 'agentd silence --help' for usage.\n`,
       );
     }
-    expect(existsSync(join(dataDir, "agentd.db"))).toBe(false);
+    expect(await storedSilences(dataDir)).toEqual([]);
   }, 120_000);
 
   test("a zero duration is a usage error too (exit 2), and stores nothing", async () => {
@@ -97,7 +118,7 @@ describe("agentd silence", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain("duration");
     expect(result.code).toBe(2);
-    expect(existsSync(join(dataDir, "agentd.db"))).toBe(false);
+    expect(await storedSilences(dataDir)).toEqual([]);
   }, 60_000);
 
   test("wrong usage exits 2 with a message and a hint", async () => {
@@ -114,6 +135,35 @@ describe("agentd silence", () => {
       expect(result.stderr).toBe(`agentd silence: ${message}\nRun 'agentd silence --help' for usage.\n`);
     }
   }, 120_000);
+
+  test("an unknown name is refused with the nearest known one; a known check, signal or component is taken", async () => {
+    const { home } = freshHome();
+    const typo = await silence(home, dataDir, "worker.crashd", "10m");
+    expect(typo.code).toBe(1);
+    expect(typo.stdout).toBe("");
+    expect(typo.stderr).toStartWith(
+      `agentd silence: Nothing named "worker.crashd" reports to the watchdog; did you mean "worker.crashed"?`,
+    );
+    const unknown = await silence(home, dataDir, "nosuchcheck", "10m");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toStartWith(`agentd silence: Nothing named "nosuchcheck" reports to the watchdog.`);
+    expect(await storedSilences(dataDir)).toEqual([]);
+    for (const name of ["db", "worker", "provider:openai"]) expect((await silence(home, dataDir, name, "1m")).code).toBe(0);
+    expect((await storedSilences(dataDir)).map((s) => s.target).sort()).toEqual(["db", "provider:openai", "worker"]);
+  }, 120_000);
+
+  test("no daemon: exit 2 and a clear line; no store is created", async () => {
+    const home = makeTempDir("agentd-silence-none-");
+    const missing = join(home, "nowhere");
+    const result = await runAgentd(["silence", "db", "10m", "--data-dir", missing, "--url", "http://127.0.0.1:9"], {
+      cwd: home,
+      env: { HOME: home },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toStartWith("Cannot reach agentd at http://127.0.0.1:9");
+    expect(existsSync(missing)).toBe(false);
+    expect(readdirSync(home)).toEqual([]);
+  }, 60_000);
 
   test("clearing a silence that does not exist: exit 1 and one clear line", async () => {
     const { home, dataDir } = freshHome();

@@ -6,7 +6,19 @@ import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
 afterAll(removeTempDirs);
 
-const COMMANDS = [["serve"], ["health"], ["status"], ["init"], ["config", "check"], ["version"]];
+const COMMANDS = [
+  ["serve"],
+  ["health"],
+  ["status"],
+  ["init"],
+  ["config", "check"],
+  ["version"],
+  ["logs"],
+  ["incidents"],
+  ["silence"],
+  ["run"],
+  ["debug"],
+];
 const VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
 const NO_STACK = /^\s+at\s|\.ts:\d+:\d+|node_modules/m;
 
@@ -66,6 +78,33 @@ describe("agentd CLI usage", () => {
     const wrong = await run(["config", "chekc"]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toBe(`agentd: unknown command "config chekc"; try 'agentd config check'\n`);
+  }, 60_000);
+
+  test("a mistyped command gets a 'did you mean'", async () => {
+    const result = await run(["confg"]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(`agentd: unknown command "confg"; did you mean 'agentd config'?\n`);
+    const incidents = await run(["incidnets"]);
+    expect(incidents.stderr).toBe(`agentd: unknown command "incidnets"; did you mean 'agentd incidents'?\n`);
+  }, 60_000);
+
+  test("a group's --help lists its commands and exits 0", async () => {
+    for (const flag of ["--help", "-h"]) {
+      const result = await run(["config", flag]);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.stdout).toStartWith("Usage: agentd config <command> [options]\n");
+      expect(result.stdout).toContain("  config check  Validate the config file.");
+    }
+  }, 60_000);
+
+  test("serve --help hides the supervisor's internal flags", async () => {
+    const result = await run(["serve", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain("--worker");
+    expect(result.stdout).not.toContain("--resolve-config");
+    expect(result.stdout).toContain("--log-format");
   }, 60_000);
 
   test("an unexpected positional argument is a usage error", async () => {

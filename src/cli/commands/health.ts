@@ -1,9 +1,17 @@
 import type { HealthDocument } from "../../core/health/index.ts";
 import { formatUptime } from "../../status/statusText.ts";
 import { parseDuration, type Command } from "../command.ts";
-import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
+import {
+  DAEMON_LOCATION_HELP,
+  daemonFetch,
+  daemonTargetFrom,
+  EXIT_TOKEN,
+  EXIT_UNREACHABLE,
+  TokenRejectedError,
+  UnreachableError,
+} from "../daemonClient.ts";
 
-const HEALTH_EXIT = { pass: 0, warn: 0, fail: 1, unreachable: 2 } as const;
+const HEALTH_EXIT = { pass: 0, warn: 0, fail: 1, unreachable: EXIT_UNREACHABLE, token: EXIT_TOKEN } as const;
 
 function summarize(doc: HealthDocument): string {
   const checks = Object.values(doc.checks).flat();
@@ -13,7 +21,7 @@ function summarize(doc: HealthDocument): string {
 
 export const healthCommand: Command = {
   path: ["health"],
-  summary: "Ask a running agentd for its health. Exit 0 pass/warn, 1 fail, 2 unreachable.",
+  summary: "Ask a running agentd for its health. Exit 0 pass/warn, 1 fail, 2 unreachable, 4 token missing or rejected.",
   usage: "agentd health [--url URL] [--json] [--wait 30s]",
   options: {
     url: { type: "string" },
@@ -37,13 +45,17 @@ export const healthCommand: Command = {
       try {
         const response = await daemonFetch(target, "/health", { timeoutMs: 5000 });
         const body = await response.text();
-        if (response.status === 401 || response.status === 403) {
-          outcome = { code: HEALTH_EXIT.fail, line: `agentd at ${target.url} refused the request (${response.status}): ${body.trim()}` };
+        if (response.status === 403) {
+          outcome = { code: HEALTH_EXIT.token, line: `agentd at ${target.url} refused the request (${response.status}): ${body.trim()}` };
         } else {
           const doc = JSON.parse(body) as HealthDocument;
           outcome = { code: doc.status === "fail" ? HEALTH_EXIT.fail : HEALTH_EXIT.pass, line: summarize(doc), body };
         }
       } catch (error) {
+        if (error instanceof TokenRejectedError) {
+          process.stderr.write(`${error.message}\n`);
+          return HEALTH_EXIT.token;
+        }
         const message =
           error instanceof UnreachableError
             ? error.message

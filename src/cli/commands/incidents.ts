@@ -1,18 +1,6 @@
-import { join } from "node:path";
-import { loadConfig, resolveDataDir } from "../../core/config/index.ts";
-import { allMigrations } from "../../daemon/allMigrations.ts";
-import { openStore } from "../../core/store/index.ts";
-import {
-  ActionRequestStore,
-  IncidentStore,
-  describeRequestStatus,
-  type ActionDecision,
-  type ActionRequest,
-  type Incident,
-  type IncidentEvent,
-} from "../../watchdog/index.ts";
+import { describeRequestStatus, type ActionDecision, type ActionRequest, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
 import { UsageError, type Command } from "../command.ts";
-import { DAEMON_OPTIONS, daemonJson, resolveDaemonTarget } from "../daemonClient.ts";
+import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 
 const STATES = ["open", "acknowledged", "resolved", "unresolved", "all"];
 const VERBS = ["list", "show", "ack", "resolve", "approve", "deny"];
@@ -23,40 +11,24 @@ interface Backend {
   setState(id: number, state: "acknowledged" | "resolved"): Promise<Incident>;
   /** Allows or denies the command waiting for approval on the incident (exactly once). */
   decide(id: number, decision: ActionDecision): Promise<ActionRequest>;
-  close(): void;
 }
 
-/** The local store (works while the daemon is down), or a daemon's API with --url. */
+/** The daemon's API: the store is the daemon's alone, so the CLI never opens (or creates) one. */
 function openBackend(values: Record<string, string | boolean | undefined>): Backend {
-  if (values.url) {
-    const target = resolveDaemonTarget({ url: values.url as string, token: values.token as string });
-    const call = <T>(path: string, method = "GET", body?: unknown): Promise<T> =>
-      daemonJson<T>(target, `/api/incidents${path}`, {
-        method,
-        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
-      });
-    return {
-      list: async (state, limit) =>
-        (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
-      show: (id) => call(`/${id}`),
-      setState: async (id, state) =>
-        (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}`, "POST")).incident,
-      decide: async (id, decision) =>
-        (await call<{ request: ActionRequest }>(`/${id}/action`, "POST", { decision, decided_by: "cli" })).request,
-      close: () => {},
-    };
-  }
-  const { config } = loadConfig({ explicitPath: values.config as string | undefined });
-  const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
-  const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
-  const store = new IncidentStore(db);
-  const requests = new ActionRequestStore(db, store);
+  const target = daemonTargetFrom(values);
+  const call = <T>(path: string, method = "GET", body?: unknown): Promise<T> =>
+    daemonJson<T>(target, `/api/incidents${path}`, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    });
   return {
-    list: async (state, limit) => store.list({ state: state === "all" ? undefined : (state as "open"), limit }),
-    show: async (id) => ({ incident: store.get(id), timeline: store.timeline(id) }),
-    setState: async (id, state) => store.setState(id, state, "cli"),
-    decide: async (id, decision) => requests.decide(id, decision, "cli", Date.now()),
-    close: () => db.close(),
+    list: async (state, limit) =>
+      (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
+    show: (id) => call(`/${id}`),
+    setState: async (id, state) =>
+      (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}?by=cli`, "POST")).incident,
+    decide: async (id, decision) =>
+      (await call<{ request: ActionRequest }>(`/${id}/action`, "POST", { decision, decided_by: "cli" })).request,
   };
 }
 
@@ -113,10 +85,8 @@ export const incidentsCommand: Command = {
     `      --state S         ${STATES.join(" | ")} (default unresolved)`,
     "      --limit N         at most N incidents (default 50)",
     "      --json            print JSON",
-    "      --url URL         ask a running agentd's API instead of the local store",
-    "      --token TOKEN     bearer token for --url",
-    "  -c, --config FILE     config file (for the data directory)",
-    "      --data-dir DIR    data directory holding agentd.db",
+    "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
+    ...DAEMON_LOCATION_HELP,
   ],
   async run({ values, positionals }) {
     const [verb = "list", idText, ...extra] = positionals;
@@ -133,7 +103,7 @@ export const incidentsCommand: Command = {
       if (!idText || !Number.isInteger(id) || id <= 0) throw new UsageError(`${verb} needs an incident id (a positive integer)`);
     }
     const backend = openBackend(values);
-    try {
+    {
       const print = (value: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : text);
       if (verb === "list") {
         const incidents = await backend.list(state, limit);
@@ -149,8 +119,6 @@ export const incidentsCommand: Command = {
         print(incident, `#${incident.id} ${incident.state}: ${incident.title}\n`);
       }
       return 0;
-    } finally {
-      backend.close();
     }
   },
 };

@@ -1,17 +1,21 @@
+import { LOG_FORMATS, resolveLogFormat } from "../../core/log/humanLog.ts";
 import { isLogLevel, LOG_LEVELS } from "../../core/log/logger.ts";
 import { UsageError, type Command } from "../command.ts";
 
 export const serveCommand: Command = {
   path: ["serve"],
   summary: "Run agentd: a supervisor that runs and watches the worker (HTTP proxy, agent, status page).",
-  usage: "agentd serve [--port N] [--bind ADDR] [--config FILE] [--data-dir DIR] [--log-level LEVEL] [--require-token]",
+  usage:
+    "agentd serve [--port N] [--bind ADDR] [--config FILE] [--data-dir DIR] [--log-level LEVEL] [--log-format human|json] [--require-token]",
   options: {
     port: { type: "string", short: "p" },
     bind: { type: "string" },
     config: { type: "string", short: "c" },
     "data-dir": { type: "string" },
     "log-level": { type: "string" },
+    "log-format": { type: "string" },
     "require-token": { type: "boolean" },
+    // Internal, not in --help: the supervisor starts its children with these.
     worker: { type: "boolean" },
     "resolve-config": { type: "boolean" },
   },
@@ -21,9 +25,8 @@ export const serveCommand: Command = {
     "  -c, --config FILE     config file (default: AGENTD_CONFIG, ./agentd.jsonc, ~/.config/agentd/agentd.jsonc)",
     "      --data-dir DIR    data directory (default: AGENTD_DATA_DIR, config data_dir, ./.agentd)",
     `      --log-level LEVEL ${LOG_LEVELS.join(" | ")}`,
+    "      --log-format F    human | json | auto (default auto: human lines on a terminal, JSON otherwise)",
     "      --require-token   require the bearer token on a loopback bind too (<data_dir>/token)",
-    "      --worker          run the worker itself (the supervisor starts it this way)",
-    "      --resolve-config  load the config and hand it to the supervisor on fd 3 (the supervisor starts it this way)",
   ],
   async run({ values }) {
     const portText = values.port as string | undefined;
@@ -33,6 +36,9 @@ export const serveCommand: Command = {
     const logLevel = values["log-level"] as string | undefined;
     if (logLevel !== undefined && !isLogLevel(logLevel))
       throw new UsageError(`Cannot use "${logLevel}" as --log-level: expected one of ${LOG_LEVELS.join(", ")}`);
+    const logFormat = values["log-format"] as string | undefined;
+    if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat))
+      throw new UsageError(`Cannot use "${logFormat}" as --log-format: expected one of ${LOG_FORMATS.join(", ")}`);
     const options = {
       port,
       bind: values.bind as string | undefined,
@@ -40,6 +46,7 @@ export const serveCommand: Command = {
       dataDir: values["data-dir"] as string | undefined,
       logLevel,
       requireToken: values["require-token"] === true ? true : undefined,
+      logFormat: resolveLogFormat(logFormat, process.stdout.isTTY === true),
     };
     // Loaded on use so that quick commands (version, help) do not pay for the whole daemon.
     if (values.worker) return (await import("../../daemon/worker.ts")).runWorker(options);

@@ -1,9 +1,12 @@
-import { join } from "node:path";
-import { loadConfig, resolveDataDir } from "../../core/config/index.ts";
-import { allMigrations } from "../../daemon/allMigrations.ts";
-import { openStore } from "../../core/store/index.ts";
-import { SilenceStore } from "../../watchdog/index.ts";
+import type { Silence } from "../../watchdog/incidents/silenceStore.ts";
 import { parseDuration, UsageError, type Command } from "../command.ts";
+import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+function describe(s: Silence): string {
+  return `#${s.id} ${s.target} until ${new Date(s.until).toISOString()}${s.reason ? ` — ${s.reason}` : ""}`;
+}
 
 export const silenceCommand: Command = {
   path: ["silence"],
@@ -15,17 +18,17 @@ export const silenceCommand: Command = {
     list: { type: "boolean" },
     clear: { type: "string" },
     json: { type: "boolean" },
-    config: { type: "string", short: "c" },
-    "data-dir": { type: "string" },
+    ...DAEMON_OPTIONS,
   },
   help: [
     "      --reason TEXT     why (shown on incidents while silenced)",
     "      --list            show active silences",
     "      --clear ID        end a silence early",
     "      --json            print JSON",
-    "  -c, --config FILE     config file (for the data directory)",
-    "      --data-dir DIR    data directory holding agentd.db",
+    "      --url URL         agentd to ask (default: AGENTD_URL, the local daemon's ready file, http://127.0.0.1:7070)",
+    ...DAEMON_LOCATION_HELP,
     "",
+    "The daemon refuses a name it does not know (no such check, signal or component) and suggests the nearest.",
     "A silenced signal is still recorded on its incident; only alerts and actions wait.",
   ],
   async run({ values, positionals }) {
@@ -40,31 +43,26 @@ export const silenceCommand: Command = {
     const clearId = Number(values.clear);
     if (clearing && (!Number.isInteger(clearId) || clearId <= 0))
       throw new UsageError(`Cannot use "${values.clear}" as --clear: expected a silence id`);
-    const { config } = loadConfig({ explicitPath: values.config as string | undefined });
-    const dataDir = resolveDataDir({ flag: values["data-dir"] as string | undefined, config });
-    const db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations });
-    try {
-      const silences = new SilenceStore(db);
-      if (listing) {
-        const active = silences.active();
-        if (values.json) process.stdout.write(`${JSON.stringify(active, null, 2)}\n`);
-        else if (active.length === 0) process.stdout.write("No active silences.\n");
-        else
-          for (const s of active)
-            process.stdout.write(`#${s.id} ${s.target} until ${new Date(s.until).toISOString()}${s.reason ? ` — ${s.reason}` : ""}\n`);
-        return 0;
-      }
-      if (clearing) {
-        silences.remove(clearId);
-        process.stdout.write(`Silence #${clearId} removed.\n`);
-        return 0;
-      }
-      const silence = silences.add(positionals[0]!, durationMs, values.reason as string | undefined);
-      if (values.json) process.stdout.write(`${JSON.stringify(silence, null, 2)}\n`);
-      else process.stdout.write(`Silenced ${silence.target} until ${new Date(silence.until).toISOString()} (#${silence.id}).\n`);
+    const target = daemonTargetFrom(values);
+    if (listing) {
+      const { silences } = await daemonJson<{ silences: Silence[] }>(target, "/api/incidents/silences");
+      if (values.json) process.stdout.write(`${JSON.stringify(silences, null, 2)}\n`);
+      else if (silences.length === 0) process.stdout.write("No active silences.\n");
+      else for (const s of silences) process.stdout.write(`${describe(s)}\n`);
       return 0;
-    } finally {
-      db.close();
     }
+    if (clearing) {
+      await daemonJson(target, `/api/incidents/silences/${clearId}`, { method: "DELETE" });
+      process.stdout.write(`Silence #${clearId} removed.\n`);
+      return 0;
+    }
+    const { silence } = await daemonJson<{ silence: Silence }>(target, "/api/incidents/silences", {
+      method: "POST",
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ target: positionals[0], duration_ms: durationMs, reason: values.reason }),
+    });
+    if (values.json) process.stdout.write(`${JSON.stringify(silence, null, 2)}\n`);
+    else process.stdout.write(`Silenced ${silence.target} until ${new Date(silence.until).toISOString()} (#${silence.id}).\n`);
+    return 0;
   },
 };

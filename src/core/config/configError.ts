@@ -12,13 +12,30 @@ export class ConfigError extends AgentdError {
   readonly path: string;
   readonly reason: string;
 
-  constructor(reason: string, options: { location?: ConfigLocation; path?: string } = {}) {
+  /** Every problem found, in file order (this error is the first). */
+  readonly problems: readonly ConfigError[];
+
+  constructor(reason: string, options: { location?: ConfigLocation; path?: string; message?: string } = {}) {
     const where = options.location ? `${options.location.file}:${options.location.line}:${options.location.column}: ` : "";
     const path = options.path ? `${options.path}: ` : "";
-    super("invalid_config", `${where}${path}${reason}`);
+    super("invalid_config", options.message ?? `${where}${path}${reason}`);
     this.location = options.location;
     this.path = options.path ?? "";
     this.reason = reason;
+    this.problems = [this];
+  }
+
+  /** One error for several problems: the first one's fields, a message with one line per problem. */
+  static all(problems: readonly ConfigError[]): ConfigError {
+    const [first] = problems;
+    if (!first || problems.length === 1) return first ?? new ConfigError("invalid config");
+    const error = new ConfigError(first.reason, {
+      location: first.location,
+      path: first.path,
+      message: problems.map((p) => p.message).join("\n"),
+    });
+    (error as { problems: readonly ConfigError[] }).problems = problems;
+    return error;
   }
 }
 

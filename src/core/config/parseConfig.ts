@@ -41,8 +41,14 @@ export function parseConfig(text: string, options: ParseConfigOptions): AgentdCo
   );
   const result = configSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw issueToError(issue, root, locate);
+  // Every problem at once, in the order they appear in the file: one run of `config check` lists them all.
+  const problems = result.error.issues
+    .flatMap((issue) =>
+      issue.code === "unrecognized_keys" && issue.keys.length > 1 ? issue.keys.map((key) => ({ ...issue, keys: [key] })) : [issue],
+    )
+    .map((issue) => issueToError(issue, root, locate))
+    .sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.column ?? 0) - (b.location?.column ?? 0));
+  throw ConfigError.all(problems);
 }
 
 function describeSyntaxError(error: ParseError): string {

@@ -110,6 +110,7 @@ export const ERROR_CODES = {
   // CLI (never sent by the daemon; the CLI's own failures share the form).
   usage_error: { status: 400 },
   unreachable: { status: 503 },
+  token_rejected: { status: 401 },
 } as const satisfies Record<string, { status: number; relayed?: true }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -2,3 +2,5 @@ export { createLogger, setLogLevel, setLogSink, isLogLevel, parseLogLine, format
 export type { Logger, LogLevel, LogFields, LogRecord, LogSink } from "./logger.ts";
 export { RotatingFile } from "./rotatingFile.ts";
 export { readLines } from "./lineReader.ts";
+export { formatForOutput, formatHumanRecord, resolveLogFormat, LOG_FORMATS } from "./humanLog.ts";
+export type { LogFormat } from "./humanLog.ts";

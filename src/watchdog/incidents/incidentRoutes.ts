@@ -5,6 +5,7 @@ import { ACTION_DECISIONS, DECIDERS, type ActionDecision, type Decider } from ".
 import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
+import { checkSilenceTarget, type SilenceNames } from "./silenceTargets.ts";
 import { readObjectBody, readValidatedBody } from "../../http/requestBody.ts";
 import { queryInt } from "../../http/queryNumber.ts";
 
@@ -29,6 +30,12 @@ const silenceBody = z.object({
   reason: z.string().optional(),
 });
 
+/** Who moves an incident: `?by=cli` from the CLI, else the API. */
+function actor(c: Context): Decider {
+  const by = c.req.query("by");
+  return by !== undefined && (DECIDERS as readonly string[]).includes(by) ? (by as Decider) : "api";
+}
+
 /** `{decision: "allow"|"deny", decided_by?}` as JSON or as form fields. */
 async function decisionBody(c: Context): Promise<{ decision: ActionDecision; decidedBy?: Decider }> {
   const { decision, decided_by: decidedBy } = await readObjectBody(c.req.raw, { form: true });
@@ -51,7 +58,7 @@ async function decisionBody(c: Context): Promise<{ decision: ActionDecision; dec
  * `/api/incidents`: list (?state=open|acknowledged|resolved|unresolved, ?limit, ?offset), show one
  * with its timeline, acknowledge, resolve, allow or deny the command waiting for approval (`/:id/action`); `/silences` lists, adds and removes maintenance silences.
  */
-export function incidentRoutes(store: IncidentStore): Hono {
+export function incidentRoutes(store: IncidentStore, silenceNames?: SilenceNames): Hono {
   const silences = new SilenceStore(store.db);
   const requests = new ActionRequestStore(store.db, store);
   const app = new Hono();
@@ -73,6 +80,7 @@ export function incidentRoutes(store: IncidentStore): Hono {
   app.get("/silences", (c) => c.json({ silences: silences.active() }));
   app.post("/silences", async (c) => {
     const body = await readValidatedBody(c.req.raw, silenceBody);
+    if (silenceNames) checkSilenceTarget(body.target, silenceNames);
     const durationMs = body.duration_ms ?? (body.duration_s === undefined ? NaN : body.duration_s * 1000);
     return c.json({ silence: silences.add(body.target, durationMs, body.reason) }, 201);
   });
@@ -84,8 +92,8 @@ export function incidentRoutes(store: IncidentStore): Hono {
     const id = incidentId(c.req.param("id"));
     return c.json({ incident: store.get(id), timeline: store.timeline(id) });
   });
-  app.post("/:id/ack", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "acknowledged", "api") }));
-  app.post("/:id/resolve", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "resolved", "api") }));
+  app.post("/:id/ack", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "acknowledged", actor(c)) }));
+  app.post("/:id/resolve", (c) => c.json({ incident: store.setState(incidentId(c.req.param("id")), "resolved", actor(c)) }));
   app.post("/:id/action", async (c) => {
     const id = incidentId(c.req.param("id"));
     const body = await decisionBody(c);
