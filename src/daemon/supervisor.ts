@@ -19,7 +19,8 @@ import { ensureApiToken, isLoopbackAddress, UntrustedTokenError } from "../http/
 // The two files alone: the watchdog's index also brings its routes, tools and config schema (zod).
 import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
 import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
-import { startTracing } from "../telemetry/index.ts";
+// The file alone: the telemetry index also brings its config schema (zod).
+import { startTracing } from "../telemetry/tracing.ts";
 import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
