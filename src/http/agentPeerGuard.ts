@@ -19,7 +19,13 @@ export interface AgentPeerGuardOptions {
  * A request served in-process (the agent's own fetch) has no socket and counts as the agent.
  */
 /** The decision routes, matched loosely (unanchored, any case): guarding a path too many only refuses the agent. */
-export const DECISION_PATHS: readonly RegExp[] = [/\/approvals\/[^/]/i, /\/incidents\/[^/]+\/action/i, /\/pty\/privileged/i];
+export const DECISION_PATHS: readonly RegExp[] = [
+  /\/approvals\/[^/]/i,
+  /\/incidents\/[^/]+\/(action|ack|acknowledge|resolve)/i,
+  // A silence hides the agent's own failures from the operator: only a person sets or lifts one.
+  /\/incidents\/silences/i,
+  /\/pty\/privileged/i,
+];
 
 export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandler {
   return async (c, next) => {

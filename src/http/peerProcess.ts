@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { readProcStat } from "../core/process/index.ts";
 import { addressBytes, parseProcNetTcp, sameAddress, socketInode } from "./procNet.ts";
 
@@ -15,6 +16,8 @@ export interface PeerLookupOptions {
   /** The worker and supervisor pids: a process whose parent chain reaches one of them is agentd's. */
   roots: readonly number[];
   procRoot?: string;
+  /** This host's own addresses (default: every interface's); loopback is always one of them. */
+  hostAddresses?: readonly string[];
 }
 
 const MAX_ANCESTORS = 256;
@@ -42,7 +45,15 @@ export function lookupPeer(peer: { address: string; port: number; serverPort?: n
         sameAddress(r.local.address, wanted) &&
         (peer.serverPort === undefined || r.remote.port === peer.serverPort),
     );
-  if (!row) return { agent: true, why: "the connection is not in /proc/net/tcp" };
+  if (!row) {
+    // No local socket is this connection's other end: a client on another host (a browser reaching a
+    // non-loopback bind, Docker's gateway) is a person. An address of this host with no socket stays
+    // the agent: the lookup failed, and failing closed refuses a decision rather than allowing one.
+    if (!isHostAddress(wanted, options.hostAddresses ?? interfaceAddresses())) {
+      return { agent: false, why: `a client on another host (${peer.address})` };
+    }
+    return { agent: true, why: "the connection is not in /proc/net/tcp" };
+  }
   let found = false;
   for (const pid of processIds(proc)) {
     if (!holdsInode(proc, pid, row.inode)) continue;
@@ -100,4 +111,19 @@ function readText(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+}
+
+function isHostAddress(address: Uint8Array, host: readonly string[]): boolean {
+  const mapped = address.length === 16 && address.subarray(0, 10).every((b) => b === 0) && address[10] === 0xff && address[11] === 0xff;
+  const v4 = address.length === 4 ? address : mapped ? address.subarray(12) : undefined;
+  if (v4?.[0] === 127) return true;
+  if (address.length === 16 && address.every((b, i) => b === (i === 15 ? 1 : 0))) return true;
+  return host.some((text) => {
+    const bytes = addressBytes(text);
+    return bytes !== undefined && sameAddress(bytes, address);
+  });
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { parseProcStat } from "../../src/core/process/index.ts";
+import { DECISION_PATHS } from "../../src/http/agentPeerGuard.ts";
 import { lookupPeer } from "../../src/http/peerProcess.ts";
 import { addressBytes, decodeProcAddress, parseProcNetTcp, sameAddress, socketInode } from "../../src/http/procNet.ts";
 
@@ -63,5 +64,43 @@ describe("the peer of a real loopback connection", () => {
     await child.exited;
     expect(body.asChild).toMatchObject({ agent: true, why: "descends from agentd", comm: "curl" });
     expect(body.asStranger.agent).toBe(false);
+  });
+});
+
+describe("a connection with no local socket behind it", () => {
+  const options = { roots: [process.pid], hostAddresses: ["192.0.2.10", "2001:db8::10"] };
+
+  test("from another host (a browser on a non-loopback bind, Docker's gateway) is a person", () => {
+    expect(lookupPeer({ address: "203.0.113.7", port: 40_000 }, options)).toMatchObject({ agent: false });
+    expect(lookupPeer({ address: "::ffff:203.0.113.7", port: 40_000 }, options)).toMatchObject({ agent: false });
+  });
+
+  test("from this host's own addresses, loopback included, it stays the agent: the lookup failed closed", () => {
+    for (const address of ["192.0.2.10", "::ffff:192.0.2.10", "2001:db8::10", "127.0.0.1", "127.3.2.1", "::1"]) {
+      expect({ address, agent: lookupPeer({ address, port: 40_000 }, options).agent }).toEqual({ address, agent: true });
+    }
+  });
+});
+
+describe("the routes only a person may post to", () => {
+  const guarded = (path: string) => DECISION_PATHS.some((pattern) => pattern.test(path));
+
+  test("decisions, incident state and silences are guarded; reading is not", () => {
+    for (const path of [
+      "/api/approvals/ap_1",
+      "/status/approvals/ap_1/decide",
+      "/api/incidents/3/action",
+      "/status/incidents/3/action",
+      "/api/incidents/3/ack",
+      "/api/incidents/3/resolve",
+      "/status/incidents/3/ack",
+      "/status/incidents/3/resolve",
+      "/api/incidents/silences",
+      "/api/incidents/silences/4",
+      "/api/pty/privileged",
+    ])
+      expect({ path, guarded: guarded(path) }).toEqual({ path, guarded: true });
+    for (const path of ["/api/incidents", "/api/pty", "/api/sessions", "/v1/chat/completions"])
+      expect({ path, guarded: guarded(path) }).toEqual({ path, guarded: false });
   });
 });
