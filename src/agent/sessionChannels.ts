@@ -52,6 +52,7 @@ export class SessionChannels {
     const { done } = runInBackground("agent.sidecar_close", () => sidecar.close(), { session: sessionId }, this.logger);
     const closing = { sidecar, done };
     this.#closing.set(sessionId, closing);
+    // `done` never rejects (runInBackground logs and counts the failure).
     void done.then(() => {
       if (this.#closing.get(sessionId) === closing) this.#closing.delete(sessionId);
     });

@@ -98,7 +98,8 @@ const stdin = (session_id: string, chars: string): ToolCallScript => ({
 const becameRoot = (marker: string) => existsSync(marker) && statSync(marker).uid === 0;
 
 beforeAll(async () => {
-  if (!canRunGateTest()) return;
+  if (!canRunGateTest())
+    throw new Error("The privilege gate test needs root, /usr/bin/sudo and /usr/bin/setpriv: .ci/run installs sudo (apt-get)");
   const binary = await binaryForAnyUser();
   upstream = startScriptedUpstream();
   const home = makeTempDir("agentd-gate-home-");
@@ -140,7 +141,7 @@ afterAll(async () => {
   removeTempDirs();
 }, 60_000);
 
-describe.skipIf(!canRunGateTest())("the privilege gate against a hostile model (agentd as a non-root user, real sudo)", () => {
+describe("the privilege gate against a hostile model (agentd as a non-root user, real sudo)", () => {
   test("agentd runs as the test's user, and an approved sudo call does become root", async () => {
     const worker = [...workers].at(-1)!;
     expect(statSync(`/proc/${worker}`).uid).toBe(user.uid);

@@ -43,12 +43,14 @@ export const mcpCommand: Command = {
         const id = requestId(message);
         note("mcp.daemon_unreachable", { url: endpoint.href, error: errorMessage(error) });
         // A request the daemon never got is answered, so the client does not wait for ever.
-        if (id !== undefined)
-          void stdio.send({
+        if (id === undefined) return;
+        return stdio
+          .send({
             jsonrpc: "2.0",
             id,
             error: { code: -32603, message: `agentd at ${target.url} did not take the request: ${errorMessage(error)}` },
-          });
+          })
+          .catch((sendError: unknown) => note("mcp.client_unreachable", { error: errorMessage(sendError) }));
       });
     };
     http.onmessage = (message) => {
