@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, writeFileSync } from "node:fs";
 import type { LoadedConfig } from "../core/config/loadConfig.ts";
+import { trackChild } from "../core/process/ownChildren.ts";
 import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, type ServeOptions } from "./serveOptions.ts";
 
@@ -14,9 +15,11 @@ const HANDOFF_FD = 3;
  * the shared stderr, word for word as before; the result is then its exit code.
  */
 export async function loadConfigInChild(options: ServeOptions): Promise<LoadedConfig | { exitCode: number }> {
-  const child = Bun.spawn([...selfCommand(), "serve", "--resolve-config", ...serveArgs({ configPath: options.configPath })], {
-    stdio: ["ignore", "inherit", "inherit", "pipe"],
-  });
+  const child = trackChild(
+    Bun.spawn([...selfCommand(), "serve", "--resolve-config", ...serveArgs({ configPath: options.configPath })], {
+      stdio: ["ignore", "inherit", "inherit", "pipe"],
+    }),
+  );
   const fd = child.stdio[HANDOFF_FD] as unknown as number;
   try {
     const [text, exitCode] = await Promise.all([Bun.file(fd).text(), child.exited]);

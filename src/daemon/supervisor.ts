@@ -26,12 +26,15 @@ import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import {
+  becomeOrphanReaper,
   type Hardening,
   hardenProcess,
   installProcessErrorHandlers,
   OPERATOR_UMASK_ENV,
+  type OrphanReaper,
   raceTimeout,
   runInBackground,
+  trackChild,
 } from "../core/process/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
@@ -41,6 +44,8 @@ import { loadConfigInChild } from "./configHandoff.ts";
 import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
 
 const log = createLogger("supervisor");
+/** Between SIGTERM and SIGKILL for the processes the agent left behind, when agentd stops. */
+const ORPHAN_STOP_GRACE_MS = 2000;
 
 type Worker = Subprocess<"ignore", "pipe", "pipe">;
 
@@ -51,6 +56,8 @@ type Worker = Subprocess<"ignore", "pipe", "pipe">;
  */
 export async function runSupervisor(options: ServeOptions): Promise<number> {
   const hardening = hardenProcess();
+  // Before any child exists: whatever the agent's commands leave behind is adopted here, not by init.
+  const reaper = becomeOrphanReaper(log);
   const loaded = await loadConfigInChild(options);
   if ("exitCode" in loaded) return loaded.exitCode;
   const { config } = loaded;
@@ -64,14 +71,20 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   }
   removeStaleReadyFile(dataDir);
   try {
-    return await supervise(options, config, dataDir, hardening);
+    return await supervise(options, config, dataDir, hardening, reaper);
   } finally {
     removeSupervisorReadyFile(dataDir, process.pid);
     claim.lock.release();
   }
 }
 
-async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dataDir: string, hardening: Hardening): Promise<number> {
+async function supervise(
+  options: ServeOptions,
+  initialConfig: AgentdConfig,
+  dataDir: string,
+  hardening: Hardening,
+  reaper: OrphanReaper | { problem: string },
+): Promise<number> {
   // Replaced by a reload: the watchdog's checks, rules and graces follow it; the restart policy keeps its limits.
   let config = initialConfig;
   const restrictProblem = restrictDataDir(dataDir);
@@ -95,6 +108,7 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
   installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
+  if ("problem" in reaper) log.warn("security.subreaper_unavailable", { problem: reaper.problem });
   // Created, checked and migrated before the worker starts: the worker then opens a ready store.
   let db: Database;
   try {
@@ -259,6 +273,12 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
   process.off("SIGINT", onSignal);
   process.off("SIGHUP", onReload);
   await reloading;
+  // What the agent's commands left running (a detached server, a background loop) ends with agentd,
+  // as systemd's KillMode ends a unit's leftovers: nothing it started outlives the supervisor.
+  if (!("problem" in reaper)) {
+    await reaper.endAll(ORPHAN_STOP_GRACE_MS);
+    reaper.stop();
+  }
   await watchdog.stop();
   await tracing.shutdown();
   log.info("supervisor.stopped", { exit_code: exitCode });
@@ -267,20 +287,22 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
 }
 
 function spawnWorker(args: string[], restarts: number, operatorUmask: number, onLine: (pid: number) => (line: string) => void): Worker {
-  const worker = Bun.spawn(args, {
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      // Bun's fetch allows 256 connections at once by default; the proxy holds one upstream
-      // connection per open stream, so more concurrent streams would queue behind it.
-      BUN_CONFIG_MAX_HTTP_REQUESTS: "4096",
-      ...process.env,
-      AGENTD_SUPERVISOR_PID: String(process.pid),
-      AGENTD_WORKER_RESTARTS: String(restarts),
-      [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
-    },
-  });
+  const worker = trackChild(
+    Bun.spawn(args, {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        // Bun's fetch allows 256 connections at once by default; the proxy holds one upstream
+        // connection per open stream, so more concurrent streams would queue behind it.
+        BUN_CONFIG_MAX_HTTP_REQUESTS: "4096",
+        ...process.env,
+        AGENTD_SUPERVISOR_PID: String(process.pid),
+        AGENTD_WORKER_RESTARTS: String(restarts),
+        [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
+      },
+    }),
+  );
   const writeLine = onLine(worker.pid);
   const readFailed = (stream: string) => (error: unknown) => log.error("worker.pipe_error", { pid: worker.pid, stream, error });
   readLines(worker.stdout, writeLine, { onError: readFailed("stdout") }).catch(readFailed("stdout"));

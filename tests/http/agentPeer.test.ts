@@ -38,6 +38,7 @@ describe("/proc parsing", () => {
     expect(parseProcStat("4242 (a) b (c)) S 17 4242 4242 34816 4300 4194560 0")).toEqual({
       pid: 4242,
       comm: "a) b (c)",
+      state: "S",
       ppid: 17,
       tpgid: 4300,
     });

@@ -9,3 +9,6 @@ export { hardenProcess, withUmask, OPERATOR_UMASK_ENV } from "./processHardening
 export type { Hardening } from "./processHardening.ts";
 export { parseProcStat, readProcStat } from "./procStat.ts";
 export type { ProcStat } from "./procStat.ts";
+export { becomeOrphanReaper } from "./orphanReaper.ts";
+export type { OrphanReaper } from "./orphanReaper.ts";
+export { trackChild } from "./ownChildren.ts";

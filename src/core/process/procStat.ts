@@ -4,6 +4,8 @@ import { readFileSync } from "node:fs";
 export interface ProcStat {
   pid: number;
   comm: string;
+  /** R, S, D, Z (a zombie: ended, not yet reaped), T… */
+  state: string;
   ppid: number;
   /** The terminal's foreground process group, -1 without a controlling terminal. */
   tpgid: number;
@@ -26,7 +28,7 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const ppid = Number(rest[1]);
   const tpgid = Number(rest[5]);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(tpgid)) return undefined;
-  return { pid, comm: text.slice(open + 1, close), ppid, tpgid };
+  return { pid, comm: text.slice(open + 1, close), state: rest[0] ?? "?", ppid, tpgid };
 }
 
 /** /proc/<pid>/stat, or undefined when the process is gone or hidden. */

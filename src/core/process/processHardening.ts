@@ -1,7 +1,6 @@
-import { dlopen } from "bun:ffi";
+import { setProcessControl } from "./processLibc.ts";
 
 const PR_SET_DUMPABLE = 4;
-const LIBC_CANDIDATES = ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
 /** Carries the operator's umask from the supervisor to the worker, whose own is already 077. */
 export const OPERATOR_UMASK_ENV = "AGENTD_OPERATOR_UMASK";
 
@@ -21,24 +20,7 @@ export function hardenProcess(env: Readonly<Record<string, string | undefined>> 
   const inherited = process.umask(0o077);
   const passed = env[OPERATOR_UMASK_ENV];
   const operatorUmask = passed !== undefined && /^[0-7]{1,4}$/.test(passed) ? Number.parseInt(passed, 8) : inherited;
-  return { operatorUmask, problem: setNotDumpable() };
-}
-
-function setNotDumpable(): string | undefined {
-  let lastError = "no libc found";
-  for (const name of LIBC_CANDIDATES) {
-    try {
-      const libc = dlopen(name, { prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } });
-      try {
-        return libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) === 0 ? undefined : "prctl(PR_SET_DUMPABLE, 0) failed";
-      } finally {
-        libc.close();
-      }
-    } catch (error) {
-      lastError = (error as Error).message;
-    }
-  }
-  return `cannot load libc for prctl: ${lastError}`;
+  return { operatorUmask, problem: setProcessControl(PR_SET_DUMPABLE, 0, "PR_SET_DUMPABLE, 0") };
 }
 
 /** Runs `spawn` with the operator's umask, so files the agent's commands create get the modes the operator expects. */

@@ -1,3 +1,4 @@
+import { trackChild } from "./ownChildren.ts";
 import { raceTimeout } from "./raceTimeout.ts";
 
 export interface RunCommandOptions {
@@ -31,7 +32,7 @@ const PIPE_GRACE_MS = 1000;
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const limit = options.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES;
-  const child = Bun.spawn(options.argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+  const child = trackChild(Bun.spawn(options.argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true }));
   let timedOut = false;
   let cancelled = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
+
+// Issue 13's last hole: a command that detaches from agentd's process tree (a double fork, `( … & )`,
+// setsid, nohup after its terminal closed) must still be the agent. The supervisor is a child
+// subreaper, so such a process is re-parented to it instead of init: it cannot decide approvals nor
+// open a terminal without no_new_privs, not after a worker restart either, and it does not outlive
+// agentd. Every probe runs for real under the compiled binary.
+
+let daemon: DaemonProcess;
+let work: string;
+let dataDir: string;
+let supervisorPid = 0;
+
+// Waits `delay` seconds (so the terminal that started it is gone), then asks for a decision and for a
+// privileged terminal on whatever URL agentd listens on now; writes both answers to `out`.
+const ATTACK = `
+import json, os, sys, time, urllib.request, urllib.error
+args = sys.argv[1:]
+if args[0] == "--daemonize":
+    args = args[1:]
+    if os.fork(): sys.exit(0)
+    os.setsid()
+    if os.fork(): os._exit(0)
+out, delay, data_dir = args[0], float(args[1]), args[2]
+open(out + ".ready", "w").close()
+time.sleep(delay)
+url = json.load(open(os.path.join(data_dir, "ready.json")))["url"]
+def post(path, body):
+    request = urllib.request.Request(url + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return [response.status, response.read().decode()]
+    except urllib.error.HTTPError as error:
+        return [error.code, error.read().decode()]
+result = {"ppid": os.getppid(), "approval": post("/api/approvals/ap_none", {"decision": "allow_once"}), "privileged": post("/api/pty/privileged", {})}
+open(out + ".tmp", "w").write(json.dumps(result))
+os.rename(out + ".tmp", out)
+`;
+
+interface AttackResult {
+  ppid: number;
+  approval: [number, string];
+  privileged: [number, string];
+}
+
+const waitForFile = (path: string) => `while [ ! -e ${path} ]; do sleep 0.05; done`;
+
+async function runInTerminal(cmd: string): Promise<void> {
+  const opened = await api<{ session_id?: string; exit_code?: number | null }>(daemon.url, "/api/pty", {
+    body: { cmd, workdir: work, yield_time_ms: 2000 },
+  });
+  // The command itself returns at once: what it left behind is what is tested.
+  expect(opened.exit_code).toBe(0);
+}
+
+async function attackResult(name: string, timeoutMs = 20_000): Promise<AttackResult> {
+  const path = join(work, name);
+  return waitFor(`${name} to be written`, () => (existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as AttackResult) : undefined), {
+    timeoutMs,
+  });
+}
+
+function expectRefused(result: AttackResult): void {
+  expect(result.approval[0]).toBe(403);
+  expect(JSON.parse(result.approval[1]).error.code).toBe("approver_is_agent");
+  expect(result.privileged[0]).toBe(403);
+  expect(JSON.parse(result.privileged[1]).error.code).toBe("approver_is_agent");
+}
+
+/** The supervisor's children as pid → state letter (R, S, Z…). */
+function childrenOf(pid: number): Map<number, string> {
+  const children = new Map<number, string>();
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    let listed = "";
+    try {
+      listed = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const child of listed.split(" ").filter(Boolean).map(Number)) {
+      try {
+        const stat = readFileSync(`/proc/${child}/stat`, "utf8");
+        children.set(child, stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+      } catch {
+        // Reaped while we looked.
+      }
+    }
+  }
+  return children;
+}
+
+function processesRunning(marker: string): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+      } catch {
+        return false;
+      }
+    });
+}
+
+beforeAll(async () => {
+  dataDir = makeTempDir("agentd-detached-data-");
+  work = makeTempDir("agentd-detached-work-");
+  writeFileSync(join(work, "attack.py"), ATTACK);
+  daemon = await startDaemon({ dataDir, config: { providers: [] } });
+  supervisorPid = daemon.proc.pid;
+}, 60_000);
+
+afterAll(async () => {
+  await daemon?.stop();
+  for (const pid of processesRunning("313.271")) process.kill(pid, "SIGKILL");
+  removeTempDirs();
+});
+
+describe("a command that leaves agentd's process tree is still the agent", () => {
+  test("a person is not refused: 404 for an unknown approval, 400 for an empty privileged call", async () => {
+    await api(daemon.url, "/api/approvals/ap_none", { body: { decision: "allow_once" }, expect: 404 });
+    await api(daemon.url, "/api/pty/privileged", { body: {}, expect: 400 });
+  });
+
+  // Each form leaves agentd's process group (a group is ended with the terminal); the terminal waits
+  // until the detached process says it runs, then exits.
+  test.each([
+    ["in the foreground (the control case)", "python3 attack.py %OUT% 0 %DATA%"],
+    ["setsid -f", "setsid -f python3 attack.py %OUT% 1 %DATA%"],
+    ["a background subshell that calls setsid: ( setsid … & )", "(setsid python3 attack.py %OUT% 1 %DATA% &)"],
+    ["a job-control group: set -m; … &", "set -m; nohup python3 attack.py %OUT% 1 %DATA% >/dev/null 2>&1 &"],
+    ["a double fork with setsid between", "python3 attack.py --daemonize %OUT% 1 %DATA%"],
+  ])(
+    "%s: refused with 403 approver_is_agent",
+    async (name, template) => {
+      const out = `out-${Math.random().toString(36).slice(2)}.json`;
+      await runInTerminal(`${template.replaceAll("%OUT%", out).replaceAll("%DATA%", dataDir)}\n${waitForFile(`${out}.ready`)}`);
+      const result = await attackResult(out);
+      expectRefused(result);
+      // Adopted by the supervisor, not by init.
+      if (!name.includes("control")) expect(result.ppid).toBe(supervisorPid);
+    },
+    30_000,
+  );
+
+  test("adopted processes are reaped: no zombie is left under the supervisor", async () => {
+    await runInTerminal("setsid -f sleep 0.2; set -m; sleep 0.3 & true");
+    await waitFor(
+      "the adopted processes to end and be reaped",
+      () => {
+        const states = [...childrenOf(supervisorPid).values()];
+        return states.length > 0 && !states.includes("Z") && states.length === 1 ? true : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+    // Only the worker is left.
+    expect([...childrenOf(supervisorPid).keys()]).toEqual([daemon.workerPid()]);
+  }, 30_000);
+
+  test("still refused after the worker it came from was killed and replaced", async () => {
+    await runInTerminal(`setsid -f python3 attack.py after-restart.json 4 ${dataDir}; ${waitForFile("after-restart.json.ready")}`);
+    await daemon.killWorker();
+    expectRefused(await attackResult("after-restart.json", 30_000));
+  }, 60_000);
+
+  test("nothing the agent left behind outlives agentd", async () => {
+    await runInTerminal("setsid -f sleep 313.271; set -m; sleep 313.271 &");
+    await waitFor("the sleeps to start", () => (processesRunning("313.271").length === 2 ? true : undefined), { timeoutMs: 10_000 });
+    const sleeps = processesRunning("313.271");
+    await daemon.stop();
+    expect(sleeps.filter(isProcessAlive)).toEqual([]);
+    expect(daemon.lines.find((r) => r.event === "process.orphans_ended")?.pids).toEqual(expect.arrayContaining(sleeps));
+  }, 60_000);
+});
