@@ -10,7 +10,7 @@ import { failureCount } from "../core/process/index.ts";
 import { faultMounts } from "./faultInjection.ts";
 import { VERSION } from "../core/version.ts";
 import { createApp } from "../http/app.ts";
-import { DECISION_PATHS } from "../http/agentPeerGuard.ts";
+import { AGENT_DIRECT_CALL_PATHS, DECISION_PATHS } from "../http/agentPeerGuard.ts";
 import { privilegeGateProblem } from "../pty/index.ts";
 import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
@@ -155,6 +155,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     // The model must never decide its own approvals: not from a command it runs, not through the worker.
     agentPeers: {
       paths: DECISION_PATHS,
+      directCallPaths: AGENT_DIRECT_CALL_PATHS,
       roots: options.agentRoots ?? [process.pid, ...(options.supervisorPid ? [options.supervisorPid] : [])],
     },
   });

@@ -8,6 +8,8 @@ import { lookupPeer, type PeerVerdict } from "./peerProcess.ts";
 export interface AgentPeerGuardOptions {
   /** Paths of decision routes: only a person, never the agent, may post to them (any method but GET and HEAD). */
   paths: readonly RegExp[];
+  /** Paths that act on the host past the agent's approval policy: refused to the agent's commands (any method but GET and HEAD). */
+  directCallPaths?: readonly RegExp[];
   /** The worker's and the supervisor's pids. */
   roots: readonly number[];
   logger: Logger;
@@ -27,16 +29,36 @@ export const DECISION_PATHS: readonly RegExp[] = [
   /\/pty\/privileged/i,
 ];
 
+/**
+ * Routes that run or change something on the host without asking: a command the agent runs that
+ * calls them would skip the approval policy (and the record) its own tools go through. Not
+ * /api/admin: the supervisor's watchdog, itself in agentd's tree, acts on the proxy through it.
+ */
+export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [/\/api\/+(pty|files|hops)(\/|$)/i];
+
 export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandler {
   return async (c, next) => {
-    const guarded = c.req.method !== "GET" && c.req.method !== "HEAD" && options.paths.some((path) => path.test(c.req.path));
-    if (!guarded) return next();
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const decision = options.paths.some((path) => path.test(c.req.path));
+    const direct = !decision && (options.directCallPaths ?? []).some((path) => path.test(c.req.path));
+    if (!decision && !direct) return next();
     const verdict = peerOf(c, options.roots);
     if (!verdict.agent) return next();
-    options.logger.warn("security.approver_is_agent", { path: c.req.path, why: verdict.why, pid: verdict.pid, comm: verdict.comm });
+    const fields = { path: c.req.path, why: verdict.why, pid: verdict.pid, comm: verdict.comm };
+    if (decision) {
+      options.logger.warn("security.approver_is_agent", fields);
+      return errorResponse(
+        c,
+        new AgentdError("approver_is_agent", `Decisions must come from a person, not from agentd or a command it runs (${verdict.why})`),
+      );
+    }
+    options.logger.warn("security.agent_direct_call", fields);
     return errorResponse(
       c,
-      new AgentdError("approver_is_agent", `Decisions must come from a person, not from agentd or a command it runs (${verdict.why})`),
+      new AgentdError(
+        "agent_direct_call",
+        `Cannot serve ${c.req.path} to a command agentd runs: the agent acts through its tools, which follow the approval policy (${verdict.why})`,
+      ),
     );
   };
 }

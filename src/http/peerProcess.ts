@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { readProcStat } from "../core/process/index.ts";
+import { holderAmongDescendants } from "./agentDescendants.ts";
 import { addressBytes, parseProcNetTcp, sameAddress, socketInode } from "./procNet.ts";
+import { diagLookup } from "./socketDiag.ts";
 
 export interface PeerVerdict {
   /** True when the connection's client process is agentd or was started by it (or cannot be told apart). */
@@ -20,23 +22,64 @@ export interface PeerLookupOptions {
   hostAddresses?: readonly string[];
 }
 
+export interface Peer {
+  address: string;
+  port: number;
+  /** The port the client connected to: with it, the client's socket is looked up exactly. */
+  serverPort?: number;
+}
+
+interface ClientSocket {
+  uid: number;
+  /** 0 when no process holds it any more. */
+  inode: number;
+}
+
 const MAX_ANCESTORS = 256;
+const CHAIN_ATTEMPTS = 5;
 
 /**
- * Who is on the other end of a loopback TCP connection: the client socket is the row of
- * /proc/net/tcp{,6} whose local end is the peer's address and port; the processes holding
- * its inode are found in /proc/<pid>/fd. A holder descended from agentd (the worker, PTY
- * children and theirs, the supervisor's children) is the agent. A socket of our own user whose
- * holder cannot be found is treated as the agent. (no_new_privs is no sign of the agent: browsers
- * set it on their own sandboxed network process.)
+ * Who is on the other end of a loopback TCP connection. The client's socket is found by its
+ * four-tuple (sock_diag, else /proc/net/tcp{,6}); a socket its client has already closed, whose
+ * holder cannot be seen, counts as the agent. The holder is looked for first among the processes
+ * below agentd (the worker, PTY children and theirs, what the supervisor adopted), then — when that
+ * walk cannot settle — among every process, by its parent chain. (no_new_privs is no sign of the
+ * agent: browsers set it on their own sandboxed network process.)
  */
-export function lookupPeer(peer: { address: string; port: number; serverPort?: number }, options: PeerLookupOptions): PeerVerdict {
+export function lookupPeer(peer: Peer, options: PeerLookupOptions): PeerVerdict {
   const proc = options.procRoot ?? "/proc";
   const wanted = addressBytes(peer.address);
   if (!wanted) return { agent: true, why: `unreadable peer address ${peer.address}` };
+  const socket = clientSocket(peer, wanted, proc);
+  if (!socket) {
+    // No local socket is this connection's other end: a client on another host (a browser reaching a
+    // non-loopback bind, Docker's gateway) is a person. An address of this host with no socket stays
+    // the agent: the lookup failed, and failing closed refuses a decision rather than allowing one.
+    if (!isHostAddress(wanted, options.hostAddresses ?? interfaceAddresses())) {
+      return { agent: false, why: `a client on another host (${peer.address})` };
+    }
+    return { agent: true, why: "the connection is not in the kernel's socket table" };
+  }
+  if (socket.inode === 0) return { agent: true, why: "the client closed its end before it could be seen" };
+  // Another user's process is not ours unless a sudo-approved command made it.
+  if (socket.uid !== process.getuid?.()) return { agent: false, why: `held by another user (uid ${socket.uid})` };
+  const below = holderAmongDescendants(socket.inode, options.roots, proc);
+  if (typeof below === "object") return { agent: true, why: "descends from agentd", pid: below.holder, comm: below.comm };
+  if (below === "none") return { agent: false, why: "not started by agentd" };
+  return scanEveryProcess(socket.inode, options.roots, proc);
+}
+
+function clientSocket(peer: Peer, wanted: Uint8Array, proc: string): ClientSocket | undefined {
+  if (peer.serverPort !== undefined && proc === "/proc") {
+    // The address the client reached is not known here: its own address (the usual loopback case) first.
+    for (const server of [wanted, addressBytes("127.0.0.1")!, addressBytes("::1")!]) {
+      const found = diagLookup({ local: { address: wanted, port: peer.port }, remote: { address: server, port: peer.serverPort } });
+      if (found && found !== "absent") return found;
+    }
+  }
   // The client's end of this very connection: a live socket (inode 0 is a closed one in TIME_WAIT
   // that may have used the same port) whose remote end is our listening port.
-  const row = ["tcp", "tcp6"]
+  return ["tcp", "tcp6"]
     .flatMap((file) => parseProcNetTcp(readText(`${proc}/net/${file}`) ?? ""))
     .find(
       (r) =>
@@ -45,37 +88,41 @@ export function lookupPeer(peer: { address: string; port: number; serverPort?: n
         sameAddress(r.local.address, wanted) &&
         (peer.serverPort === undefined || r.remote.port === peer.serverPort),
     );
-  if (!row) {
-    // No local socket is this connection's other end: a client on another host (a browser reaching a
-    // non-loopback bind, Docker's gateway) is a person. An address of this host with no socket stays
-    // the agent: the lookup failed, and failing closed refuses a decision rather than allowing one.
-    if (!isHostAddress(wanted, options.hostAddresses ?? interfaceAddresses())) {
-      return { agent: false, why: `a client on another host (${peer.address})` };
-    }
-    return { agent: true, why: "the connection is not in /proc/net/tcp" };
-  }
+}
+
+/** Every process holding the socket, judged by its parent chain; none found counts as the agent. */
+function scanEveryProcess(inode: number, roots: readonly number[], proc: string): PeerVerdict {
   let found = false;
   for (const pid of processIds(proc)) {
-    if (!holdsInode(proc, pid, row.inode)) continue;
+    if (!holdsInode(proc, pid, inode)) continue;
     found = true;
-    const comm = readProcStat(pid, proc)?.comm;
-    if (descendsFrom(pid, options.roots, proc)) return { agent: true, why: "descends from agentd", pid, comm };
+    if (descendsFrom(pid, roots, proc)) return { agent: true, why: "descends from agentd", pid, comm: readProcStat(pid, proc)?.comm };
   }
   if (found) return { agent: false, why: "not started by agentd" };
-  // Another user's process is hidden from us: it is not ours unless a sudo-approved command made it.
-  if (row.uid !== process.getuid?.()) return { agent: false, why: `held by another user (uid ${row.uid})` };
   return { agent: true, why: "the connection's process could not be found" };
 }
 
+/**
+ * Whether `pid`'s parent chain reaches a root. A parent that exits while we walk re-parents `pid`
+ * (to the supervisor, a subreaper, when it is agentd's): the walk starts again; a chain that keeps
+ * breaking counts as agentd's — failing closed refuses, never allows.
+ */
 function descendsFrom(pid: number, roots: readonly number[], proc: string): boolean {
-  let current = pid;
-  for (let i = 0; i < MAX_ANCESTORS && current > 1; i++) {
-    if (roots.includes(current)) return true;
-    const stat = readProcStat(current, proc);
-    if (!stat) return false;
-    current = stat.ppid;
+  for (let attempt = 0; attempt < CHAIN_ATTEMPTS; attempt++) {
+    let current = pid;
+    let broken = false;
+    for (let i = 0; i < MAX_ANCESTORS && current > 1; i++) {
+      if (roots.includes(current)) return true;
+      const stat = readProcStat(current, proc);
+      if (!stat) {
+        broken = true;
+        break;
+      }
+      current = stat.ppid;
+    }
+    if (!broken) return false;
   }
-  return false;
+  return true;
 }
 
 function holdsInode(proc: string, pid: number, inode: number): boolean {

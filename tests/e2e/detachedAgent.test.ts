@@ -37,7 +37,14 @@ def post(path, body):
             return [response.status, response.read().decode()]
     except urllib.error.HTTPError as error:
         return [error.code, error.read().decode()]
-result = {"ppid": os.getppid(), "approval": post("/api/approvals/ap_none", {"decision": "allow_once"}), "privileged": post("/api/pty/privileged", {})}
+marker = os.path.join(os.path.dirname(os.path.abspath(out)), "direct-" + os.path.basename(out))
+result = {
+    "ppid": os.getppid(),
+    "approval": post("/api/approvals/ap_none", {"decision": "allow_once"}),
+    "privileged": post("/api/pty/privileged", {}),
+    "pty": post("/api/pty", {"cmd": "touch " + marker}),
+    "files": post("/api/files/write", {"path": marker, "content": "x"}),
+}
 open(out + ".tmp", "w").write(json.dumps(result))
 os.rename(out + ".tmp", out)
 `;
@@ -46,6 +53,9 @@ interface AttackResult {
   ppid: number;
   approval: [number, string];
   privileged: [number, string];
+  /** Calls that would act past the approval policy. */
+  pty: [number, string];
+  files: [number, string];
 }
 
 const waitForFile = (path: string) => `while [ ! -e ${path} ]; do sleep 0.05; done`;
@@ -70,6 +80,10 @@ function expectRefused(result: AttackResult): void {
   expect(JSON.parse(result.approval[1]).error.code).toBe("approver_is_agent");
   expect(result.privileged[0]).toBe(403);
   expect(JSON.parse(result.privileged[1]).error.code).toBe("approver_is_agent");
+  for (const direct of [result.pty, result.files]) {
+    expect(direct[0]).toBe(403);
+    expect(JSON.parse(direct[1]).error.code).toBe("agent_direct_call");
+  }
 }
 
 /** The supervisor's children as pid → state letter (R, S, Z…). */
@@ -94,13 +108,14 @@ function childrenOf(pid: number): Map<number, string> {
   return children;
 }
 
-function processesRunning(marker: string): number[] {
+/** Processes whose command line starts with `prefix`. */
+function processesRunning(prefix: string): number[] {
   return readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").startsWith(prefix);
       } catch {
         return false;
       }
@@ -117,14 +132,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await daemon?.stop();
-  for (const pid of processesRunning("313.271")) process.kill(pid, "SIGKILL");
+  for (const pid of processesRunning("sleep 313.271")) process.kill(pid, "SIGKILL");
   removeTempDirs();
 });
 
 describe("a command that leaves agentd's process tree is still the agent", () => {
-  test("a person is not refused: 404 for an unknown approval, 400 for an empty privileged call", async () => {
+  test("a person is not refused: 404 for an unknown approval, 400 for an empty privileged call, a terminal and a file", async () => {
     await api(daemon.url, "/api/approvals/ap_none", { body: { decision: "allow_once" }, expect: 404 });
     await api(daemon.url, "/api/pty/privileged", { body: {}, expect: 400 });
+    await api(daemon.url, "/api/pty", { body: { cmd: "true" } });
+    await api(daemon.url, "/api/files/write", { body: { path: join(work, "by-a-person"), content: "x" } });
+    expect(readFileSync(join(work, "by-a-person"), "utf8")).toBe("x");
   });
 
   // Each form leaves agentd's process group (a group is ended with the terminal); the terminal waits
@@ -136,7 +154,7 @@ describe("a command that leaves agentd's process tree is still the agent", () =>
     ["a job-control group: set -m; … &", "set -m; nohup python3 attack.py %OUT% 1 %DATA% >/dev/null 2>&1 &"],
     ["a double fork with setsid between", "python3 attack.py --daemonize %OUT% 1 %DATA%"],
   ])(
-    "%s: refused with 403 approver_is_agent",
+    "%s: decisions get 403 approver_is_agent, direct calls 403 agent_direct_call",
     async (name, template) => {
       const out = `out-${Math.random().toString(36).slice(2)}.json`;
       await runInTerminal(`${template.replaceAll("%OUT%", out).replaceAll("%DATA%", dataDir)}\n${waitForFile(`${out}.ready`)}`);
@@ -169,9 +187,12 @@ describe("a command that leaves agentd's process tree is still the agent", () =>
   }, 60_000);
 
   test("nothing the agent left behind outlives agentd", async () => {
-    await runInTerminal("setsid -f sleep 313.271; set -m; sleep 313.271 &");
-    await waitFor("the sleeps to start", () => (processesRunning("313.271").length === 2 ? true : undefined), { timeoutMs: 10_000 });
-    const sleeps = processesRunning("313.271");
+    // The terminal waits until both run: `setsid -f` returns before its child has left the terminal's group.
+    await runInTerminal(
+      'setsid -f sleep 313.271; set -m; sleep 313.271 &\nwhile [ "$(pgrep -c -f "^sleep 313.271")" -lt 2 ]; do sleep 0.05; done',
+    );
+    const sleeps = processesRunning("sleep 313.271");
+    expect(sleeps.length).toBe(2);
     await daemon.stop();
     expect(sleeps.filter(isProcessAlive)).toEqual([]);
     expect(daemon.lines.find((r) => r.event === "process.orphans_ended")?.pids).toEqual(expect.arrayContaining(sleeps));
