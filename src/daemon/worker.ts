@@ -12,7 +12,7 @@ import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
-import { privilegeGateProblem, runningAsRoot } from "../pty/index.ts";
+import { decideHiding, privilegeGateProblem, runningAsRoot } from "../pty/index.ts";
 import { WorkerConfigReload } from "./configReload.ts";
 import { createReloadRoutes } from "./reloadRoutes.ts";
 
@@ -27,7 +27,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const reloadRequested = () => onReload();
   process.on("SIGHUP", reloadRequested);
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
-  const { config, notes, envReferences } = loadConfig({ explicitPath: options.configPath });
+  const { config, notes, envReferences, path: configPath } = loadConfig({ explicitPath: options.configPath });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
   const bind = options.bind ?? config.server.bind;
@@ -39,6 +39,11 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   if (gateProblem) log.warn(runningAsRoot() ? "security.running_as_root" : "security.no_new_privs_unavailable", { problem: gateProblem });
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
+  // The store holds approvals and grants: a command that could write it could approve itself.
+  const ownPaths = [dataDir, ...(configPath ? [configPath] : [])];
+  const hiding = decideHiding(ownPaths);
+  if (hiding.problem) log.warn("security.own_files_exposed", { paths: ownPaths, hidden: hiding.hidden, problem: hiding.problem });
+  else log.info("security.own_files_hidden", { paths: hiding.hidden });
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   let requiredToken: string | undefined;
   try {
@@ -58,6 +63,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     notes,
     envReferences,
     childUmask: hardening.operatorUmask,
+    ownFiles: { paths: ownPaths, hiddenFromCommands: hiding.hidden },
     db,
     dataDir,
     logger: log,

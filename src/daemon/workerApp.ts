@@ -15,7 +15,7 @@ import { privilegeGateProblem } from "../pty/index.ts";
 import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
-import { createWorkerServices, type WorkerServices } from "./workerServices.ts";
+import { createWorkerServices, type OwnFiles, type WorkerServices } from "./workerServices.ts";
 import { storeFileSizes } from "./storeFileSizes.ts";
 
 export interface WorkerAppOptions {
@@ -26,6 +26,7 @@ export interface WorkerAppOptions {
   envReferences?: readonly string[];
   /** The operator's umask, for the commands the agent runs. */
   childUmask?: number;
+  ownFiles?: OwnFiles;
   db: Database;
   dataDir: string;
   logger: Logger;
@@ -59,6 +60,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     logger: options.logger,
     envReferences: options.envReferences,
     childUmask: options.childUmask,
+    ownFiles: options.ownFiles,
     localApiKey: requiredToken,
     localFetch: (request) => app!.fetch(request),
   });

@@ -25,10 +25,17 @@ export interface WorkerServicesOptions {
   envReferences?: readonly string[];
   /** The operator's umask, for the commands the agent runs. */
   childUmask?: number;
+  /** agentd's own files (data dir, config file), and those of them Landlock keeps from commands. */
+  ownFiles?: OwnFiles;
   /** Sent by the agent's model client to the local proxy (the bearer token on a non-loopback bind). */
   localApiKey?: string;
   /** Serves a request with the worker's own app, so the agent reaches the proxy without a socket. */
   localFetch: (request: Request) => Response | Promise<Response>;
+}
+
+export interface OwnFiles {
+  paths: readonly string[];
+  hiddenFromCommands: readonly string[];
 }
 
 /** Every capability the worker runs, composed: what to mount, what to report, how to stop. */
@@ -72,9 +79,10 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         logger: logger.child("pty"),
         withheldEnv: options.envReferences,
         childUmask: options.childUmask,
+        hiddenPaths: options.ownFiles?.hiddenFromCommands,
       }),
     );
-    stack.start(() => createFilesCapability({ readFileMaxBytes }));
+    stack.start(() => createFilesCapability({ readFileMaxBytes, ownPaths: options.ownFiles?.paths ?? [dataDir] }));
     const hop = stack.start(() =>
       createHopCapability({
         db,

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../core/tools/toolDefinition.ts";
-import { localFileAccess } from "./localFiles.ts";
-import { readTextLines, writeTextFile } from "./textFileAccess.ts";
+import { readTextLines, writeTextFile, type FileAccess } from "./textFileAccess.ts";
 
 const readFileParameters = z.strictObject({
   path: z.string().min(1).describe("File to read; relative paths start at the home directory of the user agentd runs as"),
@@ -9,7 +8,7 @@ const readFileParameters = z.strictObject({
   limit: z.number().int().min(1).max(10_000).default(500).describe("Most lines to return"),
 });
 
-export function createReadFileTool(options: { maxBytes: number }): ToolDefinition<typeof readFileParameters> {
+export function createReadFileTool(options: { maxBytes: number; files: FileAccess }): ToolDefinition<typeof readFileParameters> {
   return defineTool({
     name: "read_file",
     description: "Read lines of a text file. Returns the requested lines and the total line count; refuses binary and very large files.",
@@ -17,7 +16,7 @@ export function createReadFileTool(options: { maxBytes: number }): ToolDefinitio
     scope: "read",
     timeoutMs: 30_000,
     hostBound: true,
-    execute: (args) => readTextLines(localFileAccess, args, options.maxBytes),
+    execute: (args) => readTextLines(options.files, args, options.maxBytes),
   });
 }
 
@@ -27,7 +26,7 @@ const writeFileParameters = z.strictObject({
   create_dirs: z.boolean().default(false).describe("Create missing parent directories"),
 });
 
-export function createWriteFileTool(): ToolDefinition<typeof writeFileParameters> {
+export function createWriteFileTool(files: FileAccess): ToolDefinition<typeof writeFileParameters> {
   return defineTool({
     name: "write_file",
     description: "Write a whole text file atomically (a temporary file renamed over the target, so readers never see half a file).",
@@ -35,6 +34,6 @@ export function createWriteFileTool(): ToolDefinition<typeof writeFileParameters
     scope: "fs_write",
     timeoutMs: 30_000,
     hostBound: true,
-    execute: (args) => writeTextFile(localFileAccess, args),
+    execute: (args) => writeTextFile(files, args),
   });
 }

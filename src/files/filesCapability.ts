@@ -2,13 +2,22 @@ import type { Capability } from "../core/capability.ts";
 import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 import { createFileRoutes } from "./fileRoutes.ts";
 import { createReadFileTool, createWriteFileTool } from "./fileTools.ts";
+import { createLocalFiles } from "./localFiles.ts";
 
 /** Files of this host: /api/files (a hop's local side uses it) and the read_file / write_file tools. */
-export function createFilesCapability(options: { readFileMaxBytes: number }): Capability {
+export function createFilesCapability(options: {
+  readFileMaxBytes: number;
+  /** agentd's own files (data dir, config file): out of the tools' reach. */
+  ownPaths: readonly string[];
+}): Capability {
+  const files = createLocalFiles(options.ownPaths);
   return {
     name: "files",
-    routes: [{ path: "/api/files", app: createFileRoutes() }],
-    tools: [createReadFileTool({ maxBytes: options.readFileMaxBytes }) as ToolDefinition, createWriteFileTool() as ToolDefinition],
+    routes: [{ path: "/api/files", app: createFileRoutes(files) }],
+    tools: [
+      createReadFileTool({ maxBytes: options.readFileMaxBytes, files }) as ToolDefinition,
+      createWriteFileTool(files) as ToolDefinition,
+    ],
     // Holds nothing open.
     close: async () => undefined,
   };

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { appendFile, chmod, chown, mkdir, open, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { readlinkSync, realpathSync } from "node:fs";
+import { chmod, chown, mkdir, open, realpath, rename, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { AgentdError } from "../core/errors/index.ts";
 import {
   DEFAULT_READ_BYTES,
@@ -15,6 +16,40 @@ import {
 } from "./fileSchemas.ts";
 
 /** File reads and writes on this host, for the file API every agentd serves. */
+
+/**
+ * agentd's own files (the data dir with its store and token, the config file): never read or
+ * written through the file tools, whatever path or link leads there. Each check is made on what was
+ * actually opened (/proc/self/fd), so a link swapped between a check and the open gains nothing.
+ */
+class OwnFiles {
+  private readonly roots: string[];
+
+  constructor(paths: readonly string[]) {
+    this.roots = paths.map((path) => {
+      try {
+        return realpathSync(path);
+      } catch {
+        return resolve(path);
+      }
+    });
+  }
+
+  /** Throws path_protected when `real` (a resolved path) is one of agentd's own files. */
+  assertNotOwn(real: string, shown: string, verb: "read" | "write"): void {
+    const root = this.roots.find((r) => real === r || real.startsWith(r + sep));
+    if (root)
+      throw new AgentdError(
+        "path_protected",
+        `Cannot ${verb} ${shown} as it is inside agentd's own files (${root}): its store, token and logs are not for the agent's tools`,
+      );
+  }
+
+  /** The same check on an open descriptor: where it really leads. */
+  assertHandle(handle: FileHandle, shown: string, verb: "read" | "write"): void {
+    this.assertNotOwn(readlinkSync(`/proc/self/fd/${handle.fd}`), shown, verb);
+  }
+}
 
 function resolvePath(path: string): string {
   const expanded = path === "~" ? homedir() : path.startsWith("~/") ? `${homedir()}/${path.slice(2)}` : path;
@@ -32,15 +67,16 @@ function fileError(error: unknown, path: string, writing = false): AgentdError {
   return new AgentdError("file_io_error", `Cannot access ${path}: ${(error as Error).message}`);
 }
 
-export async function readLocalFile(args: ReadFileArgs): Promise<ReadFileResult> {
+async function readLocalFile(own: OwnFiles, args: ReadFileArgs): Promise<ReadFileResult> {
   const path = resolvePath(args.path);
   try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-    const offset = Math.min(args.offset ?? 0, info.size);
-    const length = Math.min(args.max_bytes ?? DEFAULT_READ_BYTES, info.size - offset);
     const handle = await open(path, "r");
     try {
+      own.assertHandle(handle, path, "read");
+      const info = await handle.stat();
+      if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      const offset = Math.min(args.offset ?? 0, info.size);
+      const length = Math.min(args.max_bytes ?? DEFAULT_READ_BYTES, info.size - offset);
       const buffer = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buffer, 0, length, offset);
       const bytes = buffer.subarray(0, bytesRead);
@@ -68,28 +104,48 @@ export async function readLocalFile(args: ReadFileArgs): Promise<ReadFileResult>
  * place, so every name still shows the new content; otherwise a temp file is renamed over it, so a
  * reader never sees half of it.
  */
-export async function writeLocalFile(args: WriteFileArgs): Promise<WriteFileResult> {
+async function writeLocalFile(own: OwnFiles, args: WriteFileArgs): Promise<WriteFileResult> {
   const path = resolvePath(args.path);
   const data = decodeContent(args.content, args.encoding);
   try {
-    if (args.create_dirs) await mkdir(dirname(path), { recursive: true });
+    if (args.create_dirs) {
+      own.assertNotOwn(await nearestExisting(dirname(path)), path, "write");
+      await mkdir(dirname(path), { recursive: true });
+    }
     // A link's target is the file meant; a dangling link is created through, as the shell would.
     const target = await realpath(path).catch(() => path);
-    const existing = await stat(target).catch(() => undefined);
-    if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-    const newMode = args.mode ? Number.parseInt(args.mode, 8) : 0o644;
-    if (args.append) {
-      await appendFile(target, data);
-      // agentd's own umask is 077: a new file gets the mode asked for, as the operator's shell would give it.
-      if (!existing) await chmod(target, newMode);
-    } else if (!existing) {
-      await replaceByRename(target, data, { mode: newMode });
-    } else if (existing.nlink > 1 || !(await replaceByRename(target, data, existing))) {
-      await writeInPlace(target, data);
+    // Everything below goes through the opened directory (/proc/self/fd/N/name): a directory
+    // swapped for a link after this check cannot redirect the write.
+    const directory = await open(dirname(target), "r");
+    try {
+      own.assertHandle(directory, path, "write");
+      const inDirectory = join(`/proc/self/fd/${directory.fd}`, basename(target));
+      const existing = await stat(inDirectory).catch(() => undefined);
+      if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      const newMode = args.mode ? Number.parseInt(args.mode, 8) : 0o644;
+      if (args.append) {
+        await writeThroughHandle(own, inDirectory, path, data, "a");
+        // agentd's own umask is 077: a new file gets the mode asked for, as the operator's shell would give it.
+        if (!existing) await chmod(inDirectory, newMode);
+      } else if (!existing) {
+        await replaceByRename(inDirectory, data, { mode: newMode });
+      } else if (existing.nlink > 1 || !(await replaceByRename(inDirectory, data, existing))) {
+        await writeThroughHandle(own, inDirectory, path, data, "r+");
+      }
+      return { path, bytes_written: data.length, size: (await stat(inDirectory)).size, created: !existing };
+    } finally {
+      await directory.close();
     }
-    return { path, bytes_written: data.length, size: (await stat(target)).size, created: !existing };
   } catch (error) {
     throw error instanceof AgentdError ? error : fileError(error, path, true);
+  }
+}
+
+/** The deepest existing directory of `dir`, resolved: where a mkdir -p would start creating. */
+async function nearestExisting(dir: string): Promise<string> {
+  for (let current = dir; ; current = dirname(current)) {
+    const real = await realpath(current).catch(() => undefined);
+    if (real !== undefined || current === dirname(current)) return real ?? current;
   }
 }
 
@@ -116,9 +172,15 @@ async function replaceByRename(target: string, data: Buffer, like: { mode: numbe
   }
 }
 
-async function writeInPlace(target: string, data: Buffer): Promise<void> {
-  const handle = await open(target, "r+");
+/** Appends ("a") or rewrites in place ("r+", keeping every hard link), checked on the opened file. */
+async function writeThroughHandle(own: OwnFiles, target: string, shown: string, data: Buffer, flags: "a" | "r+"): Promise<void> {
+  const handle = await open(target, flags);
   try {
+    own.assertHandle(handle, shown, "write");
+    if (flags === "a") {
+      await handle.appendFile(data);
+      return;
+    }
     await handle.truncate(0);
     await handle.write(data, 0, data.length, 0);
   } finally {
@@ -126,4 +188,11 @@ async function writeInPlace(target: string, data: Buffer): Promise<void> {
   }
 }
 
-export const localFileAccess = { read: readLocalFile, write: writeLocalFile };
+/** This host's files, with agentd's own (`ownPaths`: the data dir, the config file) kept out of reach. */
+export function createLocalFiles(ownPaths: readonly string[]): {
+  read(args: ReadFileArgs): Promise<ReadFileResult>;
+  write(args: WriteFileArgs): Promise<WriteFileResult>;
+} {
+  const own = new OwnFiles(ownPaths);
+  return { read: (args) => readLocalFile(own, args), write: (args) => writeLocalFile(own, args) };
+}

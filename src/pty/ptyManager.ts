@@ -39,6 +39,8 @@ export interface PtyManagerOptions {
   withheldEnv?: readonly string[];
   /** The umask commands run with (the operator's; agentd's own is 077). */
   childUmask?: number;
+  /** agentd's own paths (data dir, config file) that commands cannot reach: see decideHiding. */
+  hiddenPaths?: readonly string[];
 }
 
 export interface ExecOptions {
@@ -67,6 +69,7 @@ export class PtyManager {
   private readonly groups: PtyGroupRegistry;
   private readonly withheldEnv: readonly string[];
   private readonly childUmask: number | undefined;
+  private readonly hiddenPaths: readonly string[];
   /**
    * Slots taken by opens that have not started their session yet (waiting for an evicted session to
    * end). Taken synchronously, before any await, so concurrent opens can never overshoot the limit.
@@ -79,6 +82,7 @@ export class PtyManager {
     this.config = options.config;
     this.withheldEnv = options.withheldEnv ?? [];
     this.childUmask = options.childUmask;
+    this.hiddenPaths = options.hiddenPaths ?? [];
     this.log = options.logger ?? createLogger("pty");
     this.groups = new PtyGroupRegistry(join(options.dataDir, PTY_GROUPS_DIR));
     this.outputStore = new ToolOutputStore(join(options.dataDir, "tool-output"), {
@@ -306,7 +310,7 @@ export class PtyManager {
       id,
       cmd: args.cmd,
       spec: {
-        argv: gatedArgv(shellArgv(shell, args.login ?? this.config.login_shell, args.cmd), privileged),
+        argv: gatedArgv(shellArgv(shell, args.login ?? this.config.login_shell, args.cmd), privileged, this.hiddenPaths),
         env: childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
         cwd: args.workdir,
         cols: args.cols ?? DEFAULT_COLS,

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { servicesConfigSchema } from "../../src/core/config/sections/servicesConfig.ts";
 import type { ToolContext } from "../../src/agent/index.ts";
 import { createReadFileTool, createWriteFileTool } from "../../src/files/fileTools.ts";
+import { createLocalFiles } from "../../src/files/localFiles.ts";
 import { createIncidentTools } from "../../src/watchdog/incidents/incidentTools.ts";
 import { createServiceTools } from "../../src/agent/serviceTools.ts";
 import { baseMigrations, openStore } from "../../src/core/store/index.ts";
@@ -16,7 +17,7 @@ const progress: string[] = [];
 const ctx: ToolContext = { signal: new AbortController().signal, progress: (m) => void progress.push(m), sessionId: "ses_test" };
 
 describe("read_file", () => {
-  const read = createReadFileTool({ maxBytes: 4096 });
+  const read = createReadFileTool({ maxBytes: 4096, files: createLocalFiles([]) });
   const parse = (args: unknown) => read.parameters.parse(args);
   test("returns the requested lines with counts", async () => {
     const path = join(dir, "lines.txt");
@@ -43,7 +44,7 @@ describe("read_file", () => {
 });
 
 describe("write_file", () => {
-  const write = createWriteFileTool();
+  const write = createWriteFileTool(createLocalFiles([]));
   test("replaces a file atomically, keeps its mode and leaves no temp file", async () => {
     const path = join(dir, "conf", "app.conf");
     await expect(write.execute(write.parameters.parse({ path, content: "a" }), ctx)).rejects.toMatchObject({ code: "directory_not_found" });

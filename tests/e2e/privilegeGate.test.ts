@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
 import { binaryForAnyUser, cleanEnv, runAgentd, stopChild } from "../support/binary.ts";
@@ -18,6 +18,7 @@ let user: GateUser;
 let upstream: ScriptedUpstream;
 let proc: Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let dataDir: string;
+let stateParent = "";
 let work: string;
 let url = "";
 let token = "";
@@ -104,7 +105,12 @@ beforeAll(async () => {
   upstream = startScriptedUpstream();
   const home = makeTempDir("agentd-gate-home-");
   user = createGateUser(home);
-  dataDir = makeTempDir("agentd-gate-data-");
+  // Under a directory the user cannot write, as systemd's StateDirectory is: agentd can then keep
+  // its own files (store, token, config) out of its commands' reach.
+  stateParent = mkdtempSync("/var/lib/agentd-gate-");
+  chmodSync(stateParent, 0o755);
+  dataDir = join(stateParent, "data");
+  mkdirSync(dataDir);
   work = makeTempDir("agentd-gate-work-");
   user.own(dataDir, 0o700);
   user.own(work, 0o755);
@@ -139,6 +145,7 @@ afterAll(async () => {
   await upstream?.close();
   await user?.remove();
   removeTempDirs();
+  if (stateParent) rmSync(stateParent, { recursive: true, force: true });
 }, 60_000);
 
 describe("the privilege gate against a hostile model (agentd as a non-root user, real sudo)", () => {
@@ -328,4 +335,36 @@ describe("the privilege gate against a hostile model (agentd as a non-root user,
     expect(sidecar).toContain("DB_PASSWORD=[redacted]");
     expect(sidecar).not.toContain(`touch ${marker}`);
   }, 60_000);
+
+  test("agentd's own files are out of reach: no token read, no grant forged, no tool into the data dir; sudo still asks", async () => {
+    expect(lines.find((r) => r.event === "security.own_files_hidden")?.paths).toEqual([dataDir]);
+    const id = (await call<{ id: string }>("/api/sessions", { body: {}, expect: 201 })).id;
+    const link = join(work, "state-link");
+    const marker = join(work, "forged-grant");
+    const forge = [
+      `cat ${dataDir}/token`,
+      `ln -s ${dataDir} ${link} && cat ${link}/token`,
+      `python3 -c "import sqlite3; c = sqlite3.connect('${dataDir}/agentd.db'); c.execute(\\"INSERT INTO agent_grants VALUES ('${id}', 's' || 'udo', 'forged', 0)\\"); c.commit(); print('forged')"`,
+      `echo '{}' > ${dataDir}/agentd.jsonc`,
+      `ls ${dataDir} >/dev/null && echo listed`,
+    ].join("; ");
+    const outcome = await turn(
+      [
+        [exec(forge)],
+        [writeFile(join(link, "agentd.jsonc"), "{}"), { name: "read_file", arguments: JSON.stringify({ path: join(dataDir, "token") }) }],
+        [exec(`sudo -n touch ${marker}`)],
+      ],
+      id,
+    );
+    expect(outcome.output).not.toContain(token);
+    expect(outcome.output).not.toMatch(/^forged$/m);
+    expect(outcome.output.match(/Permission denied/g)?.length).toBeGreaterThanOrEqual(3);
+    expect(outcome.output).toContain("unable to open database file");
+    expect(outcome.output).toContain("listed");
+    expect(outcome.output.match(/path_protected|agentd's own files/g)?.length).toBeGreaterThanOrEqual(2);
+    // No grant was written, so the sudo call asked (and was denied).
+    expect(outcome.asked).toBe(1);
+    expect(becameRoot(marker)).toBe(false);
+    expect(readFileSync(join(dataDir, "agentd.jsonc"), "utf8")).not.toBe("{}");
+  }, 90_000);
 });

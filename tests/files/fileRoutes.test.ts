@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createFileRoutes } from "../../src/files/index.ts";
+import { createFileRoutes, createLocalFiles } from "../../src/files/index.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
-const app = createFileRoutes();
+const app = createFileRoutes(createLocalFiles([]));
 const dir = makeTempDir("agentd-files-");
 const post = async (path: string, body: unknown) => {
   const response = await app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -5,80 +5,21 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, resolveDataDir, type AgentdConfig } from "../../core/config/index.ts";
 import { allMigrations } from "../../daemon/allMigrations.ts";
-import { errorMessage } from "../../core/errors/index.ts";
 import { hopsConfigSchema, type HopsConfig } from "../../core/config/sections/hopConfig.ts";
 import type { Logger } from "../../core/log/index.ts";
 import { normalizeBaseUrl } from "../../proxy/index.ts";
-import { PtyManager, privilegeGateProblem, ptyConfigSchema, runningAsRoot, setprivPath } from "../../pty/index.ts";
+import { PtyManager, ptyConfigSchema } from "../../pty/index.ts";
+import { errorMessage } from "../../core/errors/index.ts";
+import { type DoctorCheck, type DoctorResult, formatDoctorReport, runDoctorChecks } from "./doctorReport.ts";
+import { hidingCheck, privilegeGateCheck } from "./doctorSecurity.ts";
 import { openStore, probeStoreWritable } from "../../core/store/index.ts";
 import { parseDuration, type Command } from "../command.ts";
 
-export type DoctorStatus = "pass" | "fail" | "skip";
-
-export interface DoctorResult {
-  name: string;
-  status: DoctorStatus;
-  detail: string;
-  /** What to do about a failure. */
-  hint?: string;
-}
-
-export interface DoctorCheck {
-  name: string;
-  run(): Promise<DoctorResult | DoctorResult[]>;
-}
-
-/** One line per result: status, name, what was seen, and for a failure what to do. */
-export function formatDoctorReport(results: DoctorResult[]): string {
-  const width = Math.max(8, ...results.map((r) => r.name.length));
-  const lines = results.map(
-    (r) => `${r.status.padEnd(4)}  ${r.name.padEnd(width)}  ${r.detail}${r.status === "fail" && r.hint ? ` (hint: ${r.hint})` : ""}`,
-  );
-  const count = (status: DoctorStatus) => results.filter((r) => r.status === status).length;
-  lines.push(`agentd doctor: ${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped`);
-  return `${lines.join("\n")}\n`;
-}
-
-/** Runs every check; a check that throws becomes a failure of that check, never a crash of the command. */
-export async function runDoctorChecks(checks: DoctorCheck[]): Promise<DoctorResult[]> {
-  const results: DoctorResult[] = [];
-  for (const check of checks) {
-    try {
-      const outcome = await check.run();
-      results.push(...(Array.isArray(outcome) ? outcome : [outcome]));
-    } catch (error) {
-      results.push({ name: check.name, status: "fail", detail: `the check itself failed: ${errorMessage(error)}` });
-    }
-  }
-  return results;
-}
+export { formatDoctorReport, runDoctorChecks } from "./doctorReport.ts";
+export type { DoctorCheck, DoctorResult, DoctorStatus } from "./doctorReport.ts";
 
 // The PTY manager logs each session it opens; doctor's report is the output here, so those stay quiet.
 const quietLogger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => quietLogger };
-
-/** Whether the kernel keeps unapproved commands from raising privileges (no_new_privs through setpriv, agentd not root). */
-export function privilegeGateCheck(): DoctorCheck {
-  return {
-    name: "privilege gate",
-    async run() {
-      const problem = privilegeGateProblem();
-      if (problem)
-        return {
-          name: "privilege gate",
-          status: "fail",
-          detail: problem,
-          hint: runningAsRoot()
-            ? "start agentd as its own user (README: Security model, systemd)"
-            : "install util-linux, which provides setpriv",
-        };
-      return {
-        name: "privilege gate",
-        status: "pass",
-        detail: `commands start with no_new_privs (${setprivPath()}); only sudo-approved ones may raise privileges`,
-      };
-    },
-  };
-}
 
 function ptyCheck(): DoctorCheck {
   const hint = "agentd opens PTYs through libc (openpty, posix_spawn) with bun:ffi: /dev/ptmx and a mounted /dev/pts are needed";
@@ -261,6 +202,7 @@ export const doctorCommand: Command = {
     const checks = [
       ptyCheck(),
       privilegeGateCheck(),
+      hidingCheck([dataDir, ...(path ? [path] : [])]),
       dataDirCheck(dataDir),
       sqliteCheck(dataDir),
       providerChecks(config.providers, timeoutMs),

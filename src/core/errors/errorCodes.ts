@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   csrf_rejected: { status: 403 },
   approver_is_agent: { status: 403 },
   agent_direct_call: { status: 403 },
+  path_protected: { status: 403 },
   not_found: { status: 404 },
   request_timeout: { status: 408 },
   body_too_large: { status: 413 },

@@ -12,3 +12,4 @@ export type { ProcStat } from "./procStat.ts";
 export { becomeOrphanReaper } from "./orphanReaper.ts";
 export type { OrphanReaper } from "./orphanReaper.ts";
 export { trackChild } from "./ownChildren.ts";
+export { isCompiledBinary } from "./compiledBinary.ts";

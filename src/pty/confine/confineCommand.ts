@@ -1,0 +1,13 @@
+import { join } from "node:path";
+import { isCompiledBinary } from "../../core/process/compiledBinary.ts";
+import { CONFINE_VERB, EXEC_MARKER } from "./confineVerb.ts";
+
+/**
+ * The argv that starts `argv` confined: no_new_privs, and `hidden` out of reach (Landlock).
+ * The compiled binary runs its own `__confine`; from source (tests) the helper file alone starts,
+ * which is quicker than the whole CLI.
+ */
+export function confinedArgv(argv: readonly string[], hidden: readonly string[]): string[] {
+  const helper = isCompiledBinary() ? [process.execPath, CONFINE_VERB] : [process.execPath, join(import.meta.dir, "confineMain.ts")];
+  return [...helper, ...hidden.flatMap((path) => ["--hide", path]), EXEC_MARKER, ...argv];
+}

@@ -1,0 +1,107 @@
+import { dlopen, ptr, read } from "bun:ffi";
+import { accessSync, constants, readdirSync } from "node:fs";
+import { cString, cStringArray } from "../cStrings.ts";
+import { landlockAbi, restrictSelf, setNoNewPrivs } from "./landlock.ts";
+import { planHiding, type PlanFs } from "./landlockPlan.ts";
+import { EXEC_MARKER } from "./confineVerb.ts";
+
+const EXIT_CANNOT_CONFINE = 126;
+const EXIT_NOT_FOUND = 127;
+const SIGNALS = 31;
+const SIGKILL = 9;
+const SIGSTOP = 19;
+const SIG_SETMASK = 2;
+
+/**
+ * `agentd __confine [--hide PATH]... --exec ARGV…`: sets no_new_privs, hides the paths with Landlock,
+ * gives back default signal handling (Bun ignores SIGPIPE; an ignored signal survives exec), then
+ * execs ARGV in this same process. It only returns when it cannot do all of that: a command is
+ * never started with less confinement than asked for.
+ */
+export function confineMain(args: readonly string[]): number {
+  const split = args.indexOf(EXEC_MARKER);
+  const options = split < 0 ? args : args.slice(0, split);
+  const argv = split < 0 ? [] : args.slice(split + 1);
+  const hide: string[] = [];
+  for (let i = 0; i < options.length; i += 2) {
+    if (options[i] !== "--hide" || options[i + 1] === undefined) return fail(`unexpected argument ${options[i]}`, 2);
+    hide.push(options[i + 1]!);
+  }
+  if (argv.length === 0) return fail(`no command after ${EXEC_MARKER}`, 2);
+  try {
+    setNoNewPrivs();
+    if (hide.length > 0) {
+      const abi = landlockAbi();
+      if (abi === 0) throw new Error("Landlock is not available in this kernel");
+      const plan = planHiding(hide, hostPlanFs);
+      if (plan.exposed.length > 0) throw new Error(plan.exposed.map((e) => e.why).join("; "));
+      restrictSelf(plan.rules, abi);
+    }
+    return execReplacing(argv);
+  } catch (error) {
+    return fail((error as Error).message, EXIT_CANNOT_CONFINE);
+  }
+}
+
+/** The host's filesystem as the plan sees it. */
+export const hostPlanFs: PlanFs = {
+  list(dir) {
+    try {
+      return readdirSync(dir, { withFileTypes: true }).map((entry) => ({
+        name: entry.name,
+        directory: entry.isDirectory(),
+        symlink: entry.isSymbolicLink(),
+      }));
+    } catch {
+      return undefined;
+    }
+  },
+  writable(dir) {
+    try {
+      accessSync(dir, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
+
+function execReplacing(argv: readonly string[]): number {
+  const libc = loadExecLibc();
+  for (let signal = 1; signal <= SIGNALS; signal++) if (signal !== SIGKILL && signal !== SIGSTOP) libc.signal(signal, null);
+  // sigset_t is 128 bytes in glibc and musl; all clear: nothing blocked.
+  libc.sigprocmask(SIG_SETMASK, new Uint8Array(128), null);
+  const { array, keepAlive } = cStringArray(argv);
+  libc.execvp(cString(argv[0]!), ptr(array));
+  void keepAlive;
+  const errno = read.i32(libc.__errno_location()!, 0);
+  return fail(
+    `cannot run ${argv[0]}: ${errno === 2 ? "not found" : errno === 13 ? "permission denied" : `errno ${errno}`}`,
+    EXIT_NOT_FOUND,
+  );
+}
+
+function loadExecLibc() {
+  const symbols = {
+    execvp: { args: ["ptr", "ptr"], returns: "i32" },
+    signal: { args: ["i32", "ptr"], returns: "ptr" },
+    sigprocmask: { args: ["i32", "ptr", "ptr"], returns: "i32" },
+    __errno_location: { args: [], returns: "ptr" },
+  } as const;
+  let last: unknown;
+  for (const name of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
+    try {
+      return dlopen(name, symbols).symbols;
+    } catch (error) {
+      last = error;
+    }
+  }
+  throw new Error(`cannot load libc: ${(last as Error)?.message ?? "not found"}`);
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`agentd: cannot start the command confined: ${message}\n`);
+  return code;
+}
+
+if (import.meta.main) process.exitCode = confineMain(process.argv.slice(2));
