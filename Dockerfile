@@ -13,12 +13,14 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates procps tini \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --create-home --home-dir /var/lib/agentd --uid 10001 agentd \
+ && useradd --system --create-home --home-dir /home/agentd --uid 10001 agentd \
+ && install -d -o root -g root -m 0755 /var/lib/agentd \
  && install -d -o agentd -g agentd -m 0700 /var/lib/agentd/data
 COPY --from=build /src/agentd /usr/local/bin/agentd
 COPY deploy/docker/agentd.jsonc /etc/agentd/agentd.jsonc
 USER agentd
-WORKDIR /var/lib/agentd
+# The data dir's parent is root's: agentd can then hide the store and token from its commands (Landlock).
+WORKDIR /home/agentd
 ENV AGENTD_DATA_DIR=/var/lib/agentd/data \
     AGENTD_CONFIG=/etc/agentd/agentd.jsonc
 # The store, the token and the logs: keep them across containers.

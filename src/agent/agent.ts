@@ -8,6 +8,7 @@ import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import { agentRoutes } from "./agentRoutes.ts";
 import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
 import { ApprovalService, type DecisionResult } from "./approvalService.ts";
+import { WrittenFileStore } from "./writtenFileStore.ts";
 import { ApprovalStore, type ApprovalDecision, type DecidedBy } from "./approvalStore.ts";
 import { approvalView, type ApprovalView } from "./approvalView.ts";
 import { DebugSidecar } from "./debugSidecar.ts";
@@ -146,6 +147,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     events,
     toolCalls,
     approvals,
+    writtenFiles: new WrittenFileStore(db),
     catalog,
     target,
     client,

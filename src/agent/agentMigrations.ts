@@ -108,4 +108,16 @@ export const agentMigrations: readonly Migration[] = [
       CREATE INDEX agent_tool_calls_call_id ON agent_tool_calls (call_id);
     `,
   },
+  {
+    version: 211,
+    name: "agent_written_files",
+    // The text check's memory of what each session wrote, so it survives a worker restart.
+    sql: `
+      CREATE TABLE agent_written_files (
+        session_id TEXT NOT NULL REFERENCES agent_sessions (id),
+        name TEXT NOT NULL,
+        PRIMARY KEY (session_id, name)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -20,7 +20,7 @@ import type { ToolCatalog } from "./toolCatalog.ts";
 import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { clipToolResult } from "./toolResultText.ts";
-import { CommandJudge } from "./shell/commandJudge.ts";
+import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
 import type { ApprovalRequest } from "./approvalView.ts";
 import type { AgentTelemetry } from "./agentTelemetry.ts";
 
@@ -29,6 +29,8 @@ export interface TurnEngineDeps {
   events: SessionEvents;
   toolCalls: ToolCallStore;
   approvals: ApprovalStore;
+  /** What each session wrote, for the text check (kept across restarts). */
+  writtenFiles?: WrittenFiles;
   catalog: ToolCatalog;
   target(name: string): ToolTarget;
   /** The agent's one model client. */
@@ -56,9 +58,11 @@ class TurnCancelled extends Error {}
  */
 export class TurnEngine {
   readonly #running = new Map<string, RunningTurn>();
-  readonly #judge = new CommandJudge();
+  readonly #judge: CommandJudge;
 
-  constructor(private readonly deps: TurnEngineDeps) {}
+  constructor(private readonly deps: TurnEngineDeps) {
+    this.#judge = new CommandJudge(deps.writtenFiles);
+  }
 
   get runningCount(): number {
     return this.#running.size;

@@ -12,7 +12,7 @@ import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
-import { decideHiding, privilegeGateProblem, runningAsRoot } from "../pty/index.ts";
+import { decideHiding, privilegeGateProblem } from "../pty/index.ts";
 import { WorkerConfigReload } from "./configReload.ts";
 import { createReloadRoutes } from "./reloadRoutes.ts";
 
@@ -36,7 +36,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const supervisorPid = Number(process.env.AGENTD_SUPERVISOR_PID) || null;
   const restarts = Number(process.env.AGENTD_WORKER_RESTARTS) || 0;
   const gateProblem = privilegeGateProblem();
-  if (gateProblem) log.warn(runningAsRoot() ? "security.running_as_root" : "security.no_new_privs_unavailable", { problem: gateProblem });
+  if (gateProblem) log.warn("security.running_as_root", { problem: gateProblem });
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   // The store holds approvals and grants: a command that could write it could approve itself.
@@ -63,7 +63,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     notes,
     envReferences,
     childUmask: hardening.operatorUmask,
-    ownFiles: { paths: ownPaths, hiddenFromCommands: hiding.hidden },
+    ownFiles: { paths: ownPaths, hiddenFromCommands: hiding.hidden, ...(hiding.problem ? { problem: hiding.problem } : {}) },
     db,
     dataDir,
     logger: log,

@@ -105,6 +105,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       restarts,
       memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
       ...(gateProblem ? { privilege_gate_problem: gateProblem } : {}),
+      ...(options.ownFiles?.problem ? { own_files_problem: options.ownFiles.problem } : {}),
     }),
   });
   const page = statusPageMounts(status, { requiredToken });

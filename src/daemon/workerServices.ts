@@ -36,6 +36,8 @@ export interface WorkerServicesOptions {
 export interface OwnFiles {
   paths: readonly string[];
   hiddenFromCommands: readonly string[];
+  /** Why some stay within the commands' reach. */
+  problem?: string;
 }
 
 /** Every capability the worker runs, composed: what to mount, what to report, how to stop. */

@@ -5,9 +5,10 @@ import { raceTimeout } from "../core/process/index.ts";
 /** A body still arriving after this long is refused: a slow sender must not hold a connection forever. */
 const BODY_DEADLINE_MS = 60_000;
 
-async function withinDeadline<T>(reading: Promise<T>): Promise<T> {
-  const result = await raceTimeout(reading, BODY_DEADLINE_MS);
-  if (result === "timeout") throw new AgentdError("request_timeout", `The request body did not arrive within ${BODY_DEADLINE_MS / 1000} s`);
+/** `reading` (a request body), or 408 request_timeout when it has not arrived within the deadline. */
+export async function withinDeadline<T>(reading: Promise<T>, deadlineMs = BODY_DEADLINE_MS): Promise<T> {
+  const result = await raceTimeout(reading, deadlineMs);
+  if (result === "timeout") throw new AgentdError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s`);
   return result;
 }
 

@@ -89,6 +89,11 @@ function WorkerCard({ worker }: { worker: WorkerInfo }) {
           <Pill text="warn" /> {worker.privilege_gate_problem}
         </p>
       )}
+      {worker.own_files_problem && (
+        <p class="gate-warning" data-field="own-files">
+          <Pill text="warn" /> Commands can reach agentd's own files: {worker.own_files_problem}
+        </p>
+      )}
     </Card>
   );
 }

@@ -14,8 +14,10 @@ export interface WorkerInfo {
   uptime_s: number;
   restarts: number;
   memory_mb: number;
-  /** Set when the kernel's privilege gate cannot hold (agentd runs as root, or setpriv is missing): why. */
+  /** Set when the kernel's privilege gate cannot hold (agentd runs as root): why. */
   privilege_gate_problem?: string;
+  /** Set when commands can reach agentd's data dir or config file (no Landlock, a writable ancestor, root): why. */
+  own_files_problem?: string;
 }
 
 /**

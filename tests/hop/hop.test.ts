@@ -134,16 +134,18 @@ describe("hops against a real OpenSSH server", () => {
     expect(JSON.stringify(manager.list())).not.toContain(token);
   }, 60_000);
 
-  test("exec_command runs on the hop: a marker file lands in the remote agentd's data dir", async () => {
+  test("exec_command runs on the hop: a marker file lands in the remote home; the remote agentd's own files stay out of reach", async () => {
     const client = manager.client("t");
-    const result = await client.exec({ cmd: 'echo "$HOME" > "$HOME/.agentd/marker"; echo "answer $((6*7))"', yield_time_ms: 10_000 });
+    const result = await client.exec({ cmd: 'echo "$HOME" > "$HOME/hop-marker"; echo "answer $((6*7))"', yield_time_ms: 10_000 });
     expect(result.output).toContain("answer 42");
     expect(result.exit_code).toBe(0);
-    expect(readFileSync(join(remoteHome, ".agentd", "marker"), "utf8").trim()).toBe(remoteHome);
-    const written = await client.writeFile({ path: ".agentd/note.txt", content: "from the hop\n" });
-    expect(written.path).toBe(join(remoteHome, ".agentd", "note.txt"));
-    const read = await client.readFile({ path: "~/.agentd/note.txt" });
+    expect(readFileSync(join(remoteHome, "hop-marker"), "utf8").trim()).toBe(remoteHome);
+    const written = await client.writeFile({ path: "hop-note.txt", content: "from the hop\n" });
+    expect(written.path).toBe(join(remoteHome, "hop-note.txt"));
+    const read = await client.readFile({ path: "~/hop-note.txt" });
     expect(read).toMatchObject({ content: "from the hop\n", encoding: "utf8", truncated: false });
+    // The remote agentd's data dir holds its token and store: its file API refuses it.
+    await expect(client.readFile({ path: "~/.agentd/token" })).rejects.toMatchObject({ code: "path_protected" });
   }, 60_000);
 
   let pythonSession = "";

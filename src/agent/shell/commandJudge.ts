@@ -4,7 +4,14 @@ import { analyzeShell } from "./shellAnalysis.ts";
 import { CODE_VARIABLES, SHELLS } from "./shellNames.ts";
 import { programName } from "./shellWords.ts";
 
+/** Where the names of the files each session wrote are remembered (the store, across restarts). */
+export interface WrittenFiles {
+  names(sessionId: string): Set<string>;
+  add(sessionId: string, name: string): void;
+}
+
 interface SessionShellState {
+  id: string;
   /** Names of files the session wrote. */
   written: Set<string>;
   /** Per PTY session: what was typed after the last newline, so a word split over calls is still read whole. */
@@ -16,16 +23,18 @@ const EDITING_KEYS = /[\x00-\x02\x05-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 
 /**
  * Says why a call's command needs the sudo scope (empty: it does not), remembering per agent
- * session the files it wrote and the half-typed terminal lines. Memory only: after a restart the
- * text check starts afresh, no_new_privs does not depend on it.
+ * session the files it wrote (also in the store, when given: they outlive a restart) and the
+ * half-typed terminal lines (memory only: terminals do not outlive the worker).
  */
 export class CommandJudge {
   readonly #sessions = new Map<string, SessionShellState>();
 
+  constructor(private readonly writtenFiles?: WrittenFiles) {}
+
   async judge(sessionId: string, tool: ToolDefinition, args: unknown): Promise<string[]> {
     const record = (args ?? {}) as Record<string, unknown>;
     const state = this.#state(sessionId);
-    if (tool.name === "write_file" && typeof record.path === "string") state.written.add(programName(record.path));
+    if (tool.name === "write_file" && typeof record.path === "string") this.#wrote(state, [programName(record.path)]);
     if (tool.name === "exec_command" && typeof record.cmd === "string") return this.#exec(state, record);
     if (tool.name === "write_stdin" && typeof record.chars === "string" && typeof record.session_id === "string")
       return this.#typed(state, tool, record as { session_id: string; chars: string });
@@ -42,7 +51,7 @@ export class CommandJudge {
     for (const name of Object.keys((args.env as Record<string, unknown> | undefined) ?? {}))
       if (CODE_VARIABLES.has(name)) reasons.push(`sets ${name}, which decides what code runs`);
     const found = analyzeShell(await bashParser(), args.cmd as string, { written: state.written });
-    for (const name of found.writes) state.written.add(name);
+    this.#wrote(state, found.writes);
     return [...reasons, ...found.reasons];
   }
 
@@ -59,14 +68,22 @@ export class CommandJudge {
     const lastBreak = text.lastIndexOf("\n");
     state.typed.set(args.session_id, text.slice(lastBreak + 1));
     const found = analyzeShell(await bashParser(), text, { written: state.written });
-    for (const name of found.writes) state.written.add(name);
+    this.#wrote(state, found.writes);
     return found.reasons;
+  }
+
+  #wrote(state: SessionShellState, names: readonly string[]): void {
+    for (const name of names) {
+      if (state.written.has(name)) continue;
+      state.written.add(name);
+      this.writtenFiles?.add(state.id, name);
+    }
   }
 
   #state(sessionId: string): SessionShellState {
     let state = this.#sessions.get(sessionId);
     if (!state) {
-      state = { written: new Set(), typed: new Map() };
+      state = { id: sessionId, written: this.writtenFiles?.names(sessionId) ?? new Set(), typed: new Map() };
       this.#sessions.set(sessionId, state);
     }
     return state;

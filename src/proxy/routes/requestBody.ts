@@ -1,4 +1,4 @@
-import { parseJsonObject } from "../../http/requestBody.ts";
+import { parseJsonObject, withinDeadline } from "../../http/requestBody.ts";
 import { ProxyError } from "../upstream/proxyError.ts";
 
 /**
@@ -6,8 +6,13 @@ import { ProxyError } from "../upstream/proxyError.ts";
  * at once from Content-Length when sent, else while reading (a chunked upload is never held whole
  * past the limit). Done here rather than by a middleware: one less step on every request.
  */
-export async function readJsonObject(request: Request, maxBytes: number): Promise<{ raw: string; body: Record<string, unknown> }> {
-  const raw = await readBoundedText(request, maxBytes);
+export async function readJsonObject(
+  request: Request,
+  maxBytes: number,
+  deadlineMs?: number,
+): Promise<{ raw: string; body: Record<string, unknown> }> {
+  // A sender that trickles its body must not hold the connection (and its slot) forever.
+  const raw = await withinDeadline(readBoundedText(request, maxBytes), deadlineMs);
   return { raw, body: parseJsonObject(raw) };
 }
 

@@ -1,0 +1,33 @@
+import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { agentMigrations } from "../../../src/agent/agentMigrations.ts";
+import { CommandJudge } from "../../../src/agent/shell/commandJudge.ts";
+import { WrittenFileStore } from "../../../src/agent/writtenFileStore.ts";
+import { SessionStore } from "../../../src/agent/sessionStore.ts";
+import { baseMigrations, openStore } from "../../../src/core/store/index.ts";
+import type { ToolDefinition } from "../../../src/core/tools/toolDefinition.ts";
+import { makeTempDir, removeTempDirs } from "../../support/tempDir.ts";
+
+afterAll(removeTempDirs);
+
+const tool = (name: string) => ({ name }) as ToolDefinition;
+
+test("a file the session wrote before a restart still asks when run after it", async () => {
+  const path = join(makeTempDir("agentd-judge-"), "agentd.db");
+  const db = openStore({ path, migrations: [...baseMigrations, ...agentMigrations] });
+  const session = new SessionStore(db).create({ model: "m", target: "local", policy: {} });
+  const before = new CommandJudge(new WrittenFileStore(db));
+  expect(await before.judge(session.id, tool("write_file"), { path: "/tmp/x/run-me.sh", content: "id" })).toEqual([]);
+  expect(await before.judge(session.id, tool("exec_command"), { cmd: "echo hi > helper.sh" })).toEqual([]);
+  db.close();
+
+  // The worker restarted: a new judge over the same store.
+  const reopened = openStore({ path, migrations: [...baseMigrations, ...agentMigrations] });
+  const after = new CommandJudge(new WrittenFileStore(reopened));
+  expect((await after.judge(session.id, tool("exec_command"), { cmd: "bash /tmp/x/run-me.sh" })).length).toBeGreaterThan(0);
+  expect((await after.judge(session.id, tool("exec_command"), { cmd: "./helper.sh" })).length).toBeGreaterThan(0);
+  // Another session wrote nothing.
+  const other = new SessionStore(reopened).create({ model: "m", target: "local", policy: {} });
+  expect(await after.judge(other.id, tool("exec_command"), { cmd: "bash /tmp/x/run-me.sh" })).toEqual([]);
+  reopened.close();
+});
