@@ -1,4 +1,5 @@
-import { dlopen, type Library } from "bun:ffi";
+import type { Library } from "bun:ffi";
+import { openLibc } from "../core/ffi/openLibc.ts";
 
 /**
  * One TCP socket looked up by its four-tuple through the kernel's sock_diag netlink interface:
@@ -32,14 +33,11 @@ let libc: Library<typeof SYMBOLS>["symbols"] | null | undefined;
 
 function loadLibc(): Library<typeof SYMBOLS>["symbols"] | null {
   if (libc !== undefined) return libc;
-  libc = null;
-  for (const name of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
-    try {
-      libc = dlopen(name, SYMBOLS).symbols;
-      break;
-    } catch {
-      // Try the next name.
-    }
+  try {
+    libc = openLibc(SYMBOLS).symbols;
+  } catch {
+    // No libc to call: the lookup falls back to /proc/net/tcp.
+    libc = null;
   }
   return libc;
 }

@@ -1,4 +1,5 @@
-import { dlopen, FFIType, read, type FFIFunction, type Library, type Pointer } from "bun:ffi";
+import { FFIType, read, type FFIFunction, type Library, type Pointer } from "bun:ffi";
+import { LIBC_CANDIDATES, openLibc } from "../core/ffi/openLibc.ts";
 import { PtyError } from "./ptyErrors.ts";
 
 /**
@@ -6,7 +7,6 @@ import { PtyError } from "./ptyErrors.ts";
  * Constants are Linux's (x86_64 and aarch64 share them); other platforms are refused at load.
  */
 
-const LIBC_CANDIDATES = ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
 // glibc before 2.34 keeps openpty in libutil; musl and newer glibc have it in libc.
 const OPENPTY_CANDIDATES = [...LIBC_CANDIDATES, "libutil.so.1"];
 
@@ -85,16 +85,12 @@ export const EPOLL_DATA_OFFSET = process.arch === "x64" ? 4 : 8;
 export const OPAQUE_STRUCT_BYTES = 512;
 export const SIGSET_BYTES = 128;
 
-function openFirst<T extends Record<string, FFIFunction>>(candidates: string[], symbols: T): Library<T> {
-  const failures: string[] = [];
-  for (const name of candidates) {
-    try {
-      return dlopen(name, symbols);
-    } catch (error) {
-      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+function openFirst<T extends Record<string, FFIFunction>>(candidates: readonly string[], symbols: T): Library<T> {
+  try {
+    return openLibc(symbols, candidates);
+  } catch (error) {
+    throw new PtyError("pty_unsupported", `No usable libc for PTY sessions (${(error as Error).message})`);
   }
-  throw new PtyError("pty_unsupported", `No usable libc for PTY sessions (${failures.join("; ")})`);
 }
 
 function loadLibc() {

@@ -1,4 +1,5 @@
-import { dlopen, type FFIFunction, read, type Pointer } from "bun:ffi";
+import { type FFIFunction, read, type Pointer } from "bun:ffi";
+import { openLibc } from "../ffi/openLibc.ts";
 import { AgentdError } from "../errors/index.ts";
 
 /** Linux's values (x86_64 and aarch64 share them). */
@@ -35,22 +36,19 @@ let loaded: Flock | undefined;
 export function libcFlock(): Flock {
   if (loaded) return loaded;
   if (process.platform !== "linux") throw new LockError(`The data dir lock needs Linux, not ${process.platform}`);
-  const failures: string[] = [];
-  for (const name of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
-    try {
-      const libc = dlopen(name, SYMBOLS).symbols;
-      // errno is thread-local; every FFI call runs on the JS thread, so its address never changes.
-      const errnoAddress = libc.__errno_location() as Pointer;
-      loaded = {
-        open: (path, flags, mode) => libc.open(Buffer.from(`${path}\0`), flags, mode),
-        flock: (fd, operation) => libc.flock(fd, operation),
-        close: (fd) => libc.close(fd),
-        errno: () => read.i32(errnoAddress, 0),
-      };
-      return loaded;
-    } catch (error) {
-      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  let libc: ReturnType<typeof openLibc<typeof SYMBOLS>>["symbols"];
+  try {
+    libc = openLibc(SYMBOLS).symbols;
+  } catch (error) {
+    throw new LockError(`No usable libc for the data dir lock (${(error as Error).message})`);
   }
-  throw new LockError(`No usable libc for the data dir lock (${failures.join("; ")})`);
+  // errno is thread-local; every FFI call runs on the JS thread, so its address never changes.
+  const errnoAddress = libc.__errno_location() as Pointer;
+  loaded = {
+    open: (path, flags, mode) => libc.open(Buffer.from(`${path}\0`), flags, mode),
+    flock: (fd, operation) => libc.flock(fd, operation),
+    close: (fd) => libc.close(fd),
+    errno: () => read.i32(errnoAddress, 0),
+  };
+  return loaded;
 }

@@ -1,6 +1,6 @@
-import { dlopen, type Library } from "bun:ffi";
+import type { Library } from "bun:ffi";
+import { openLibc } from "../ffi/openLibc.ts";
 
-const LIBC_CANDIDATES = ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
 const SYMBOLS = {
   prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" },
   waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
@@ -16,16 +16,11 @@ let loaded: ProcessLibc | { problem: string } | undefined;
  */
 export function processLibc(): ProcessLibc | { problem: string } {
   if (loaded) return loaded;
-  let lastError = "no libc found";
-  for (const name of LIBC_CANDIDATES) {
-    try {
-      loaded = dlopen(name, SYMBOLS).symbols;
-      return loaded;
-    } catch (error) {
-      lastError = (error as Error).message;
-    }
+  try {
+    loaded = openLibc(SYMBOLS).symbols;
+  } catch (error) {
+    loaded = { problem: `cannot load libc: ${(error as Error).message}` };
   }
-  loaded = { problem: `cannot load libc: ${lastError}` };
   return loaded;
 }
 

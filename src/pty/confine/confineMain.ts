@@ -1,4 +1,5 @@
-import { dlopen, ptr, read } from "bun:ffi";
+import { ptr, read } from "bun:ffi";
+import { openLibc } from "../../core/ffi/openLibc.ts";
 import { accessSync, constants, readdirSync } from "node:fs";
 import { cString, cStringArray } from "../cStrings.ts";
 import { landlockAbi, restrictSelf, setNoNewPrivs } from "./landlock.ts";
@@ -88,15 +89,7 @@ function loadExecLibc() {
     sigprocmask: { args: ["i32", "ptr", "ptr"], returns: "i32" },
     __errno_location: { args: [], returns: "ptr" },
   } as const;
-  let last: unknown;
-  for (const name of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
-    try {
-      return dlopen(name, symbols).symbols;
-    } catch (error) {
-      last = error;
-    }
-  }
-  throw new Error(`cannot load libc: ${(last as Error)?.message ?? "not found"}`);
+  return openLibc(symbols).symbols;
 }
 
 function fail(message: string, code: number): number {

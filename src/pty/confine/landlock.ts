@@ -1,4 +1,5 @@
-import { dlopen, ptr, read, type Library } from "bun:ffi";
+import { ptr, read, type Library } from "bun:ffi";
+import { openLibc } from "../../core/ffi/openLibc.ts";
 import { cString } from "../cStrings.ts";
 import type { LandlockRule } from "./landlockPlan.ts";
 
@@ -34,17 +35,8 @@ type Libc = Library<typeof SYMBOLS>["symbols"];
 let libc: Libc | undefined;
 
 function load(): Libc {
-  if (libc) return libc;
-  let last: unknown;
-  for (const name of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
-    try {
-      libc = dlopen(name, SYMBOLS).symbols;
-      return libc;
-    } catch (error) {
-      last = error;
-    }
-  }
-  throw new Error(`cannot load libc: ${(last as Error)?.message ?? "not found"}`);
+  libc ??= openLibc(SYMBOLS).symbols;
+  return libc;
 }
 
 /** The kernel's Landlock ABI version, 0 when Landlock is off or missing. */
