@@ -1,13 +1,19 @@
 import { confinedArgv } from "./confine/confineCommand.ts";
+import { helperEnv } from "./confine/helperEnv.ts";
 
 /**
- * The argv that runs a command: through agentd's confinement helper (no_new_privs, hidden paths),
+ * How a command is started: through agentd's confinement helper (no_new_privs, hidden paths),
  * or `argv` itself when the sudo scope approved it. no_new_privs is inherited by every descendant
  * and cannot be cleared, so no setuid program (sudo, su, pkexec, doas, …), however it is spelled or
  * built, raises privileges below a confined command.
  */
-export function gatedArgv(argv: readonly string[], privileged: boolean, hidden: readonly string[] = []): string[] {
-  return privileged ? [...argv] : confinedArgv(argv, hidden);
+export function gatedSpawn(
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+  privileged: boolean,
+  hidden: readonly string[] = [],
+): { argv: string[]; env: Record<string, string> } {
+  return privileged ? { argv: [...argv], env: { ...env } } : { argv: confinedArgv(argv, hidden), env: helperEnv(env) };
 }
 
 /** True when agentd runs as root: no_new_privs then keeps nothing from the commands, which already are root. */

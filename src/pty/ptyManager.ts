@@ -27,7 +27,7 @@ import {
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
-import { gatedArgv } from "./noNewPrivs.ts";
+import { gatedSpawn } from "./noNewPrivs.ts";
 import { foregroundReader } from "./foregroundReader.ts";
 import type { InputReader } from "../core/tools/toolDefinition.ts";
 
@@ -306,12 +306,17 @@ export class PtyManager {
   }
 
   private spawn(id: string, args: ExecCommandArgs, shell: string, privileged: boolean): PtySession {
+    const gated = gatedSpawn(
+      shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+      childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
+      privileged,
+      this.hiddenPaths,
+    );
     const options: PtySessionOptions = {
       id,
       cmd: args.cmd,
       spec: {
-        argv: gatedArgv(shellArgv(shell, args.login ?? this.config.login_shell, args.cmd), privileged, this.hiddenPaths),
-        env: childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
+        ...gated,
         cwd: args.workdir,
         cols: args.cols ?? DEFAULT_COLS,
         rows: args.rows ?? DEFAULT_ROWS,

@@ -5,10 +5,13 @@ import { cString, cStringArray } from "../cStrings.ts";
 import { landlockAbi, restrictSelf, setNoNewPrivs } from "./landlock.ts";
 import { planHiding, type PlanFs } from "./landlockPlan.ts";
 import { EXEC_MARKER } from "./confineVerb.ts";
+import { commandEnv } from "./helperEnv.ts";
 
 const EXIT_CANNOT_CONFINE = 126;
 const EXIT_NOT_FOUND = 127;
-const SIGNALS = 31;
+/** Every signal, the real-time ones (which glibc keeps for itself in its signal()) included. */
+const SIGNALS = 64;
+const SYS_RT_SIGACTION = process.arch === "arm64" ? 134 : 13;
 const SIGKILL = 9;
 const SIGSTOP = 19;
 const SIG_SETMASK = 2;
@@ -69,12 +72,17 @@ export const hostPlanFs: PlanFs = {
 
 function execReplacing(argv: readonly string[]): number {
   const libc = loadExecLibc();
-  for (let signal = 1; signal <= SIGNALS; signal++) if (signal !== SIGKILL && signal !== SIGSTOP) libc.signal(signal, null);
+  // A zeroed struct sigaction is SIG_DFL with no flags; the raw call, since glibc refuses 32 and 33.
+  const defaultAction = new Uint8Array(32);
+  for (let signal = 1; signal <= SIGNALS; signal++)
+    if (signal !== SIGKILL && signal !== SIGSTOP) libc.syscall(SYS_RT_SIGACTION, signal, defaultAction, null, 8);
   // sigset_t is 128 bytes in glibc and musl; all clear: nothing blocked.
   libc.sigprocmask(SIG_SETMASK, new Uint8Array(128), null);
   const { array, keepAlive } = cStringArray(argv);
-  libc.execvp(cString(argv[0]!), ptr(array));
+  const environment = cStringArray(Object.entries(commandEnv(process.env)).map(([name, value]) => `${name}=${value}`));
+  libc.execvpe(cString(argv[0]!), ptr(array), ptr(environment.array));
   void keepAlive;
+  void environment.keepAlive;
   const errno = read.i32(libc.__errno_location()!, 0);
   return fail(
     `cannot run ${argv[0]}: ${errno === 2 ? "not found" : errno === 13 ? "permission denied" : `errno ${errno}`}`,
@@ -84,8 +92,8 @@ function execReplacing(argv: readonly string[]): number {
 
 function loadExecLibc() {
   const symbols = {
-    execvp: { args: ["ptr", "ptr"], returns: "i32" },
-    signal: { args: ["i32", "ptr"], returns: "ptr" },
+    execvpe: { args: ["ptr", "ptr", "ptr"], returns: "i32" },
+    syscall: { args: ["i64", "i64", "ptr", "ptr", "i64"], returns: "i64" },
     sigprocmask: { args: ["i32", "ptr", "ptr"], returns: "i32" },
     __errno_location: { args: [], returns: "ptr" },
   } as const;

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { commandEnv, helperEnv } from "../../src/pty/confine/helperEnv.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
+
+// Every command starts through `agentd __confine`, a Bun program: nothing the model controls (the
+// command's environment, its working directory) may run code in it before it has confined itself.
+
+let daemon: DaemonProcess;
+let work: string;
+
+beforeAll(async () => {
+  work = makeTempDir("agentd-confine-work-");
+  // What would run first in the helper if it were read: a marker file says so.
+  writeFileSync(
+    join(work, "preload.js"),
+    `require("node:fs").writeFileSync(${JSON.stringify(join(work, "preloaded"))}, String(process.pid));`,
+  );
+  writeFileSync(join(work, "bunfig.toml"), `preload = [${JSON.stringify(join(work, "preload.js"))}]\n`);
+  writeFileSync(join(work, ".env"), "AGENTD_DOTENV_LOADED=1\n");
+  daemon = await startDaemon({ dataDir: makeTempDir("agentd-confine-data-"), config: {} });
+}, 60_000);
+
+afterAll(async () => {
+  await daemon?.stop();
+  removeTempDirs();
+});
+
+const run = (cmd: string, env: Record<string, string> = {}) =>
+  api<{ output: string; exit_code: number | null }>(daemon.url, "/api/pty", { body: { cmd, env, workdir: work, yield_time_ms: 5000 } });
+
+describe("the confinement helper", () => {
+  test("BUN_OPTIONS, a bunfig.toml and a .env in the working directory run nothing in it; the command still gets its variables", async () => {
+    const result = await run('echo "opts=$BUN_OPTIONS dotenv=${AGENTD_DOTENV_LOADED:-no}"', {
+      BUN_OPTIONS: `--preload ${join(work, "preload.js")}`,
+    });
+    expect(result.exit_code).toBe(0);
+    expect(result.output).toContain(`opts=--preload ${join(work, "preload.js")} dotenv=no`);
+    expect(existsSync(join(work, "preloaded"))).toBe(false);
+  });
+
+  test("the command runs with no_new_privs, default signal handling, nothing blocked and no descriptor of agentd's", async () => {
+    const result = await run("grep -E '^(NoNewPrivs|SigIgn|SigBlk):' /proc/self/status; ls /proc/self/fd | tr '\\n' ' '");
+    expect(result.output).toMatch(/NoNewPrivs:\s+1/);
+    expect(result.output).toMatch(/SigIgn:\s+0+\b/);
+    expect(result.output).toMatch(/SigBlk:\s+0+\b/);
+    // stdin, stdout, stderr (the terminal) and the directory ls itself reads.
+    expect(result.output.trim().split("\n").at(-1)?.trim().split(" ")).toEqual(["0", "1", "2", "3"]);
+  });
+
+  test("the variables that would change the helper travel renamed and come back whole", () => {
+    const env = { LD_PRELOAD: "/x.so", BUN_OPTIONS: "--preload y", GLIBC_TUNABLES: "t", PATH: "/bin", HOME: "/h" };
+    const carried = helperEnv(env);
+    expect(Object.keys(carried).filter((name) => /^(LD_|BUN_|GLIBC_)/.test(name))).toEqual([]);
+    expect(commandEnv(carried)).toEqual(env);
+  });
+});
