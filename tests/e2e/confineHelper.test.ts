@@ -33,11 +33,11 @@ const run = (cmd: string, env: Record<string, string> = {}) =>
 
 describe("the confinement helper", () => {
   test("BUN_OPTIONS, a bunfig.toml and a .env in the working directory run nothing in it; the command still gets its variables", async () => {
-    const result = await run('echo "opts=$BUN_OPTIONS dotenv=${AGENTD_DOTENV_LOADED:-no}"', {
+    const result = await run('echo "opts=$BUN_OPTIONS dotenv=$AGENTD_DOTENV_LOADED."', {
       BUN_OPTIONS: `--preload ${join(work, "preload.js")}`,
     });
     expect(result.exit_code).toBe(0);
-    expect(result.output).toContain(`opts=--preload ${join(work, "preload.js")} dotenv=no`);
+    expect(result.output).toContain(`opts=--preload ${join(work, "preload.js")} dotenv=.`);
     expect(existsSync(join(work, "preloaded"))).toBe(false);
   });
 
