@@ -124,9 +124,8 @@ async function writeLocalFile(own: OwnFiles, args: WriteFileArgs): Promise<Write
       if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
       const newMode = args.mode ? Number.parseInt(args.mode, 8) : 0o644;
       if (args.append) {
-        await writeThroughHandle(own, inDirectory, path, data, "a");
         // agentd's own umask is 077: a new file gets the mode asked for, as the operator's shell would give it.
-        if (!existing) await chmod(inDirectory, newMode);
+        await writeThroughHandle(own, inDirectory, path, data, "a", existing ? undefined : newMode);
       } else if (!existing) {
         await replaceByRename(inDirectory, data, { mode: newMode });
       } else if (existing.nlink > 1 || !(await replaceByRename(inDirectory, data, existing))) {
@@ -173,12 +172,21 @@ async function replaceByRename(target: string, data: Buffer, like: { mode: numbe
 }
 
 /** Appends ("a") or rewrites in place ("r+", keeping every hard link), checked on the opened file. */
-async function writeThroughHandle(own: OwnFiles, target: string, shown: string, data: Buffer, flags: "a" | "r+"): Promise<void> {
+async function writeThroughHandle(
+  own: OwnFiles,
+  target: string,
+  shown: string,
+  data: Buffer,
+  flags: "a" | "r+",
+  newMode?: number,
+): Promise<void> {
   const handle = await open(target, flags);
   try {
     own.assertHandle(handle, shown, "write");
     if (flags === "a") {
       await handle.appendFile(data);
+      // On the handle, not the name: a name swapped for a link meanwhile cannot redirect the chmod.
+      if (newMode !== undefined) await handle.chmod(newMode);
       return;
     }
     await handle.truncate(0);

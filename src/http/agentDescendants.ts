@@ -7,7 +7,11 @@ const WALK_ROUNDS = 4;
 /** More processes than this below agentd: the walk gives up and the full scan decides. */
 const MAX_DESCENDANTS = 4096;
 
-export type DescendantAnswer = { holder: number; comm?: string } | "none" | "unsettled";
+export type DescendantAnswer =
+  | { holder: number; comm?: string }
+  /** No descendant holds it; `quiet` when none holds any socket or io_uring at all (nothing to pass a socket through). */
+  | { none: true; quiet: boolean }
+  | "unsettled";
 
 /**
  * Which process below the roots (the worker and the supervisor, themselves excluded) holds the
@@ -15,13 +19,15 @@ export type DescendantAnswer = { holder: number; comm?: string } | "none" | "uns
  * it and stays below the roots; a round in which a process ended or could not be read may have
  * missed one that moved, so another round follows. "none" only from a round where every read
  * succeeded; "unsettled" when rounds run out (a process that keeps forking and exiting), and the
- * caller then scans every process instead.
+ * caller then scans every process instead. "none" is no proof of a person: the socket may be in
+ * flight in a descriptor-passing message between two of agentd's commands, held by no process.
  */
 export function holderAmongDescendants(inode: number, roots: readonly number[], proc = "/proc"): DescendantAnswer {
   // A zombie's children have moved before it became one: it forces one more round, not every round.
   const knownZombies = new Set<number>();
   for (let round = 0; round < WALK_ROUNDS; round++) {
     let settled = true;
+    let quiet = true;
     const seen = new Set<number>(roots);
     const queue = [...roots];
     for (let i = 0; i < queue.length; i++) {
@@ -36,12 +42,13 @@ export function holderAmongDescendants(inode: number, roots: readonly number[], 
         if (seen.has(child)) continue;
         seen.add(child);
         queue.push(child);
-        const inodes = socketInodes(proc, child);
-        if (inodes === undefined) settled &&= isSettledExit(proc, child, knownZombies);
-        else if (inodes.includes(inode)) return { holder: child, comm: readProcStat(child, proc)?.comm };
+        const held = heldSockets(proc, child);
+        if (held === undefined) settled &&= isSettledExit(proc, child, knownZombies);
+        else if (held.inodes.includes(inode)) return { holder: child, comm: readProcStat(child, proc)?.comm };
+        else quiet &&= held.inodes.length === 0 && !held.ring;
       }
     }
-    if (settled) return "none";
+    if (settled) return { none: true, quiet };
   }
   return "unsettled";
 }
@@ -71,8 +78,12 @@ function childrenOf(proc: string, pid: number): number[] | undefined {
   }
 }
 
-/** The socket inodes a process holds; undefined when its descriptors cannot be read (gone, a zombie, another user's). */
-function socketInodes(proc: string, pid: number): number[] | undefined {
+/**
+ * The socket inodes a process holds, and whether it holds an io_uring (whose registered files keep
+ * sockets out of /proc/<pid>/fd); undefined when its descriptors cannot be read (gone, a zombie,
+ * another user's).
+ */
+function heldSockets(proc: string, pid: number): { inodes: number[]; ring: boolean } | undefined {
   let fds: string[];
   try {
     fds = readdirSync(`${proc}/${pid}/fd`);
@@ -80,13 +91,16 @@ function socketInodes(proc: string, pid: number): number[] | undefined {
     return undefined;
   }
   const inodes: number[] = [];
+  let ring = false;
   for (const fd of fds) {
     try {
-      const inode = socketInode(readlinkSync(`${proc}/${pid}/fd/${fd}`));
+      const link = readlinkSync(`${proc}/${pid}/fd/${fd}`);
+      const inode = socketInode(link);
       if (inode !== undefined) inodes.push(inode);
+      else if (link === "anon_inode:[io_uring]") ring = true;
     } catch {
       // The fd closed while we looked.
     }
   }
-  return inodes;
+  return { inodes, ring };
 }

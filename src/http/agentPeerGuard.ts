@@ -42,7 +42,7 @@ export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandle
     const decision = options.paths.some((path) => path.test(c.req.path));
     const direct = !decision && (options.directCallPaths ?? []).some((path) => path.test(c.req.path));
     if (!decision && !direct) return next();
-    const verdict = peerOf(c, options.roots);
+    const verdict = peerOf(c, options.roots, direct);
     if (!verdict.agent) return next();
     const fields = { path: c.req.path, why: verdict.why, pid: verdict.pid, comm: verdict.comm };
     if (decision) {
@@ -63,7 +63,7 @@ export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandle
   };
 }
 
-function peerOf(c: Parameters<MiddlewareHandler>[0], roots: readonly number[]): PeerVerdict {
+function peerOf(c: Parameters<MiddlewareHandler>[0], roots: readonly number[], quietTreeIsPerson: boolean): PeerVerdict {
   let remote: { address?: string; port?: number };
   try {
     remote = getConnInfo(c).remote;
@@ -73,5 +73,8 @@ function peerOf(c: Parameters<MiddlewareHandler>[0], roots: readonly number[]): 
   if (!remote.address || !remote.port) return { agent: true, why: "served in-process, without a connection" };
   // Bun hands the server to fetch as the env; its port tells this connection from others of the same client port.
   const serverPort = (c.env as { port?: unknown } | undefined)?.port;
-  return lookupPeer({ address: remote.address, port: remote.port, ...(typeof serverPort === "number" ? { serverPort } : {}) }, { roots });
+  return lookupPeer(
+    { address: remote.address, port: remote.port, ...(typeof serverPort === "number" ? { serverPort } : {}) },
+    { roots, quietTreeIsPerson },
+  );
 }

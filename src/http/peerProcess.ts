@@ -17,6 +17,12 @@ export interface PeerVerdict {
 export interface PeerLookupOptions {
   /** The worker and supervisor pids: a process whose parent chain reaches one of them is agentd's. */
   roots: readonly number[];
+  /**
+   * Take "no command agentd runs holds any socket" as a person without scanning every process: for
+   * frequent routes (opening a terminal), not for decisions. A socket passed between two of agentd's
+   * commands is always held or queued by one of them, so it is never quiet.
+   */
+  quietTreeIsPerson?: boolean;
   procRoot?: string;
   /** This host's own addresses (default: every interface's); loopback is always one of them. */
   hostAddresses?: readonly string[];
@@ -42,8 +48,9 @@ const CHAIN_ATTEMPTS = 5;
  * Who is on the other end of a loopback TCP connection. The client's socket is found by its
  * four-tuple (sock_diag, else /proc/net/tcp{,6}); a socket its client has already closed, whose
  * holder cannot be seen, counts as the agent. The holder is looked for first among the processes
- * below agentd (the worker, PTY children and theirs, what the supervisor adopted), then — when that
- * walk cannot settle — among every process, by its parent chain. (no_new_privs is no sign of the
+ * below agentd (the worker, PTY children and theirs, what the supervisor adopted), then among every
+ * process, by its parent chain: a person is a holder found outside agentd's tree, and a socket no
+ * process holds (in flight between two of agentd's commands) is the agent. (no_new_privs is no sign of the
  * agent: browsers set it on their own sandboxed network process.)
  */
 export function lookupPeer(peer: Peer, options: PeerLookupOptions): PeerVerdict {
@@ -64,8 +71,11 @@ export function lookupPeer(peer: Peer, options: PeerLookupOptions): PeerVerdict 
   // Another user's process is not ours unless a sudo-approved command made it.
   if (socket.uid !== process.getuid?.()) return { agent: false, why: `held by another user (uid ${socket.uid})` };
   const below = holderAmongDescendants(socket.inode, options.roots, proc);
-  if (typeof below === "object") return { agent: true, why: "descends from agentd", pid: below.holder, comm: below.comm };
-  if (below === "none") return { agent: false, why: "not started by agentd" };
+  if (typeof below === "object" && "holder" in below)
+    return { agent: true, why: "descends from agentd", pid: below.holder, comm: below.comm };
+  if (options.quietTreeIsPerson && typeof below === "object" && below.quiet)
+    return { agent: false, why: "no command agentd runs holds a socket" };
+  // A person only when a process outside agentd's tree is found holding the socket.
   return scanEveryProcess(socket.inode, options.roots, proc);
 }
 

@@ -10,10 +10,14 @@ import { helperEnv } from "./confine/helperEnv.ts";
 export function gatedSpawn(
   argv: readonly string[],
   env: Readonly<Record<string, string>>,
+  cwd: string | undefined,
   privileged: boolean,
   hidden: readonly string[] = [],
-): { argv: string[]; env: Record<string, string> } {
-  return privileged ? { argv: [...argv], env: { ...env } } : { argv: confinedArgv(argv, hidden), env: helperEnv(env) };
+): { argv: string[]; env: Record<string, string>; cwd?: string } {
+  if (privileged) return { argv: [...argv], env: { ...env }, ...(cwd === undefined ? {} : { cwd }) };
+  // The helper starts in "/" (a directory the command chose could hold files Bun reads at start)
+  // and changes to the command's once it is confined.
+  return { argv: confinedArgv(argv, hidden, cwd ?? process.cwd()), env: helperEnv(env), cwd: "/" };
 }
 
 /** True when agentd runs as root: no_new_privs then keeps nothing from the commands, which already are root. */

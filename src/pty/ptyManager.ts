@@ -309,6 +309,7 @@ export class PtyManager {
     const gated = gatedSpawn(
       shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
       childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
+      args.workdir,
       privileged,
       this.hiddenPaths,
     );
@@ -317,7 +318,6 @@ export class PtyManager {
       cmd: args.cmd,
       spec: {
         ...gated,
-        cwd: args.workdir,
         cols: args.cols ?? DEFAULT_COLS,
         rows: args.rows ?? DEFAULT_ROWS,
       },

@@ -19,8 +19,10 @@ let supervisorPid = 0;
 // Waits `delay` seconds (so the terminal that started it is gone), then asks for a decision and for a
 // privileged terminal on whatever URL agentd listens on now; writes both answers to `out`.
 const ATTACK = `
-import json, os, sys, time, urllib.request, urllib.error
+import array, json, os, socket, sys, time, urllib.request, urllib.error
 args = sys.argv[1:]
+inflight = "--inflight" in args
+args = [a for a in args if a != "--inflight"]
 if args[0] == "--daemonize":
     args = args[1:]
     if os.fork(): sys.exit(0)
@@ -30,13 +32,38 @@ out, delay, data_dir = args[0], float(args[1]), args[2]
 open(out + ".ready", "w").close()
 time.sleep(delay)
 url = json.load(open(os.path.join(data_dir, "ready.json")))["url"]
-def post(path, body):
+def post_plain(path, body):
     request = urllib.request.Request(url + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return [response.status, response.read().decode()]
     except urllib.error.HTTPError as error:
         return [error.code, error.read().decode()]
+def post_inflight(path, body):
+    # The request leaves corked, after its socket has been handed to a socketpair and closed here:
+    # while agentd looks, no process holds the socket, it is in flight in an SCM_RIGHTS message.
+    host, port = url.split("//")[1].split(":")
+    data = json.dumps(body).encode()
+    head = "POST %s HTTP/1.1\\r\\nHost: %s:%s\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n" % (path, host, port, len(data))
+    s = socket.create_connection((host, int(port)))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+    s.sendall(head.encode() + data)
+    a, b = socket.socketpair()
+    fd = s.detach()
+    a.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+    os.close(fd)
+    time.sleep(1)
+    _, ancillary, _, _ = b.recvmsg(1, socket.CMSG_LEN(4))
+    back = socket.socket(fileno=array.array("i", ancillary[0][2][:4])[0])
+    back.settimeout(10)
+    answer = b""
+    while True:
+        chunk = back.recv(65536)
+        if not chunk: break
+        answer += chunk
+    head, _, rest = answer.partition(b"\\r\\n\\r\\n")
+    return [int(head.split(b" ")[1]), rest.decode()]
+post = post_inflight if inflight else post_plain
 marker = os.path.join(os.path.dirname(os.path.abspath(out)), "direct-" + os.path.basename(out))
 result = {
     "ppid": os.getppid(),
@@ -153,6 +180,7 @@ describe("a command that leaves agentd's process tree is still the agent", () =>
     ["a background subshell that calls setsid: ( setsid … & )", "(setsid python3 attack.py %OUT% 1 %DATA% &)"],
     ["a job-control group: set -m; … &", "set -m; nohup python3 attack.py %OUT% 1 %DATA% >/dev/null 2>&1 &"],
     ["a double fork with setsid between", "python3 attack.py --daemonize %OUT% 1 %DATA%"],
+    ["its socket in flight (SCM_RIGHTS), held by no process while agentd looks", "setsid -f python3 attack.py --inflight %OUT% 0 %DATA%"],
   ])(
     "%s: decisions get 403 approver_is_agent, direct calls 403 agent_direct_call",
     async (name, template) => {
@@ -161,7 +189,7 @@ describe("a command that leaves agentd's process tree is still the agent", () =>
       const result = await attackResult(out);
       expectRefused(result);
       // Adopted by the supervisor, not by init.
-      if (!name.includes("control")) expect(result.ppid).toBe(supervisorPid);
+      if (!name.includes("control") && !name.includes("in flight")) expect(result.ppid).toBe(supervisorPid);
     },
     30_000,
   );

@@ -17,7 +17,7 @@ const SIGSTOP = 19;
 const SIG_SETMASK = 2;
 
 /**
- * `agentd __confine [--hide PATH]... --exec ARGV…`: sets no_new_privs, hides the paths with Landlock,
+ * `agentd __confine [--hide PATH]... [--cwd DIR] --exec ARGV…`: sets no_new_privs, hides the paths with Landlock, changes to DIR,
  * gives back default signal handling (Bun ignores SIGPIPE; an ignored signal survives exec), then
  * execs ARGV in this same process. It only returns when it cannot do all of that: a command is
  * never started with less confinement than asked for.
@@ -27,9 +27,13 @@ export function confineMain(args: readonly string[]): number {
   const options = split < 0 ? args : args.slice(0, split);
   const argv = split < 0 ? [] : args.slice(split + 1);
   const hide: string[] = [];
+  let cwd: string | undefined;
   for (let i = 0; i < options.length; i += 2) {
-    if (options[i] !== "--hide" || options[i + 1] === undefined) return fail(`unexpected argument ${options[i]}`, 2);
-    hide.push(options[i + 1]!);
+    const value = options[i + 1];
+    if (value === undefined) return fail(`${options[i]} needs a value`, 2);
+    if (options[i] === "--hide") hide.push(value);
+    else if (options[i] === "--cwd") cwd = value;
+    else return fail(`unexpected argument ${options[i]}`, 2);
   }
   if (argv.length === 0) return fail(`no command after ${EXEC_MARKER}`, 2);
   try {
@@ -41,6 +45,7 @@ export function confineMain(args: readonly string[]): number {
       if (plan.exposed.length > 0) throw new Error(plan.exposed.map((e) => e.why).join("; "));
       restrictSelf(plan.rules, abi);
     }
+    if (cwd !== undefined) process.chdir(cwd);
     return execReplacing(argv);
   } catch (error) {
     return fail((error as Error).message, EXIT_CANNOT_CONFINE);
