@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { readProcStat } from "../core/process/index.ts";
+import { processFdLinks } from "./processFds.ts";
 import { socketInode } from "./procNet.ts";
 
 /** Rounds of the walk before giving up to the full scan: each round after one where a process moved or ended. */
@@ -84,23 +85,14 @@ function childrenOf(proc: string, pid: number): number[] | undefined {
  * another user's).
  */
 function heldSockets(proc: string, pid: number): { inodes: number[]; ring: boolean } | undefined {
-  let fds: string[];
-  try {
-    fds = readdirSync(`${proc}/${pid}/fd`);
-  } catch {
-    return undefined;
-  }
+  const links = processFdLinks(proc, pid);
+  if (!links) return undefined;
   const inodes: number[] = [];
   let ring = false;
-  for (const fd of fds) {
-    try {
-      const link = readlinkSync(`${proc}/${pid}/fd/${fd}`);
-      const inode = socketInode(link);
-      if (inode !== undefined) inodes.push(inode);
-      else if (link === "anon_inode:[io_uring]") ring = true;
-    } catch {
-      // The fd closed while we looked.
-    }
+  for (const link of links) {
+    const inode = socketInode(link);
+    if (inode !== undefined) inodes.push(inode);
+    else if (link === "anon_inode:[io_uring]") ring = true;
   }
   return { inodes, ring };
 }

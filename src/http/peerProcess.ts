@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { readProcStat } from "../core/process/index.ts";
 import { holderAmongDescendants } from "./agentDescendants.ts";
+import { processFdLinks } from "./processFds.ts";
 import { addressBytes, parseProcNetTcp, sameAddress, socketInode } from "./procNet.ts";
 import { diagLookup } from "./socketDiag.ts";
 
@@ -114,15 +115,17 @@ function scanEveryProcess(inode: number, roots: readonly number[], proc: string)
 
 /**
  * Whether `pid`'s parent chain reaches a root. A parent that exits while we walk re-parents `pid`
- * (to the supervisor, a subreaper, when it is agentd's): the walk starts again; a chain that keeps
- * breaking counts as agentd's — failing closed refuses, never allows.
+ * (to the supervisor, a subreaper, when it is agentd's): the walk starts again. A chain that keeps
+ * breaking, or is deeper than MAX_ANCESTORS, counts as agentd's — failing closed refuses, never
+ * allows; only a chain that ends at init (or pid 0) without meeting a root is someone else's.
  */
 function descendsFrom(pid: number, roots: readonly number[], proc: string): boolean {
   for (let attempt = 0; attempt < CHAIN_ATTEMPTS; attempt++) {
     let current = pid;
     let broken = false;
-    for (let i = 0; i < MAX_ANCESTORS && current > 1; i++) {
+    for (let i = 0; i < MAX_ANCESTORS; i++) {
       if (roots.includes(current)) return true;
+      if (current <= 1) return false;
       const stat = readProcStat(current, proc);
       if (!stat) {
         broken = true;
@@ -130,26 +133,13 @@ function descendsFrom(pid: number, roots: readonly number[], proc: string): bool
       }
       current = stat.ppid;
     }
-    if (!broken) return false;
+    if (!broken) return true;
   }
   return true;
 }
 
 function holdsInode(proc: string, pid: number, inode: number): boolean {
-  let fds: string[];
-  try {
-    fds = readdirSync(`${proc}/${pid}/fd`);
-  } catch {
-    return false;
-  }
-  for (const fd of fds) {
-    try {
-      if (socketInode(readlinkSync(`${proc}/${pid}/fd/${fd}`)) === inode) return true;
-    } catch {
-      // The fd closed while we looked.
-    }
-  }
-  return false;
+  return processFdLinks(proc, pid)?.some((link) => socketInode(link) === inode) ?? false;
 }
 
 function processIds(proc: string): number[] {

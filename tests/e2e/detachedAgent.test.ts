@@ -22,7 +22,8 @@ const ATTACK = `
 import array, json, os, socket, sys, time, urllib.request, urllib.error
 args = sys.argv[1:]
 inflight = "--inflight" in args
-args = [a for a in args if a != "--inflight"]
+leader_exits = "--leader-exits" in args
+args = [a for a in args if a not in ("--inflight", "--leader-exits")]
 if args[0] == "--daemonize":
     args = args[1:]
     if os.fork(): sys.exit(0)
@@ -65,15 +66,23 @@ def post_inflight(path, body):
     return [int(head.split(b" ")[1]), rest.decode()]
 post = post_inflight if inflight else post_plain
 marker = os.path.join(os.path.dirname(os.path.abspath(out)), "direct-" + os.path.basename(out))
-result = {
-    "ppid": os.getppid(),
-    "approval": post("/api/approvals/ap_none", {"decision": "allow_once"}),
-    "privileged": post("/api/pty/privileged", {}),
-    "pty": post("/api/pty", {"cmd": "touch " + marker}),
-    "files": post("/api/files/write", {"path": marker, "content": "x"}),
-}
-open(out + ".tmp", "w").write(json.dumps(result))
-os.rename(out + ".tmp", out)
+def attack():
+    result = {
+        "ppid": os.getppid(),
+        "approval": post("/api/approvals/ap_none", {"decision": "allow_once"}),
+        "privileged": post("/api/pty/privileged", {}),
+        "pty": post("/api/pty", {"cmd": "touch " + marker}),
+        "files": post("/api/files/write", {"path": marker, "content": "x"}),
+    }
+    open(out + ".tmp", "w").write(json.dumps(result))
+    os.rename(out + ".tmp", out)
+if leader_exits:
+    # Only the first thread exits (SYS_exit, not exit_group): /proc/<pid>/fd is then empty while
+    # the other thread makes the requests.
+    import ctypes, threading
+    threading.Thread(target=lambda: (time.sleep(0.3), attack(), os._exit(0))).start()
+    ctypes.CDLL(None).syscall(93 if os.uname().machine == "aarch64" else 60, 0)
+attack()
 `;
 
 interface AttackResult {
@@ -181,6 +190,7 @@ describe("a command that leaves agentd's process tree is still the agent", () =>
     ["a job-control group: set -m; … &", "set -m; nohup python3 attack.py %OUT% 1 %DATA% >/dev/null 2>&1 &"],
     ["a double fork with setsid between", "python3 attack.py --daemonize %OUT% 1 %DATA%"],
     ["its socket in flight (SCM_RIGHTS), held by no process while agentd looks", "setsid -f python3 attack.py --inflight %OUT% 0 %DATA%"],
+    ["its first thread gone, another thread holding the socket", "setsid -f python3 attack.py --leader-exits %OUT% 0 %DATA%"],
   ])(
     "%s: decisions get 403 approver_is_agent, direct calls 403 agent_direct_call",
     async (name, template) => {
@@ -189,7 +199,7 @@ describe("a command that leaves agentd's process tree is still the agent", () =>
       const result = await attackResult(out);
       expectRefused(result);
       // Adopted by the supervisor, not by init.
-      if (!name.includes("control") && !name.includes("in flight")) expect(result.ppid).toBe(supervisorPid);
+      if (!name.includes("control")) expect(result.ppid).toBe(supervisorPid);
     },
     30_000,
   );
