@@ -15,9 +15,11 @@ export function gatedSpawn(
   hidden: readonly string[] = [],
 ): { argv: string[]; env: Record<string, string>; cwd?: string } {
   if (privileged) return { argv: [...argv], env: { ...env }, ...(cwd === undefined ? {} : { cwd }) };
-  // The helper starts in "/" (a directory the command chose could hold files Bun reads at start)
-  // and changes to the command's once it is confined.
-  return { argv: confinedArgv(argv, hidden, cwd ?? process.cwd()), env: helperEnv(env), cwd: "/" };
+  // A directory the command chose starts the helper in "/" (it could hold files Bun reads at start),
+  // and the helper changes to it once confined. Without one, the helper inherits agentd's own
+  // directory, which agentd's user may not even be able to name (a 0700 parent).
+  if (cwd === undefined) return { argv: confinedArgv(argv, hidden), env: helperEnv(env) };
+  return { argv: confinedArgv(argv, hidden, cwd), env: helperEnv(env), cwd: "/" };
 }
 
 /** True when agentd runs as root: no_new_privs then keeps nothing from the commands, which already are root. */

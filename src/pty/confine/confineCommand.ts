@@ -7,7 +7,8 @@ import { CONFINE_VERB, EXEC_MARKER } from "./confineVerb.ts";
  * The compiled binary runs its own `__confine`; from source (tests) the helper file alone starts,
  * which is quicker than the whole CLI.
  */
-export function confinedArgv(argv: readonly string[], hidden: readonly string[], cwd: string): string[] {
+export function confinedArgv(argv: readonly string[], hidden: readonly string[], cwd?: string): string[] {
   const helper = isCompiledBinary() ? [process.execPath, CONFINE_VERB] : [process.execPath, join(import.meta.dir, "confineMain.ts")];
-  return [...helper, ...hidden.flatMap((path) => ["--hide", path]), "--cwd", cwd, EXEC_MARKER, ...argv];
+  const chdir = cwd === undefined ? [] : ["--cwd", cwd];
+  return [...helper, ...hidden.flatMap((path) => ["--hide", path]), ...chdir, EXEC_MARKER, ...argv];
 }
