@@ -27,6 +27,8 @@ export const DECISION_PATHS: readonly RegExp[] = [
   // A silence hides the agent's own failures from the operator: only a person sets or lifts one.
   /\/incidents\/silences/i,
   /\/pty\/privileged/i,
+  // A new session carries its own approval policy ({"sudo": "allow"}): setting one is a decision.
+  /\/api\/+sessions\/*$/i,
 ];
 
 /**
@@ -34,7 +36,7 @@ export const DECISION_PATHS: readonly RegExp[] = [
  * calls them would skip the approval policy (and the record) its own tools go through. Not
  * /api/admin: the supervisor's watchdog, itself in agentd's tree, acts on the proxy through it.
  */
-export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [/\/api\/+(pty|files|hops)(\/|$)/i];
+export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [/\/api\/+(pty|files|hops|sessions)(\/|$)/i];
 
 export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandler {
   return async (c, next) => {

@@ -73,6 +73,7 @@ def attack():
         "privileged": post("/api/pty/privileged", {}),
         "pty": post("/api/pty", {"cmd": "touch " + marker}),
         "files": post("/api/files/write", {"path": marker, "content": "x"}),
+        "session": post("/api/sessions", {"policy": {"sudo": "allow", "exec": "allow"}}),
     }
     open(out + ".tmp", "w").write(json.dumps(result))
     os.rename(out + ".tmp", out)
@@ -92,6 +93,8 @@ interface AttackResult {
   /** Calls that would act past the approval policy. */
   pty: [number, string];
   files: [number, string];
+  /** A session with a policy of its own choosing. */
+  session: [number, string];
 }
 
 const waitForFile = (path: string) => `while [ ! -e ${path} ]; do sleep 0.05; done`;
@@ -116,6 +119,8 @@ function expectRefused(result: AttackResult): void {
   expect(JSON.parse(result.approval[1]).error.code).toBe("approver_is_agent");
   expect(result.privileged[0]).toBe(403);
   expect(JSON.parse(result.privileged[1]).error.code).toBe("approver_is_agent");
+  expect(result.session[0]).toBe(403);
+  expect(JSON.parse(result.session[1]).error.code).toBe("approver_is_agent");
   for (const direct of [result.pty, result.files]) {
     expect(direct[0]).toBe(403);
     expect(JSON.parse(direct[1]).error.code).toBe("agent_direct_call");
@@ -178,6 +183,7 @@ describe("a command that leaves agentd's process tree is still the agent", () =>
     await api(daemon.url, "/api/pty/privileged", { body: {}, expect: 400 });
     await api(daemon.url, "/api/pty", { body: { cmd: "true" } });
     await api(daemon.url, "/api/files/write", { body: { path: join(work, "by-a-person"), content: "x" } });
+    await api(daemon.url, "/api/sessions", { body: { policy: { sudo: "allow" } }, expect: 201 });
     expect(readFileSync(join(work, "by-a-person"), "utf8")).toBe("x");
   });
 

@@ -86,7 +86,7 @@ describe("a connection with no local socket behind it", () => {
 describe("the routes only a person may post to", () => {
   const guarded = (path: string) => DECISION_PATHS.some((pattern) => pattern.test(path));
 
-  test("decisions, incident state and silences are guarded; reading is not", () => {
+  test("decisions, incident state, silences and a new session's policy are guarded; reading is not", () => {
     for (const path of [
       "/api/approvals/ap_1",
       "/status/approvals/ap_1/decide",
@@ -99,9 +99,10 @@ describe("the routes only a person may post to", () => {
       "/api/incidents/silences",
       "/api/incidents/silences/4",
       "/api/pty/privileged",
+      "/api/sessions",
     ])
       expect({ path, guarded: guarded(path) }).toEqual({ path, guarded: true });
-    for (const path of ["/api/incidents", "/api/pty", "/api/sessions", "/v1/chat/completions"])
+    for (const path of ["/api/incidents", "/api/pty", "/api/sessions/ses_1/messages", "/v1/chat/completions"])
       expect({ path, guarded: guarded(path) }).toEqual({ path, guarded: false });
   });
 });
