@@ -142,12 +142,13 @@ export function createAgent(options: CreateAgentOptions): Agent {
     return found;
   };
   const telemetry = new AgentTelemetry(options.tracer, (name) => catalog.byName.has(name));
+  const writtenFiles = new WrittenFileStore(db);
   const engine = new TurnEngine({
     sessions,
     events,
     toolCalls,
     approvals,
-    writtenFiles: new WrittenFileStore(db),
+    writtenFiles,
     catalog,
     target,
     client,
@@ -159,6 +160,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
   });
   engine.recoverInterrupted();
   const calls = new DirectCalls({
+    writtenFiles,
     sessions,
     events,
     toolCalls,

@@ -20,6 +20,7 @@ import { clipToolResult } from "./toolResultText.ts";
 import { resolveCallTarget, splitTarget } from "./directCallTarget.ts";
 import { CallNotFoundError, type DirectCallAnswer, type DirectCallRequest, UnknownToolError, type Waiter } from "./directCallTypes.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
+import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
 
 export interface DirectCallsDeps {
   sessions: SessionStore;
@@ -32,6 +33,8 @@ export interface DirectCallsDeps {
   agent: AgentConfig;
   approvalsConfig: ApprovalsConfig;
   logger: Logger;
+  /** What each session wrote, for the text check (kept across restarts). */
+  writtenFiles?: WrittenFiles;
 }
 
 /**
@@ -46,8 +49,11 @@ export class DirectCalls {
   readonly #busy = new Map<string, number>();
   readonly #closing = new AbortController();
   readonly #inflight = new Set<Promise<void>>();
+  readonly #judge: CommandJudge;
 
-  constructor(private readonly deps: DirectCallsDeps) {}
+  constructor(private readonly deps: DirectCallsDeps) {
+    this.#judge = new CommandJudge(deps.writtenFiles);
+  }
 
   get tools(): readonly ToolDefinition[] {
     return [...this.deps.catalog.byName.values()];
@@ -193,7 +199,9 @@ export class DirectCalls {
       record.status === "awaiting_approval"
         ? undefined
         : await resolveCallTarget(this.deps.catalog, this.deps.local, target, sessionId, signal);
-    const judged = this.#verdict(session, record, tool, command, target);
+    // The same text check as the agent's: a command that could raise privileges is judged (and asked) in the sudo scope.
+    const escalation = record.status === "awaiting_approval" ? undefined : await this.#judge.judge(sessionId, tool, parsed.args);
+    const judged = this.#verdict(session, record, tool, command, target, escalation);
     if (judged.verdict === "deny")
       return this.#answerUnrun(sessionId, turnId, record, "denied", { code: "denied", message: deniedMessage(tool, judged.reason) });
     if (judged.verdict === "ask") return this.#ask(session, turnId, record, tool, parsed.raw, command, judged, target, request);
@@ -213,6 +221,8 @@ export class DirectCalls {
         shownArgs: redactSecrets(parsed.raw),
         target: request?.wrapTarget ? request.wrapTarget(runOn) : runOn,
         signal,
+        // Only a call allowed in the sudo scope starts without no_new_privs.
+        privileged: judged.privileged,
       },
       {
         store: this.deps.toolCalls,
@@ -226,17 +236,26 @@ export class DirectCalls {
   }
 
   /** The policy's verdict; a call aimed at a hop must also pass the hop scope (the agent asks when it switches). */
-  #verdict(session: SessionRecord, record: ToolCallRecord, tool: ToolDefinition, command: string | undefined, target: string): CallVerdict {
+  #verdict(
+    session: SessionRecord,
+    record: ToolCallRecord,
+    tool: ToolDefinition,
+    command: string | undefined,
+    target: string,
+    escalation?: readonly string[],
+  ): CallVerdict & { privileged: boolean } {
     const policy = { ...this.deps.approvalsConfig.policy, ...session.policy };
     const grants = this.deps.approvals.grants(session.id);
-    const judged = callVerdict(record, tool, command, {
-      approvals: this.deps.approvals,
-      approvalsConfig: this.deps.approvalsConfig,
-      policy,
-      grants,
-    });
-    if (target === LOCAL_TARGET || record.status === "awaiting_approval" || judged.verdict !== "allow") return judged;
-    return decideCallPolicy({ scope: "hop", policy, rules: [], grants });
+    const judged = callVerdict(
+      record,
+      tool,
+      command,
+      { approvals: this.deps.approvals, approvalsConfig: this.deps.approvalsConfig, policy, grants },
+      escalation,
+    );
+    const privileged = judged.verdict === "allow" && judged.scope === "sudo";
+    if (target === LOCAL_TARGET || record.status === "awaiting_approval" || judged.verdict !== "allow") return { ...judged, privileged };
+    return { ...decideCallPolicy({ scope: "hop", policy, rules: [], grants }), privileged };
   }
 
   #ask(

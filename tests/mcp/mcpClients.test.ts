@@ -152,6 +152,19 @@ describe.each(["http", "stdio"] as McpTransportKind[])("MCP over %s against ./ag
     expect(lines(log)).toEqual(["ran"]);
   });
 
+  test("a command that runs sudo is asked in the sudo scope, as the agent's are; allowed, it starts without no_new_privs", async () => {
+    const tag = `sudo-scope-${kind}`;
+    const call = connected.client.callTool({
+      name: "exec_command",
+      arguments: { cmd: `grep NoNewPrivs /proc/self/status; sudo -n true; echo ${tag}` },
+    });
+    const approval = await pendingApproval(tag);
+    expect(approval.scope).toBe("sudo");
+    await api(daemon.url, `/api/approvals/${approval.id}`, { body: { decision: "allow_once" } });
+    const result = await call;
+    expect(JSON.parse(resultText(result)).output).toMatch(/NoNewPrivs:\s+0/);
+  });
+
   test("a denied call returns a tool error the model can read", async () => {
     const log = join(work, `denied-${kind}.log`);
     const tag = `${GATE}-deny-${kind}`;
