@@ -38,6 +38,8 @@ beforeAll(async () => {
     startedAt: Date.now(),
     supervisorPid: null,
     restarts: 0,
+    // This test process serves the app and posts to it: as a person, not as the worker.
+    agentRoots: [],
   });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: worker.app.fetch, idleTimeout: 0 });
   url = `http://127.0.0.1:${server.port}`;
