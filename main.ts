@@ -1,4 +1,4 @@
-import { CONFINE_VERB } from "./src/pty/confine/confineVerb.ts";
+import { CONFINE_VERB } from "./src/core/process/confinement/confineVerb.ts";
 
 // The confinement helper starts before every command the agent runs: it loads nothing else.
 if (process.argv[2] === CONFINE_VERB) {

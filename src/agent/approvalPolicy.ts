@@ -33,7 +33,11 @@ export function decideCallPolicy(input: PolicyInput): PolicyDecision {
   const scope: ToolScope = escalates ? "sudo" : input.scope;
   if (input.command !== undefined) {
     const rule = input.rules.find((r) => matchesCommandGlob(r.match, input.command!));
-    if (rule) return applyGrant(rule.action, scope, `rule:${rule.match}`, input.grants);
+    // A rule may refuse or ask more, but never allow a call that could raise privileges: a glob
+    // matches text (`git status *` also matches `git status x; sudo id`) and sees neither the
+    // shell nor the environment the call asks for, while an allowed sudo-scope call runs without
+    // no_new_privs. Those follow the sudo policy and its grants alone.
+    if (rule && !(scope === "sudo" && rule.action === "allow")) return applyGrant(rule.action, scope, `rule:${rule.match}`, input.grants);
   }
   return applyGrant(input.policy[scope], scope, `policy:${scope}`, input.grants);
 }

@@ -7,8 +7,9 @@ async function runShell(
   command: string,
   timeoutMs: number,
   ctx: ToolContext,
+  confined: boolean,
 ): Promise<{ exit_code: number | null; output: string; timed_out: boolean }> {
-  const result = await runCommand({ argv: ["sh", "-c", command], timeoutMs, signal: ctx.signal });
+  const result = await runCommand({ argv: ["sh", "-c", command], timeoutMs, signal: ctx.signal, confined });
   return { exit_code: result.exit_code, output: (result.truncated ? "…" : "") + result.output.trimEnd(), timed_out: result.timed_out };
 }
 
@@ -39,7 +40,8 @@ export function createServiceTools(services: readonly ServiceConfig[]): ToolDefi
     timeoutMs: 120_000,
     async execute(args, ctx) {
       const service = find(args.name);
-      const result = await runShell(service.status, service.timeout_s * 1000, ctx);
+      // A status command runs unasked (read scope): confined, like the agent's own commands.
+      const result = await runShell(service.status, service.timeout_s * 1000, ctx, true);
       return { service: service.name, command: service.status, healthy: result.exit_code === 0, ...result };
     },
   });
@@ -52,13 +54,14 @@ export function createServiceTools(services: readonly ServiceConfig[]): ToolDefi
     async execute(args, ctx) {
       const service = find(args.name);
       ctx.progress(`restarting ${service.name}`);
-      const restarted = await runShell(service.restart, service.timeout_s * 1000, ctx);
+      // Asked in the service_control scope, and a restart may need sudo: it runs as configured.
+      const restarted = await runShell(service.restart, service.timeout_s * 1000, ctx, false);
       if (restarted.exit_code !== 0)
         throw new ToolError(
           "restart_failed",
           `${service.restart} exited with ${restarted.exit_code}${restarted.timed_out ? " (timed out)" : ""}: ${restarted.output.slice(-2000)}`,
         );
-      const after = await runShell(service.status, service.timeout_s * 1000, ctx);
+      const after = await runShell(service.status, service.timeout_s * 1000, ctx, true);
       return {
         service: service.name,
         restarted: true,

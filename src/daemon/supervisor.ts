@@ -27,6 +27,7 @@ import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import {
   becomeOrphanReaper,
+  confineOwnCommands,
   type Hardening,
   hardenProcess,
   installProcessErrorHandlers,
@@ -38,6 +39,8 @@ import {
 } from "../core/process/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
+// The file alone, as above: deciding what to hide loads Landlock's few calls, not the PTY layer.
+import { decideHiding } from "../pty/confine/hiddenPaths.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 import { claimDataDir } from "./dataDirLock.ts";
 import { loadConfigInChild } from "./configHandoff.ts";
@@ -70,6 +73,8 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     return 2;
   }
   removeStaleReadyFile(dataDir);
+  // Watchdog checks run unasked and may read what the agent's commands wrote: they start confined too.
+  confineOwnCommands(decideHiding([dataDir, ...(loaded.path ? [loaded.path] : [])]).hidden);
   try {
     return await supervise(options, config, dataDir, hardening, reaper);
   } finally {

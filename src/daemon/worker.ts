@@ -7,7 +7,7 @@ import { ClientConnections } from "../http/clientConnections.ts";
 import { withConnectionLimits } from "../http/connectionLimits.ts";
 import { VERSION } from "../core/version.ts";
 import { allMigrations } from "./allMigrations.ts";
-import { hardenProcess, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
+import { confineOwnCommands, hardenProcess, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
@@ -44,6 +44,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const hiding = decideHiding(ownPaths);
   if (hiding.problem) log.warn("security.own_files_exposed", { paths: ownPaths, hidden: hiding.hidden, problem: hiding.problem });
   else log.info("security.own_files_hidden", { paths: hiding.hidden });
+  confineOwnCommands(hiding.hidden);
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   let requiredToken: string | undefined;
   try {

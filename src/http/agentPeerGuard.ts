@@ -29,6 +29,8 @@ export const DECISION_PATHS: readonly RegExp[] = [
   /\/pty\/privileged/i,
   // A new session carries its own approval policy ({"sudo": "allow"}): setting one is a decision.
   /\/api\/+sessions\/*$/i,
+  // A reload applies the config file's approval policy again.
+  /\/api\/+admin\/+reload/i,
 ];
 
 /**
@@ -36,7 +38,11 @@ export const DECISION_PATHS: readonly RegExp[] = [
  * calls them would skip the approval policy (and the record) its own tools go through. Not
  * /api/admin: the supervisor's watchdog, itself in agentd's tree, acts on the proxy through it.
  */
-export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [/\/api\/+(pty|files|hops|sessions)(\/|$)/i];
+export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [
+  /\/api\/+(pty|files|hops|sessions)(\/|$)/i,
+  // An MCP client's calls: a command could pass its own requests off as another client's.
+  /^\/+mcp(\/|$)/i,
+];
 
 export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandler {
   return async (c, next) => {

@@ -1,5 +1,4 @@
-import { confinedArgv } from "./confine/confineCommand.ts";
-import { helperEnv } from "./confine/helperEnv.ts";
+import { confinedArgv, helperEnv } from "../core/process/index.ts";
 
 /**
  * How a command is started: through agentd's confinement helper (no_new_privs, hidden paths),

@@ -72,6 +72,12 @@ describe("services and incidents", () => {
     expect(await restart!.execute({ name: "web" }, ctx)).toMatchObject({ restarted: true, healthy: true, status_output: "up" });
     await expect(status!.execute({ name: "db" }, ctx)).rejects.toMatchObject({ code: "unknown_service" });
   });
+  test("a status command runs unasked, so confined like the agent's commands; an (asked) restart runs as configured", async () => {
+    const probe = "grep NoNewPrivs /proc/self/status";
+    const [status, restart] = createServiceTools(servicesConfigSchema.parse([{ name: "probe", status: probe, restart: probe }]));
+    expect(((await status!.execute({ name: "probe" }, ctx)) as { output: string }).output).toMatch(/NoNewPrivs:\s+1/);
+    expect(((await restart!.execute({ name: "probe" }, ctx)) as { restart_output: string }).restart_output).toMatch(/NoNewPrivs:\s+0/);
+  });
   test("list_incidents and get_incident read the incident store", async () => {
     const db = openStore({ path: ":memory:", migrations: baseMigrations });
     db.run(

@@ -62,6 +62,38 @@ describe("approval policy", () => {
     expect(decideCallPolicy({ scope: "service_control", ...defaults, grants }).verdict).toBe("ask");
     expect(decideCallPolicy({ scope: "read", ...defaults, grants }).verdict).toBe("allow");
   });
+  test("an allow rule never allows a call that could raise privileges: the sudo policy decides", () => {
+    const policy = approvalsConfigSchema.parse({}).policy;
+    const rules = [
+      { match: "git status *", action: "allow" as const },
+      { match: "uptime", action: "allow" as const },
+      { match: "sudo rm *", action: "deny" as const },
+    ];
+    const grants = new Set<string>();
+    expect(decideCallPolicy({ scope: "exec", command: "git status x", policy, rules, grants })).toMatchObject({
+      verdict: "allow",
+      scope: "exec",
+    });
+    expect(decideCallPolicy({ scope: "exec", command: "git status x; sudo -n id", policy, rules, grants })).toEqual({
+      verdict: "ask",
+      scope: "sudo",
+      reason: "policy:sudo",
+    });
+    // The text check found a reason the text alone does not show (an odd shell, BASH_ENV).
+    expect(
+      decideCallPolicy({ scope: "exec", command: "uptime", policy, rules, grants, escalation: ["runs under /tmp/evilsh"] }),
+    ).toMatchObject({
+      verdict: "ask",
+      scope: "sudo",
+    });
+    expect(
+      decideCallPolicy({ scope: "exec", command: "uptime", policy: { ...policy, sudo: "deny" }, rules, grants, escalation: ["x"] }).verdict,
+    ).toBe("deny");
+    // Rules that ask or refuse still apply.
+    expect(decideCallPolicy({ scope: "exec", command: "sudo rm -rf /", policy: { ...policy, sudo: "allow" }, rules, grants }).verdict).toBe(
+      "deny",
+    );
+  });
   test("the first matching rule wins; a grant answers an ask but never a deny", () => {
     const rules = [
       { match: "rm -rf /*", action: "deny" as const },

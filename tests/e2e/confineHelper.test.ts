@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { commandEnv, helperEnv } from "../../src/pty/confine/helperEnv.ts";
+import { commandEnv, helperEnv } from "../../src/core/process/confinement/helperEnv.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
@@ -48,6 +48,19 @@ describe("the confinement helper", () => {
     expect(result.output).toMatch(/SigBlk:\s+0+\b/);
     // stdin, stdout, stderr (the terminal) and the directory ls itself reads.
     expect(result.output.trim().split("\n").at(-1)?.trim().split(" ")).toEqual(["0", "1", "2", "3"]);
+  });
+
+  test("a command cannot ptrace a process outside its Landlock domain, not even one of agentd's own user", async () => {
+    const outside = Bun.spawn(["sleep", "30"]);
+    try {
+      // PTRACE_ATTACH (16) through libc; PTRACE_DETACH (17) if it ever got through.
+      const attach = `import ctypes; libc = ctypes.CDLL(None, use_errno=True); r = libc.ptrace(16, ${outside.pid}, 0, 0); print("attach", r, ctypes.get_errno()); r == 0 and libc.ptrace(17, ${outside.pid}, 0, 0)`;
+      const result = await run(`python3 -c '${attach}'`);
+      // EPERM: refused, even to root, whose commands run in a domain too.
+      expect(result.output).toContain("attach -1 1");
+    } finally {
+      outside.kill();
+    }
   });
 
   test("the variables that would change the helper travel renamed and come back whole", () => {

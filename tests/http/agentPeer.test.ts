@@ -100,6 +100,7 @@ describe("the routes only a person may post to", () => {
       "/api/incidents/silences/4",
       "/api/pty/privileged",
       "/api/sessions",
+      "/api/admin/reload",
     ])
       expect({ path, guarded: guarded(path) }).toEqual({ path, guarded: true });
     for (const path of ["/api/incidents", "/api/pty", "/api/sessions/ses_1/messages", "/v1/chat/completions"])

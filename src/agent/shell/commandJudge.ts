@@ -58,6 +58,9 @@ export class CommandJudge {
   async #typed(state: SessionShellState, tool: ToolDefinition, args: { session_id: string; chars: string }): Promise<string[]> {
     if (args.chars === "") return [];
     const reader = tool.inputReader?.(args);
+    // A hop's terminal, or one whose foreground program cannot be read: it may run with raised
+    // privileges (an approved sudo call) and nothing here can tell.
+    if (tool.inputReader && !reader) return [`types into terminal ${args.session_id}, whose program agentd cannot see`];
     if (reader?.privileged) return [`types into terminal ${args.session_id}, started with raised privileges`];
     // A program that is not a shell (python3, vim, a pager) reads the text; unknown counts as a shell.
     if (reader && !SHELLS.has(reader.comm)) return [];

@@ -13,3 +13,7 @@ export { becomeOrphanReaper } from "./orphanReaper.ts";
 export type { OrphanReaper } from "./orphanReaper.ts";
 export { trackChild } from "./ownChildren.ts";
 export { isCompiledBinary } from "./compiledBinary.ts";
+export { confinedArgv } from "./confinement/confinedArgv.ts";
+export { commandEnv, helperEnv } from "./confinement/helperEnv.ts";
+export { CONFINE_VERB, EXEC_MARKER } from "./confinement/confineVerb.ts";
+export { confineOwnCommands } from "./confinement/ownCommands.ts";

@@ -1,3 +1,4 @@
+import { confinedSpawn } from "./confinement/ownCommands.ts";
 import { trackChild } from "./ownChildren.ts";
 import { raceTimeout } from "./raceTimeout.ts";
 
@@ -9,6 +10,12 @@ export interface RunCommandOptions {
   maxOutputBytes?: number;
   /** Between SIGTERM and SIGKILL when the command is stopped. */
   graceMs?: number;
+  /**
+   * Start it as the agent's commands start: no_new_privs, agentd's own files hidden
+   * (confineOwnCommands). For what agentd runs unasked (a status command, a check): what it reads
+   * may have been written by the agent. Not for an approved action, which may need sudo.
+   */
+  confined?: boolean;
 }
 
 export interface CommandResult {
@@ -32,7 +39,10 @@ const PIPE_GRACE_MS = 1000;
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const limit = options.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES;
-  const child = trackChild(Bun.spawn(options.argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true }));
+  const spawn = options.confined ? confinedSpawn(options.argv, process.env) : { argv: options.argv, env: undefined };
+  const child = trackChild(
+    Bun.spawn(spawn.argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true, ...(spawn.env ? { env: spawn.env } : {}) }),
+  );
   let timedOut = false;
   let cancelled = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;

@@ -4,8 +4,8 @@ import { accessSync, constants, readdirSync } from "node:fs";
 import { cString, cStringArray } from "../cStrings.ts";
 import { landlockAbi, restrictSelf, setNoNewPrivs } from "./landlock.ts";
 import { planHiding, type PlanFs } from "./landlockPlan.ts";
-import { EXEC_MARKER } from "./confineVerb.ts";
-import { commandEnv } from "./helperEnv.ts";
+import { EXEC_MARKER } from "../../core/process/confinement/confineVerb.ts";
+import { commandEnv } from "../../core/process/confinement/helperEnv.ts";
 
 const EXIT_CANNOT_CONFINE = 126;
 const EXIT_NOT_FOUND = 127;
@@ -38,12 +38,17 @@ export function confineMain(args: readonly string[]): number {
   if (argv.length === 0) return fail(`no command after ${EXEC_MARKER}`, 2);
   try {
     setNoNewPrivs();
+    const abi = landlockAbi();
     if (hide.length > 0) {
-      const abi = landlockAbi();
       if (abi === 0) throw new Error("Landlock is not available in this kernel");
       const plan = planHiding(hide, hostPlanFs);
       if (plan.exposed.length > 0) throw new Error(plan.exposed.map((e) => e.why).join("; "));
       restrictSelf(plan.rules, abi);
+    } else if (abi > 0) {
+      // Nothing to hide, but a Landlock domain of its own all the same: a command in one cannot
+      // ptrace a process outside it (a terminal started without no_new_privs for an approved
+      // sudo call, the operator's shells), which no_new_privs alone does not prevent.
+      restrictSelf([{ path: "/", access: "all", directory: true }], abi);
     }
     if (cwd !== undefined) process.chdir(cwd);
     return execReplacing(argv);

@@ -59,7 +59,8 @@ function tcpCheck(host: string, port: number, timeoutMs: number): Promise<CheckO
 }
 
 async function commandCheck(argv: string[], expectExit: number, timeoutMs: number): Promise<CheckOutcome> {
-  const result = await runCommand({ argv, timeoutMs, maxOutputBytes: 2048 });
+  // Runs unasked on a timer: confined, like the agent's commands (it may read what they wrote).
+  const result = await runCommand({ argv, timeoutMs, maxOutputBytes: 2048, confined: true });
   if (result.timed_out) return { ok: false, detail: `${argv[0]} timed out after ${timeoutMs} ms` };
   if (result.signal) return { ok: false, detail: `${argv[0]} ended by ${result.signal}` };
   const code = result.exit_code;

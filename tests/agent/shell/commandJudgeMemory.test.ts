@@ -31,3 +31,14 @@ test("a file the session wrote before a restart still asks when run after it", a
   expect(await after.judge(other.id, tool("exec_command"), { cmd: "bash /tmp/x/run-me.sh" })).toEqual([]);
   reopened.close();
 });
+
+test("typing into a terminal agentd cannot look into (a hop's) asks; into a local shell it is judged line by line", async () => {
+  const judge = new CommandJudge();
+  const stdin = (reader: { comm: string; privileged: boolean } | undefined) =>
+    ({ name: "write_stdin", inputReader: () => reader }) as unknown as ToolDefinition;
+  expect((await judge.judge("s", stdin(undefined), { session_id: "hop1", chars: "ls\n" })).length).toBeGreaterThan(0);
+  expect(await judge.judge("s", stdin({ comm: "bash", privileged: false }), { session_id: "t1", chars: "ls\n" })).toEqual([]);
+  expect((await judge.judge("s", stdin({ comm: "bash", privileged: true }), { session_id: "t2", chars: "ls\n" })).length).toBeGreaterThan(
+    0,
+  );
+});

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { isCompiledBinary } from "../../core/process/compiledBinary.ts";
+import { isCompiledBinary } from "../compiledBinary.ts";
 import { CONFINE_VERB, EXEC_MARKER } from "./confineVerb.ts";
 
 /**
@@ -8,7 +8,10 @@ import { CONFINE_VERB, EXEC_MARKER } from "./confineVerb.ts";
  * which is quicker than the whole CLI.
  */
 export function confinedArgv(argv: readonly string[], hidden: readonly string[], cwd?: string): string[] {
-  const helper = isCompiledBinary() ? [process.execPath, CONFINE_VERB] : [process.execPath, join(import.meta.dir, "confineMain.ts")];
+  // The helper's code is the PTY capability's (src/pty/confine/confineMain.ts); this file only names it.
+  const helper = isCompiledBinary()
+    ? [process.execPath, CONFINE_VERB]
+    : [process.execPath, join(import.meta.dir, "..", "..", "..", "pty", "confine", "confineMain.ts")];
   const chdir = cwd === undefined ? [] : ["--cwd", cwd];
   return [...helper, ...hidden.flatMap((path) => ["--hide", path]), ...chdir, EXEC_MARKER, ...argv];
 }
