@@ -55,6 +55,16 @@ interface ReadOptions {
 
 const encoder = new TextEncoder();
 
+/**
+ * A sudo-approved call runs the command the person saw and nothing around it: the configured shell
+ * (not one the model named), no login profile (files the agent can write), no extra environment
+ * (PATH, BASH_ENV…): none of them is shown on the approval.
+ */
+function exactlyAsShown(args: ExecCommandArgs): ExecCommandArgs {
+  const { shell: _shell, env: _env, ...shown } = args;
+  return { ...shown, login: false };
+}
+
 /** Owns every PTY session of the daemon: starts, feeds, reads, limits, reaps and closes them. */
 export class PtyManager {
   private readonly config: PtyConfig;
@@ -95,9 +105,10 @@ export class PtyManager {
     runInBackground("pty.prune_output", () => this.outputStore.prune(), {}, this.log);
   }
 
-  async exec(args: ExecCommandArgs, signal?: AbortSignal, options: ExecOptions = {}): Promise<PtyCommandResult> {
+  async exec(requested: ExecCommandArgs, signal?: AbortSignal, options: ExecOptions = {}): Promise<PtyCommandResult> {
     this.assertOpen();
     const started = performance.now();
+    const args = options.privileged ? exactlyAsShown(requested) : requested;
     if (args.workdir !== undefined && !isDirectory(args.workdir)) {
       throw new PtyError("pty_bad_workdir", `Working directory ${args.workdir} does not exist or is not a directory`);
     }

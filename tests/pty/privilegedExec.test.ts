@@ -1,0 +1,36 @@
+import { afterAll, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PtyManager, ptyConfigSchema } from "../../src/pty/index.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+
+const dataDir = makeTempDir("agentd-privileged-");
+const manager = new PtyManager({ dataDir, config: ptyConfigSchema.parse({ close_grace_ms: 200 }) });
+
+afterAll(async () => {
+  await manager.close();
+  removeTempDirs();
+});
+
+test("a sudo-approved call runs only the command shown: not the model's shell, login profile or environment", async () => {
+  // A "shell" that would run something else first; the person approved only `echo ran`.
+  const evil = join(dataDir, "evilsh");
+  writeFileSync(evil, `#!/bin/sh\necho EVIL-SHELL\nexec /bin/sh "$@"\n`);
+  chmodSync(evil, 0o755);
+  const args = {
+    cmd: 'echo "ran x=[$X]"; grep NoNewPrivs /proc/self/status',
+    shell: evil,
+    env: { X: "set" },
+    login: true,
+    yield_time_ms: 5000,
+  };
+  const privileged = await manager.exec(args, undefined, { privileged: true });
+  expect(privileged.output).toContain("ran x=[]");
+  expect(privileged.output).not.toContain("EVIL-SHELL");
+  expect(privileged.output).toMatch(/NoNewPrivs:\s+0/);
+  // Unprivileged, the call runs as asked (confined).
+  const confined = await manager.exec(args);
+  expect(confined.output).toContain("EVIL-SHELL");
+  expect(confined.output).toContain("ran x=[set]");
+  expect(confined.output).toMatch(/NoNewPrivs:\s+1/);
+});
