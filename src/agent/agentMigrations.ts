@@ -109,6 +109,12 @@ export const agentMigrations: readonly Migration[] = [
     `,
   },
   {
+    version: 212,
+    name: "agent_approval_target",
+    // The host an approval was asked for: a hop switched between the decision and the run cannot move it.
+    sql: "ALTER TABLE agent_approvals ADD COLUMN target TEXT;",
+  },
+  {
     version: 211,
     name: "agent_written_files",
     // The text check's memory of what each session wrote, so it survives a worker restart.

@@ -23,6 +23,8 @@ export interface ApprovalRecord {
    * (cleared at the decision); never logged, never in events or the sidecar.
    */
   request: string | null;
+  /** The host the call was shown to run on (kept after the decision): it runs there or not at all. */
+  target: string | null;
   decided_by: string | null;
   decided_at: number | null;
   created_at: number;
@@ -39,12 +41,15 @@ export class ApprovalStore {
   constructor(private readonly db: Database) {}
 
   create(
-    input: Pick<ApprovalRecord, "session_id" | "turn_id" | "tool_call_id" | "tool" | "scope" | "summary"> & { request?: string },
+    input: Pick<ApprovalRecord, "session_id" | "turn_id" | "tool_call_id" | "tool" | "scope" | "summary"> & {
+      request?: string;
+      target?: string;
+    },
   ): ApprovalRecord {
     const id = newId("apr");
     this.db
       .query(
-        "INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, request, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+        "INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, request, target, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
       )
       .run(
         id,
@@ -55,6 +60,7 @@ export class ApprovalStore {
         input.scope,
         input.summary,
         input.request ?? null,
+        input.target ?? null,
         Date.now(),
       );
     return this.get(id);

@@ -21,7 +21,7 @@ export interface CommandSpan {
 }
 
 /** An approval as an approver sees it: the raw command beside its redacted form. */
-export interface ApprovalView extends Omit<ApprovalRecord, "request"> {
+export interface ApprovalView extends Omit<ApprovalRecord, "request" | "target"> {
   command?: string;
   command_redacted?: string;
   /** The raw command cut into spans, those the stored copies redact marked. */
@@ -58,7 +58,8 @@ export function redactedSpans(raw: string, redacted: string): CommandSpan[] {
 
 /** The view of an approval for an authenticated approver: raw while pending, redacted once decided (the raw is gone). */
 export function approvalView(record: ApprovalRecord): ApprovalView {
-  const { request, ...rest } = record;
+  const { request, target, ...kept } = record;
+  const rest: ApprovalView = target === null ? kept : { ...kept, target };
   if (!request) return rest;
   const parsed = JSON.parse(request) as ApprovalRequest;
   const view: ApprovalView = { ...rest, arguments: parsed.arguments, arguments_redacted: redactSecrets(parsed.arguments) };

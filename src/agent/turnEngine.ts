@@ -274,6 +274,7 @@ export class TurnEngine {
             scope,
             summary: callSummary(tool, shown, command),
             request: JSON.stringify(this.#request(session.id, history, parsed.raw, command)),
+            target: this.deps.sessions.get(session.id).target,
           });
           this.deps.toolCalls.awaitApproval(record.id, approval.id);
           this.deps.telemetry.approvalRequested(turnId, record.id, tool.name, record.call_id, approval.id, scope);
@@ -294,7 +295,17 @@ export class TurnEngine {
         continue;
       }
       // Read per call, not from `session`: a hop earlier in this turn may have switched the host.
-      const target = this.deps.target(tool.hostBound ? this.deps.sessions.get(session.id).target : LOCAL_TARGET);
+      const targetName = tool.hostBound ? this.deps.sessions.get(session.id).target : LOCAL_TARGET;
+      const approvedFor = record.approval_id ? this.deps.approvals.get(record.approval_id).target : null;
+      if (tool.hostBound && approvedFor !== null && approvedFor !== targetName) {
+        // The person allowed it on the host the card named; it runs there or not at all.
+        this.#answerUnrun(session.id, turnId, record, history, "error", {
+          code: "target_changed",
+          message: `${tool.name} was approved to run on ${approvedFor}, but the session now runs on ${targetName}: it was not run; call it again to ask`,
+        });
+        continue;
+      }
+      const target = this.deps.target(targetName);
       this.deps.telemetry.toolStarted(turnId, record.id, tool.name, record.call_id);
       const result = await runToolCall(
         {

@@ -74,7 +74,10 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   }
   removeStaleReadyFile(dataDir);
   // Watchdog checks run unasked and may read what the agent's commands wrote: they start confined too.
-  confineOwnCommands(decideHiding([dataDir, ...(loaded.path ? [loaded.path] : [])]).hidden);
+  confineOwnCommands(decideHiding([dataDir, ...(loaded.path ? [loaded.path] : [])]).hidden, {
+    withheld: loaded.envReferences,
+    pass: config.pty.pass_env,
+  });
   try {
     return await supervise(options, config, dataDir, hardening, reaper);
   } finally {

@@ -44,7 +44,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const hiding = decideHiding(ownPaths);
   if (hiding.problem) log.warn("security.own_files_exposed", { paths: ownPaths, hidden: hiding.hidden, problem: hiding.problem });
   else log.info("security.own_files_hidden", { paths: hiding.hidden });
-  confineOwnCommands(hiding.hidden);
+  confineOwnCommands(hiding.hidden, { withheld: envReferences, pass: config.pty.pass_env });
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   let requiredToken: string | undefined;
   try {

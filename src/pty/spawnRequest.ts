@@ -1,3 +1,5 @@
+import { type SecretEnvOptions, withoutSecrets } from "../core/process/index.ts";
+
 /** Pure choices made before a command starts: its shell, argv, environment, size and wait time. */
 
 /** What children see unless the caller's env says otherwise: no pagers waiting for a key, no colour noise. */
@@ -24,49 +26,13 @@ export function shellArgv(shell: string, login: boolean, cmd: string): string[] 
   return [shell, login ? "-lc" : "-c", cmd];
 }
 
-/**
- * Variables that look like credentials. The daemon's own (provider API keys, its token, a database
- * password) must not reach commands the model runs: one `env` would put them in the model's context.
- * Matched on the whole name, broadly: a wrongly withheld variable costs a `pty.pass_env` entry, a
- * leaked one costs the secret.
- */
-const SECRET_SUBSTRING = /KEY|TOKEN|SECRET|PASS|PWD|CRED|DSN|AUTH|COOKIE|SESSION|PRIVATE/i;
-/** Short markers that are secrets only as a whole word of the name (GITHUB_PAT, not PATH). */
-const SECRET_WORD = /(^|_)(PAT|PW|JWT|OTP)(_|$)/i;
-const SECRET_WHOLE = /^DATABASE_URL$|_WEBHOOK_URL$/i;
-/** The shell's own working-directory variables merely contain "PWD". */
-const NOT_SECRET = new Set(["PWD", "OLDPWD"]);
-
-export function looksSecret(name: string): boolean {
-  if (NOT_SECRET.has(name)) return false;
-  return SECRET_SUBSTRING.test(name) || SECRET_WORD.test(name) || SECRET_WHOLE.test(name);
-}
-
-/** Internal variables between the supervisor and the worker; meaningless to a child. */
-const INTERNAL_NAME = /^AGENTD_(SUPERVISOR_PID|WORKER_RESTARTS|OPERATOR_UMASK)$/;
-
-export interface ChildEnvOptions {
-  /** Names the operator lets through (pty.pass_env), secret-looking or not. */
-  pass?: readonly string[];
-  /** Names the config reads secrets from (`{env:NAME}`): withheld whatever they look like. */
-  withheld?: readonly string[];
-}
-
 /** The daemon's environment minus secrets, plus the defaults, plus what the caller asked for. */
 export function childEnv(
   inherited: Readonly<Record<string, string | undefined>>,
   overrides: Readonly<Record<string, string>> = {},
-  options: ChildEnvOptions = {},
+  options: SecretEnvOptions = {},
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  const pass = new Set(options.pass ?? []);
-  const withheld = new Set(options.withheld ?? []);
-  for (const [key, value] of Object.entries(inherited)) {
-    if (value === undefined || INTERNAL_NAME.test(key)) continue;
-    if ((withheld.has(key) || looksSecret(key)) && !pass.has(key)) continue;
-    env[key] = value;
-  }
-  return { ...env, ...CHILD_ENV_DEFAULTS, ...overrides };
+  return { ...withoutSecrets(inherited, options), ...CHILD_ENV_DEFAULTS, ...overrides };
 }
 
 export function clampYield(requested: number | undefined, limits: { defaultMs: number; minMs: number; maxMs: number }): number {

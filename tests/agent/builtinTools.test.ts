@@ -72,11 +72,16 @@ describe("services and incidents", () => {
     expect(await restart!.execute({ name: "web" }, ctx)).toMatchObject({ restarted: true, healthy: true, status_output: "up" });
     await expect(status!.execute({ name: "db" }, ctx)).rejects.toMatchObject({ code: "unknown_service" });
   });
-  test("a status command runs unasked, so confined like the agent's commands; an (asked) restart runs as configured", async () => {
-    const probe = "grep NoNewPrivs /proc/self/status";
+  test("a status command runs unasked, so confined like the agent's commands; an (asked) restart runs as configured; neither gets a secret", async () => {
+    process.env.SERVICE_TEST_API_KEY = "sk-service-secret";
+    const probe = "grep NoNewPrivs /proc/self/status; echo key=[$SERVICE_TEST_API_KEY]";
     const [status, restart] = createServiceTools(servicesConfigSchema.parse([{ name: "probe", status: probe, restart: probe }]));
     expect(((await status!.execute({ name: "probe" }, ctx)) as { output: string }).output).toMatch(/NoNewPrivs:\s+1/);
-    expect(((await restart!.execute({ name: "probe" }, ctx)) as { restart_output: string }).restart_output).toMatch(/NoNewPrivs:\s+0/);
+    const restarted = (await restart!.execute({ name: "probe" }, ctx)) as { restart_output: string; status_output: string };
+    expect(restarted.restart_output).toMatch(/NoNewPrivs:\s+0/);
+    expect(`${restarted.restart_output} ${restarted.status_output}`).not.toContain("sk-service-secret");
+    expect(restarted.restart_output).toContain("key=[]");
+    delete process.env.SERVICE_TEST_API_KEY;
   });
   test("list_incidents and get_incident read the incident store", async () => {
     const db = openStore({ path: ":memory:", migrations: baseMigrations });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chooseEviction } from "../../src/pty/evictionPolicy.ts";
-import { childEnv, clampYield, EXEC_YIELD, looksSecret, resolveShell, shellArgv, STDIN_YIELD } from "../../src/pty/spawnRequest.ts";
+import { looksSecret } from "../../src/core/process/index.ts";
+import { childEnv, clampYield, EXEC_YIELD, resolveShell, shellArgv, STDIN_YIELD } from "../../src/pty/spawnRequest.ts";
 import { stripAnsi } from "../../src/pty/stripAnsi.ts";
 import { decodeWaitStatus } from "../../src/pty/waitStatus.ts";
 

@@ -1,4 +1,4 @@
-import { confinedSpawn } from "./confinement/ownCommands.ts";
+import { confinedSpawn, plainSpawn } from "./confinement/ownCommands.ts";
 import { trackChild } from "./ownChildren.ts";
 import { raceTimeout } from "./raceTimeout.ts";
 
@@ -39,10 +39,9 @@ const PIPE_GRACE_MS = 1000;
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const limit = options.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES;
-  const spawn = options.confined ? confinedSpawn(options.argv, process.env) : { argv: options.argv, env: undefined };
-  const child = trackChild(
-    Bun.spawn(spawn.argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true, ...(spawn.env ? { env: spawn.env } : {}) }),
-  );
+  // Never with agentd's secrets (provider keys, the config's {env:…} names): what runs may be a script the agent wrote.
+  const spawn = options.confined ? confinedSpawn(options.argv, process.env) : plainSpawn(options.argv, process.env);
+  const child = trackChild(Bun.spawn(spawn.argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true, env: spawn.env }));
   let timedOut = false;
   let cancelled = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
