@@ -12,6 +12,8 @@ export interface ApprovalRequest {
   target: string;
   /** The user message of the turn that asked for it. */
   task: string;
+  /** Why the text check sent it to the sudo scope (a file this session wrote, an unknown shell…). */
+  reasons?: string[];
 }
 
 /** A part of the raw command; `redacted` marks what the stored copies hide. */
@@ -31,6 +33,7 @@ export interface ApprovalView extends Omit<ApprovalRecord, "request" | "target">
   workdir?: string;
   target?: string;
   task?: string;
+  reasons?: string[];
 }
 
 const MARK = "[redacted]";
@@ -72,5 +75,6 @@ export function approvalView(record: ApprovalRecord): ApprovalView {
   if (parsed.workdir !== undefined) view.workdir = parsed.workdir;
   view.target = parsed.target;
   view.task = parsed.task;
+  if (parsed.reasons?.length) view.reasons = parsed.reasons;
   return view;
 }

@@ -273,7 +273,7 @@ export class TurnEngine {
             tool: tool.name,
             scope,
             summary: callSummary(tool, shown, command),
-            request: JSON.stringify(this.#request(session.id, history, parsed.raw, command)),
+            request: JSON.stringify(this.#request(session.id, history, parsed.raw, command, escalation)),
             target: this.deps.sessions.get(session.id).target,
           });
           this.deps.toolCalls.awaitApproval(record.id, approval.id);
@@ -351,7 +351,13 @@ export class TurnEngine {
   }
 
   /** What the approver is shown, unredacted: the command, its arguments, where it runs and the task it serves. */
-  #request(sessionId: string, history: ChatMessage[], raw: unknown, command: string | undefined): ApprovalRequest {
+  #request(
+    sessionId: string,
+    history: ChatMessage[],
+    raw: unknown,
+    command: string | undefined,
+    reasons?: readonly string[],
+  ): ApprovalRequest {
     const task = history.findLast((message) => message.role === "user")?.content;
     const workdir = (raw as { workdir?: unknown } | null)?.workdir;
     return {
@@ -360,6 +366,7 @@ export class TurnEngine {
       ...(typeof workdir === "string" ? { workdir } : {}),
       target: this.deps.sessions.get(sessionId).target,
       task: typeof task === "string" ? task : "",
+      ...(reasons?.length ? { reasons: [...reasons] } : {}),
     };
   }
 

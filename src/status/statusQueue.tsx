@@ -25,6 +25,11 @@ function ApprovalSubject({ approval }: { approval: ApprovalRow }) {
         )}
         {marked && <> (marked parts are secrets: logs and the debug sidecar show them as [redacted])</>}
       </p>
+      {approval.reasons && approval.reasons.length > 0 && (
+        <p class="meta" data-field="reasons">
+          asked because: {approval.reasons.join("; ")}
+        </p>
+      )}
     </>
   );
 }

@@ -52,6 +52,7 @@ export function approvalRow(approval: QueuedApproval): ApprovalRow {
         }),
     ...(approval.target !== undefined ? { target: approval.target } : {}),
     ...(approval.task !== undefined ? { task: approval.task } : {}),
+    ...(approval.kind !== "watchdog" && approval.reasons?.length ? { reasons: approval.reasons } : {}),
   };
 }
 

@@ -99,6 +99,8 @@ export interface ApprovalRow {
   target?: string;
   /** Why: the user message of the turn that asked for the call, or the watchdog's incident title. */
   task?: string;
+  /** Why the text check asked in the sudo scope. */
+  reasons?: string[];
 }
 
 export type SilenceRow = Silence;

@@ -48,6 +48,9 @@ describe("approvals", () => {
       call_id: "s1",
     });
     expect(ran).toEqual([]);
+    // The approver is told why it was asked in the sudo scope.
+    const pending = (await (await h.api(`/api/sessions/${id}`)).json()) as { approvals: { reasons?: string[] }[] };
+    expect(pending.approvals[0]!.reasons?.join(" ")).toContain("sudo");
     expect(h.agent.pendingApprovals().map((a) => a.id)).toEqual([approval.approval_id]);
     expect(h.agent.sessions().rows[0]).toMatchObject({ id, state: "awaiting_approval", pending_approvals: 1 });
 

@@ -26,6 +26,7 @@ interface ApprovalView {
   workdir?: string;
   target?: string;
   task?: string;
+  reasons?: string[];
 }
 
 /** An approval as the approver must see it: the raw command, where it runs, for which task, and what logs hide. */
@@ -38,6 +39,7 @@ function describeApproval(a: ApprovalView): string {
     const hidden = (a.command_spans ?? []).filter((span) => span.redacted).map((span) => span.text);
     if (hidden.length > 0) lines.push(`  redacted in logs: ${hidden.join(", ")}`);
     lines.push(`  on ${a.target ?? "local"}${a.workdir !== undefined ? ` in ${a.workdir}` : ""}`);
+    if (a.reasons?.length) lines.push(`  asked because: ${a.reasons.join("; ")}`);
   }
   if (a.task) lines.push(`  ${a.kind === "watchdog" ? "incident" : "task"}: ${a.task}`);
   if (a.kind === "watchdog") lines.push(`  decide: agentd approve ${a.id} once|deny`);
