@@ -151,7 +151,7 @@ export class PtyManager {
     const session = this.sessions.get(sessionId);
     if (!session?.running) return undefined;
     const comm = foregroundReader(session.pid);
-    return comm === undefined ? undefined : { comm, privileged: this.privileged.has(sessionId) };
+    return comm === undefined ? undefined : { comm, privileged: this.privileged.has(sessionId), command: session.cmd };
   }
 
   list(): PtySessionInfo[] {

@@ -61,7 +61,10 @@ export class CommandJudge {
     // A hop's terminal, or one whose foreground program cannot be read: it may run with raised
     // privileges (an approved sudo call) and nothing here can tell.
     if (tool.inputReader && !reader) return [`types into terminal ${args.session_id}, whose program agentd cannot see`];
-    if (reader?.privileged) return [`types into terminal ${args.session_id}, started with raised privileges`];
+    if (reader?.privileged)
+      return [
+        `types into terminal ${args.session_id} (${reader.command ?? reader.comm}), started with raised privileges, now running ${reader.comm}`,
+      ];
     // A program that is not a shell (python3, vim, a pager) reads the text; unknown counts as a shell.
     if (reader && !SHELLS.has(reader.comm)) return [];
     // Ctrl-C drops the line being typed; Ctrl-D ends input.

@@ -35,6 +35,8 @@ export interface InputReader {
   comm: string;
   /** True when the terminal's command was started without no_new_privs (a sudo-approved call). */
   privileged: boolean;
+  /** The command the terminal was opened with, for the approver. */
+  command?: string;
 }
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
