@@ -21,6 +21,7 @@ import { resolveCallTarget, splitTarget } from "./directCallTarget.ts";
 import { CallNotFoundError, type DirectCallAnswer, type DirectCallRequest, UnknownToolError, type Waiter } from "./directCallTypes.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
+import type { ApprovalRequest } from "./approvalView.ts";
 
 export interface DirectCallsDeps {
   sessions: SessionStore;
@@ -204,7 +205,7 @@ export class DirectCalls {
     const judged = this.#verdict(session, record, tool, command, target, escalation);
     if (judged.verdict === "deny")
       return this.#answerUnrun(sessionId, turnId, record, "denied", { code: "denied", message: deniedMessage(tool, judged.reason) });
-    if (judged.verdict === "ask") return this.#ask(session, turnId, record, tool, parsed.raw, command, judged, target, request);
+    if (judged.verdict === "ask") return this.#ask(session, turnId, record, tool, parsed.raw, command, judged, target, request, escalation);
     if (signal.aborted)
       return this.#answerUnrun(sessionId, turnId, record, "cancelled", {
         code: "cancelled",
@@ -268,6 +269,7 @@ export class DirectCalls {
     judged: CallVerdict,
     target: string,
     request?: DirectCallRequest,
+    reasons?: readonly string[],
   ): void {
     let approvalId = record.approval_id;
     if (record.status !== "awaiting_approval" || !approvalId) {
@@ -275,6 +277,17 @@ export class DirectCalls {
         target === LOCAL_TARGET
           ? callSummary(tool, redactSecrets(raw), command)
           : `${callSummary(tool, redactSecrets(raw), command)} on ${target}`;
+      // What the approver must see unredacted, as for the agent's calls: the summary is redacted, and
+      // redaction can be made to swallow part of a command.
+      const workdir = (raw as { workdir?: unknown } | null)?.workdir;
+      const shownRequest: ApprovalRequest = {
+        ...(command !== undefined ? { command } : {}),
+        arguments: raw,
+        ...(typeof workdir === "string" ? { workdir } : {}),
+        target,
+        task: `a call from MCP client ${session.client ?? "unknown"}`,
+        ...(reasons?.length ? { reasons: [...reasons] } : {}),
+      };
       const approval = this.deps.approvals.create({
         session_id: session.id,
         turn_id: turnId,
@@ -282,6 +295,8 @@ export class DirectCalls {
         tool: tool.name,
         scope: judged.scope,
         summary: shown,
+        request: JSON.stringify(shownRequest),
+        target,
       });
       approvalId = approval.id;
       this.deps.toolCalls.awaitApproval(record.id, approval.id);

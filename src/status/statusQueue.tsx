@@ -1,3 +1,4 @@
+import { revealInvisibleChars } from "../core/text/index.ts";
 import { Ago, Card, domId, Pill } from "./statusCard.tsx";
 import { EMPTY_TEXT } from "./statusSections.ts";
 import type { ApprovalRow, StatusSection } from "./statusSnapshot.ts";
@@ -8,12 +9,14 @@ import type { ApprovalRow, StatusSection } from "./statusSnapshot.ts";
  */
 function ApprovalSubject({ approval }: { approval: ApprovalRow }) {
   const spans = approval.command_spans ?? (approval.command === undefined ? undefined : [{ text: approval.command, redacted: false }]);
-  if (!spans) return <pre class="details">{approval.summary}</pre>;
+  if (!spans) return <pre class="details">{revealInvisibleChars(approval.summary)}</pre>;
   const marked = spans.some((span) => span.redacted);
   return (
     <>
       <pre class="details command" data-raw-command="">
-        {spans.map((span) => (span.redacted ? <mark class="redacted">{span.text}</mark> : span.text))}
+        {spans.map((span) =>
+          span.redacted ? <mark class="redacted">{revealInvisibleChars(span.text)}</mark> : revealInvisibleChars(span.text),
+        )}
       </pre>
       <p class="meta">
         on <code>{approval.target ?? "local"}</code>
@@ -23,7 +26,7 @@ function ApprovalSubject({ approval }: { approval: ApprovalRow }) {
             in <code>{approval.workdir}</code>
           </>
         )}
-        {marked && <> (marked parts are secrets: logs and the debug sidecar show them as [redacted])</>}
+        {marked && <> (marked parts look like secrets: logs and the debug sidecar show them as [redacted])</>}
       </p>
       {approval.reasons && approval.reasons.length > 0 && (
         <p class="meta" data-field="reasons">

@@ -154,12 +154,16 @@ describe.each(["http", "stdio"] as McpTransportKind[])("MCP over %s against ./ag
 
   test("a command that runs sudo is asked in the sudo scope, as the agent's are; allowed, it starts without no_new_privs", async () => {
     const tag = `sudo-scope-${kind}`;
-    const call = connected.client.callTool({
-      name: "exec_command",
-      arguments: { cmd: `grep NoNewPrivs /proc/self/status; sudo -n true; echo ${tag}` },
-    });
-    const approval = await pendingApproval(tag);
+    // The quotes make the redactor swallow the middle of the summary: the card must show the raw command.
+    const cmd = `grep NoNewPrivs /proc/self/status; sudo -n true; echo 'API_KEY="'; echo ${tag}; echo '"'`;
+    const call = connected.client.callTool({ name: "exec_command", arguments: { cmd } });
+    const approval = await pendingApproval("sudo -n true");
     expect(approval.scope).toBe("sudo");
+    const shown = (
+      await api<{ approvals: Array<{ id: string; command?: string; reasons?: string[] }> }>(daemon.url, "/api/approvals")
+    ).approvals.find((a) => a.id === approval.id);
+    expect(shown?.command).toBe(cmd);
+    expect(shown?.reasons?.join(" ")).toContain("sudo");
     await api(daemon.url, `/api/approvals/${approval.id}`, { body: { decision: "allow_once" } });
     const result = await call;
     expect(JSON.parse(resultText(result)).output).toMatch(/NoNewPrivs:\s+0/);

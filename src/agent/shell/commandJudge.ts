@@ -1,3 +1,4 @@
+import { hasInvisibleChars } from "../../core/text/index.ts";
 import type { ToolDefinition } from "../../core/tools/toolDefinition.ts";
 import { bashParser } from "./bashParser.ts";
 import { analyzeShell } from "./shellAnalysis.ts";
@@ -50,6 +51,7 @@ export class CommandJudge {
     if (typeof args.shell === "string" && !SHELLS.has(programName(args.shell))) reasons.push(`runs under ${args.shell}, not a known shell`);
     for (const name of Object.keys((args.env as Record<string, unknown> | undefined) ?? {}))
       if (CODE_VARIABLES.has(name)) reasons.push(`sets ${name}, which decides what code runs`);
+    if (hasInvisibleChars(args.cmd as string)) reasons.push("contains characters that reorder or hide text (bidi, zero-width)");
     const found = analyzeShell(await bashParser(), args.cmd as string, { written: state.written });
     this.#wrote(state, found.writes);
     return [...reasons, ...found.reasons];
@@ -70,6 +72,7 @@ export class CommandJudge {
     // Ctrl-C drops the line being typed; Ctrl-D ends input.
     const chars = args.chars.replace(/[\x03\x04]/g, "\n");
     if (EDITING_KEYS.test(chars)) return ["line-editing keys typed into a shell"];
+    if (hasInvisibleChars(chars)) return ["typed characters that reorder or hide text (bidi, zero-width)"];
     const text = (state.typed.get(args.session_id) ?? "") + chars.replace(/\r/g, "\n");
     const lastBreak = text.lastIndexOf("\n");
     state.typed.set(args.session_id, text.slice(lastBreak + 1));

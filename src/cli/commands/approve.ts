@@ -1,3 +1,4 @@
+import { revealInvisibleChars } from "../../core/text/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 
@@ -33,9 +34,9 @@ interface ApprovalView {
 function describeApproval(a: ApprovalView): string {
   const from = a.session_id !== null ? `session ${a.session_id}` : `incident ${a.incident_id ?? "?"}`;
   const lines = [`${a.id}  ${a.scope.padEnd(15)}  ${a.tool}  (${a.requested_by ?? "asked"}, ${from})`];
-  if (a.command === undefined) lines.push(`  ${a.summary}`);
+  if (a.command === undefined) lines.push(`  ${revealInvisibleChars(a.summary)}`);
   else {
-    lines.push(`  command: ${a.command}`);
+    lines.push(`  command: ${revealInvisibleChars(a.command)}`);
     const hidden = (a.command_spans ?? []).filter((span) => span.redacted).map((span) => span.text);
     if (hidden.length > 0) lines.push(`  redacted in logs: ${hidden.join(", ")}`);
     lines.push(`  on ${a.target ?? "local"}${a.workdir !== undefined ? ` in ${a.workdir}` : ""}`);

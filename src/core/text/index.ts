@@ -1,0 +1,1 @@
+export { hasInvisibleChars, revealInvisibleChars } from "./invisibleChars.ts";
