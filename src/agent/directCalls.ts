@@ -222,8 +222,8 @@ export class DirectCalls {
         shownArgs: redactSecrets(parsed.raw),
         target: request?.wrapTarget ? request.wrapTarget(runOn) : runOn,
         signal,
-        // Only a call allowed in the sudo scope starts without no_new_privs.
-        privileged: judged.privileged,
+        // Only a bare sudo call allowed in the sudo scope starts without no_new_privs.
+        privileged: judged.privileged && (await this.#judge.startsPrivileged(tool, parsed.args)),
       },
       {
         store: this.deps.toolCalls,

@@ -317,8 +317,8 @@ export class TurnEngine {
           shownArgs: redactSecrets(parsed.raw),
           target,
           signal,
-          // Only a call allowed in the sudo scope starts without no_new_privs.
-          privileged: scope === "sudo",
+          // Only a bare sudo call allowed in the sudo scope starts without no_new_privs.
+          privileged: scope === "sudo" && (await this.#judge.startsPrivileged(tool, parsed.args)),
         },
         {
           store: this.deps.toolCalls,

@@ -19,18 +19,18 @@ function ApprovalSubject({ approval }: { approval: ApprovalRow }) {
         )}
       </pre>
       <p class="meta">
-        on <code>{approval.target ?? "local"}</code>
+        on <code>{revealInvisibleChars(approval.target ?? "local")}</code>
         {approval.workdir !== undefined && (
           <>
             {" "}
-            in <code>{approval.workdir}</code>
+            in <code>{revealInvisibleChars(approval.workdir)}</code>
           </>
         )}
         {marked && <> (marked parts look like secrets: logs and the debug sidecar show them as [redacted])</>}
       </p>
       {approval.reasons && approval.reasons.length > 0 && (
         <p class="meta" data-field="reasons">
-          asked because: {approval.reasons.join("; ")}
+          asked because: {approval.reasons.map(revealInvisibleChars).join("; ")}
         </p>
       )}
     </>
@@ -49,7 +49,7 @@ function ApprovalWhy({ approval }: { approval: ApprovalRow }) {
     <p class="meta why-asked" data-field="why">
       {approval.task ? (
         <>
-          why: <q>{approval.task}</q>
+          why: <q>{revealInvisibleChars(approval.task)}</q>
         </>
       ) : (
         "why: not recorded"

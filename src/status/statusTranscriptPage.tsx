@@ -1,3 +1,4 @@
+import { revealInvisibleChars } from "../core/text/index.ts";
 import type { SessionTranscript } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import { Ago, Pill, POLL_INTERVAL, POLL_REQUEST } from "./statusCard.tsx";
@@ -19,7 +20,7 @@ function ToolCallItem({ detail, now }: { detail: TranscriptCall; now: number }) 
         </>
       )}
       {call.duration_ms !== null && <span class="note"> in {formatMs(call.duration_ms)}</span>} <Ago at={call.created_at} now={now} />
-      <pre class="details">{redactText(JSON.stringify(call.arguments))}</pre>
+      <pre class="details">{revealInvisibleChars(redactText(JSON.stringify(call.arguments)))}</pre>
       {detail.approvals.map((approval) => (
         <p class="meta" data-field="approval">
           approval <code>{approval.id}</code>: {approval.status}
@@ -33,7 +34,7 @@ function ToolCallItem({ detail, now }: { detail: TranscriptCall; now: number }) 
         </p>
       ))}
       {call.error_message && <p class="error">{redactText(call.error_message)}</p>}
-      {detail.output_tail !== null && <pre class="details output">{detail.output_tail}</pre>}
+      {detail.output_tail !== null && <pre class="details output">{revealInvisibleChars(detail.output_tail)}</pre>}
     </li>
   );
 }
@@ -69,7 +70,7 @@ export function TranscriptSection({ transcript, now }: { transcript: SessionTran
             entry.type === "message" ? (
               <li class={`message ${entry.role}`}>
                 <span class="role">{entry.role}</span> <Ago at={entry.ts} now={now} />
-                <pre class="details">{entry.text}</pre>
+                <pre class="details">{revealInvisibleChars(entry.text)}</pre>
               </li>
             ) : (
               <ToolCallItem detail={entry.detail} now={now} />

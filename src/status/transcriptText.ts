@@ -1,10 +1,13 @@
 import type { SessionTranscript } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
+import { revealInvisibleChars } from "../core/text/index.ts";
 import { formatAge, formatMs } from "./statusFormat.ts";
 import { transcriptEntries } from "./transcriptView.ts";
 
 function indent(text: string): string[] {
-  return text.split("\n").map((line) => `    ${line}`);
+  return revealInvisibleChars(text)
+    .split("\n")
+    .map((line) => `    ${line}`);
 }
 
 /** The curl view of a session: each message, each tool call with its exit code, duration, approvals and output tail. */
@@ -13,7 +16,7 @@ export function renderTranscriptText(transcript: SessionTranscript, now: number)
   const lines = [
     `session ${session.id}  ${session.state}  on ${session.target}  ${session.kind === "mcp" ? `MCP ${session.client ?? ""}` : session.model}`,
   ];
-  if (session.title) lines.push(`task: ${session.title}`);
+  if (session.title) lines.push(`task: ${revealInvisibleChars(session.title)}`);
   for (const entry of transcriptEntries(transcript)) {
     lines.push("");
     if (entry.type === "message") {
@@ -24,7 +27,7 @@ export function renderTranscriptText(transcript: SessionTranscript, now: number)
     const mark = exit_code !== null ? (exit_code === 0 ? "✓" : "✗") : call.outcome === "ok" ? "✓" : call.outcome ? "✗" : "…";
     const exit = exit_code !== null ? ` exit ${exit_code}` : "";
     lines.push(
-      `${mark} ${call.tool}  ${call.outcome ?? call.status}${exit}  ${formatMs(call.duration_ms)}  ${JSON.stringify(call.arguments)}`,
+      `${mark} ${call.tool}  ${call.outcome ?? call.status}${exit}  ${formatMs(call.duration_ms)}  ${revealInvisibleChars(JSON.stringify(call.arguments))}`,
     );
     for (const approval of approvals)
       lines.push(`  approval ${approval.id}: ${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ""}`);

@@ -152,12 +152,13 @@ describe.each(["http", "stdio"] as McpTransportKind[])("MCP over %s against ./ag
     expect(lines(log)).toEqual(["ran"]);
   });
 
-  test("a command that runs sudo is asked in the sudo scope, as the agent's are; allowed, it starts without no_new_privs", async () => {
+  test("a command that runs sudo is asked in the sudo scope, as the agent's are; allowed, only a bare sudo starts without no_new_privs", async () => {
     const tag = `sudo-scope-${kind}`;
     // The quotes make the redactor swallow the middle of the summary: the card must show the raw command.
     const cmd = `grep NoNewPrivs /proc/self/status; sudo -n true; echo 'API_KEY="'; echo ${tag}; echo '"'`;
     const call = connected.client.callTool({ name: "exec_command", arguments: { cmd } });
-    const approval = await pendingApproval("sudo -n true");
+    // The tag itself is inside what the summary redacts.
+    const approval = await pendingApproval(`sudo -n true; echo 'API_KEY=`);
     expect(approval.scope).toBe("sudo");
     const shown = (
       await api<{ approvals: Array<{ id: string; command?: string; reasons?: string[] }> }>(daemon.url, "/api/approvals")
@@ -165,8 +166,14 @@ describe.each(["http", "stdio"] as McpTransportKind[])("MCP over %s against ./ag
     expect(shown?.command).toBe(cmd);
     expect(shown?.reasons?.join(" ")).toContain("sudo");
     await api(daemon.url, `/api/approvals/${approval.id}`, { body: { decision: "allow_once" } });
-    const result = await call;
-    expect(JSON.parse(resultText(result)).output).toMatch(/NoNewPrivs:\s+0/);
+    // Allowed, but more than sudo alone: it runs confined.
+    expect(JSON.parse(resultText(await call)).output).toMatch(/NoNewPrivs:\s+1/);
+
+    const bare = connected.client.callTool({ name: "exec_command", arguments: { cmd: "sudo -n grep NoNewPrivs /proc/self/status" } });
+    const asked = await pendingApproval("sudo -n grep NoNewPrivs");
+    await api(daemon.url, `/api/approvals/${asked.id}`, { body: { decision: "allow_once" } });
+    // sudo itself ran without no_new_privs: its root grep reports the flag clear.
+    expect(JSON.parse(resultText(await bare)).output).toMatch(/NoNewPrivs:\s+0/);
   });
 
   test("a denied call returns a tool error the model can read", async () => {

@@ -1,6 +1,7 @@
 import { hasInvisibleChars } from "../../core/text/index.ts";
 import type { ToolDefinition } from "../../core/tools/toolDefinition.ts";
 import { bashParser } from "./bashParser.ts";
+import { isBareEscalation } from "./bareEscalation.ts";
 import { analyzeShell } from "./shellAnalysis.ts";
 import { CODE_VARIABLES, SHELLS } from "./shellNames.ts";
 import { programName } from "./shellWords.ts";
@@ -42,6 +43,15 @@ export class CommandJudge {
     return [];
   }
 
+  /**
+   * Whether a call allowed in the sudo scope may start without no_new_privs: only an exec_command
+   * that is a bare escalation (isBareEscalation); any other allowed call runs confined.
+   */
+  async startsPrivileged(tool: ToolDefinition, args: unknown): Promise<boolean> {
+    const cmd = (args as { cmd?: unknown } | null)?.cmd;
+    return tool.name === "exec_command" && typeof cmd === "string" && isBareEscalation(await bashParser(), cmd);
+  }
+
   forget(sessionId: string): void {
     this.#sessions.delete(sessionId);
   }
@@ -51,7 +61,8 @@ export class CommandJudge {
     if (typeof args.shell === "string" && !SHELLS.has(programName(args.shell))) reasons.push(`runs under ${args.shell}, not a known shell`);
     for (const name of Object.keys((args.env as Record<string, unknown> | undefined) ?? {}))
       if (CODE_VARIABLES.has(name)) reasons.push(`sets ${name}, which decides what code runs`);
-    if (hasInvisibleChars(args.cmd as string)) reasons.push("contains characters that reorder or hide text (bidi, zero-width)");
+    const shown = [args.cmd, args.workdir, args.shell].filter((text): text is string => typeof text === "string");
+    if (shown.some(hasInvisibleChars)) reasons.push("contains characters that reorder or hide text (bidi, zero-width)");
     const found = analyzeShell(await bashParser(), args.cmd as string, { written: state.written });
     this.#wrote(state, found.writes);
     return [...reasons, ...found.reasons];

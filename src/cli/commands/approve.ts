@@ -1,4 +1,4 @@
-import { revealInvisibleChars } from "../../core/text/index.ts";
+import { oneLine } from "../../core/text/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 
@@ -10,7 +10,7 @@ const DECISIONS: Record<string, string> = {
   allow_session: "allow_session",
 };
 
-interface ApprovalView {
+export interface ApprovalView {
   id: string;
   /** agent, mcp or watchdog (a run_command of the watchdog, id wd_<n>, decided once: allow or deny). */
   kind?: string;
@@ -30,19 +30,23 @@ interface ApprovalView {
   reasons?: string[];
 }
 
-/** An approval as the approver must see it: the raw command, where it runs, for which task, and what logs hide. */
-function describeApproval(a: ApprovalView): string {
+/**
+ * An approval as the approver must see it: the raw command, where it runs, for which task, and what
+ * logs hide. Every field is one line (oneLine): a command holding newlines cannot draw lines of its
+ * own, such as a harmless-looking trailer or a second, fake approval.
+ */
+export function describeApproval(a: ApprovalView): string {
   const from = a.session_id !== null ? `session ${a.session_id}` : `incident ${a.incident_id ?? "?"}`;
-  const lines = [`${a.id}  ${a.scope.padEnd(15)}  ${a.tool}  (${a.requested_by ?? "asked"}, ${from})`];
-  if (a.command === undefined) lines.push(`  ${revealInvisibleChars(a.summary)}`);
+  const lines = [`${a.id}  ${a.scope.padEnd(15)}  ${a.tool}  (${oneLine(a.requested_by ?? "asked")}, ${from})`];
+  if (a.command === undefined) lines.push(`  ${oneLine(a.summary)}`);
   else {
-    lines.push(`  command: ${revealInvisibleChars(a.command)}`);
-    const hidden = (a.command_spans ?? []).filter((span) => span.redacted).map((span) => span.text);
+    lines.push(`  command: ${oneLine(a.command)}`);
+    const hidden = (a.command_spans ?? []).filter((span) => span.redacted).map((span) => oneLine(span.text));
     if (hidden.length > 0) lines.push(`  redacted in logs: ${hidden.join(", ")}`);
-    lines.push(`  on ${a.target ?? "local"}${a.workdir !== undefined ? ` in ${a.workdir}` : ""}`);
-    if (a.reasons?.length) lines.push(`  asked because: ${a.reasons.join("; ")}`);
+    lines.push(`  on ${oneLine(a.target ?? "local")}${a.workdir !== undefined ? ` in ${oneLine(a.workdir)}` : ""}`);
+    if (a.reasons?.length) lines.push(`  asked because: ${a.reasons.map(oneLine).join("; ")}`);
   }
-  if (a.task) lines.push(`  ${a.kind === "watchdog" ? "incident" : "task"}: ${a.task}`);
+  if (a.task) lines.push(`  ${a.kind === "watchdog" ? "incident" : "task"}: ${oneLine(a.task)}`);
   if (a.kind === "watchdog") lines.push(`  decide: agentd approve ${a.id} once|deny`);
   return `${lines.join("\n")}\n`;
 }

@@ -6,7 +6,9 @@ const SECRET_NAME = /(authorization|api[-_]?key|secret|passw(or)?d|(^|[-_])token
 const SECRET_VALUE =
   /\b(sk-[A-Za-z0-9_-]{12,}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)/gi;
+// The value stops at a shell operator, also inside quotes: `TOKEN=x;sudo id` or `'API_KEY="'; sudo …; '"'`
+// must not hide the command that follows from the logs and the approval's summary.
+const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
 // The same in JSON or header form: "api_key": "…", authorization: …
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
 

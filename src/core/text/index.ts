@@ -1,1 +1,1 @@
-export { hasInvisibleChars, revealInvisibleChars } from "./invisibleChars.ts";
+export { hasInvisibleChars, oneLine, revealInvisibleChars } from "./invisibleChars.ts";

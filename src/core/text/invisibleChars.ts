@@ -14,3 +14,8 @@ export function hasInvisibleChars(text: string): boolean {
 export function revealInvisibleChars(text: string): string {
   return text.replace(INVISIBLE_ALL, (char) => `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
 }
+
+/** For one line of a terminal listing: also newlines, carriage returns and tabs shown as \n, \r, \t, so text cannot draw lines of its own. */
+export function oneLine(text: string): string {
+  return revealInvisibleChars(text).replace(/[\n\r\t]/g, (char) => (char === "\n" ? "\\n" : char === "\r" ? "\\r" : "\\t"));
+}

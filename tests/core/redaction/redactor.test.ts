@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Redactor } from "../../../src/core/redaction/index.ts";
+import { Redactor, redactText } from "../../../src/core/redaction/index.ts";
 
 describe("Redactor", () => {
   test("hides the exact secrets agentd holds, then anything key-shaped", () => {
@@ -14,4 +14,11 @@ describe("Redactor", () => {
     // Secrets shorter than 6 characters are too likely to be ordinary words.
     expect(redactor.redact("a short answer")).toBe("a short answer");
   });
+});
+
+test("a secret-looking assignment never swallows the command after a shell operator", () => {
+  expect(redactText("TOKEN=x;sudo -n /usr/bin/id")).toBe("TOKEN=[redacted];sudo -n /usr/bin/id");
+  expect(redactText(`echo 'API_KEY="'; sudo -n id > pwned; echo '"'`)).toContain("sudo -n id > pwned");
+  expect(redactText("TOKEN=abc&&sudo id")).toBe("TOKEN=[redacted]&&sudo id");
+  expect(redactText('export API_KEY="sk-abc def"')).toBe("export API_KEY=[redacted]");
 });
