@@ -223,7 +223,7 @@ export class DirectCalls {
         target: request?.wrapTarget ? request.wrapTarget(runOn) : runOn,
         signal,
         // Only a bare sudo call allowed in the sudo scope starts without no_new_privs.
-        privileged: judged.privileged && (await this.#judge.startsPrivileged(tool, parsed.args)),
+        ...(judged.privileged ? { privilegedArgv: await this.#judge.privilegedArgv(tool, parsed.args) } : {}),
       },
       {
         store: this.deps.toolCalls,

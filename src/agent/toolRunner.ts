@@ -22,8 +22,8 @@ export interface ToolRun {
   shownArgs: unknown;
   target: ToolTarget;
   signal: AbortSignal;
-  /** Allowed in the sudo scope: the command may raise privileges (no no_new_privs). */
-  privileged?: boolean;
+  /** Allowed in the sudo scope and a bare escalation: its argv starts without no_new_privs. */
+  privilegedArgv?: readonly string[];
 }
 
 export interface ToolRunOptions {
@@ -91,7 +91,8 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
           signal: controller.signal,
           progress,
           sessionId: run.sessionId,
-          privileged: run.privileged ?? false,
+          privileged: run.privilegedArgv !== undefined,
+          ...(run.privilegedArgv ? { privilegedArgv: run.privilegedArgv } : {}),
         })
         .then((value) => ({ kind: "ok" as const, value })),
       stopped,

@@ -318,7 +318,7 @@ export class TurnEngine {
           target,
           signal,
           // Only a bare sudo call allowed in the sudo scope starts without no_new_privs.
-          privileged: scope === "sudo" && (await this.#judge.startsPrivileged(tool, parsed.args)),
+          ...(scope === "sudo" ? { privilegedArgv: await this.#judge.privilegedArgv(tool, parsed.args) } : {}),
         },
         {
           store: this.deps.toolCalls,

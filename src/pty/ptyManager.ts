@@ -28,6 +28,7 @@ import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
 import { gatedSpawn } from "./noNewPrivs.ts";
+import { privilegedSpawn } from "./privilegedSpawn.ts";
 import { foregroundReader } from "./foregroundReader.ts";
 import type { InputReader } from "../core/tools/toolDefinition.ts";
 
@@ -46,6 +47,8 @@ export interface PtyManagerOptions {
 export interface ExecOptions {
   /** Approved in the sudo scope: started without no_new_privs, so setuid programs work. */
   privileged?: boolean;
+  /** With `privileged`: the bare escalation's words, exec'd without a shell (privilegedSpawn). */
+  argv?: readonly string[];
 }
 
 interface ReadOptions {
@@ -114,7 +117,7 @@ export class PtyManager {
     }
     const shell = resolveShell(args.shell, this.config.shell, process.env.SHELL);
     const privileged = options.privileged ?? false;
-    const { session, warning } = await this.start(args, shell, privileged);
+    const { session, warning } = await this.start(args, shell, privileged, options.argv);
     if (privileged) this.privileged.add(session.id);
     this.log.info("pty.open", {
       session_id: session.id,
@@ -255,7 +258,12 @@ export class PtyManager {
   }
 
   /** Takes a slot, makes room if it must, and starts the command; the slot is given back on failure. */
-  private async start(args: ExecCommandArgs, shell: string, privileged: boolean): Promise<{ session: PtySession; warning?: string }> {
+  private async start(
+    args: ExecCommandArgs,
+    shell: string,
+    privileged: boolean,
+    argv?: readonly string[],
+  ): Promise<{ session: PtySession; warning?: string }> {
     const slot = this.reserveSlot();
     try {
       const warning = slot.victim ? await this.evict(slot.victim) : undefined;
@@ -265,7 +273,7 @@ export class PtyManager {
       const reservation = this.groups.reserve(id);
       let session: PtySession;
       try {
-        session = this.spawn(id, args, shell, privileged);
+        session = this.spawn(id, args, shell, privileged, argv);
       } catch (error) {
         reservation.cancel();
         throw error;
@@ -316,14 +324,17 @@ export class PtyManager {
     return `Session limit (${max}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
   }
 
-  private spawn(id: string, args: ExecCommandArgs, shell: string, privileged: boolean): PtySession {
-    const gated = gatedSpawn(
-      shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
-      childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
-      args.workdir,
-      privileged,
-      this.hiddenPaths,
-    );
+  private spawn(id: string, args: ExecCommandArgs, shell: string, privileged: boolean, argv?: readonly string[]): PtySession {
+    const gated =
+      privileged && argv
+        ? privilegedSpawn(argv, args.workdir)
+        : gatedSpawn(
+            shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+            childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
+            args.workdir,
+            privileged,
+            this.hiddenPaths,
+          );
     const options: PtySessionOptions = {
       id,
       cmd: args.cmd,

@@ -28,7 +28,13 @@ export function createPtyTools(manager: PtyManager): ToolDefinition[] {
       scope: "exec",
       hostBound: true,
       timeoutMs: TOOL_TIMEOUT_MS,
-      execute: (args, ctx) => asToolError(() => manager.exec(args, ctx.signal, { privileged: ctx.privileged ?? false })),
+      execute: (args, ctx) =>
+        asToolError(() =>
+          manager.exec(args, ctx.signal, {
+            privileged: ctx.privileged ?? false,
+            ...(ctx.privilegedArgv ? { argv: ctx.privilegedArgv } : {}),
+          }),
+        ),
     }),
     defineTool({
       name: "write_stdin",

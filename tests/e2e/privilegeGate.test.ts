@@ -324,7 +324,8 @@ describe("the privilege gate against a hostile model (agentd as a non-root user,
       const text = readFileSync(join(dataDir, "logs", "agentd.log"), "utf8");
       return text.includes(approval.id) && text.includes("approval.decided") && text.includes("DB_PASSWORD=[redacted]") ? text : undefined;
     });
-    expect(log).not.toContain(`touch ${marker}`);
+    // The secret-looking value is hidden; what runs as code around it stays on record.
+    expect(log).not.toContain(`DB_PASSWORD="$(touch`);
     const sidecar = await waitFor("the decision in the sidecar", () => {
       const text = readdirSync(join(dataDir, "debug"))
         .filter((f) => f.includes(id))
@@ -333,7 +334,7 @@ describe("the privilege gate against a hostile model (agentd as a non-root user,
       return text.includes("approval.decided") ? text : undefined;
     });
     expect(sidecar).toContain("DB_PASSWORD=[redacted]");
-    expect(sidecar).not.toContain(`touch ${marker}`);
+    expect(sidecar).not.toContain(`DB_PASSWORD=\\"$(touch`);
   }, 60_000);
 
   test("agentd's own files are out of reach: no token read, no grant forged, no tool into the data dir; sudo still asks", async () => {

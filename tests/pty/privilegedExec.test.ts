@@ -34,3 +34,19 @@ test("a sudo-approved call runs only the command shown: not the model's shell, l
   expect(confined.output).toContain("ran x=[set]");
   expect(confined.output).toMatch(/NoNewPrivs:\s+1/);
 });
+
+test("a bare escalation is exec'd as its words: no shell, its program from the system bin directories, a fixed environment", async () => {
+  process.env.SSH_CLIENT = "10.0.0.1 1 22";
+  try {
+    const result = await manager.exec({ cmd: "env", yield_time_ms: 5000 }, undefined, { privileged: true, argv: ["env"] });
+    expect(result.output).toContain("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    expect(result.output).not.toContain("SSH_CLIENT");
+    await expect(
+      manager.exec({ cmd: "no-such-program-x" }, undefined, { privileged: true, argv: ["no-such-program-x"] }),
+    ).rejects.toMatchObject({
+      code: "pty_spawn_failed",
+    });
+  } finally {
+    delete process.env.SSH_CLIENT;
+  }
+});

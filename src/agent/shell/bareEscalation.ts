@@ -1,37 +1,81 @@
 import type { Node, Parser } from "web-tree-sitter";
-import { ESCALATION_PROGRAMS } from "./shellNames.ts";
 import { literalValue, programName } from "./shellWords.ts";
 
 /** Where an escalation program named by path may live: a copy anywhere else could be the model's. */
 const SYSTEM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
 
 /**
- * Whether `text` is nothing but one escalation program (sudo, doas, …) run with plain words:
- * one simple command, its name a literal (by name, or a path in a system bin directory), every
- * argument a literal, no assignment, redirection, substitution, pipeline or list. Only such a call
- * starts without no_new_privs once the sudo scope allows it: anything else in the text (a `git`
- * reading a config the model wrote, `$(…)`, a script) would run with the privileges the person
- * meant for sudo alone, so an allowed call that is not bare runs confined. Pure.
+ * The programs that may start without no_new_privs: setuid escalators that hand the command to
+ * another user themselves. Not sudoedit (its editor runs as agentd's user, reading the model's
+ * rc files), su (`su -c … <agentd's user>`), setpriv, capsh, runuser, sg, tmux… (they run their
+ * command as agentd's user, unconfined).
  */
-export function isBareEscalation(parser: Parser, text: string): boolean {
+const PRIVILEGED_PROGRAMS: ReadonlySet<string> = new Set(["sudo", "sudo-rs", "doas", "pkexec", "run0"]);
+
+/**
+ * The options each may take before its command, and which of them take a value. Anything else
+ * (`sudo -e`, `-E`/`--preserve-env`, `-A`, `-C`, `-D`, `-h`, `-l`) keeps the call confined.
+ */
+const OPTIONS: Record<string, { flags: ReadonlySet<string>; valued: ReadonlySet<string> }> = {
+  sudo: {
+    flags: new Set(["-n", "--non-interactive", "-H", "--set-home", "-i", "--login", "-s", "--shell", "-k", "-b", "--background"]),
+    valued: new Set(["-u", "--user", "-g", "--group"]),
+  },
+  doas: { flags: new Set(["-n", "-s"]), valued: new Set(["-u"]) },
+  pkexec: { flags: new Set(["--disable-internal-agent"]), valued: new Set(["--user"]) },
+  run0: { flags: new Set(["--no-ask-password"]), valued: new Set(["-u", "--user", "-g", "--group"]) },
+};
+OPTIONS["sudo-rs"] = OPTIONS.sudo!;
+
+/**
+ * The argv of `text` when it is nothing but an escalation: one simple command, a program of
+ * PRIVILEGED_PROGRAMS by name or from a system bin directory, only the options it allows, every
+ * word a literal (no tilde either), no assignment, redirection, substitution, pipeline or list; the
+ * user it runs as is not agentd's own. Only such a call starts without no_new_privs once the sudo
+ * scope allows it, and it is exec'd as this argv — no shell reads its startup files first. Any
+ * other allowed call runs confined. Pure but for `self`, agentd's user name and uid.
+ */
+export function bareEscalationArgv(parser: Parser, text: string, self: { user: string; uid: number }): string[] | undefined {
   const tree = parser.parse(text);
-  if (!tree) return false;
+  if (!tree) return undefined;
   try {
     const root = tree.rootNode;
-    if (root.hasError) return false;
+    if (root.hasError) return undefined;
     const statements = root.namedChildren.filter((node): node is Node => node !== null && node.type !== "comment");
-    if (statements.length !== 1 || statements[0]!.type !== "command") return false;
+    if (statements.length !== 1 || statements[0]!.type !== "command") return undefined;
     const command = statements[0]!;
+    const argv: string[] = [];
     for (const child of command.namedChildren) {
       if (!child) continue;
-      if (child.type === "command_name") continue;
-      if (literalValue(child) === undefined) return false;
+      const word = child.type === "command_name" ? (child.namedChildren[0] ?? child) : child;
+      const value = literalValue(word);
+      // A leading ~ is a literal to the grammar, but bash expands it.
+      if (value === undefined || (!/^['"]/.test(word.text) && word.text.startsWith("~"))) return undefined;
+      argv.push(value);
     }
-    const name = command.childForFieldName("name");
-    const value = name ? literalValue(name.namedChildren[0] ?? name) : undefined;
-    if (value === undefined || !ESCALATION_PROGRAMS.has(programName(value))) return false;
-    return !value.includes("/") || SYSTEM_DIRS.test(value);
+    return allowedEscalation(argv, self) ? argv : undefined;
   } finally {
     tree.delete();
   }
+}
+
+function allowedEscalation(argv: readonly string[], self: { user: string; uid: number }): boolean {
+  const program = argv[0];
+  if (program === undefined || (program.includes("/") && !SYSTEM_DIRS.test(program))) return false;
+  const name = programName(program);
+  const options = OPTIONS[name];
+  if (!PRIVILEGED_PROGRAMS.has(name) || !options) return false;
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === "--" || !word.startsWith("-")) return true;
+    const [flag, attached] = word.startsWith("--")
+      ? (word.split("=", 2) as [string, string?])
+      : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
+    if (options.flags.has(flag) && attached === undefined) continue;
+    if (!options.valued.has(flag)) return false;
+    const value = attached ?? argv[++i];
+    // As agentd's own user it would run unconfined, reading whatever the model wrote.
+    if (value === undefined || value === self.user || value === String(self.uid) || value === `#${self.uid}`) return false;
+  }
+  return true;
 }

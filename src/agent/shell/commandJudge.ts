@@ -1,7 +1,8 @@
 import { hasInvisibleChars } from "../../core/text/index.ts";
 import type { ToolDefinition } from "../../core/tools/toolDefinition.ts";
 import { bashParser } from "./bashParser.ts";
-import { isBareEscalation } from "./bareEscalation.ts";
+import { bareEscalationArgv } from "./bareEscalation.ts";
+import { userInfo } from "node:os";
 import { analyzeShell } from "./shellAnalysis.ts";
 import { CODE_VARIABLES, SHELLS } from "./shellNames.ts";
 import { programName } from "./shellWords.ts";
@@ -44,12 +45,13 @@ export class CommandJudge {
   }
 
   /**
-   * Whether a call allowed in the sudo scope may start without no_new_privs: only an exec_command
-   * that is a bare escalation (isBareEscalation); any other allowed call runs confined.
+   * The argv a call allowed in the sudo scope starts with, without no_new_privs: only an
+   * exec_command that is a bare escalation (bareEscalationArgv). Undefined: it runs confined.
    */
-  async startsPrivileged(tool: ToolDefinition, args: unknown): Promise<boolean> {
+  async privilegedArgv(tool: ToolDefinition, args: unknown): Promise<string[] | undefined> {
     const cmd = (args as { cmd?: unknown } | null)?.cmd;
-    return tool.name === "exec_command" && typeof cmd === "string" && isBareEscalation(await bashParser(), cmd);
+    if (tool.name !== "exec_command" || typeof cmd !== "string") return undefined;
+    return bareEscalationArgv(await bashParser(), cmd, { user: userInfo().username, uid: process.getuid?.() ?? -1 });
   }
 
   forget(sessionId: string): void {

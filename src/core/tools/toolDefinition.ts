@@ -14,6 +14,8 @@ export interface ToolContext {
    * Every other command is started with no_new_privs, so the kernel refuses setuid escalation.
    */
   privileged?: boolean;
+  /** With `privileged`: the bare escalation's words, exec'd as they are (no shell) in a fixed environment. */
+  privilegedArgv?: readonly string[];
   /** Points the calling session's host-bound tools at another target; set by the agent (the hop tool uses it). */
   switchTarget?(target: ToolTarget | typeof LOCAL_TARGET): void;
 }

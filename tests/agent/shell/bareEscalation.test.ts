@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { bashParser } from "../../../src/agent/shell/bashParser.ts";
-import { isBareEscalation } from "../../../src/agent/shell/bareEscalation.ts";
+import { bareEscalationArgv } from "../../../src/agent/shell/bareEscalation.ts";
 
 const parser = await bashParser();
+const self = { user: "agentd", uid: 998 };
+const isBareEscalation = (p: typeof parser, text: string) => bareEscalationArgv(p, text, self) !== undefined;
 
 describe("only a bare escalation starts without no_new_privs", () => {
   test.each([
@@ -10,8 +12,12 @@ describe("only a bare escalation starts without no_new_privs", () => {
     "sudo -n /usr/bin/id",
     "/usr/bin/sudo -u postgres psql -c 'select 1'",
     'sudo sh -c "apt-get update && apt-get -y upgrade"',
+    "sudo '~/literal'",
     "doas rc-service nginx restart",
     "sudo true # a comment",
+    "sudo -n -u postgres psql",
+    "sudo -uroot id",
+    "pkexec --user root id",
     // In the background it is still sudo alone.
     "sudo id &",
   ])("bare: %s", (text) => expect(isBareEscalation(parser, text)).toBe(true));
@@ -34,5 +40,20 @@ describe("only a bare escalation starts without no_new_privs", () => {
     "systemctl status nginx",
     "sudo id\nsudo whoami",
     "sudo 'unterminated",
+    // What starts a program as agentd's own user, or runs an editor, a shell or a server for it.
+    "sudoedit /etc/motd",
+    "sudo -e /etc/motd",
+    "sudo -E env",
+    "sudo --preserve-env=PATH id",
+    "sudo -A id",
+    "sudo -u agentd git status",
+    "sudo -u#998 id",
+    "sudo -nu root id",
+    "setpriv -- sh -c 'sudo -n id'",
+    "capsh -- -c id",
+    "su -c id agentd",
+    "tmux new-session -d -s w",
+    "sudo ~/x.sh",
+    "sudo ~root/x.sh",
   ])("not bare: %s", (text) => expect(isBareEscalation(parser, text)).toBe(false));
 });
