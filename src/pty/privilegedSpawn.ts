@@ -3,8 +3,12 @@ import { PtyError } from "./ptyErrors.ts";
 
 /** Where a privileged call's program is looked up: never a directory agentd's user could write. */
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-/** What a privileged call keeps of agentd's environment: enough for a terminal, nothing that runs code. */
-const KEPT = ["HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE"];
+/**
+ * What a privileged call keeps of agentd's environment: the locale, nothing that runs code. Not
+ * HOME: a sudoers `env_keep += HOME` would then point root's programs at the model's dotfiles; the
+ * escalator sets the target user's own.
+ */
+const KEPT = ["LANG", "LC_ALL", "LC_CTYPE"];
 
 /**
  * How a bare escalation allowed in the sudo scope starts: its words exec'd as they are (no shell,
