@@ -23,7 +23,9 @@ export function privilegedSpawn(
   if (program === undefined) throw new PtyError("pty_spawn_failed", "A privileged call needs a program");
   const env: Record<string, string> = { PATH: SYSTEM_PATH, TERM: "xterm-256color" };
   for (const name of KEPT) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-  return { argv: [resolveSystemProgram(program), ...rest], env, ...(cwd === undefined ? {} : { cwd }) };
+  // Without a directory on the card it runs in "/", not in agentd's own (where a program run as root
+  // could pick up a module the model left there).
+  return { argv: [resolveSystemProgram(program), ...rest], env, cwd: cwd ?? "/" };
 }
 
 function resolveSystemProgram(program: string): string {

@@ -27,15 +27,23 @@ const OPTIONS: Record<string, { flags: ReadonlySet<string>; valued: ReadonlySet<
 };
 OPTIONS["sudo-rs"] = OPTIONS.sudo!;
 
+export interface EscalationSelf {
+  /** agentd's user name and uid. */
+  user: string;
+  uid: number;
+  /** The uid a user name resolves to (passwd), undefined when unknown. */
+  uidOf(name: string): number | undefined;
+}
+
 /**
  * The argv of `text` when it is nothing but an escalation: one simple command, a program of
  * PRIVILEGED_PROGRAMS by name or from a system bin directory, only the options it allows, every
  * word a literal (no tilde either), no assignment, redirection, substitution, pipeline or list; the
  * user it runs as is not agentd's own. Only such a call starts without no_new_privs once the sudo
  * scope allows it, and it is exec'd as this argv — no shell reads its startup files first. Any
- * other allowed call runs confined. Pure but for `self`, agentd's user name and uid.
+ * other allowed call runs confined. The user must be named, known and not agentd's own. Pure but for `self`.
  */
-export function bareEscalationArgv(parser: Parser, text: string, self: { user: string; uid: number }): string[] | undefined {
+export function bareEscalationArgv(parser: Parser, text: string, self: EscalationSelf): string[] | undefined {
   const tree = parser.parse(text);
   if (!tree) return undefined;
   try {
@@ -49,8 +57,8 @@ export function bareEscalationArgv(parser: Parser, text: string, self: { user: s
       if (!child) continue;
       const word = child.type === "command_name" ? (child.namedChildren[0] ?? child) : child;
       const value = literalValue(word);
-      // A leading ~ is a literal to the grammar, but bash expands it.
-      if (value === undefined || (!/^['"]/.test(word.text) && word.text.startsWith("~"))) return undefined;
+      // A ~ is a literal to the grammar, but bash expands it (at the start, and after = or :).
+      if (value === undefined || (value.includes("~") && !/^'[^']*'$|^"[^"]*"$/.test(word.text))) return undefined;
       argv.push(value);
     }
     return allowedEscalation(argv, self) ? argv : undefined;
@@ -59,23 +67,36 @@ export function bareEscalationArgv(parser: Parser, text: string, self: { user: s
   }
 }
 
-function allowedEscalation(argv: readonly string[], self: { user: string; uid: number }): boolean {
+/** Options that name the user the command runs as; the others that take a value name a group. */
+const USER_OPTIONS: ReadonlySet<string> = new Set(["-u", "--user"]);
+/** A user or group name as passwd spells one: never a number, `#uid`, or what an escalator parses leniently. */
+const ACCOUNT_NAME = /^[a-z_][a-z0-9_-]*\$?$/i;
+
+function allowedEscalation(argv: readonly string[], self: EscalationSelf): boolean {
   const program = argv[0];
   if (program === undefined || (program.includes("/") && !SYSTEM_DIRS.test(program))) return false;
   const name = programName(program);
   const options = OPTIONS[name];
   if (!PRIVILEGED_PROGRAMS.has(name) || !options) return false;
+  let user = false;
+  let group = false;
   for (let i = 1; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === "--" || !word.startsWith("-")) return true;
+    if (word === "--" || !word.startsWith("-")) break;
     const [flag, attached] = word.startsWith("--")
       ? (word.split("=", 2) as [string, string?])
       : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
     if (options.flags.has(flag) && attached === undefined) continue;
     if (!options.valued.has(flag)) return false;
     const value = attached ?? argv[++i];
-    // As agentd's own user it would run unconfined, reading whatever the model wrote.
-    if (value === undefined || value === self.user || value === String(self.uid) || value === `#${self.uid}`) return false;
+    if (value === undefined || !ACCOUNT_NAME.test(value)) return false;
+    if (USER_OPTIONS.has(flag)) {
+      // As agentd's own user (by any name) it would run unconfined, reading whatever the model wrote.
+      const uid = self.uidOf(value);
+      if (value === self.user || uid === undefined || uid === self.uid) return false;
+      user = true;
+    } else group = true;
   }
-  return true;
+  // sudo -g without -u runs the command as the invoking user, with another group.
+  return !group || user;
 }

@@ -2,6 +2,7 @@ import { hasInvisibleChars } from "../../core/text/index.ts";
 import type { ToolDefinition } from "../../core/tools/toolDefinition.ts";
 import { bashParser } from "./bashParser.ts";
 import { bareEscalationArgv } from "./bareEscalation.ts";
+import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { analyzeShell } from "./shellAnalysis.ts";
 import { CODE_VARIABLES, SHELLS } from "./shellNames.ts";
@@ -51,7 +52,11 @@ export class CommandJudge {
   async privilegedArgv(tool: ToolDefinition, args: unknown): Promise<string[] | undefined> {
     const cmd = (args as { cmd?: unknown } | null)?.cmd;
     if (tool.name !== "exec_command" || typeof cmd !== "string") return undefined;
-    return bareEscalationArgv(await bashParser(), cmd, { user: userInfo().username, uid: process.getuid?.() ?? -1 });
+    return bareEscalationArgv(await bashParser(), cmd, {
+      user: userInfo().username,
+      uid: process.getuid?.() ?? -1,
+      uidOf: passwdUid,
+    });
   }
 
   forget(sessionId: string): void {
@@ -110,4 +115,19 @@ export class CommandJudge {
     }
     return state;
   }
+}
+
+/** A user's uid from /etc/passwd; undefined when the name is not there (another source, or no such user). */
+function passwdUid(name: string): number | undefined {
+  let passwd: string;
+  try {
+    passwd = readFileSync("/etc/passwd", "utf8");
+  } catch {
+    return undefined;
+  }
+  const uid = passwd
+    .split("\n")
+    .find((line) => line.startsWith(`${name}:`))
+    ?.split(":")[2];
+  return uid !== undefined && /^\d+$/.test(uid) ? Number(uid) : undefined;
 }

@@ -3,7 +3,8 @@ import { bashParser } from "../../../src/agent/shell/bashParser.ts";
 import { bareEscalationArgv } from "../../../src/agent/shell/bareEscalation.ts";
 
 const parser = await bashParser();
-const self = { user: "agentd", uid: 998 };
+const passwd: Record<string, number> = { root: 0, postgres: 115, agentd: 998, "agentd-alias": 998 };
+const self = { user: "agentd", uid: 998, uidOf: (name: string) => passwd[name] };
 const isBareEscalation = (p: typeof parser, text: string) => bareEscalationArgv(p, text, self) !== undefined;
 
 describe("only a bare escalation starts without no_new_privs", () => {
@@ -16,6 +17,7 @@ describe("only a bare escalation starts without no_new_privs", () => {
     "doas rc-service nginx restart",
     "sudo true # a comment",
     "sudo -n -u postgres psql",
+    "sudo -u postgres -g users psql",
     "sudo -uroot id",
     "pkexec --user root id",
     // In the background it is still sudo alone.
@@ -55,5 +57,14 @@ describe("only a bare escalation starts without no_new_privs", () => {
     "tmux new-session -d -s w",
     "sudo ~/x.sh",
     "sudo ~root/x.sh",
+    "sudo dd if=/tmp/p of=~/crontab.bak",
+    "sudo cp a PATH=x:~/bin",
+    // agentd's own user however spelled, an unknown one, or a group alone (runs as agentd's user).
+    "sudo -g users git status",
+    'sudo -u "#01001" id',
+    "sudo -u 998 id",
+    "sudo -u agentd-alias id",
+    "sudo -u nosuchuser id",
+    "doas -u 01001 id",
   ])("not bare: %s", (text) => expect(isBareEscalation(parser, text)).toBe(false));
 });
