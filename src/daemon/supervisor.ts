@@ -1,4 +1,5 @@
 import type { Subprocess } from "bun";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 // Neither the schemas nor zod: the config comes from a child as plain JSON (configHandoff.ts).
 import { resolveDataDir } from "../core/config/dataDir.ts";
@@ -31,6 +32,7 @@ import {
   type Hardening,
   hardenProcess,
   installProcessErrorHandlers,
+  CHILD_TMPDIR_ENV,
   OPERATOR_UMASK_ENV,
   type OrphanReaper,
   raceTimeout,
@@ -231,13 +233,15 @@ async function supervise(
     reloading = reloading.then(() => runInBackground("config.reload", reloadConfig, {}, log).done);
   };
   process.on("SIGHUP", onReload);
+  const privateTmp = join(dataDir, "tmp");
+  mkdirSync(privateTmp, { recursive: true, mode: 0o700 });
   let restarts = 0;
   let exitCode = 0;
   log.info("supervisor.start", { pid: process.pid, data_dir: dataDir });
   for (;;) {
     const startedAt = Date.now();
     const workerArgs = [...selfCommand(), "serve", "--worker", ...serveArgs({ ...options, dataDir, port })];
-    const worker = spawnWorker(workerArgs, restarts, hardening.operatorUmask, onWorkerLine);
+    const worker = spawnWorker(workerArgs, restarts, hardening.operatorUmask, privateTmp, onWorkerLine);
     current = worker;
     log.info("worker.spawned", { pid: worker.pid, restarts });
     const outcome = await Promise.race([
@@ -294,7 +298,13 @@ async function supervise(
   return exitCode;
 }
 
-function spawnWorker(args: string[], restarts: number, operatorUmask: number, onLine: (pid: number) => (line: string) => void): Worker {
+function spawnWorker(
+  args: string[],
+  restarts: number,
+  operatorUmask: number,
+  privateTmp: string,
+  onLine: (pid: number) => (line: string) => void,
+): Worker {
   const worker = trackChild(
     Bun.spawn(args, {
       stdin: "ignore",
@@ -306,6 +316,10 @@ function spawnWorker(args: string[], restarts: number, operatorUmask: number, on
         BUN_CONFIG_MAX_HTTP_REQUESTS: "4096",
         ...process.env,
         AGENTD_SUPERVISOR_PID: String(process.pid),
+        // Bun unpacks native addons (ssh2's) into TMPDIR and loads them: never from a directory the
+        // agent's commands can write. Commands get the operator's TMPDIR back (withoutSecrets).
+        TMPDIR: privateTmp,
+        [CHILD_TMPDIR_ENV]: process.env.TMPDIR ?? "",
         AGENTD_WORKER_RESTARTS: String(restarts),
         [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
       },

@@ -11,7 +11,7 @@ import { confineOwnCommands, hardenProcess, installProcessErrorHandlers, raceTim
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
-import { restrictDataDir } from "./dataDirAccess.ts";
+import { keepDataDirClosed, restrictDataDir } from "./dataDirAccess.ts";
 import { decideHiding, privilegeGateProblem } from "../pty/index.ts";
 import { WorkerConfigReload } from "./configReload.ts";
 import { createReloadRoutes } from "./reloadRoutes.ts";
@@ -39,6 +39,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   if (gateProblem) log.warn("security.running_as_root", { problem: gateProblem });
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
+  else keepDataDirClosed(dataDir, log);
   // The store holds approvals and grants: a command that could write it could approve itself.
   const ownPaths = [dataDir, ...(configPath ? [configPath] : [])];
   const hiding = decideHiding(ownPaths);

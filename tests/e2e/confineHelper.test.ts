@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commandEnv, helperEnv } from "../../src/core/process/confinement/helperEnv.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { waitFor } from "../support/waitFor.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
 // Every command starts through `agentd __confine`, a Bun program: nothing the model controls (the
@@ -10,6 +11,7 @@ import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts
 
 let daemon: DaemonProcess;
 let work: string;
+let dataDir: string;
 
 beforeAll(async () => {
   work = makeTempDir("agentd-confine-work-");
@@ -20,7 +22,8 @@ beforeAll(async () => {
   );
   writeFileSync(join(work, "bunfig.toml"), `preload = [${JSON.stringify(join(work, "preload.js"))}]\n`);
   writeFileSync(join(work, ".env"), "AGENTD_DOTENV_LOADED=1\n");
-  daemon = await startDaemon({ dataDir: makeTempDir("agentd-confine-data-"), config: {} });
+  dataDir = makeTempDir("agentd-confine-data-");
+  daemon = await startDaemon({ dataDir, config: {} });
 }, 60_000);
 
 afterAll(async () => {
@@ -61,6 +64,24 @@ describe("the confinement helper", () => {
     } finally {
       outside.kill();
     }
+  });
+
+  test("Bun unpacks native addons into a TMPDIR inside the data dir, not one commands share; commands get the operator's back", async () => {
+    const result = await run("echo tmp=[$TMPDIR]");
+    expect(result.output).not.toContain(dataDir);
+    // The first hop loads ssh2 and its addons, even one that fails to connect.
+    await api(daemon.url, "/api/hops", { body: { destination: "nobody@127.0.0.1:1" }, expect: 502 });
+    const unpacked = readdirSync(join(dataDir, "tmp")).filter((name) => name.endsWith(".node"));
+    expect(unpacked.length).toBeGreaterThan(0);
+    expect(statSync(join(dataDir, "tmp")).mode & 0o777).toBe(0o700);
+  });
+
+  test("a data dir opened to everyone (chmod 0777, which Landlock does not stop) is closed again", async () => {
+    chmodSync(dataDir, 0o777);
+    await waitFor("the data dir to be closed again", () => ((statSync(dataDir).mode & 0o777) === 0o700 ? true : undefined), {
+      timeoutMs: 10_000,
+    });
+    expect(daemon.lines.some((r) => r.event === "security.data_dir_reopened")).toBe(true);
   });
 
   test("the variables that would change the helper travel renamed and come back whole", () => {

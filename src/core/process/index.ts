@@ -17,5 +17,5 @@ export { confinedArgv } from "./confinement/confinedArgv.ts";
 export { commandEnv, helperEnv } from "./confinement/helperEnv.ts";
 export { CONFINE_VERB, EXEC_MARKER } from "./confinement/confineVerb.ts";
 export { confineOwnCommands } from "./confinement/ownCommands.ts";
-export { looksSecret, withoutSecrets } from "./confinement/secretEnv.ts";
+export { CHILD_TMPDIR_ENV, looksSecret, withoutSecrets } from "./confinement/secretEnv.ts";
 export type { SecretEnvOptions } from "./confinement/secretEnv.ts";

@@ -17,7 +17,9 @@ export function looksSecret(name: string): boolean {
 }
 
 /** Internal variables between the supervisor and the worker; meaningless to a child. */
-const INTERNAL_NAME = /^AGENTD_(SUPERVISOR_PID|WORKER_RESTARTS|OPERATOR_UMASK)$/;
+const INTERNAL_NAME = /^AGENTD_(SUPERVISOR_PID|WORKER_RESTARTS|OPERATOR_UMASK|CHILD_TMPDIR)$/;
+/** The TMPDIR agentd was started with: the worker's own is private, its children get this one back. */
+export const CHILD_TMPDIR_ENV = "AGENTD_CHILD_TMPDIR";
 
 export interface SecretEnvOptions {
   /** Names the operator lets through (pty.pass_env), secret-looking or not. */
@@ -34,10 +36,13 @@ export function withoutSecrets(
   const env: Record<string, string> = {};
   const pass = new Set(options.pass ?? []);
   const withheld = new Set(options.withheld ?? []);
+  const childTmp = inherited[CHILD_TMPDIR_ENV];
   for (const [key, value] of Object.entries(inherited)) {
     if (value === undefined || INTERNAL_NAME.test(key)) continue;
+    if (key === "TMPDIR" && childTmp !== undefined) continue;
     if ((withheld.has(key) || looksSecret(key)) && !pass.has(key)) continue;
     env[key] = value;
   }
+  if (childTmp) env.TMPDIR = childTmp;
   return env;
 }
