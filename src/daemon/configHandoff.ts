@@ -18,6 +18,8 @@ export async function loadConfigInChild(options: ServeOptions): Promise<LoadedCo
   const child = trackChild(
     Bun.spawn([...selfCommand(), "serve", "--resolve-config", ...serveArgs({ configPath: options.configPath })], {
       stdio: ["ignore", "inherit", "inherit", "pipe"],
+      // The environment as it is now (NO_CONFIG_SEARCH_ENV is set after start), not as Bun saw it at launch.
+      env: { ...process.env },
     }),
   );
   const fd = child.stdio[HANDOFF_FD] as unknown as number;

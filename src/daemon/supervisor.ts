@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 // Neither the schemas nor zod: the config comes from a child as plain JSON (configHandoff.ts).
 import { resolveDataDir } from "../core/config/dataDir.ts";
+import { NO_CONFIG_SEARCH_ENV } from "../core/config/configSearch.ts";
 import type { AgentdConfig } from "../core/config/schema.ts";
 import {
   createLogger,
@@ -66,6 +67,10 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   const loaded = await loadConfigInChild(options);
   if ("exitCode" in loaded) return loaded.exitCode;
   const { config } = loaded;
+  // The file found at start is the one read from now on (reloads, restarted workers): a later
+  // search could find one a command wrote in ~/.config/agentd or the working directory.
+  const pinned: ServeOptions = loaded.path ? { ...options, configPath: loaded.path } : options;
+  if (!loaded.path) process.env[NO_CONFIG_SEARCH_ENV] = "1";
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
   // Before anything in the data dir is touched: a second `serve` on it must change nothing there.
@@ -81,7 +86,7 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     pass: config.pty.pass_env,
   });
   try {
-    return await supervise(options, config, dataDir, hardening, reaper);
+    return await supervise(pinned, config, dataDir, hardening, reaper);
   } finally {
     removeSupervisorReadyFile(dataDir, process.pid);
     claim.lock.release();

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { ConfigError } from "./configError.ts";
 import { parseConfig } from "./parseConfig.ts";
 import type { AgentdConfig } from "./schema.ts";
+import { NO_CONFIG_SEARCH_ENV } from "./configSearch.ts";
 
 export interface LoadConfigOptions {
   /** `--config`: must exist when given. */
@@ -31,6 +32,8 @@ export function findConfigFile(options: LoadConfigOptions): string | undefined {
     if (!existsSync(explicit)) throw new ConfigError(`Cannot read the config file ${explicit}: it does not exist`);
     return explicit;
   }
+  // Set by a supervisor that started without a file: none is searched for later either.
+  if (env[NO_CONFIG_SEARCH_ENV] === "1") return undefined;
   const candidates = [
     join(options.cwd ?? process.cwd(), "agentd.jsonc"),
     join(options.home ?? homedir(), ".config", "agentd", "agentd.jsonc"),

@@ -17,7 +17,7 @@ export function looksSecret(name: string): boolean {
 }
 
 /** Internal variables between the supervisor and the worker; meaningless to a child. */
-const INTERNAL_NAME = /^AGENTD_(SUPERVISOR_PID|WORKER_RESTARTS|OPERATOR_UMASK|CHILD_TMPDIR)$/;
+const INTERNAL_NAME = /^AGENTD_(SUPERVISOR_PID|WORKER_RESTARTS|OPERATOR_UMASK|CHILD_TMPDIR|NO_CONFIG_SEARCH)$/;
 /** The TMPDIR agentd was started with: the worker's own is private, its children get this one back. */
 export const CHILD_TMPDIR_ENV = "AGENTD_CHILD_TMPDIR";
 
