@@ -49,13 +49,21 @@ export class SessionChannels {
     this.#open.delete(sessionId);
     const sidecar = channel.sidecar;
     if (!sidecar) return;
-    const { done } = runInBackground("agent.sidecar_close", () => sidecar.close(), { session: sessionId }, this.logger);
-    const closing = { sidecar, done };
+    const closing = { sidecar, done: Promise.resolve() };
+    // The entry goes when the close ends, failed or not (runInBackground logs and counts a failure).
+    closing.done = runInBackground(
+      "agent.sidecar_close",
+      async () => {
+        try {
+          await sidecar.close();
+        } finally {
+          if (this.#closing.get(sessionId) === closing) this.#closing.delete(sessionId);
+        }
+      },
+      { session: sessionId },
+      this.logger,
+    ).done;
     this.#closing.set(sessionId, closing);
-    // `done` never rejects (runInBackground logs and counts the failure).
-    void done.then(() => {
-      if (this.#closing.get(sessionId) === closing) this.#closing.delete(sessionId);
-    });
   }
 
   get size(): number {

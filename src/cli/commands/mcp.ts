@@ -58,7 +58,8 @@ export const mcpCommand: Command = {
         const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
         if (typeof version === "string") http.setProtocolVersion(version);
       }
-      void stdio.send(message);
+      // A reply the client can no longer take (its stdin closed) is noted, not left unhandled.
+      stdio.send(message).catch((error: Error) => note("mcp.stdio_send_failed", { error: error.message }));
     };
     http.onerror = (error) => note("mcp.daemon_error", { url: endpoint.href, error: error.message });
     stdio.onerror = (error) => note("mcp.stdio_error", { error: error.message });

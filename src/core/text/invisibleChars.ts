@@ -10,7 +10,7 @@ export function hasInvisibleChars(text: string): boolean {
   return INVISIBLE.test(text);
 }
 
-/** `text` with each such character shown as <U+XXXX>. */
+/** `text` with each such character shown by its code point, as <U+202E>. */
 export function revealInvisibleChars(text: string): string {
   return text.replace(INVISIBLE_ALL, (char) => `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
 }
