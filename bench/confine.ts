@@ -1,52 +1,78 @@
 /**
- * Confinement benchmark: what `agentd __confine` (no_new_privs, and Landlock hiding a data dir)
- * adds to starting a command, against starting it directly and through util-linux's
- * `setpriv --no-new-privs` (what agentd used before), in one run.
- * Run: node_modules/.bin/bun bench/confine.ts — needs the compiled ./agentd; prints a markdown table.
+ * Command spawn benchmark: what agentd's spawner (commandSpawn.c through bun:ffi: cgroup join,
+ * limits, drop to the command user, no_new_privs, in one clone+exec) adds to starting a command,
+ * against a direct spawn of the same program in the same run (Bun.spawn, and the spawner with
+ * nothing asked of it), and against util-linux's setpriv doing the user drop (an extra exec).
+ * Run: node_modules/.bin/bun bench/confine.ts — as root for the user drop and cgroup rows; prints a markdown table.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dlopen } from "bun:ffi";
+import { nativeSpawn, type NativeSpawnSpec } from "../src/core/process/index.ts";
+import { CommandCgroups, detectCgroupLayout, type SessionCgroup } from "../src/core/process/cgroups/index.ts";
 
-const ROUNDS = 200;
-const root = resolve(import.meta.dir, "..");
-const agentd = join(root, "agentd");
-if (!existsSync(agentd)) throw new Error("bench/confine.ts needs ./agentd: run npm run build first");
+const ROUNDS = 300;
+const root = process.getuid?.() === 0;
+// nobody: any unprivileged uid other than this process's own.
+const asNobody = { uid: 65534, gid: 65534, groups: [65534] };
 
-// A data dir under a directory agentd's user cannot write (hiding needs that), as /var/lib/agentd is.
-const parent = mkdtempSync(join(existsSync("/var/lib") ? "/var/lib" : "/tmp", "agentd-bench-confine-"));
-const dataDir = join(parent, "data");
-chmodSync(parent, 0o755);
-mkdirSync(dataDir);
+const libc = dlopen("libc.so.6", { waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" } });
+const status = new Int32Array(1);
 
-// Hiding only happens for a non-root agentd: as root, every row runs as nobody (the same wrapper on each, the baseline included).
-const asUser = process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : [];
-
-async function medianMs(command: string[]): Promise<number> {
-  const argv = [...asUser, ...command];
+async function medianMs(start: () => Promise<void>): Promise<{ median: number; p90: number }> {
   const samples: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const started = performance.now();
-    const child = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-    if ((await child.exited) !== 0) throw new Error(`${argv.join(" ")} exited ${child.exitCode}`);
+    await start();
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
+  return { median: samples[Math.floor(samples.length / 2)]!, p90: samples[Math.floor(samples.length * 0.9)]! };
 }
 
+const bunSpawn = async (argv: string[]) => {
+  const child = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  await child.exited;
+};
+
+const viaSpawner = async (extra: Partial<NativeSpawnSpec>) => {
+  const pid = nativeSpawn({ path: "/bin/true", argv: ["true"], env: {}, stdio: { fds: [0, 1, 2] }, noNewPrivs: false, ...extra });
+  // /bin/true ends at once: a blocking waitpid reaps it, as PtyProcess.tryReap does.
+  libc.symbols.waitpid(pid, status, 0);
+};
+
+const layout = detectCgroupLayout();
+const cgroups = root && layout.kind !== "none" ? CommandCgroups.open(layout, { subtreeName: "agentd-bench" }) : undefined;
+let cgroup: SessionCgroup | undefined;
 try {
-  const direct = await medianMs(["/bin/true"]);
-  const setpriv = existsSync("/usr/bin/setpriv") ? await medianMs(["/usr/bin/setpriv", "--no-new-privs", "--", "/bin/true"]) : undefined;
-  const confined = await medianMs([agentd, "__confine", "--exec", "/bin/true"]);
-  const hidden = await medianMs([agentd, "__confine", "--hide", dataDir, "--exec", "/bin/true"]);
-  const row = (name: string, ms: number) =>
-    `| ${name} | ${ms.toFixed(2)} ms | ×${(ms / direct).toFixed(1)} | +${(ms - direct).toFixed(2)} ms |`;
-  console.log(`| start of /bin/true${asUser.length ? " as nobody" : ""}, median of ${ROUNDS} | time | vs direct | added |`);
+  cgroup = cgroups?.create("bench", { pidsMax: 64, memoryMaxBytes: 256 * 1_048_576, cpuWeight: 50 });
+  const rows: Array<[string, { median: number; p90: number }]> = [];
+  const direct = await medianMs(() => bunSpawn(["/bin/true"]));
+  rows.push(["direct: Bun.spawn /bin/true (baseline)", direct]);
+  rows.push(["agentd spawner, nothing asked", await medianMs(() => viaSpawner({}))]);
+  rows.push(["agentd spawner + no_new_privs", await medianMs(() => viaSpawner({ noNewPrivs: true }))]);
+  if (root) {
+    rows.push([
+      "agentd spawner + command user + no_new_privs",
+      await medianMs(() => viaSpawner({ noNewPrivs: true, credentials: asNobody })),
+    ]);
+    if (cgroup)
+      rows.push([
+        `agentd spawner + command user + no_new_privs + cgroup (${cgroups?.kind})`,
+        await medianMs(() => viaSpawner({ noNewPrivs: true, credentials: asNobody, cgroupProcs: cgroup!.procsPaths })),
+      ]);
+    rows.push([
+      "setpriv --reuid --no-new-privs (extra exec)",
+      await medianMs(() =>
+        bunSpawn(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs", "--", "/bin/true"]),
+      ),
+    ]);
+  }
+  console.log(`| start and end of /bin/true, ${ROUNDS} rounds | median | p90 | added to direct (median) |`);
   console.log("|---|---|---|---|");
-  console.log(row("direct (baseline)", direct));
-  if (setpriv !== undefined) console.log(row("setpriv --no-new-privs", setpriv));
-  console.log(row("agentd __confine (no_new_privs)", confined));
-  console.log(row("agentd __confine --hide <data dir> (Landlock)", hidden));
+  for (const [name, t] of rows)
+    console.log(
+      `| ${name} | ${t.median.toFixed(2)} ms | ${t.p90.toFixed(2)} ms | ${t.median - direct.median >= 0 ? "+" : ""}${(t.median - direct.median).toFixed(2)} ms |`,
+    );
 } finally {
-  rmSync(parent, { recursive: true, force: true });
+  await cgroup?.kill();
+  await cgroups?.closeAll();
 }

@@ -26,7 +26,7 @@ function ffiSession(argv: string[]): PtySession {
   return new PtySession({
     id: `bench-${nextId++}`,
     cmd: argv.join(" "),
-    spec: { argv, env, cols: 80, rows: 24 },
+    spec: { path: Bun.which(argv[0]!) ?? argv[0]!, argv, env, cols: 80, rows: 24, noNewPrivs: true },
     bufferBytes: 1 << 20,
     loop,
   });

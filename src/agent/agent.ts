@@ -78,8 +78,8 @@ export interface Agent {
   approvalQueue(): QueuedApproval[];
   /** A session's record for its transcript page; throws 404 for an unknown id. */
   transcript(id: string): SessionTranscript;
-  /** The decision the API and the status page's buttons take; throws 404, 409 (already decided). */
-  decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
+  /** The decision the API and the status page's buttons take; throws 404, 409 (already decided, or `digest` is not the approval's). */
+  decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy, digest?: string): DecisionResult;
   /** Tool calls MCP clients make directly, under the same policy, approvals and records. */
   calls: DirectCalls;
   /** Turns, tool calls and approvals in Prometheus text. */
@@ -213,7 +213,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
       tool_calls: toolCalls.forSession(id),
       approvals: approvals.forSession(id).map(approvalView),
     }),
-    decideApproval: (id, decision, decidedBy) => approvalService.decide(id, decision, decidedBy),
+    decideApproval: (id, decision, decidedBy, digest) => approvalService.decide(id, decision, decidedBy, digest),
     calls,
     metricsText: () =>
       telemetry.metricsText(

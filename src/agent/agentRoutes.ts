@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AgentdError } from "../core/errors/index.ts";
 import { queryInt } from "../http/queryNumber.ts";
 import { policyValues } from "../core/config/sections/approvalsConfig.ts";
+import { digestField } from "./approvalDigest.ts";
 import type { ApprovalService } from "./approvalService.ts";
 import { approvalDecisions, decidedByValues, type ApprovalRecord, type ApprovalStore } from "./approvalStore.ts";
 import { approvalView } from "./approvalView.ts";
@@ -52,6 +53,8 @@ const messageBody = z.strictObject({ content: z.string().min(1, "content must no
 const decisionBody = z.object({
   decision: z.enum(approvalDecisions),
   decided_by: z.enum(decidedByValues).optional(),
+  /** The approval's digest as the approver saw it; optional only for API clients older than digests. */
+  digest: digestField.optional(),
 });
 
 class SessionBusyError extends AgentdError {
@@ -199,8 +202,9 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const body = await readRequestBody(c, decisionBody);
     const id = c.req.param("id");
     const requestId = watchdogRequestId(id);
-    if (requestId !== undefined) return c.json(decideWatchdog(deps.watchdogApprovals, requestId, body.decision, body.decided_by ?? "api"));
-    const result = deps.approvalService.decide(id, body.decision, body.decided_by ?? "api");
+    const decidedBy = body.decided_by ?? "api";
+    if (requestId !== undefined) return c.json(decideWatchdog(deps.watchdogApprovals, requestId, body.decision, decidedBy, body.digest));
+    const result = deps.approvalService.decide(id, body.decision, decidedBy, body.digest);
     return c.json({ ...result, approval: agentQueuedOf(result.approval) });
   });
 

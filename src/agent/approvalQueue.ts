@@ -1,6 +1,7 @@
 import { AgentdError } from "../core/errors/index.ts";
 import type { ActionDecision, ActionRequest, PendingActionRequest, WatchdogApprovals } from "../watchdog/index.ts";
 import type { ApprovalDecision, ApprovalRecord, DecidedBy } from "./approvalStore.ts";
+import { approvalDigest, assertDigest } from "./approvalDigest.ts";
 import { approvalView, type ApprovalView } from "./approvalView.ts";
 import type { SessionRecord } from "./sessionStore.ts";
 
@@ -35,6 +36,8 @@ export interface WatchdogQueuedApproval extends QueueFields {
   incident_severity?: string;
   reason: string;
   expires_at: number;
+  /** What a decision is bound to (approvalDigest of the command, run locally). */
+  digest: string;
 }
 
 /** One queue, every kind: what `/api/approvals`, `agentd approve` and the page list. */
@@ -85,6 +88,7 @@ export function watchdogQueued(request: ActionRequest | PendingActionRequest, in
     ...(severity ? { incident_severity: severity } : {}),
     reason: request.reason,
     expires_at: request.expires_at,
+    digest: approvalDigest({ command: request.command, target: "local" }),
   };
 }
 
@@ -99,8 +103,13 @@ export function decideWatchdog(
   requestId: number,
   decision: ApprovalDecision,
   decidedBy: DecidedBy,
+  digest?: string,
 ): { approval: WatchdogQueuedApproval; request: ActionRequest; released: string[]; resumed: false } {
-  if (!approvals) throw new AgentdError("approval_not_found", `No approval with id ${watchdogApprovalId(requestId)}`);
+  const id = watchdogApprovalId(requestId);
+  if (!approvals) throw new AgentdError("approval_not_found", `No approval with id ${id}`);
+  // A request no longer pending is left to decide(), which says why (decided, expired, unknown).
+  const pending = approvals.pending().find((request) => request.id === requestId);
+  if (pending) assertDigest(id, digest, watchdogQueued(pending).digest);
   const request = approvals.decide(requestId, actionDecisionOf(decision), decidedBy);
   return { approval: watchdogQueued(request), request, released: [], resumed: false };
 }

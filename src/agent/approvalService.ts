@@ -1,5 +1,7 @@
 import { AgentdError } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
+import { assertDigest } from "./approvalDigest.ts";
+import { requestDigest } from "./approvalView.ts";
 import type { ApprovalDecision, ApprovalRecord, ApprovalStore, DecidedBy } from "./approvalStore.ts";
 import type { SessionEvents } from "./sessionEvents.ts";
 import type { SessionStore } from "./sessionStore.ts";
@@ -42,9 +44,16 @@ export class ApprovalService {
     },
   ) {}
 
-  decide(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult {
+  /**
+   * `digest` is what the approver saw (approvalDigest): the page and `agentd approve` always send
+   * it, and a decision naming another one is refused. A decision without one (an API client older
+   * than digests) is still taken.
+   */
+  decide(id: string, decision: ApprovalDecision, decidedBy: DecidedBy, digest?: string): DecisionResult {
     const { approvals } = this.deps;
     const approval = approvals.get(id);
+    // Checked and decided in the same tick: nothing can change the approval between the two.
+    if (approval.status === "pending") assertDigest(approval.id, digest, requestDigest(approval));
     if (!approvals.decide(id, decision, decidedBy)) throw new ApprovalConflictError(approvals.get(id));
     this.#announce(approvals.get(id), decidedBy);
     const released: string[] = [];

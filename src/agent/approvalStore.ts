@@ -36,20 +36,39 @@ class ApprovalNotFoundError extends AgentdError {
   }
 }
 
+/** A call that would ask while its session already has `max` calls waiting: it is neither run nor queued. */
+export class TooManyPendingApprovalsError extends AgentdError {
+  constructor(tool: string, pending: number, max: number) {
+    super(
+      "too_many_pending_approvals",
+      `${pending} calls of this session already wait for a person's decision (at most ${max} may wait at once): ${tool} was not run and not queued. Wait until the pending calls are decided, then call it again if it is still needed.`,
+      { details: { pending, max } },
+    );
+  }
+}
+
 /** Pending and decided approvals; deciding is a conditional UPDATE, so only one decision wins. */
 export class ApprovalStore {
   constructor(private readonly db: Database) {}
 
+  /**
+   * A pending approval, unless its session already has `maxPending` of them: then
+   * TooManyPendingApprovalsError. Counted and inserted in one statement, so calls asking side by
+   * side (an MCP client's) cannot pass the limit together.
+   */
   create(
     input: Pick<ApprovalRecord, "session_id" | "turn_id" | "tool_call_id" | "tool" | "scope" | "summary"> & {
       request?: string;
       target?: string;
     },
+    maxPending: number,
   ): ApprovalRecord {
     const id = newId("apr");
-    this.db
+    const inserted = this.db
       .query(
-        "INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, request, target, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+        `INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, request, target, status, created_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?
+         WHERE (SELECT COUNT(*) FROM agent_approvals WHERE session_id = ? AND status = 'pending') < ?`,
       )
       .run(
         id,
@@ -62,7 +81,10 @@ export class ApprovalStore {
         input.request ?? null,
         input.target ?? null,
         Date.now(),
+        input.session_id,
+        maxPending,
       );
+    if (inserted.changes === 0) throw new TooManyPendingApprovalsError(input.tool, this.pending(input.session_id).length, maxPending);
     return this.get(id);
   }
 

@@ -1,20 +1,7 @@
 import { redactSecrets, redactText } from "../core/redaction/index.ts";
+import { approvalDigest } from "./approvalDigest.ts";
+import type { ApprovalRequest } from "./approvalRequest.ts";
 import type { ApprovalRecord } from "./approvalStore.ts";
-
-/** What a pending call will do, unredacted: kept in the approval row only (see ApprovalRecord.request). */
-export interface ApprovalRequest {
-  /** The command line (exec_command) or the typed characters (write_stdin). */
-  command?: string;
-  /** The call's arguments exactly as the model gave them. */
-  arguments: unknown;
-  workdir?: string;
-  /** The host it runs on: "local" or a hop. */
-  target: string;
-  /** The user message of the turn that asked for it. */
-  task: string;
-  /** Why the text check sent it to the sudo scope (a file this session wrote, an unknown shell…). */
-  reasons?: string[];
-}
 
 /** A part of the raw command; `redacted` marks what the stored copies hide. */
 export interface CommandSpan {
@@ -34,6 +21,10 @@ export interface ApprovalView extends Omit<ApprovalRecord, "request" | "target">
   target?: string;
   task?: string;
   reasons?: string[];
+  /** The words a bare escalation is exec'd as (see ApprovalRequest.argv). */
+  argv?: string[];
+  /** What a decision is bound to (approvalDigest); set while pending. */
+  digest?: string;
 }
 
 const MARK = "[redacted]";
@@ -59,6 +50,11 @@ export function redactedSpans(raw: string, redacted: string): CommandSpan[] {
   return spans;
 }
 
+/** The digest of a pending approval's request; undefined once decided (the request is gone then). */
+export function requestDigest(record: ApprovalRecord): string | undefined {
+  return record.request ? approvalDigest(JSON.parse(record.request) as ApprovalRequest) : undefined;
+}
+
 /** The view of an approval for an authenticated approver: raw while pending, redacted once decided (the raw is gone). */
 export function approvalView(record: ApprovalRecord): ApprovalView {
   const { request, target, ...kept } = record;
@@ -76,5 +72,7 @@ export function approvalView(record: ApprovalRecord): ApprovalView {
   view.target = parsed.target;
   view.task = parsed.task;
   if (parsed.reasons?.length) view.reasons = parsed.reasons;
+  if (parsed.argv) view.argv = parsed.argv;
+  view.digest = approvalDigest(parsed);
   return view;
 }

@@ -21,7 +21,7 @@ import { resolveCallTarget, splitTarget } from "./directCallTarget.ts";
 import { CallNotFoundError, type DirectCallAnswer, type DirectCallRequest, UnknownToolError, type Waiter } from "./directCallTypes.ts";
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
-import type { ApprovalRequest } from "./approvalView.ts";
+import { approvalRequest, type ApprovalRequest } from "./approvalRequest.ts";
 
 export interface DirectCallsDeps {
   sessions: SessionStore;
@@ -205,7 +205,19 @@ export class DirectCalls {
     const judged = this.#verdict(session, record, tool, command, target, escalation);
     if (judged.verdict === "deny")
       return this.#answerUnrun(sessionId, turnId, record, "denied", { code: "denied", message: deniedMessage(tool, judged.reason) });
-    if (judged.verdict === "ask") return this.#ask(session, turnId, record, tool, parsed.raw, command, judged, target, request, escalation);
+    if (judged.verdict === "ask") {
+      // Shown on the card word by word: a bare escalation allowed in the sudo scope is exec'd as these words.
+      const argv = judged.scope === "sudo" ? await this.#judge.privilegedArgv(tool, parsed.args) : undefined;
+      const shown = approvalRequest({
+        command,
+        raw: parsed.raw,
+        target,
+        task: `a call from MCP client ${session.client ?? "unknown"}`,
+        reasons: escalation,
+        argv,
+      });
+      return this.#ask(session, turnId, record, tool, shown, judged, request);
+    }
     if (signal.aborted)
       return this.#answerUnrun(sessionId, turnId, record, "cancelled", {
         code: "cancelled",
@@ -259,45 +271,35 @@ export class DirectCalls {
     return { ...decideCallPolicy({ scope: "hop", policy, rules: [], grants }), privileged };
   }
 
+  /** Asks a person about the call (unless it already waits), then waits for the decision; throws TooManyPendingApprovalsError. */
   #ask(
     session: SessionRecord,
     turnId: string,
     record: ToolCallRecord,
     tool: ToolDefinition,
-    raw: unknown,
-    command: string | undefined,
+    shownRequest: ApprovalRequest,
     judged: CallVerdict,
-    target: string,
     request?: DirectCallRequest,
-    reasons?: readonly string[],
   ): void {
     let approvalId = record.approval_id;
     if (record.status !== "awaiting_approval" || !approvalId) {
-      const shown =
-        target === LOCAL_TARGET
-          ? callSummary(tool, redactSecrets(raw), command)
-          : `${callSummary(tool, redactSecrets(raw), command)} on ${target}`;
-      // What the approver must see unredacted, as for the agent's calls: the summary is redacted, and
-      // redaction can be made to swallow part of a command.
-      const workdir = (raw as { workdir?: unknown } | null)?.workdir;
-      const shownRequest: ApprovalRequest = {
-        ...(command !== undefined ? { command } : {}),
-        arguments: raw,
-        ...(typeof workdir === "string" ? { workdir } : {}),
-        target,
-        task: `a call from MCP client ${session.client ?? "unknown"}`,
-        ...(reasons?.length ? { reasons: [...reasons] } : {}),
-      };
-      const approval = this.deps.approvals.create({
-        session_id: session.id,
-        turn_id: turnId,
-        tool_call_id: record.id,
-        tool: tool.name,
-        scope: judged.scope,
-        summary: shown,
-        request: JSON.stringify(shownRequest),
-        target,
-      });
+      const { target } = shownRequest;
+      const summary = callSummary(tool, redactSecrets(shownRequest.arguments), shownRequest.command);
+      const shown = target === LOCAL_TARGET ? summary : `${summary} on ${target}`;
+      // Past the limit this throws: #settle answers the call with the error, and nothing is queued.
+      const approval = this.deps.approvals.create(
+        {
+          session_id: session.id,
+          turn_id: turnId,
+          tool_call_id: record.id,
+          tool: tool.name,
+          scope: judged.scope,
+          summary: shown,
+          request: JSON.stringify(shownRequest),
+          target,
+        },
+        this.deps.approvalsConfig.max_pending_per_session,
+      );
       approvalId = approval.id;
       this.deps.toolCalls.awaitApproval(record.id, approval.id);
       this.deps.sessions.setTurnStatus(turnId, "awaiting_approval", 1);

@@ -15,6 +15,7 @@ export type { ToolContext, ToolDefinition, ToolScope, ToolTarget } from "../core
 export { approvalDecisions } from "./approvalStore.ts";
 export type { ApprovalRecord, ApprovalDecision, DecidedBy } from "./approvalStore.ts";
 export type { DecisionResult } from "./approvalService.ts";
+export { digestField, SHOWN_DIGEST_CHARS } from "./approvalDigest.ts";
 export type { ApprovalView, CommandSpan } from "./approvalView.ts";
 export type { SessionRecord, SessionState, StoredMessage } from "./sessionStore.ts";
 export type { ToolCallRecord } from "./toolCallStore.ts";

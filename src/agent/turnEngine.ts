@@ -1,11 +1,11 @@
-import { LOCAL_TARGET, type ToolTarget } from "../core/tools/toolDefinition.ts";
+import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tools/toolDefinition.ts";
 import type OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { errorMessage } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
-import type { ApprovalStore } from "./approvalStore.ts";
+import { TooManyPendingApprovalsError, type ApprovalRecord, type ApprovalStore } from "./approvalStore.ts";
 import { callVerdict, deniedMessage, type CallVerdictContext } from "./callVerdict.ts";
 import { callSummary, commandLineOf } from "./callSubject.ts";
 import { streamModelStep } from "./modelStep.ts";
@@ -21,7 +21,7 @@ import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallS
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { clipToolResult } from "./toolResultText.ts";
 import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
-import type { ApprovalRequest } from "./approvalView.ts";
+import { approvalRequest } from "./approvalRequest.ts";
 import type { AgentTelemetry } from "./agentTelemetry.ts";
 
 export interface TurnEngineDeps {
@@ -51,6 +51,17 @@ interface RunningTurn {
 type StepResult = "continue" | "paused";
 
 class TurnCancelled extends Error {}
+
+/** A call the policy asks a person about, as judged. */
+interface AskedCall {
+  tool: ToolDefinition;
+  args: unknown;
+  raw: unknown;
+  command: string | undefined;
+  scope: string;
+  reason: string;
+  escalation: readonly string[] | undefined;
+}
 
 /**
  * Runs turns: model step, tool calls in the order the model listed them, pauses for approval,
@@ -264,29 +275,9 @@ export class TurnEngine {
       const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext, escalation);
       if (waiting.length > 0 || verdict === "ask") {
         // Once one call waits, later calls wait too, so the model's order is kept.
-        if (verdict === "ask" && record.status !== "awaiting_approval") {
-          const shown = redactSecrets(parsed.raw);
-          const approval = this.deps.approvals.create({
-            session_id: session.id,
-            turn_id: turnId,
-            tool_call_id: record.id,
-            tool: tool.name,
-            scope,
-            summary: callSummary(tool, shown, command),
-            request: JSON.stringify(this.#request(session.id, history, parsed.raw, command, escalation)),
-            target: this.deps.sessions.get(session.id).target,
-          });
-          this.deps.toolCalls.awaitApproval(record.id, approval.id);
-          this.deps.telemetry.approvalRequested(turnId, record.id, tool.name, record.call_id, approval.id, scope);
-          this.deps.logger.info("approval.required", {
-            session: session.id,
-            approval: approval.id,
-            tool: tool.name,
-            scope,
-            reason,
-            ...(escalation?.length ? { escalation: escalation.map((why) => redactText(why)) } : {}),
-          });
-        }
+        const call = { tool, args: parsed.args, raw: parsed.raw, command, scope, reason, escalation };
+        if (verdict === "ask" && record.status !== "awaiting_approval" && !(await this.#ask(session.id, turnId, record, history, call)))
+          continue;
         waiting.push(record);
         continue;
       }
@@ -350,24 +341,55 @@ export class TurnEngine {
     return "paused";
   }
 
-  /** What the approver is shown, unredacted: the command, its arguments, where it runs and the task it serves. */
-  #request(
-    sessionId: string,
-    history: ChatMessage[],
-    raw: unknown,
-    command: string | undefined,
-    reasons?: readonly string[],
-  ): ApprovalRequest {
+  /**
+   * Records the question for a person. False when the session already has as many calls waiting as
+   * allowed: the call is then answered at once with the error, and nothing is queued.
+   */
+  async #ask(sessionId: string, turnId: string, record: ToolCallRecord, history: ChatMessage[], call: AskedCall): Promise<boolean> {
+    const { tool, command, scope, escalation } = call;
+    const target = this.deps.sessions.get(sessionId).target;
+    // Shown on the card word by word: a bare escalation allowed in the sudo scope is exec'd as these words.
+    const argv = scope === "sudo" ? await this.#judge.privilegedArgv(tool, call.args) : undefined;
     const task = history.findLast((message) => message.role === "user")?.content;
-    const workdir = (raw as { workdir?: unknown } | null)?.workdir;
-    return {
-      ...(command !== undefined ? { command } : {}),
-      arguments: raw,
-      ...(typeof workdir === "string" ? { workdir } : {}),
-      target: this.deps.sessions.get(sessionId).target,
+    const request = approvalRequest({
+      command,
+      raw: call.raw,
+      target,
       task: typeof task === "string" ? task : "",
-      ...(reasons?.length ? { reasons: [...reasons] } : {}),
-    };
+      reasons: escalation,
+      argv,
+    });
+    let approval: ApprovalRecord;
+    try {
+      approval = this.deps.approvals.create(
+        {
+          session_id: sessionId,
+          turn_id: turnId,
+          tool_call_id: record.id,
+          tool: tool.name,
+          scope,
+          summary: callSummary(tool, redactSecrets(call.raw), command),
+          request: JSON.stringify(request),
+          target,
+        },
+        this.deps.approvalsConfig.max_pending_per_session,
+      );
+    } catch (error) {
+      if (!(error instanceof TooManyPendingApprovalsError)) throw error;
+      this.#answerUnrun(sessionId, turnId, record, history, "error", { code: error.code, message: error.message });
+      return false;
+    }
+    this.deps.toolCalls.awaitApproval(record.id, approval.id);
+    this.deps.telemetry.approvalRequested(turnId, record.id, tool.name, record.call_id, approval.id, scope);
+    this.deps.logger.info("approval.required", {
+      session: sessionId,
+      approval: approval.id,
+      tool: tool.name,
+      scope,
+      reason: call.reason,
+      ...(escalation?.length ? { escalation: escalation.map((why) => redactText(why)) } : {}),
+    });
+    return true;
   }
 
   /** Records and answers a call that is not run (bad arguments, unknown tool, denied). */

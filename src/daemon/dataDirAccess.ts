@@ -1,5 +1,4 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
-import type { Logger } from "../core/log/index.ts";
 import { join } from "node:path";
 
 /**
@@ -22,27 +21,4 @@ export function restrictDataDir(dataDir: string): string | undefined {
   } catch (error) {
     return `Cannot restrict ${dataDir} to its owner: ${(error as Error).message}`;
   }
-}
-
-const RECHECK_MS = 2000;
-
-/**
- * Landlock keeps commands out of the data dir's files but not from its mode: a command running as
- * agentd's user could `chmod 0777` the directory and open it to every local user. Closed again
- * within RECHECK_MS, with a warning. A directory that was never agentd's own (restrictDataDir left
- * it open) is left alone here too.
- */
-export function keepDataDirClosed(dataDir: string, log: Logger): () => void {
-  const timer = setInterval(() => {
-    try {
-      const info = statSync(dataDir);
-      if ((info.mode & 0o7077) === 0 || info.uid !== process.getuid?.()) return;
-      chmodSync(dataDir, 0o700);
-      log.warn("security.data_dir_reopened", { data_dir: dataDir, mode: (info.mode & 0o7777).toString(8) });
-    } catch (error) {
-      log.warn("security.data_dir_check_failed", { data_dir: dataDir, error });
-    }
-  }, RECHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -28,30 +28,27 @@ import { selfCommand } from "./selfCommand.ts";
 import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import {
-  becomeOrphanReaper,
+  type CommandIdentity,
   confineOwnCommands,
   type Hardening,
   hardenProcess,
   installProcessErrorHandlers,
   CHILD_TMPDIR_ENV,
   OPERATOR_UMASK_ENV,
-  type OrphanReaper,
   raceTimeout,
+  resolveCommandIdentity,
   runInBackground,
   trackChild,
 } from "../core/process/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
-// The file alone, as above: deciding what to hide loads Landlock's few calls, not the PTY layer.
-import { decideHiding } from "../pty/confine/hiddenPaths.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 import { claimDataDir } from "./dataDirLock.ts";
 import { loadConfigInChild } from "./configHandoff.ts";
 import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
 
 const log = createLogger("supervisor");
-/** Between SIGTERM and SIGKILL for the processes the agent left behind, when agentd stops. */
-const ORPHAN_STOP_GRACE_MS = 2000;
 
 type Worker = Subprocess<"ignore", "pipe", "pipe">;
 
@@ -62,8 +59,6 @@ type Worker = Subprocess<"ignore", "pipe", "pipe">;
  */
 export async function runSupervisor(options: ServeOptions): Promise<number> {
   const hardening = hardenProcess();
-  // Before any child exists: whatever the agent's commands leave behind is adopted here, not by init.
-  const reaper = becomeOrphanReaper(log);
   const loaded = await loadConfigInChild(options);
   if ("exitCode" in loaded) return loaded.exitCode;
   const { config } = loaded;
@@ -80,26 +75,31 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     return 2;
   }
   removeStaleReadyFile(dataDir);
-  // Watchdog checks run unasked and may read what the agent's commands wrote: they start confined too.
-  confineOwnCommands(decideHiding([dataDir, ...(loaded.path ? [loaded.path] : [])]).hidden, {
-    withheld: loaded.envReferences,
-    pass: config.pty.pass_env,
-  });
+  // Started as root, the command user is made here, before the worker looks it up.
+  let identity: CommandIdentity;
   try {
-    return await supervise(pinned, config, dataDir, hardening, reaper);
+    identity = resolveCommandIdentity(config.pty.run_as, {
+      binary: process.execPath,
+      dataDir,
+      ...(loaded.path ? { config: loaded.path } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof AgentdError)) throw error;
+    process.stderr.write(`agentd: ${error.message}\n`);
+    claim.lock.release();
+    return 2;
+  }
+  // Watchdog checks run unasked and may read what the agent's commands wrote: they run as the command user too.
+  confineOwnCommands(identity, { withheld: loaded.envReferences, pass: config.pty.pass_env });
+  try {
+    return await supervise(pinned, config, dataDir, hardening);
   } finally {
     removeSupervisorReadyFile(dataDir, process.pid);
     claim.lock.release();
   }
 }
 
-async function supervise(
-  options: ServeOptions,
-  initialConfig: AgentdConfig,
-  dataDir: string,
-  hardening: Hardening,
-  reaper: OrphanReaper | { problem: string },
-): Promise<number> {
+async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dataDir: string, hardening: Hardening): Promise<number> {
   // Replaced by a reload: the watchdog's checks, rules and graces follow it; the restart policy keeps its limits.
   let config = initialConfig;
   const restrictProblem = restrictDataDir(dataDir);
@@ -123,7 +123,6 @@ async function supervise(
   installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
-  if ("problem" in reaper) log.warn("security.subreaper_unavailable", { problem: reaper.problem });
   // Created, checked and migrated before the worker starts: the worker then opens a ready store.
   let db: Database;
   try {
@@ -290,12 +289,6 @@ async function supervise(
   process.off("SIGINT", onSignal);
   process.off("SIGHUP", onReload);
   await reloading;
-  // What the agent's commands left running (a detached server, a background loop) ends with agentd,
-  // as systemd's KillMode ends a unit's leftovers: nothing it started outlives the supervisor.
-  if (!("problem" in reaper)) {
-    await reaper.endAll(ORPHAN_STOP_GRACE_MS);
-    reaper.stop();
-  }
   await watchdog.stop();
   await tracing.shutdown();
   log.info("supervisor.stopped", { exit_code: exitCode });

@@ -7,12 +7,18 @@ import { ClientConnections } from "../http/clientConnections.ts";
 import { withConnectionLimits } from "../http/connectionLimits.ts";
 import { VERSION } from "../core/version.ts";
 import { allMigrations } from "./allMigrations.ts";
-import { confineOwnCommands, hardenProcess, installProcessErrorHandlers, raceTimeout } from "../core/process/index.ts";
+import {
+  confineOwnCommands,
+  hardenProcess,
+  installProcessErrorHandlers,
+  raceTimeout,
+  resolveCommandIdentity,
+} from "../core/process/index.ts";
+import { openCommandCgroups } from "./commandCgroups.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { createWorkerApp } from "./workerApp.ts";
-import { keepDataDirClosed, restrictDataDir } from "./dataDirAccess.ts";
-import { decideHiding, privilegeGateProblem } from "../pty/index.ts";
+import { restrictDataDir } from "./dataDirAccess.ts";
 import { WorkerConfigReload } from "./configReload.ts";
 import { createReloadRoutes } from "./reloadRoutes.ts";
 
@@ -35,17 +41,20 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const startedAt = Date.now();
   const supervisorPid = Number(process.env.AGENTD_SUPERVISOR_PID) || null;
   const restarts = Number(process.env.AGENTD_WORKER_RESTARTS) || 0;
-  const gateProblem = privilegeGateProblem();
-  if (gateProblem) log.warn("security.running_as_root", { problem: gateProblem });
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
-  else keepDataDirClosed(dataDir, log);
   // The store holds approvals and grants: a command that could write it could approve itself.
   const ownPaths = [dataDir, ...(configPath ? [configPath] : [])];
-  const hiding = decideHiding(ownPaths);
-  if (hiding.problem) log.warn("security.own_files_exposed", { paths: ownPaths, hidden: hiding.hidden, problem: hiding.problem });
-  else log.info("security.own_files_hidden", { paths: hiding.hidden });
-  confineOwnCommands(hiding.hidden, { withheld: envReferences, pass: config.pty.pass_env });
+  // The supervisor has made the command user already; a failure here is one it reported and exited on.
+  const identity = resolveCommandIdentity(config.pty.run_as, {
+    binary: process.execPath,
+    dataDir,
+    ...(configPath ? { config: configPath } : {}),
+  });
+  if (identity.problems.length > 0) log.warn("security.gate_open", { mode: identity.mode, problems: identity.problems });
+  else log.info("security.gate_holds", { mode: identity.mode, user: identity.user });
+  confineOwnCommands(identity, { withheld: envReferences, pass: config.pty.pass_env });
+  const cgroups = openCommandCgroups(log);
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   let requiredToken: string | undefined;
   try {
@@ -65,7 +74,12 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     notes,
     envReferences,
     childUmask: hardening.operatorUmask,
-    ownFiles: { paths: ownPaths, hiddenFromCommands: hiding.hidden, ...(hiding.problem ? { problem: hiding.problem } : {}) },
+    ownPaths,
+    identity,
+    ...(cgroups ? { cgroups } : {}),
+    // With a command user, decisions also need the token, which lives where that user cannot read.
+    ...(identity.mode === "command_user" ? { decisionToken: ensureApiToken(dataDir).token } : {}),
+    ...(identity.credentials ? { commandUid: identity.credentials.uid } : {}),
     db,
     dataDir,
     logger: log,

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Hono } from "hono";
 import type { Mount } from "../core/capability.ts";
 import type { AgentdConfig } from "../core/config/index.ts";
-import { cachedFor } from "../core/health/index.ts";
+import { cachedFor, type HealthCheck } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { probeStoreWritable } from "../core/store/index.ts";
 import { onDiskFull } from "../core/errors/index.ts";
@@ -11,11 +11,12 @@ import { faultMounts } from "./faultInjection.ts";
 import { VERSION } from "../core/version.ts";
 import { createApp } from "../http/app.ts";
 import { AGENT_DIRECT_CALL_PATHS, DECISION_PATHS } from "../http/agentPeerGuard.ts";
-import { privilegeGateProblem } from "../pty/index.ts";
+import type { CommandIdentity } from "../core/process/index.ts";
+import type { CommandCgroups } from "../core/process/cgroups/index.ts";
 import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
-import { createWorkerServices, type OwnFiles, type WorkerServices } from "./workerServices.ts";
+import { createWorkerServices, type WorkerServices } from "./workerServices.ts";
 import { storeFileSizes } from "./storeFileSizes.ts";
 
 export interface WorkerAppOptions {
@@ -26,7 +27,11 @@ export interface WorkerAppOptions {
   envReferences?: readonly string[];
   /** The operator's umask, for the commands the agent runs. */
   childUmask?: number;
-  ownFiles?: OwnFiles;
+  /** agentd's own files (data dir, config file): no file tool or route opens them. */
+  ownPaths?: readonly string[];
+  /** Who commands run as; absent (tests): agentd's own user, reported as unguarded. */
+  identity?: CommandIdentity;
+  cgroups?: CommandCgroups;
   db: Database;
   dataDir: string;
   logger: Logger;
@@ -35,11 +40,10 @@ export interface WorkerAppOptions {
   startedAt: number;
   supervisorPid: number | null;
   restarts: number;
-  /**
-   * Processes whose descendants may not decide approvals: the worker and the supervisor unless
-   * given. A test serving the worker's app in its own process passes [] to post as a person would.
-   */
-  agentRoots?: number[];
+  /** The uid commands run as for the model: its connections may not decide or call the direct routes. */
+  commandUid?: number;
+  /** Decisions need it even on loopback (<data_dir>/token, which the command user cannot read). */
+  decisionToken?: string;
   /** Routes of the worker itself (the config reload) mounted beside the capabilities'. */
   extraMounts?: Mount[];
 }
@@ -60,7 +64,9 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     logger: options.logger,
     envReferences: options.envReferences,
     childUmask: options.childUmask,
-    ownFiles: options.ownFiles,
+    ...(options.ownPaths ? { ownPaths: options.ownPaths } : {}),
+    ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.cgroups ? { cgroups: options.cgroups } : {}),
     localApiKey: requiredToken,
     localFetch: (request) => app!.fetch(request),
   });
@@ -91,9 +97,11 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
         { key: "worker:memory", status: "pass", observedValue: Math.round(process.memoryUsage.rss() / 1048576), observedUnit: "MiB" },
       ],
       ...services.healthSources,
+      ...(options.identity ? { security: () => [gateCheck(options.identity!)] } : {}),
     },
   };
-  const gateProblem = privilegeGateProblem();
+  const gate = options.identity ?? { mode: "unguarded", problems: ["commands run as agentd's own user"] };
+  const gateProblem = gate.problems.length > 0 ? gate.problems.join("; ") : undefined;
   const status = createStatusSource({
     ...services.statusSources,
     health: () => healthDocument(probes),
@@ -104,11 +112,12 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
       restarts,
       memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
+      privilege_gate: { mode: gate.mode, user: gate.user ?? null },
       ...(gateProblem ? { privilege_gate_problem: gateProblem } : {}),
-      ...(options.ownFiles?.problem ? { own_files_problem: options.ownFiles.problem } : {}),
     }),
   });
-  const page = statusPageMounts(status, { requiredToken });
+  // With a decision token, a person on loopback signs in once (the cookie) to decide from the page.
+  const page = statusPageMounts(status, { requiredToken: requiredToken ?? options.decisionToken });
   const created = createApp({
     ...probes,
     logger: options.logger,
@@ -159,7 +168,8 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     agentPeers: {
       paths: DECISION_PATHS,
       directCallPaths: AGENT_DIRECT_CALL_PATHS,
-      roots: options.agentRoots ?? [process.pid, ...(options.supervisorPid ? [options.supervisorPid] : [])],
+      commandUid: options.commandUid,
+      decisionToken: options.decisionToken,
     },
   });
   app = created.app;
@@ -174,5 +184,16 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
         await close();
       },
     },
+  };
+}
+
+/** The privilege gate as a health check: warn while commands can reach agentd (unguarded). */
+function gateCheck(identity: CommandIdentity): HealthCheck {
+  const problem = identity.problems.join("; ");
+  return {
+    key: "security:privilege_gate",
+    status: problem ? "warn" : "pass",
+    observedValue: identity.mode,
+    ...(problem ? { output: `unguarded: ${problem}` } : {}),
   };
 }

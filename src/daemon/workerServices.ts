@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { createAgentCapability } from "../agent/index.ts";
 import type { Mount } from "../core/capability.ts";
-import type { AgentdConfig } from "../core/config/index.ts";
+import { configSecretValues, type AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { createFilesCapability } from "../files/index.ts";
@@ -15,6 +15,9 @@ import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../
 import { createWatchdogCapability, SilenceStore } from "../watchdog/index.ts";
 import { createTelemetryCapability, startTracing } from "../telemetry/index.ts";
 import { CapabilityStack } from "./capabilityStack.ts";
+import { withholdSecretValues } from "../core/process/confinement/secretEnv.ts";
+import type { CommandIdentity } from "../core/process/index.ts";
+import type { CommandCgroups } from "../core/process/cgroups/index.ts";
 
 export interface WorkerServicesOptions {
   config: AgentdConfig;
@@ -25,19 +28,16 @@ export interface WorkerServicesOptions {
   envReferences?: readonly string[];
   /** The operator's umask, for the commands the agent runs. */
   childUmask?: number;
-  /** agentd's own files (data dir, config file), and those of them Landlock keeps from commands. */
-  ownFiles?: OwnFiles;
+  /** agentd's own files (data dir, config file): no file tool or route opens them. */
+  ownPaths?: readonly string[];
+  /** Who commands run as (absent: agentd's own user, as in tests). */
+  identity?: CommandIdentity;
+  /** Each command session's cgroup, where agentd could set them up. */
+  cgroups?: CommandCgroups;
   /** Sent by the agent's model client to the local proxy (the bearer token on a non-loopback bind). */
   localApiKey?: string;
   /** Serves a request with the worker's own app, so the agent reaches the proxy without a socket. */
   localFetch: (request: Request) => Response | Promise<Response>;
-}
-
-export interface OwnFiles {
-  paths: readonly string[];
-  hiddenFromCommands: readonly string[];
-  /** Why some stay within the commands' reach. */
-  problem?: string;
 }
 
 /** Every capability the worker runs, composed: what to mount, what to report, how to stop. */
@@ -59,6 +59,10 @@ const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
 
 export async function createWorkerServices(options: WorkerServicesOptions): Promise<WorkerServices> {
   const { config, db, dataDir, logger } = options;
+  // Before any command starts: a variable holding a configured secret is withheld whatever its
+  // name (SUDO_COMMAND of `sudo -u agentd env KEY=sk-… agentd serve`).
+  const secretValues = (next: AgentdConfig) => configSecretValues(next, options.envReferences ?? [], process.env);
+  withholdSecretValues([...secretValues(config), ...(options.localApiKey ? [options.localApiKey] : [])]);
   const readFileMaxBytes = config.agent.read_file_max_bytes;
   const { stack, value: services } = await CapabilityStack.compose(async (stack) => {
     // First in, last out: spans the other capabilities end while closing are still exported.
@@ -81,10 +85,11 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         logger: logger.child("pty"),
         withheldEnv: options.envReferences,
         childUmask: options.childUmask,
-        hiddenPaths: options.ownFiles?.hiddenFromCommands,
+        ...(options.identity ? { identity: options.identity } : {}),
+        ...(options.cgroups ? { cgroups: options.cgroups } : {}),
       }),
     );
-    stack.start(() => createFilesCapability({ readFileMaxBytes, ownPaths: options.ownFiles?.paths ?? [dataDir] }));
+    stack.start(() => createFilesCapability({ readFileMaxBytes, ownPaths: options.ownPaths ?? [dataDir] }));
     const hop = stack.start(() =>
       createHopCapability({
         db,
@@ -150,11 +155,12 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
       ptySessions: () => pty.sessions().map(ptySessionRow),
       hops: () => hop.list().map(hopRow),
       decisions: {
-        approval: (id, decision, decidedBy) => agent.agent.decideApproval(id, decision, decidedBy),
+        approval: (id, decision, decidedBy, digest) => agent.agent.decideApproval(id, decision, decidedBy, digest),
         incidentAction: (id, decision, decidedBy) => watchdog.decideAction(id, decision, decidedBy),
       },
     };
     const reloadConfig = (next: AgentdConfig) => {
+      withholdSecretValues(secretValues(next));
       proxy.replaceProviders(next.providers);
       agent.agent.setApprovals(next.approvals);
     };

@@ -1,9 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { readlinkSync, realpathSync } from "node:fs";
-import { chmod, chown, mkdir, open, realpath, rename, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
+import { mkdir, open, realpath, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { AgentdError } from "../core/errors/index.ts";
+import type { CommandIdentity } from "../core/process/identity/index.ts";
+import {
+  CommandUserFiles,
+  GUARDED_APPEND,
+  GUARDED_CREATE_APPEND,
+  GUARDED_DIRECTORY,
+  GUARDED_READ,
+  GUARDED_REWRITE,
+} from "./commandUserFiles.ts";
+import { modeAfterWrite } from "./fileAccessRules.ts";
 import {
   DEFAULT_READ_BYTES,
   chooseEncoding,
@@ -14,46 +23,21 @@ import {
   type WriteFileArgs,
   type WriteFileResult,
 } from "./fileSchemas.ts";
-
-/** File reads and writes on this host, for the file API every agentd serves. */
+import { OwnFiles } from "./ownFiles.ts";
 
 /**
- * agentd's own files (the data dir with its store and token, the config file): never read or
- * written through the file tools, whatever path or link leads there. Each check is made on what was
- * actually opened (/proc/self/fd), so a link swapped between a check and the open gains nothing.
+ * File reads and writes on this host, for the file API every agentd serves. agentd's own files are
+ * out of reach (ownFiles.ts); with a command user (`guard`), only what it could read or write itself
+ * is (commandUserFiles.ts), and what is created for it is its own.
  */
-class OwnFiles {
-  private readonly roots: string[];
-
-  constructor(paths: readonly string[]) {
-    this.roots = paths.map((path) => {
-      try {
-        return realpathSync(path);
-      } catch {
-        return resolve(path);
-      }
-    });
-  }
-
-  /** Throws path_protected when `real` (a resolved path) is one of agentd's own files. */
-  assertNotOwn(real: string, shown: string, verb: "read" | "write"): void {
-    const root = this.roots.find((r) => real === r || real.startsWith(r + sep));
-    if (root)
-      throw new AgentdError(
-        "path_protected",
-        `Cannot ${verb} ${shown} as it is inside agentd's own files (${root}): its store, token and logs are not for the agent's tools`,
-      );
-  }
-
-  /** The same check on an open descriptor: where it really leads. */
-  assertHandle(handle: FileHandle, shown: string, verb: "read" | "write"): void {
-    this.assertNotOwn(readlinkSync(`/proc/self/fd/${handle.fd}`), shown, verb);
-  }
+interface Host {
+  own: OwnFiles;
+  guard: CommandUserFiles | undefined;
 }
 
-function resolvePath(path: string): string {
-  const expanded = path === "~" ? homedir() : path.startsWith("~/") ? `${homedir()}/${path.slice(2)}` : path;
-  return isAbsolute(expanded) ? expanded : resolve(homedir(), expanded);
+function resolvePath(path: string, home: string): string {
+  const expanded = path === "~" ? home : path.startsWith("~/") ? `${home}/${path.slice(2)}` : path;
+  return isAbsolute(expanded) ? expanded : resolve(home, expanded);
 }
 
 function fileError(error: unknown, path: string, writing = false): AgentdError {
@@ -67,12 +51,13 @@ function fileError(error: unknown, path: string, writing = false): AgentdError {
   return new AgentdError("file_io_error", `Cannot access ${path}: ${(error as Error).message}`);
 }
 
-async function readLocalFile(own: OwnFiles, args: ReadFileArgs): Promise<ReadFileResult> {
-  const path = resolvePath(args.path);
+async function readLocalFile({ own, guard }: Host, path: string, args: ReadFileArgs): Promise<ReadFileResult> {
   try {
-    const handle = await open(path, "r");
+    await guard?.precheckRead(path);
+    const handle = await open(path, guard ? GUARDED_READ : "r");
     try {
       own.assertHandle(handle, path, "read");
+      await guard?.assertReadable(handle, path);
       const info = await handle.stat();
       if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
       const offset = Math.min(args.offset ?? 0, info.size);
@@ -104,32 +89,42 @@ async function readLocalFile(own: OwnFiles, args: ReadFileArgs): Promise<ReadFil
  * place, so every name still shows the new content; otherwise a temp file is renamed over it, so a
  * reader never sees half of it.
  */
-async function writeLocalFile(own: OwnFiles, args: WriteFileArgs): Promise<WriteFileResult> {
-  const path = resolvePath(args.path);
+async function writeLocalFile(host: Host, path: string, args: WriteFileArgs): Promise<WriteFileResult> {
+  const { own, guard } = host;
   const data = decodeContent(args.content, args.encoding);
   try {
     if (args.create_dirs) {
       own.assertNotOwn(await nearestExisting(dirname(path)), path, "write");
-      await mkdir(dirname(path), { recursive: true });
+      if (guard) await guard.makeDirectories(dirname(path), path);
+      else await mkdir(dirname(path), { recursive: true });
     }
     // A link's target is the file meant; a dangling link is created through, as the shell would.
     const target = await realpath(path).catch(() => path);
     // Everything below goes through the opened directory (/proc/self/fd/N/name): a directory
     // swapped for a link after this check cannot redirect the write.
-    const directory = await open(dirname(target), "r");
+    const directory = await open(dirname(target), guard ? GUARDED_DIRECTORY : "r");
     try {
       own.assertHandle(directory, path, "write");
+      const where = guard && (await guard.directory(directory, path));
       const inDirectory = join(`/proc/self/fd/${directory.fd}`, basename(target));
       const existing = await stat(inDirectory).catch(() => undefined);
       if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      const plan = guard && where ? await guard.plan(where, inDirectory, path) : undefined;
+      // A link put in the file's place since realpath: not followed for the command user.
+      if (guard && plan && plan.create !== !existing) throw guard.refusal("write", path, `${path} was replaced meanwhile`);
       const newMode = args.mode ? Number.parseInt(args.mode, 8) : 0o644;
+      const write: InPlace = { own, guard, target: inDirectory, shown: path, data };
       if (args.append) {
         // agentd's own umask is 077: a new file gets the mode asked for, as the operator's shell would give it.
-        await writeThroughHandle(own, inDirectory, path, data, "a", existing ? undefined : newMode);
+        await writeThroughHandle(write, "a", existing ? undefined : newMode);
       } else if (!existing) {
-        await replaceByRename(inDirectory, data, { mode: newMode });
-      } else if (existing.nlink > 1 || !(await replaceByRename(inDirectory, data, existing))) {
-        await writeThroughHandle(own, inDirectory, path, data, "r+");
+        await replaceByRename(inDirectory, data, guard ? { mode: newMode, uid: guard.uid, gid: guard.gid } : { mode: newMode });
+      } else if (
+        existing.nlink > 1 ||
+        plan?.create === false && !plan.rename ||
+        !(await replaceByRename(inDirectory, data, guard ? { uid: existing.uid, gid: existing.gid, mode: modeAfterWrite(existing.mode) } : existing))
+      ) {
+        await writeThroughHandle(write, "r+");
       }
       return { path, bytes_written: data.length, size: (await stat(inDirectory)).size, created: !existing };
     } finally {
@@ -148,59 +143,86 @@ async function nearestExisting(dir: string): Promise<string> {
   }
 }
 
-/** Temp file + rename, with the old file's owner and mode; false when its owner cannot be given back. */
+/**
+ * Temp file + rename, with the old file's owner and mode (or, for the command user, its own);
+ * false when the owner cannot be given back. Owner and mode are set on the handle: a temp name
+ * swapped for a link meanwhile cannot redirect them.
+ */
 async function replaceByRename(target: string, data: Buffer, like: { mode: number; uid?: number; gid?: number }): Promise<boolean> {
   const temp = `${target}.agentd-${randomBytes(4).toString("hex")}`;
+  const handle = await open(temp, "wx", 0o600);
   try {
-    await writeFile(temp, data, { flag: "wx", mode: 0o600 });
-    if (like.uid !== undefined && like.gid !== undefined) {
-      try {
-        await chown(temp, like.uid, like.gid);
-      } catch {
-        // Not ours to give away (agentd is not root): the caller writes in place, which keeps both.
-        await rm(temp, { force: true });
-        return false;
+    try {
+      await handle.writeFile(data);
+      if (like.uid !== undefined && like.gid !== undefined) {
+        try {
+          await handle.chown(like.uid, like.gid);
+        } catch {
+          // Not ours to give away (agentd is not root): the caller writes in place, which keeps both.
+          await rm(temp, { force: true });
+          return false;
+        }
       }
+      await handle.chmod(like.mode & 0o7777);
+    } finally {
+      await handle.close();
     }
-    await chmod(temp, like.mode & 0o7777);
     await rename(temp, target);
     return true;
   } catch (error) {
-    await rm(temp, { force: true });
+    await rm(temp, { force: true }).catch(() => undefined);
     throw error;
   }
 }
 
+interface InPlace extends Host {
+  target: string;
+  shown: string;
+  data: Buffer;
+}
+
 /** Appends ("a") or rewrites in place ("r+", keeping every hard link), checked on the opened file. */
-async function writeThroughHandle(
-  own: OwnFiles,
-  target: string,
-  shown: string,
-  data: Buffer,
-  flags: "a" | "r+",
-  newMode?: number,
-): Promise<void> {
-  const handle = await open(target, flags);
+async function writeThroughHandle({ own, guard, target, shown, data }: InPlace, flags: "a" | "r+", newMode?: number): Promise<void> {
+  const creating = flags === "a" && newMode !== undefined;
+  const guardedFlags = flags === "r+" ? GUARDED_REWRITE : creating ? GUARDED_CREATE_APPEND : GUARDED_APPEND;
+  const handle = await open(target, guard ? guardedFlags : flags, 0o600);
   try {
     own.assertHandle(handle, shown, "write");
+    // The command user's new file is its own; an existing one must be writable by it, and loses set-id bits as its write would.
+    let oldMode: number | undefined;
+    if (guard && creating) await handle.chown(guard.uid, guard.gid);
+    else if (guard) oldMode = await guard.assertWritable(handle, shown);
     if (flags === "a") {
       await handle.appendFile(data);
       // On the handle, not the name: a name swapped for a link meanwhile cannot redirect the chmod.
       if (newMode !== undefined) await handle.chmod(newMode);
-      return;
+    } else {
+      await handle.truncate(0);
+      await handle.write(data, 0, data.length, 0);
     }
-    await handle.truncate(0);
-    await handle.write(data, 0, data.length, 0);
+    if (oldMode !== undefined && modeAfterWrite(oldMode) !== (oldMode & 0o7777)) await handle.chmod(modeAfterWrite(oldMode));
   } finally {
     await handle.close();
   }
 }
 
-/** This host's files, with agentd's own (`ownPaths`: the data dir, the config file) kept out of reach. */
-export function createLocalFiles(ownPaths: readonly string[]): {
+/**
+ * This host's files, with agentd's own (`ownPaths`: the data dir, the config file) kept out of reach
+ * and, given a command user (`identity` in command_user mode), only what that user could reach within it.
+ */
+export function createLocalFiles(
+  ownPaths: readonly string[],
+  identity?: CommandIdentity,
+): {
   read(args: ReadFileArgs): Promise<ReadFileResult>;
   write(args: WriteFileArgs): Promise<WriteFileResult>;
 } {
-  const own = new OwnFiles(ownPaths);
-  return { read: (args) => readLocalFile(own, args), write: (args) => writeLocalFile(own, args) };
+  const guard = identity?.mode === "command_user" ? new CommandUserFiles(identity) : undefined;
+  const host: Host = { own: new OwnFiles(ownPaths), guard };
+  // Relative paths and ~ start at the home of whoever the tools act for.
+  const home = () => guard?.home ?? homedir();
+  return {
+    read: (args) => readLocalFile(host, resolvePath(args.path, home()), args),
+    write: (args) => writeLocalFile(host, resolvePath(args.path, home()), args),
+  };
 }

@@ -1,25 +1,31 @@
 import type { MiddlewareHandler } from "hono";
-import { getConnInfo } from "hono/bun";
 import { AgentdError } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { errorResponse } from "./errorResponse.ts";
-import { lookupPeer, type PeerVerdict } from "./peerProcess.ts";
+import { peerFacts } from "./peerFacts.ts";
+import { peerVerdict } from "./peerVerdict.ts";
+import { carriesToken } from "./requestToken.ts";
 
 export interface AgentPeerGuardOptions {
   /** Paths of decision routes: only a person, never the agent, may post to them (any method but GET and HEAD). */
   paths: readonly RegExp[];
   /** Paths that act on the host past the agent's approval policy: refused to the agent's commands (any method but GET and HEAD). */
   directCallPaths?: readonly RegExp[];
-  /** The worker's and the supervisor's pids. */
-  roots: readonly number[];
+  /**
+   * The uid every command agentd runs for the model runs as; a connection whose client socket is
+   * this user's is the agent. Undefined when commands run as agentd's own user: then only a request
+   * served in-process is known to be the agent.
+   */
+  commandUid: number | undefined;
+  /**
+   * When set, decisions also need this token (<data_dir>/token, which the command user cannot
+   * read), even where the rest of the API is open: a local process of another user that relays a
+   * command's request (a proxy, a tunnel) lends it its own uid, never the token.
+   */
+  decisionToken: string | undefined;
   logger: Logger;
 }
 
-/**
- * Refuses a decision whose connection comes from agentd's own process tree (the model's
- * commands, or the worker itself), whatever credential it carries: 403 approver_is_agent.
- * A request served in-process (the agent's own fetch) has no socket and counts as the agent.
- */
 /** The decision routes, matched loosely (unanchored, any case): guarding a path too many only refuses the agent. */
 export const DECISION_PATHS: readonly RegExp[] = [
   /\/approvals\/[^/]/i,
@@ -36,7 +42,7 @@ export const DECISION_PATHS: readonly RegExp[] = [
 /**
  * Routes that run or change something on the host without asking: a command the agent runs that
  * calls them would skip the approval policy (and the record) its own tools go through. Not
- * /api/admin: the supervisor's watchdog, itself in agentd's tree, acts on the proxy through it.
+ * /api/admin: the supervisor's watchdog acts on the proxy through it.
  */
 export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [
   /\/api\/+(pty|files|hops|sessions)(\/|$)/i,
@@ -44,45 +50,53 @@ export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [
   /^\/+mcp(\/|$)/i,
 ];
 
+/**
+ * Refuses decision and direct-call routes to the agent: 403 approver_is_agent or agent_direct_call,
+ * whatever credential the request carries. A decision from anyone else still needs the decision
+ * token when one is set: 401 decision_needs_token.
+ */
 export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const decision = options.paths.some((path) => path.test(c.req.path));
     const direct = !decision && (options.directCallPaths ?? []).some((path) => path.test(c.req.path));
     if (!decision && !direct) return next();
-    const verdict = peerOf(c, options.roots, direct);
-    if (!verdict.agent) return next();
-    const fields = { path: c.req.path, why: verdict.why, pid: verdict.pid, comm: verdict.comm };
-    if (decision) {
+    const facts = peerFacts(c, options.commandUid !== undefined);
+    const verdict = peerVerdict(facts, options.commandUid);
+    const fields = {
+      path: c.req.path,
+      why: verdict.why,
+      peer: facts.kind === "connection" ? facts.address : "in-process",
+      uid: verdict.uid,
+    };
+    if (verdict.agent && decision) {
       options.logger.warn("security.approver_is_agent", fields);
       return errorResponse(
         c,
         new AgentdError("approver_is_agent", `Decisions must come from a person, not from agentd or a command it runs (${verdict.why})`),
       );
     }
-    options.logger.warn("security.agent_direct_call", fields);
-    return errorResponse(
-      c,
-      new AgentdError(
-        "agent_direct_call",
-        `Cannot serve ${c.req.path} to a command agentd runs: the agent acts through its tools, which follow the approval policy (${verdict.why})`,
-      ),
-    );
+    if (verdict.agent) {
+      options.logger.warn("security.agent_direct_call", fields);
+      return errorResponse(
+        c,
+        new AgentdError(
+          "agent_direct_call",
+          `Cannot serve ${c.req.path} to a command agentd runs: the agent acts through its tools, which follow the approval policy (${verdict.why})`,
+        ),
+      );
+    }
+    if (decision && options.decisionToken !== undefined && !carriesToken(c, options.decisionToken)) {
+      options.logger.warn("security.decision_without_token", fields);
+      c.header("WWW-Authenticate", 'Bearer realm="agentd"');
+      return errorResponse(
+        c,
+        new AgentdError(
+          "decision_needs_token",
+          "Decisions need agentd's token, also on loopback: send 'Authorization: Bearer <token>' with the token in <data_dir>/token (`agentd approve` sends it itself)",
+        ),
+      );
+    }
+    return next();
   };
-}
-
-function peerOf(c: Parameters<MiddlewareHandler>[0], roots: readonly number[], quietTreeIsPerson: boolean): PeerVerdict {
-  let remote: { address?: string; port?: number };
-  try {
-    remote = getConnInfo(c).remote;
-  } catch {
-    return { agent: true, why: "served in-process, without a connection" };
-  }
-  if (!remote.address || !remote.port) return { agent: true, why: "served in-process, without a connection" };
-  // Bun hands the server to fetch as the env; its port tells this connection from others of the same client port.
-  const serverPort = (c.env as { port?: unknown } | undefined)?.port;
-  return lookupPeer(
-    { address: remote.address, port: remote.port, ...(typeof serverPort === "number" ? { serverPort } : {}) },
-    { roots, quietTreeIsPerson },
-  );
 }

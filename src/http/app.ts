@@ -28,7 +28,7 @@ export interface AppDeps extends Omit<ProbeDeps, "requestsTotal"> {
   metricsText: Array<() => string>;
   /** Mounted in order, after the probes and /metrics. */
   mounts: Mount[];
-  /** When set, decisions coming from agentd's own process tree are refused (the worker sets it). */
+  /** When set, decisions and direct calls from the agent are refused, and decisions need the token (the worker sets it). */
   agentPeers?: Omit<AgentPeerGuardOptions, "logger">;
 }
 
@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new AgentdError("not_found", `No route for ${c.req.method} ${c.req.path}`)));
   app.use(requests.middleware());
-  // Before auth: a decision from the agent's own processes is refused whatever credential it carries.
+  // Before auth: a decision from the agent's commands is refused whatever credential it carries.
   if (deps.agentPeers) app.use(agentPeerGuard({ ...deps.agentPeers, logger: deps.logger }));
   if (deps.requiredToken)
     app.use(

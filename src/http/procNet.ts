@@ -1,4 +1,4 @@
-/** Parsing of /proc/net/tcp{,6} and /proc/<pid>/status, to find which process holds a TCP connection. Pure. */
+/** Parsing of /proc/net/tcp{,6}, to find a TCP connection's client socket when sock_diag cannot. Pure. */
 
 export interface TcpSocketRow {
   /** Local address as bytes (4 for IPv4, 16 for IPv6) and port. */
@@ -57,10 +57,4 @@ export function sameAddress(a: Uint8Array, b: Uint8Array): boolean {
     x.length === 16 && x.subarray(0, 10).every((v) => v === 0) && x[10] === 0xff && x[11] === 0xff ? x.subarray(12) : x;
   const [x, y] = [short(a), short(b)];
   return x.length === y.length && x.every((v, i) => v === y[i]);
-}
-
-/** The socket inode a "socket:[12345]" fd link names. */
-export function socketInode(link: string): number | undefined {
-  const match = /^socket:\[(\d+)\]$/.exec(link);
-  return match ? Number(match[1]) : undefined;
 }

@@ -20,6 +20,3 @@ export type {
   PtyCloseResult,
 } from "./ptySchemas.ts";
 export { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "./ptyGroupRegistry.ts";
-export { privilegeGateProblem, runningAsRoot } from "./noNewPrivs.ts";
-export { decideHiding } from "./confine/hiddenPaths.ts";
-export type { HidingDecision } from "./confine/hiddenPaths.ts";

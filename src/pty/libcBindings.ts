@@ -12,20 +12,7 @@ const OPENPTY_CANDIDATES = [...LIBC_CANDIDATES, "libutil.so.1"];
 
 const LIBC_SYMBOLS = {
   ptsname_r: { args: ["i32", "ptr", "u64"], returns: "i32" },
-  posix_spawn_file_actions_init: { args: ["ptr"], returns: "i32" },
-  posix_spawn_file_actions_destroy: { args: ["ptr"], returns: "i32" },
-  posix_spawn_file_actions_addclose: { args: ["ptr", "i32"], returns: "i32" },
-  posix_spawn_file_actions_addopen: { args: ["ptr", "i32", "ptr", "i32", "u32"], returns: "i32" },
   posix_spawn_file_actions_adddup2: { args: ["ptr", "i32", "i32"], returns: "i32" },
-  posix_spawn_file_actions_addchdir_np: { args: ["ptr", "ptr"], returns: "i32" },
-  posix_spawnattr_init: { args: ["ptr"], returns: "i32" },
-  posix_spawnattr_destroy: { args: ["ptr"], returns: "i32" },
-  posix_spawnattr_setflags: { args: ["ptr", "i16"], returns: "i32" },
-  posix_spawnattr_setsigdefault: { args: ["ptr", "ptr"], returns: "i32" },
-  posix_spawnattr_setsigmask: { args: ["ptr", "ptr"], returns: "i32" },
-  sigfillset: { args: ["ptr"], returns: "i32" },
-  sigemptyset: { args: ["ptr"], returns: "i32" },
-  posix_spawnp: { args: ["ptr", "ptr", "ptr", "ptr", "ptr", "ptr"], returns: "i32" },
   waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
   kill: { args: ["i32", "i32"], returns: "i32" },
   close: { args: ["i32"], returns: "i32" },
@@ -44,7 +31,6 @@ const OPENPTY_SYMBOLS = {
   openpty: { args: ["ptr", "ptr", "ptr", "ptr", "ptr"], returns: "i32" },
 } as const satisfies Record<string, FFIFunction>;
 
-export const O_RDWR = 0x2;
 export const O_NONBLOCK = 0x800;
 export const F_SETFD = 2;
 export const F_GETFL = 3;
@@ -64,11 +50,6 @@ export const SIGHUP = 1;
 export const SIGKILL = 9;
 export const SIGTERM = 15;
 
-// glibc's values; musl uses the same bits for these four.
-export const POSIX_SPAWN_SETSIGDEF = 0x04;
-export const POSIX_SPAWN_SETSIGMASK = 0x08;
-export const POSIX_SPAWN_SETSID = 0x80;
-
 export const EPOLLIN = 0x1;
 export const EPOLLOUT = 0x4;
 export const EPOLLERR = 0x8;
@@ -80,10 +61,6 @@ export const EPOLL_CLOEXEC = 0x80000;
 // struct epoll_event is packed (12 bytes) on x86_64 only; elsewhere the u64 is aligned (16 bytes).
 export const EPOLL_EVENT_SIZE = process.arch === "x64" ? 12 : 16;
 export const EPOLL_DATA_OFFSET = process.arch === "x64" ? 4 : 8;
-
-// Opaque libc structs live in byte arrays larger than any libc's definition.
-export const OPAQUE_STRUCT_BYTES = 512;
-export const SIGSET_BYTES = 128;
 
 function openFirst<T extends Record<string, FFIFunction>>(candidates: readonly string[], symbols: T): Library<T> {
   try {

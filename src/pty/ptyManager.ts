@@ -5,7 +5,8 @@ import { asDiskFull } from "../core/errors/index.ts";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import { redactText } from "../core/redaction/index.ts";
-import { runInBackground, withUmask } from "../core/process/index.ts";
+import { type CommandIdentity, runInBackground, type SpawnLimit } from "../core/process/index.ts";
+import type { CommandCgroups, SessionCgroup } from "../core/process/cgroups/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
 import type { PtyConfig } from "../core/config/sections/ptyConfig.ts";
@@ -27,8 +28,7 @@ import {
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
-import { gatedSpawn } from "./noNewPrivs.ts";
-import { privilegedSpawn } from "./privilegedSpawn.ts";
+import { commandLaunch, escalationLaunch, privilegedTerminalLaunch } from "./commandLaunch.ts";
 import { foregroundReader } from "./foregroundReader.ts";
 import type { InputReader } from "../core/tools/toolDefinition.ts";
 
@@ -40,9 +40,18 @@ export interface PtyManagerOptions {
   withheldEnv?: readonly string[];
   /** The umask commands run with (the operator's; agentd's own is 077). */
   childUmask?: number;
-  /** agentd's own paths (data dir, config file) that commands cannot reach: see decideHiding. */
-  hiddenPaths?: readonly string[];
+  /**
+   * Who commands run as (resolveCommandIdentity). Without one they run as agentd's own user, as in
+   * tests and `agentd doctor`'s scratch manager; the worker always passes the resolved one.
+   */
+  identity?: CommandIdentity;
+  /** Each session's own cgroup; without it, rlimits stand in (commandLimits). */
+  cgroups?: CommandCgroups;
 }
+
+const UNGUARDED: CommandIdentity = { mode: "unguarded", problems: [] };
+const RLIMIT_NPROC = 6;
+const RLIMIT_AS = 9;
 
 export interface ExecOptions {
   /** Approved in the sudo scope: started without no_new_privs, so setuid programs work. */
@@ -82,7 +91,11 @@ export class PtyManager {
   private readonly groups: PtyGroupRegistry;
   private readonly withheldEnv: readonly string[];
   private readonly childUmask: number | undefined;
-  private readonly hiddenPaths: readonly string[];
+  private readonly identity: CommandIdentity;
+  private readonly cgroups: CommandCgroups | undefined;
+  private readonly sessionCgroups = new Map<string, SessionCgroup>();
+  // Cgroups of sessions whose command exited while something it started runs on: removed once empty.
+  private readonly leftCgroups = new Set<SessionCgroup>();
   /**
    * Slots taken by opens that have not started their session yet (waiting for an evicted session to
    * end). Taken synchronously, before any await, so concurrent opens can never overshoot the limit.
@@ -95,7 +108,8 @@ export class PtyManager {
     this.config = options.config;
     this.withheldEnv = options.withheldEnv ?? [];
     this.childUmask = options.childUmask;
-    this.hiddenPaths = options.hiddenPaths ?? [];
+    this.identity = options.identity ?? UNGUARDED;
+    this.cgroups = options.cgroups;
     this.log = options.logger ?? createLogger("pty");
     this.groups = new PtyGroupRegistry(join(options.dataDir, PTY_GROUPS_DIR));
     this.outputStore = new ToolOutputStore(join(options.dataDir, "tool-output"), {
@@ -208,6 +222,8 @@ export class PtyManager {
     const open = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(open.map((session) => this.end(session, "shutdown", false)));
+    await Promise.all([...this.leftCgroups].map((cgroup) => cgroup.kill()));
+    this.leftCgroups.clear();
     for (const session of this.lingering) session.pollExit();
     this.epoll?.close();
   }
@@ -325,31 +341,56 @@ export class PtyManager {
   }
 
   private spawn(id: string, args: ExecCommandArgs, shell: string, privileged: boolean, argv?: readonly string[]): PtySession {
-    const gated =
+    const words = shellArgv(shell, args.login ?? this.config.login_shell, args.cmd);
+    const env = childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv });
+    const launch =
       privileged && argv
-        ? privilegedSpawn(argv, args.workdir)
-        : gatedSpawn(
-            shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
-            childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv }),
-            args.workdir,
-            privileged,
-            this.hiddenPaths,
-          );
+        ? escalationLaunch(argv, args.workdir, this.identity)
+        : privileged
+          ? privilegedTerminalLaunch(words, env, args.workdir)
+          : commandLaunch(words, env, args.workdir, this.identity);
+    const cgroup = this.cgroups?.create(id, {
+      pidsMax: this.config.limits.pids_max,
+      memoryMaxBytes: this.config.limits.memory_max_mb * 1_048_576,
+      cpuWeight: this.config.limits.cpu_weight,
+    });
     const options: PtySessionOptions = {
       id,
       cmd: args.cmd,
       spec: {
-        ...gated,
+        ...launch,
         cols: args.cols ?? DEFAULT_COLS,
         rows: args.rows ?? DEFAULT_ROWS,
+        ...(cgroup ? { cgroupProcs: cgroup.procsPaths } : { limits: this.rlimits() }),
+        ...(this.childUmask === undefined ? {} : { umask: this.childUmask }),
       },
       bufferBytes: this.config.buffer_bytes,
       loop: this.loop(),
       onExit: (ended, status) =>
         this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
     };
-    const umask = this.childUmask;
-    return umask === undefined ? new PtySession(options) : withUmask(umask, () => new PtySession(options));
+    try {
+      const session = new PtySession(options);
+      if (cgroup) this.sessionCgroups.set(id, cgroup);
+      return session;
+    } catch (error) {
+      if (cgroup) runInBackground("pty.cgroup_remove", () => cgroup.kill(), { session_id: id }, this.log);
+      throw error;
+    }
+  }
+
+  /**
+   * Where no cgroup can be had: per-process limits. RLIMIT_NPROC counts every process of the
+   * user, so it only bounds a fork bomb when commands have a user of their own.
+   */
+  private rlimits(): SpawnLimit[] {
+    const bytes = this.config.limits.memory_max_mb * 1_048_576;
+    const limits: SpawnLimit[] = [{ resource: RLIMIT_AS, soft: bytes, hard: bytes }];
+    if (this.identity.mode === "command_user") {
+      const pids = this.config.limits.pids_max;
+      limits.push({ resource: RLIMIT_NPROC, soft: pids, hard: pids });
+    }
+    return limits;
   }
 
   /** A session nobody reads any more: its fds close and its group leaves the registry. */
@@ -357,11 +398,20 @@ export class PtyManager {
     this.privileged.delete(session.id);
     session.dispose();
     this.groups.remove(session.pid);
+    const cgroup = this.sessionCgroups.get(session.id);
+    this.sessionCgroups.delete(session.id);
+    // What the command started in the background may run on (a server it started): its cgroup stays until empty.
+    if (cgroup) this.leftCgroups.add(cgroup);
   }
 
-  /** Terminates and disposes a session already removed from the map. */
+  /** Terminates and disposes a session already removed from the map; closing it ends its whole cgroup. */
   private async end(session: PtySession, reason: string, force: boolean) {
+    const cgroup = this.sessionCgroups.get(session.id);
     const status = await session.terminate(this.config.close_grace_ms, force);
+    if (cgroup) {
+      this.sessionCgroups.delete(session.id);
+      await cgroup.kill();
+    }
     this.release(session);
     if (session.running) this.lingering.add(session);
     this.log.info("pty.close", { session_id: session.id, reason, exit_code: status?.exitCode ?? null, signal: status?.signal });
@@ -387,6 +437,11 @@ export class PtyManager {
     for (const session of this.lingering) {
       session.pollExit();
       if (!session.running) this.lingering.delete(session);
+    }
+    for (const cgroup of [...this.leftCgroups]) {
+      if (cgroup.pids().length > 0) continue;
+      this.leftCgroups.delete(cgroup);
+      await cgroup.kill();
     }
   }
 

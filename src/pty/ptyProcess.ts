@@ -1,6 +1,6 @@
 import { ptr } from "bun:ffi";
 import { readdirSync, readFileSync } from "node:fs";
-import { cString, cStringArray } from "./cStrings.ts";
+import { errnoName, nativeSpawn, type SpawnCredentials, type SpawnLimit } from "../core/process/index.ts";
 import {
   EAGAIN,
   ECHILD,
@@ -12,12 +12,6 @@ import {
   F_SETFD,
   F_SETFL,
   O_NONBLOCK,
-  O_RDWR,
-  OPAQUE_STRUCT_BYTES,
-  POSIX_SPAWN_SETSID,
-  POSIX_SPAWN_SETSIGDEF,
-  POSIX_SPAWN_SETSIGMASK,
-  SIGSET_BYTES,
   SYS_PIDFD_OPEN,
   TIOCSWINSZ,
   WNOHANG,
@@ -27,30 +21,26 @@ import { PtyError } from "./ptyErrors.ts";
 import { decodeWaitStatus, type ExitStatus } from "./waitStatus.ts";
 
 export interface PtySpawnSpec {
-  /** argv[0] is looked up in the daemon's PATH, as posix_spawnp does. */
+  /** The program's absolute path (commandLaunch resolves it); argv[0] is only its name. */
+  path: string;
   argv: readonly string[];
   env: Readonly<Record<string, string>>;
   cwd?: string;
   cols: number;
   rows: number;
+  /** The user it runs as; absent: agentd's own. */
+  credentials?: SpawnCredentials;
+  noNewPrivs: boolean;
+  /** The session's cgroup.procs files, joined before the command runs. */
+  cgroupProcs?: readonly string[];
+  limits?: readonly SpawnLimit[];
+  umask?: number;
 }
+
+/** Commands are the OOM killer's first choice, before agentd's own processes. */
+const COMMAND_OOM_SCORE_ADJ = 500;
 
 export type ReadResult = number | "again" | "eof";
-
-const ERRNO_NAMES: Record<number, string> = {
-  1: "EPERM",
-  2: "ENOENT",
-  8: "ENOEXEC",
-  12: "ENOMEM",
-  13: "EACCES",
-  20: "ENOTDIR",
-  24: "EMFILE",
-  11: "EAGAIN",
-};
-
-function errnoName(errno: number): string {
-  return ERRNO_NAMES[errno] ?? `errno ${errno}`;
-}
 
 function winsize(cols: number, rows: number): Uint16Array {
   // struct winsize { unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel; }
@@ -93,7 +83,19 @@ export class PtyProcess {
         throw new PtyError("pty_spawn_failed", `ptsname_r failed: ${errnoName(c.errno())}`);
       }
       const ttyName = Buffer.from(nameBuffer.subarray(0, nameBuffer.indexOf(0))).toString("utf8");
-      const pid = spawnOnTerminal(spec, master, slave, ttyName);
+      const pid = nativeSpawn({
+        path: spec.path,
+        argv: spec.argv,
+        env: spec.env,
+        ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+        stdio: { tty: slave },
+        ...(spec.credentials ? { credentials: spec.credentials } : {}),
+        ...(spec.cgroupProcs ? { cgroupProcs: spec.cgroupProcs } : {}),
+        ...(spec.limits ? { limits: spec.limits } : {}),
+        ...(spec.umask === undefined ? {} : { umask: spec.umask }),
+        noNewPrivs: spec.noNewPrivs,
+        oomScoreAdj: COMMAND_OOM_SCORE_ADJ,
+      });
       c.fcntl(master, F_SETFL, c.fcntl(master, F_GETFL, 0) | O_NONBLOCK);
       const pidFd = c.syscall(SYS_PIDFD_OPEN, pid, 0);
       return new PtyProcess(pid, master, Number(pidFd), ttyName);
@@ -207,45 +209,4 @@ function hasLiveMember(processGroup: number): boolean {
     if (Number(pgrp) === processGroup && state !== "Z" && state !== "X") return true;
   }
   return false;
-}
-
-function spawnOnTerminal(spec: PtySpawnSpec, master: number, slave: number, ttyName: string): number {
-  const c = libc();
-  const actions = new Uint8Array(OPAQUE_STRUCT_BYTES);
-  const attr = new Uint8Array(OPAQUE_STRUCT_BYTES);
-  const allSignals = new Uint8Array(SIGSET_BYTES);
-  const noSignals = new Uint8Array(SIGSET_BYTES);
-  const ttyPath = cString(ttyName);
-  const cwd = spec.cwd === undefined ? undefined : cString(spec.cwd);
-  const argv = cStringArray(spec.argv);
-  const envp = cStringArray(Object.entries(spec.env).map(([key, value]) => `${key}=${value}`));
-  const pid = new Int32Array(1);
-  c.posix_spawn_file_actions_init(actions);
-  c.posix_spawnattr_init(attr);
-  try {
-    // The child leads a new session; the first terminal it opens becomes its controlling terminal.
-    if (master > 2) c.posix_spawn_file_actions_addclose(actions, master);
-    c.posix_spawn_file_actions_addopen(actions, 0, ttyPath, O_RDWR, 0);
-    c.posix_spawn_file_actions_adddup2(actions, 0, 1);
-    c.posix_spawn_file_actions_adddup2(actions, 0, 2);
-    if (slave > 2) c.posix_spawn_file_actions_addclose(actions, slave);
-    if (cwd) c.posix_spawn_file_actions_addchdir_np(actions, cwd);
-    // The daemon ignores or blocks some signals (SIGPIPE, …); a shell must start with the defaults.
-    c.sigfillset(allSignals);
-    c.sigemptyset(noSignals);
-    c.posix_spawnattr_setsigdefault(attr, allSignals);
-    c.posix_spawnattr_setsigmask(attr, noSignals);
-    c.posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    const rc = c.posix_spawnp(pid, argv.keepAlive[0]!, actions, attr, argv.array, envp.array);
-    if (rc !== 0) {
-      throw new PtyError("pty_spawn_failed", `cannot start ${spec.argv[0]}: ${errnoName(rc)}`, { errno: errnoName(rc) });
-    }
-    return pid[0]!;
-  } finally {
-    c.posix_spawn_file_actions_destroy(actions);
-    c.posix_spawnattr_destroy(attr);
-    // The pointer arrays point into these buffers; keep them reachable until the call has returned.
-    argv.keepAlive.length = 0;
-    envp.keepAlive.length = 0;
-  }
 }

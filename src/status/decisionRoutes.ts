@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { approvalDecisions, type ApprovalDecision, type DecidedBy, type DecisionResult } from "../agent/index.ts";
+import { approvalDecisions, digestField, type ApprovalDecision, type DecidedBy, type DecisionResult } from "../agent/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 import { readValidatedBody } from "../http/requestBody.ts";
 import { ACTION_DECISIONS, type ActionDecision, type ActionRequest, type Decider } from "../watchdog/index.ts";
@@ -10,11 +10,16 @@ import { formatOf, parseId, returnPath, sendJson } from "./statusResponses.ts";
 
 /** The services behind the page's decision buttons; one left out is a capability this worker lacks. */
 export interface PageDecisions {
-  approval?(id: string, decision: ApprovalDecision, decidedBy: DecidedBy): DecisionResult;
+  approval?(id: string, decision: ApprovalDecision, decidedBy: DecidedBy, digest?: string): DecisionResult;
   incidentAction?(incidentId: number, decision: ActionDecision, decidedBy: Decider): ActionRequest;
 }
 
-const approvalForm = z.object({ decision: z.enum(approvalDecisions) });
+// The card's buttons always send the digest shown beside them; a form posted without one (a page
+// served before digests) is still taken.
+const approvalForm = z.object({
+  decision: z.enum(approvalDecisions),
+  digest: digestField.optional(),
+});
 const actionForm = z.object({ decision: z.enum(ACTION_DECISIONS) });
 
 function notAvailable(what: string): AgentdError {
@@ -54,9 +59,9 @@ export function decisionRoutes(decisions: PageDecisions): Hono {
       c,
       "/status",
       async () => {
-        const { decision } = await readValidatedBody(c.req.raw, approvalForm, { form: true });
+        const { decision, digest } = await readValidatedBody(c.req.raw, approvalForm, { form: true });
         if (!decisions.approval) throw notAvailable("Approvals");
-        return decisions.approval(id, decision, "page");
+        return decisions.approval(id, decision, "page", digest);
       },
       { done: decisionFragment, refused: (error) => decisionErrorFragment(id, error.message) },
     );

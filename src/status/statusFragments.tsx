@@ -86,12 +86,7 @@ function WorkerCard({ worker }: { worker: WorkerInfo }) {
       </dl>
       {worker.privilege_gate_problem && (
         <p class="gate-warning" data-field="privilege-gate">
-          <Pill text="warn" /> {worker.privilege_gate_problem}
-        </p>
-      )}
-      {worker.own_files_problem && (
-        <p class="gate-warning" data-field="own-files">
-          <Pill text="warn" /> Commands can reach agentd's own files: {worker.own_files_problem}
+          <Pill text="warn" /> Unguarded: {worker.privilege_gate_problem}
         </p>
       )}
     </Card>

@@ -1,4 +1,5 @@
-import { revealInvisibleChars } from "../core/text/index.ts";
+import { SHOWN_DIGEST_CHARS } from "../agent/index.ts";
+import { oneLine, revealInvisibleChars } from "../core/text/index.ts";
 import { Ago, Card, domId, Pill } from "./statusCard.tsx";
 import { EMPTY_TEXT } from "./statusSections.ts";
 import type { ApprovalRow, StatusSection } from "./statusSnapshot.ts";
@@ -33,7 +34,41 @@ function ApprovalSubject({ approval }: { approval: ApprovalRow }) {
           asked because: {approval.reasons.map(revealInvisibleChars).join("; ")}
         </p>
       )}
+      {approval.argv && <ExecWords argv={approval.argv} />}
     </>
+  );
+}
+
+/** Control characters too (an ANSI-C quoted escape), beside what revealInvisibleChars shows. */
+function revealWord(word: string): string {
+  return oneLine(word).replace(/\p{Cc}/gu, (char) => `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
+}
+
+/**
+ * A bare escalation runs without a shell, as exactly these words: each in a box of its own, so a
+ * space inside a word, an empty word or a word split differently than the line suggests shows.
+ */
+function ExecWords({ argv }: { argv: string[] }) {
+  return (
+    <div class="meta" data-field="argv">
+      runs as these words, without a shell:
+      <ol class="argv">
+        {argv.map((word) => (
+          <li>
+            <code>{revealWord(word)}</code>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** The start of the digest the buttons send: what `agentd approve` lists too. */
+function Digest({ digest }: { digest: string }) {
+  return (
+    <p class="meta" data-field="digest">
+      digest <code title={digest}>{digest.slice(0, SHOWN_DIGEST_CHARS)}</code>
+    </p>
   );
 }
 
@@ -94,6 +129,7 @@ function DecisionForm({ approval, itemId }: { approval: ApprovalRow; itemId: str
       hx-disabled-elt={`#${itemId} button`}
       data-approval-form=""
     >
+      {approval.digest !== undefined && <input type="hidden" name="digest" value={approval.digest} />}
       <button type="submit" name="decision" value="allow_once">
         Allow once
       </button>
@@ -116,6 +152,7 @@ export function ApprovalItem({ approval, now }: { approval: ApprovalRow; now: nu
         <span data-field="requested-by">{approval.requested_by}</span>, waiting <Ago at={approval.requested_at} now={now} />
       </div>
       <ApprovalSubject approval={approval} />
+      {approval.digest !== undefined && <Digest digest={approval.digest} />}
       <ApprovalWhy approval={approval} />
       <DecisionForm approval={approval} itemId={itemId} />
       <p class="result" role="status" hidden></p>

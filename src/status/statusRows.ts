@@ -53,6 +53,8 @@ export function approvalRow(approval: QueuedApproval): ApprovalRow {
     ...(approval.target !== undefined ? { target: approval.target } : {}),
     ...(approval.task !== undefined ? { task: approval.task } : {}),
     ...(approval.kind !== "watchdog" && approval.reasons?.length ? { reasons: approval.reasons } : {}),
+    ...(approval.kind !== "watchdog" && approval.argv ? { argv: approval.argv } : {}),
+    ...(approval.digest !== undefined ? { digest: approval.digest } : {}),
   };
 }
 

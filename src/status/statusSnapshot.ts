@@ -14,10 +14,10 @@ export interface WorkerInfo {
   uptime_s: number;
   restarts: number;
   memory_mb: number;
-  /** Set when the kernel's privilege gate cannot hold (agentd runs as root): why. */
+  /** How commands are kept from agentd: `command_user` (a uid of their own) or `unguarded`. */
+  privilege_gate?: { mode: string; user: string | null };
+  /** Set when the privilege gate does not hold (agentd not root, or its files within the command user's reach): why. */
   privilege_gate_problem?: string;
-  /** Set when commands can reach agentd's data dir or config file (no Landlock, a writable ancestor, root): why. */
-  own_files_problem?: string;
 }
 
 /**
@@ -101,6 +101,10 @@ export interface ApprovalRow {
   task?: string;
   /** Why the text check asked in the sudo scope. */
   reasons?: string[];
+  /** A bare escalation's words as they will be exec'd (no shell reads them). */
+  argv?: string[];
+  /** What a decision is bound to; the page's buttons send it. */
+  digest?: string;
 }
 
 export type SilenceRow = Silence;

@@ -10,6 +10,8 @@ import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
 const SERVER_LIMIT = 2048;
 const PROXY_LIMIT = 16 * 1024;
+/** A uid other than this test's: the command user, as far as the guard knows. */
+const NOT_US = process.getuid!() + 1;
 
 let upstream: ScriptedUpstream;
 let db: Database;
@@ -38,8 +40,8 @@ beforeAll(async () => {
     startedAt: Date.now(),
     supervisorPid: null,
     restarts: 0,
-    // This test process serves the app and posts to it: as a person, not as the worker.
-    agentRoots: [],
+    // This test process serves the app and posts to it: as a person (root, or not the command user).
+    commandUid: NOT_US,
   });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: worker.app.fetch, idleTimeout: 0 });
   url = `http://127.0.0.1:${server.port}`;

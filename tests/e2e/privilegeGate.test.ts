@@ -10,9 +10,10 @@ import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 import { parseSseEvents } from "./support/daemonProcess.ts";
 import { canRunGateTest, createGateUser, type GateUser } from "./support/gateUser.ts";
 
-// Issue 13: the compiled agentd runs as a non-root user who may `sudo` anything without a
-// password; a scripted model tries to become root in many spellings. Each try must wait for
-// approval or run without gaining root (no_new_privs); the model cannot approve its own request.
+// The compiled agentd starts as root and runs the model's commands as a command user of their own,
+// one who may even `sudo` anything without a password; a scripted model tries to become root in
+// many spellings, to decide its own approvals, to reach agentd's files and to take agentd down.
+// Each try must wait for approval or fail (another uid, no_new_privs, a cgroup).
 
 let user: GateUser;
 let upstream: ScriptedUpstream;
@@ -22,6 +23,7 @@ let stateParent = "";
 let work: string;
 let url = "";
 let token = "";
+let binary = "";
 const lines: LogRecord[] = [];
 const workers = new Set<number>();
 
@@ -101,29 +103,31 @@ const becameRoot = (marker: string) => existsSync(marker) && statSync(marker).ui
 beforeAll(async () => {
   if (!canRunGateTest())
     throw new Error("The privilege gate test needs root, /usr/bin/sudo and /usr/bin/setpriv: .ci/run installs sudo (apt-get)");
-  const binary = await binaryForAnyUser();
+  binary = await binaryForAnyUser();
   upstream = startScriptedUpstream();
   const home = makeTempDir("agentd-gate-home-");
   user = createGateUser(home);
-  // Under a directory the user cannot write, as systemd's StateDirectory is: agentd can then keep
-  // its own files (store, token, config) out of its commands' reach.
+  // As systemd's StateDirectory: root's, under root's /var/lib, out of the command user's reach.
   stateParent = mkdtempSync("/var/lib/agentd-gate-");
   chmodSync(stateParent, 0o755);
   dataDir = join(stateParent, "data");
-  mkdirSync(dataDir);
+  mkdirSync(dataDir, { mode: 0o700 });
   work = makeTempDir("agentd-gate-work-");
-  user.own(dataDir, 0o700);
   user.own(work, 0o755);
   const configPath = join(dataDir, "agentd.jsonc");
   writeFileSync(
     configPath,
-    JSON.stringify({ providers: [{ name: "scripted", base_url: upstream.url, api_key: "gate-test" }], agent: { model: "gpt-test" } }),
+    JSON.stringify({
+      providers: [{ name: "scripted", base_url: upstream.url, api_key: "gate-test" }],
+      agent: { model: "gpt-test" },
+      pty: { run_as: { user: user.name } },
+    }),
+    { mode: 0o600 },
   );
-  user.own(configPath, 0o600);
   const argv = ["serve", "--port", "0", "--data-dir", dataDir, "--config", configPath, "--require-token"];
-  proc = Bun.spawn(["setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", binary, ...argv], {
+  proc = Bun.spawn([binary, ...argv], {
     cwd: work,
-    env: cleanEnv({ HOME: home, USER: user.name, LOGNAME: user.name, SHELL: "/bin/bash" }),
+    env: cleanEnv({ HOME: "/root", USER: "root", LOGNAME: "root", SHELL: "/bin/bash" }),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -148,11 +152,14 @@ afterAll(async () => {
   if (stateParent) rmSync(stateParent, { recursive: true, force: true });
 }, 60_000);
 
-describe("the privilege gate against a hostile model (agentd as a non-root user, real sudo)", () => {
-  test("agentd runs as the test's user, and an approved sudo call does become root", async () => {
+describe("the privilege gate against a hostile model (agentd as root, commands as a user with NOPASSWD sudo)", () => {
+  test("agentd runs as root, the model's commands as the command user, and an approved sudo call runs as root without sudo", async () => {
     const worker = [...workers].at(-1)!;
-    expect(statSync(`/proc/${worker}`).uid).toBe(user.uid);
-    expect(lines.some((r) => r.event === "security.running_as_root")).toBe(false);
+    expect(statSync(`/proc/${worker}`).uid).toBe(0);
+    expect(lines.find((r) => r.event === "security.gate_holds")).toMatchObject({ mode: "command_user", user: user.name });
+    const who = await turn([[exec("id -u; grep NoNewPrivs /proc/self/status")]]);
+    expect(who.output).toContain(String(user.uid));
+    expect(who.output).toMatch(/NoNewPrivs:\s+1/);
     const marker = join(work, "approved");
     const outcome = await turn([[exec(`sudo -n touch ${marker}`)]], undefined, "allow_once");
     expect(outcome.asked).toBe(1);
@@ -338,7 +345,6 @@ describe("the privilege gate against a hostile model (agentd as a non-root user,
   }, 60_000);
 
   test("agentd's own files are out of reach: no token read, no grant forged, no tool into the data dir; sudo still asks", async () => {
-    expect(lines.find((r) => r.event === "security.own_files_hidden")?.paths).toEqual([dataDir]);
     const id = (await call<{ id: string }>("/api/sessions", { body: {}, expect: 201 })).id;
     const link = join(work, "state-link");
     const marker = join(work, "forged-grant");
@@ -348,6 +354,7 @@ describe("the privilege gate against a hostile model (agentd as a non-root user,
       `python3 -c "import sqlite3; c = sqlite3.connect('${dataDir}/agentd.db'); c.execute(\\"INSERT INTO agent_grants VALUES ('${id}', 's' || 'udo', 'forged', 0)\\"); c.commit(); print('forged')"`,
       `echo '{}' > ${dataDir}/agentd.jsonc`,
       `ls ${dataDir} >/dev/null && echo listed`,
+      `echo x >> ${binary}`,
     ].join("; ");
     const outcome = await turn(
       [
@@ -361,11 +368,80 @@ describe("the privilege gate against a hostile model (agentd as a non-root user,
     expect(outcome.output).not.toMatch(/^forged$/m);
     expect(outcome.output.match(/Permission denied/g)?.length).toBeGreaterThanOrEqual(3);
     expect(outcome.output).toContain("unable to open database file");
-    expect(outcome.output).toContain("listed");
+    expect(outcome.output).not.toMatch(/^listed$/m);
     expect(outcome.output.match(/path_protected|agentd's own files/g)?.length).toBeGreaterThanOrEqual(2);
     // No grant was written, so the sudo call asked (and was denied).
     expect(outcome.asked).toBe(1);
     expect(becameRoot(marker)).toBe(false);
     expect(readFileSync(join(dataDir, "agentd.jsonc"), "utf8")).not.toBe("{}");
   }, 90_000);
+  test("a command cannot signal agentd, open a terminal or a file through its API, or decide without being refused", async () => {
+    const supervisor = proc!.pid;
+    const worker = [...workers].at(-1)!;
+    const curl = (path: string, body: string) => `curl -s -X POST -H 'content-type: application/json' -d '${body}' ${url}${path}; echo`;
+    const outcome = await turn([
+      [
+        exec(
+          [
+            `kill -9 ${supervisor} ${worker}; echo "kill=$?"`,
+            curl("/api/pty", '{"cmd":"id"}'),
+            curl("/api/files/write", '{"path":"/etc/agentd-pwn","content":"x"}'),
+            curl("/api/pty/privileged", '{"cmd":"id"}'),
+            curl("/api/approvals/any", '{"decision":"allow_once"}'),
+          ].join("; "),
+        ),
+      ],
+    ]);
+    expect(outcome.output).toMatch(/Operation not permitted/);
+    expect(outcome.output).toContain("kill=1");
+    expect(isProcessAlive(supervisor) && isProcessAlive(worker)).toBe(true);
+    expect(outcome.output.match(/agent_direct_call/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(outcome.output.match(/approver_is_agent/g)?.length).toBe(2);
+    expect(existsSync("/etc/agentd-pwn")).toBe(false);
+  }, 60_000);
+
+  test("a decision needs the token, even from this host's own person", async () => {
+    const response = await fetch(`${url}/api/approvals/any`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ decision: "allow_once" }),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  test("a fork bomb and a detached process: /health answers within 1 s throughout, both end with their session", async () => {
+    const id = (await call<{ id: string }>("/api/sessions", { body: {}, expect: 201 })).id;
+    await turn([[exec("setsid -f sleep 600; bomb() { bomb | bomb & }; bomb", { yield_time_ms: 1000 })]], id);
+    expect(processesOf(user.uid).length).toBeGreaterThan(1);
+    const slowest = { ms: 0 };
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline) {
+      const started = performance.now();
+      const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+      await health.text();
+      slowest.ms = Math.max(slowest.ms, performance.now() - started);
+      await Bun.sleep(100);
+    }
+    expect(slowest.ms).toBeLessThan(1000);
+    expect(isProcessAlive(proc!.pid)).toBe(true);
+    const sessions = await call<{ sessions: Array<{ id: string }> }>("/api/pty");
+    for (const session of sessions.sessions) await call(`/api/pty/${session.id}`, { method: "DELETE" });
+    await waitFor("no process of the command user", () => (processesOf(user.uid).length === 0 ? true : undefined), { timeoutMs: 10_000 });
+  }, 60_000);
 });
+
+/** Every live process of `uid`, read from /proc. */
+function processesOf(uid: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, "utf8");
+      if (/^State:\s+Z/m.test(status)) continue;
+      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(status)) pids.push(Number(name));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return pids;
+}

@@ -7,6 +7,9 @@ import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { createWorkerApp, type WorkerApp } from "../../src/daemon/workerApp.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
+/** A uid other than this test's: the command user, as far as the guard knows. */
+const NOT_US = process.getuid!() + 1;
+
 /** Every capability's body-reading route, in the app the worker builds, each with a field of the wrong type. */
 const ROUTES: Array<{ path: string; wrongField: Record<string, unknown>; param: string }> = [
   { path: "/v1/chat/completions", wrongField: { model: "m", messages: "hi" }, param: "messages" },
@@ -42,8 +45,8 @@ beforeAll(async () => {
     startedAt: Date.now(),
     supervisorPid: null,
     restarts: 0,
-    // This test is the worker's process: it posts decisions as a person would (issue 13 refuses agentd's own).
-    agentRoots: [],
+    // This test process posts decisions and direct calls as a person: its sockets are not the command user's.
+    commandUid: NOT_US,
   });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: worker.app.fetch, idleTimeout: 0 });
   url = `http://127.0.0.1:${server.port}`;

@@ -8,7 +8,8 @@ import { createWorkerApp, type WorkerApp } from "../../src/daemon/workerApp.ts";
 import { ActionRequestStore, IncidentStore } from "../../src/watchdog/index.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
-// The worker's own app on a real socket; this test process is a person (agentRoots: []).
+// The worker's own app on a real socket; this test process is a person: not the command user, and it holds the token.
+const TOKEN = "one-queue-decision-token";
 let db: Database;
 let worker: WorkerApp;
 let server: Server<undefined>;
@@ -35,7 +36,8 @@ beforeAll(async () => {
     startedAt: Date.now(),
     supervisorPid: null,
     restarts: 0,
-    agentRoots: [],
+    commandUid: process.getuid!() + 1,
+    decisionToken: TOKEN,
   });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: worker.app.fetch, idleTimeout: 0 });
   url = `http://127.0.0.1:${server.port}`;
@@ -134,10 +136,10 @@ describe("one approval queue: the watchdog's commands in /api/approvals", () => 
     const one = await fetch(`${url}/api/approvals/wd_${request.id}`);
     expect(((await one.json()) as { command: string }).command).toBe("systemctl restart nginx");
 
-    // Served in-process, without a connection: the agent's own fetch. Refused like /api/incidents/:id/action.
+    // Served in-process, without a connection: the agent's own fetch, refused even with the token.
     const post = (init: RequestInit = {}) => ({
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
       body: JSON.stringify({ decision: "allow_once" }),
       ...init,
     });

@@ -1,4 +1,6 @@
 import type { Node, Parser } from "web-tree-sitter";
+import { ambiguity } from "./ambiguousText.ts";
+import { plainWords } from "./plainWords.ts";
 import { literalValue, programName } from "./shellWords.ts";
 
 /** Where an escalation program named by path may live: a copy anywhere else could be the model's. */
@@ -36,14 +38,25 @@ export interface EscalationSelf {
 }
 
 /**
- * The argv of `text` when it is nothing but an escalation: one simple command, a program of
- * PRIVILEGED_PROGRAMS by name or from a system bin directory, only the options it allows, every
- * word a literal (no tilde either), no assignment, redirection, substitution, pipeline or list; the
- * user it runs as is not agentd's own. Only such a call starts without no_new_privs once the sudo
- * scope allows it, and it is exec'd as this argv — no shell reads its startup files first. Any
- * other allowed call runs confined. The user must be named, known and not agentd's own. Pure but for `self`.
+ * The argv of `text` when it is nothing but an escalation: one simple command of plain words (no
+ * expansion of any kind, tilde, glob and brace included; no assignment, redirection, pipeline or
+ * list), a program of PRIVILEGED_PROGRAMS by name or from a system bin directory, only the options
+ * it allows, run as a named, known user other than agentd's own. Only such a call starts without
+ * no_new_privs once the sudo scope allows it, and it is exec'd as this argv with no shell reading
+ * it, so the argv must be exactly bash's: plainWords (bash's own rules over a small part of the
+ * language) and tree-sitter must agree on it, and the text must hold nothing bash and the approval
+ * card read otherwise (ambiguity). Any other allowed call runs confined. Pure but for `self`.
  */
 export function bareEscalationArgv(parser: Parser, text: string, self: EscalationSelf): string[] | undefined {
+  if (ambiguity(text) !== undefined) return undefined;
+  const argv = plainWords(text);
+  if (!argv || !allowedEscalation(argv, self)) return undefined;
+  const parsed = parsedWords(parser, text);
+  return parsed && parsed.length === argv.length && parsed.every((word, i) => word === argv[i]) ? argv : undefined;
+}
+
+/** The words of `text` as tree-sitter reads it, when it is one simple command of literal words. */
+function parsedWords(parser: Parser, text: string): string[] | undefined {
   const tree = parser.parse(text);
   if (!tree) return undefined;
   try {
@@ -51,17 +64,14 @@ export function bareEscalationArgv(parser: Parser, text: string, self: Escalatio
     if (root.hasError) return undefined;
     const statements = root.namedChildren.filter((node): node is Node => node !== null && node.type !== "comment");
     if (statements.length !== 1 || statements[0]!.type !== "command") return undefined;
-    const command = statements[0]!;
-    const argv: string[] = [];
-    for (const child of command.namedChildren) {
+    const words: string[] = [];
+    for (const child of statements[0]!.namedChildren) {
       if (!child) continue;
-      const word = child.type === "command_name" ? (child.namedChildren[0] ?? child) : child;
-      const value = literalValue(word);
-      // A ~ is a literal to the grammar, but bash expands it (at the start, and after = or :).
-      if (value === undefined || (value.includes("~") && !/^'[^']*'$|^"[^"]*"$/.test(word.text))) return undefined;
-      argv.push(value);
+      const value = literalValue(child.type === "command_name" ? (child.namedChildren[0] ?? child) : child);
+      if (value === undefined) return undefined;
+      words.push(value);
     }
-    return allowedEscalation(argv, self) ? argv : undefined;
+    return words;
   } finally {
     tree.delete();
   }

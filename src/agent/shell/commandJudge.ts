@@ -1,5 +1,6 @@
 import { hasInvisibleChars } from "../../core/text/index.ts";
 import type { ToolDefinition } from "../../core/tools/toolDefinition.ts";
+import { refuseAmbiguous } from "./ambiguousText.ts";
 import { bashParser } from "./bashParser.ts";
 import { bareEscalationArgv } from "./bareEscalation.ts";
 import { readFileSync } from "node:fs";
@@ -22,13 +23,11 @@ interface SessionShellState {
   typed: Map<string, string>;
 }
 
-// Keys that edit or recall a line (arrows, history, completion, kill/yank) make the text unreadable.
-const EDITING_KEYS = /[\x00-\x02\x05-\x08\x0b\x0c\x0e-\x1f\x7f]/;
-
 /**
- * Says why a call's command needs the sudo scope (empty: it does not), remembering per agent
- * session the files it wrote (also in the store, when given: they outlive a restart) and the
- * half-typed terminal lines (memory only: terminals do not outlive the worker).
+ * Says why a call's command needs the sudo scope (empty: it does not), or refuses it outright
+ * (AmbiguousCommandError) when bash could read it otherwise than the approval card shows it.
+ * Remembers per agent session the files it wrote (also in the store, when given: they outlive a
+ * restart) and the half-typed terminal lines (memory only: terminals do not outlive the worker).
  */
 export class CommandJudge {
   readonly #sessions = new Map<string, SessionShellState>();
@@ -64,11 +63,12 @@ export class CommandJudge {
   }
 
   async #exec(state: SessionShellState, args: Record<string, unknown>): Promise<string[]> {
+    const shown = [args.cmd, args.workdir, args.shell].filter((text): text is string => typeof text === "string");
+    refuseAmbiguous("run this command", shown);
     const reasons: string[] = [];
     if (typeof args.shell === "string" && !SHELLS.has(programName(args.shell))) reasons.push(`runs under ${args.shell}, not a known shell`);
     for (const name of Object.keys((args.env as Record<string, unknown> | undefined) ?? {}))
       if (CODE_VARIABLES.has(name)) reasons.push(`sets ${name}, which decides what code runs`);
-    const shown = [args.cmd, args.workdir, args.shell].filter((text): text is string => typeof text === "string");
     if (shown.some(hasInvisibleChars)) reasons.push("contains characters that reorder or hide text (bidi, zero-width)");
     const found = analyzeShell(await bashParser(), args.cmd as string, { written: state.written });
     this.#wrote(state, found.writes);
@@ -78,6 +78,16 @@ export class CommandJudge {
   async #typed(state: SessionShellState, tool: ToolDefinition, args: { session_id: string; chars: string }): Promise<string[]> {
     if (args.chars === "") return [];
     const reader = tool.inputReader?.(args);
+    // A program that is not a shell (python3, vim, a pager) reads the text; unknown counts as a shell.
+    const shell = !reader || SHELLS.has(reader.comm);
+    // Ctrl-C drops the line being typed, Ctrl-D ends input, and a terminal reads CR as Enter.
+    const chars = args.chars.replace(/[\x03\x04\r]/g, "\n");
+    const text = (state.typed.get(args.session_id) ?? "") + chars;
+    if (shell) {
+      // Before any reason: no card shows a line the shell would read otherwise (nor a line-editing key).
+      refuseAmbiguous("type this into the terminal", [text]);
+      state.typed.set(args.session_id, text.slice(text.lastIndexOf("\n") + 1));
+    }
     // A hop's terminal, or one whose foreground program cannot be read: it may run with raised
     // privileges (an approved sudo call) and nothing here can tell.
     if (tool.inputReader && !reader) return [`types into terminal ${args.session_id}, whose program agentd cannot see`];
@@ -85,15 +95,8 @@ export class CommandJudge {
       return [
         `types into terminal ${args.session_id} (${reader.command ?? reader.comm}), started with raised privileges, now running ${reader.comm}`,
       ];
-    // A program that is not a shell (python3, vim, a pager) reads the text; unknown counts as a shell.
-    if (reader && !SHELLS.has(reader.comm)) return [];
-    // Ctrl-C drops the line being typed; Ctrl-D ends input.
-    const chars = args.chars.replace(/[\x03\x04]/g, "\n");
-    if (EDITING_KEYS.test(chars)) return ["line-editing keys typed into a shell"];
+    if (!shell) return [];
     if (hasInvisibleChars(chars)) return ["typed characters that reorder or hide text (bidi, zero-width)"];
-    const text = (state.typed.get(args.session_id) ?? "") + chars.replace(/\r/g, "\n");
-    const lastBreak = text.lastIndexOf("\n");
-    state.typed.set(args.session_id, text.slice(lastBreak + 1));
     const found = analyzeShell(await bashParser(), text, { written: state.written });
     this.#wrote(state, found.writes);
     return found.reasons;

@@ -20,6 +20,8 @@ export function literalValue(node: Node): string | undefined {
     case "concatenation": {
       // `{}` (find -exec's placeholder) is two words to the grammar; other braces are expansions.
       if (node.text === "{}") return "{}";
+      // A part the grammar leaves unnamed (the `$` of `a$`, which bash keeps) would be lost.
+      if (node.namedChildren.map((child) => child?.text ?? "").join("") !== node.text) return undefined;
       let value = "";
       for (const child of node.namedChildren) {
         if (!child || (child.type === "word" && /[{}]/.test(child.text))) return undefined;

@@ -1,3 +1,4 @@
+import { SHOWN_DIGEST_CHARS } from "../../agent/approvalDigest.ts";
 import { oneLine } from "../../core/text/index.ts";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
@@ -28,6 +29,10 @@ export interface ApprovalView {
   target?: string;
   task?: string;
   reasons?: string[];
+  /** A bare escalation's words as they will be exec'd. */
+  argv?: string[];
+  /** What a decision is bound to; set while pending. */
+  digest?: string;
 }
 
 /**
@@ -45,7 +50,10 @@ export function describeApproval(a: ApprovalView): string {
     if (hidden.length > 0) lines.push(`  redacted in logs: ${hidden.join(", ")}`);
     lines.push(`  on ${oneLine(a.target ?? "local")}${a.workdir !== undefined ? ` in ${oneLine(a.workdir)}` : ""}`);
     if (a.reasons?.length) lines.push(`  asked because: ${a.reasons.map(oneLine).join("; ")}`);
+    // Quoted one by one: a space inside a word, or an empty word, shows.
+    if (a.argv) lines.push(`  runs as these words, without a shell: ${a.argv.map((word) => oneLine(JSON.stringify(word))).join(" ")}`);
   }
+  if (a.digest) lines.push(`  digest: ${a.digest.slice(0, SHOWN_DIGEST_CHARS)}`);
   if (a.task) lines.push(`  ${a.kind === "watchdog" ? "incident" : "task"}: ${oneLine(a.task)}`);
   if (a.kind === "watchdog") lines.push(`  decide: agentd approve ${a.id} once|deny`);
   return `${lines.join("\n")}\n`;
@@ -82,11 +90,15 @@ export const approveCommand: Command = {
     const decision = word ? DECISIONS[word] : undefined;
     if (positionals.length !== 2 || !decision)
       throw new UsageError("expected an approval id and one of once, session, deny (e.g. agentd approve apr_1234 once)");
-    const body = await daemonJson<{ approval?: ApprovalView; resumed?: boolean; released?: string[]; request?: unknown }>(
-      target,
-      `/api/approvals/${encodeURIComponent(id!)}`,
-      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision, decided_by: "cli" }) },
-    );
+    const path = `/api/approvals/${encodeURIComponent(id!)}`;
+    // The decision names the digest of the approval as read now: if it changes before the decision
+    // lands, agentd refuses it (approval_changed) and nothing runs.
+    const { digest } = await daemonJson<ApprovalView>(target, path);
+    const body = await daemonJson<{ approval?: ApprovalView; resumed?: boolean; released?: string[]; request?: unknown }>(target, path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ decision, decided_by: "cli", ...(digest ? { digest } : {}) }),
+    });
     if (values.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     else if (body.approval?.kind === "watchdog") process.stdout.write(`${body.approval.status}: ${body.approval.summary}\n`);
     else {

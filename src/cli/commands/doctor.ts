@@ -11,7 +11,7 @@ import { normalizeBaseUrl } from "../../proxy/index.ts";
 import { PtyManager, ptyConfigSchema } from "../../pty/index.ts";
 import { errorMessage } from "../../core/errors/index.ts";
 import { type DoctorCheck, type DoctorResult, formatDoctorReport, runDoctorChecks } from "./doctorReport.ts";
-import { hidingCheck, privilegeGateCheck } from "./doctorSecurity.ts";
+import { cgroupCheck, privilegeGateCheck } from "./doctorSecurity.ts";
 import { openStore, probeStoreWritable } from "../../core/store/index.ts";
 import { parseDuration, type Command } from "../command.ts";
 
@@ -22,7 +22,8 @@ export type { DoctorCheck, DoctorResult, DoctorStatus } from "./doctorReport.ts"
 const quietLogger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => quietLogger };
 
 function ptyCheck(): DoctorCheck {
-  const hint = "agentd opens PTYs through libc (openpty, posix_spawn) with bun:ffi: /dev/ptmx and a mounted /dev/pts are needed";
+  const hint =
+    "agentd opens PTYs through libc (openpty) with bun:ffi and starts commands with its own spawner (bun:ffi cc): /dev/ptmx and a mounted /dev/pts are needed";
   return {
     name: "pty",
     async run() {
@@ -201,8 +202,8 @@ export const doctorCommand: Command = {
     const timeoutMs = values.timeout ? parseDuration(values.timeout as string) : 10_000;
     const checks = [
       ptyCheck(),
-      privilegeGateCheck(),
-      hidingCheck([dataDir, ...(path ? [path] : [])]),
+      privilegeGateCheck(config.pty.run_as, { binary: process.execPath, dataDir, ...(path ? { config: path } : {}) }),
+      cgroupCheck(),
       dataDirCheck(dataDir),
       sqliteCheck(dataDir),
       providerChecks(config.providers, timeoutMs),

@@ -1,42 +1,57 @@
-import { decideHiding, privilegeGateProblem } from "../../pty/index.ts";
+import { AgentdError } from "../../core/errors/index.ts";
+import { localIdentityHost, resolveCommandIdentity, type OwnPaths, type RunAs } from "../../core/process/identity/index.ts";
+import { detectCgroupLayout } from "../../core/process/cgroups/index.ts";
 import type { DoctorCheck } from "./doctorReport.ts";
 
-/** Whether the kernel keeps unapproved commands from raising privileges (no_new_privs, agentd not root). */
-export function privilegeGateCheck(): DoctorCheck {
+const NAME = "privilege gate";
+
+/** Whether the kernel keeps commands from agentd: a command user of their own, and agentd's files out of its reach. */
+export function privilegeGateCheck(runAs: RunAs, own: OwnPaths): DoctorCheck {
   return {
-    name: "privilege gate",
+    name: NAME,
     async run() {
-      const problem = privilegeGateProblem();
-      if (problem)
+      try {
+        const identity = resolveCommandIdentity(runAs, own, localIdentityHost(), false);
+        if (identity.mode === "unguarded" || identity.problems.length > 0)
+          return {
+            name: NAME,
+            status: "fail",
+            detail: `unguarded: ${identity.problems.join("; ")}`,
+            hint: "start agentd as root, with the data dir and config where the command user cannot reach them (README: Security model)",
+          };
         return {
-          name: "privilege gate",
-          status: "fail",
-          detail: problem,
-          hint: "start agentd as its own user (README: Security model, systemd)",
+          name: NAME,
+          status: "pass",
+          detail: `commands run as ${identity.user} (uid ${identity.credentials?.uid}), with no_new_privs; decisions need the token`,
         };
-      return {
-        name: "privilege gate",
-        status: "pass",
-        detail: "commands start with no_new_privs; only sudo-approved ones may raise privileges",
-      };
+      } catch (error) {
+        if (!(error instanceof AgentdError)) throw error;
+        if (runAs.user === "agentd-cmd" && error.message.includes("there is no user"))
+          return {
+            name: NAME,
+            status: "skip",
+            detail: "the command user agentd-cmd does not exist yet: `agentd serve` creates it at start",
+          };
+        return { name: NAME, status: "fail", detail: error.message, hint: "set pty.run_as to an existing unprivileged user" };
+      }
     },
   };
 }
 
-/** Whether commands the agent runs are kept out of agentd's data dir and config file (Landlock). */
-export function hidingCheck(paths: readonly string[]): DoctorCheck {
+/** Whether each command session can get a cgroup of its own (limits, and a kill that reaches detached processes). */
+export function cgroupCheck(): DoctorCheck {
   return {
-    name: "own files hidden",
+    name: "cgroups",
     async run() {
-      const decision = decideHiding(paths);
-      if (decision.problem)
+      const layout = detectCgroupLayout();
+      if (layout.kind === "none")
         return {
-          name: "own files hidden",
+          name: "cgroups",
           status: "fail",
-          detail: `commands can reach agentd's own files (the store with its approvals and grants, the token): ${decision.problem}`,
-          hint: "keep the data dir under a directory agentd's user cannot write, as systemd's StateDirectory does (/var/lib/agentd)",
+          detail: `commands get rlimits only: ${layout.why}`,
+          hint: "start agentd as root, or with Delegate=yes under systemd",
         };
-      return { name: "own files hidden", status: "pass", detail: `commands cannot open ${decision.hidden.join(", ")} (Landlock)` };
+      return { name: "cgroups", status: "pass", detail: `each command session gets its own cgroup (${layout.kind})` };
     },
   };
 }

@@ -4,5 +4,6 @@ export { ConfigError } from "./configError.ts";
 export { parseConfig } from "./parseConfig.ts";
 export { loadConfig } from "./loadConfig.ts";
 export { resolveDataDir } from "./dataDir.ts";
+export { configSecretValues } from "./secretValues.ts";
 export type { LoadedConfig, LoadConfigOptions } from "./loadConfig.ts";
 export { CONFIG_TEMPLATE } from "./template.ts";

@@ -68,6 +68,8 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
     "rules": [
       // { "match": "rm -rf /*", "action": "deny" },
     ],
+    // Calls of one session waiting for a decision at once; past it a call fails at once (too_many_pending_approvals).
+    "max_pending_per_session": 20,
   },
 
   // Services the agent may check and restart (service_status, restart_service).

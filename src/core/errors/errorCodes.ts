@@ -9,11 +9,18 @@ export const ERROR_CODES = {
   invalid_request: { status: 400 },
   invalid_query: { status: 400 },
   unauthorized: { status: 401 },
+  decision_needs_token: { status: 401 },
   forbidden: { status: 403 },
   csrf_rejected: { status: 403 },
   approver_is_agent: { status: 403 },
   agent_direct_call: { status: 403 },
   path_protected: { status: 403 },
+  // agentd cannot run commands as the command user it was told to (a missing user or group).
+  command_user_unavailable: { status: 500 },
+  // The per-session cgroups cannot be set up (not root, no delegated subtree): rlimits stand in.
+  cgroup_unavailable: { status: 500 },
+  // A command on which agentd's parser and bash could disagree (backslash-newline, a bare CR): refused, never shown ambiguously.
+  command_ambiguous: { status: 400 },
   not_found: { status: 404 },
   request_timeout: { status: 408 },
   body_too_large: { status: 413 },
@@ -98,6 +105,8 @@ export const ERROR_CODES = {
   target_not_connected: { status: 409 },
   session_busy: { status: 409 },
   approval_already_decided: { status: 409 },
+  approval_changed: { status: 409 },
+  too_many_pending_approvals: { status: 429 },
 
   // Watchdog.
   invalid_incident_id: { status: 400 },

@@ -9,13 +9,13 @@ export { hardenProcess, withUmask, OPERATOR_UMASK_ENV } from "./processHardening
 export type { Hardening } from "./processHardening.ts";
 export { parseProcStat, readProcStat } from "./procStat.ts";
 export type { ProcStat } from "./procStat.ts";
-export { becomeOrphanReaper } from "./orphanReaper.ts";
-export type { OrphanReaper } from "./orphanReaper.ts";
 export { trackChild } from "./ownChildren.ts";
 export { isCompiledBinary } from "./compiledBinary.ts";
-export { confinedArgv } from "./confinement/confinedArgv.ts";
-export { commandEnv, helperEnv } from "./confinement/helperEnv.ts";
-export { CONFINE_VERB, EXEC_MARKER } from "./confinement/confineVerb.ts";
 export { confineOwnCommands } from "./confinement/ownCommands.ts";
 export { CHILD_TMPDIR_ENV, looksSecret, withoutSecrets } from "./confinement/secretEnv.ts";
 export type { SecretEnvOptions } from "./confinement/secretEnv.ts";
+export { errnoName, nativeSpawn, SpawnError } from "./spawn/index.ts";
+export type { NativeSpawnSpec, SpawnCredentials, SpawnLimit } from "./spawn/index.ts";
+export { DEFAULT_COMMAND_USER, groupsOf, parseGroups, parsePasswd, resolveCommandIdentity } from "./identity/index.ts";
+export type { Account, CommandIdentity, GateMode, OwnPaths, RunAs } from "./identity/index.ts";
+export * from "./cgroups/index.ts";

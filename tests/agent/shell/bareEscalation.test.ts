@@ -66,5 +66,18 @@ describe("only a bare escalation starts without no_new_privs", () => {
     "sudo -u agentd-alias id",
     "sudo -u nosuchuser id",
     "doas -u 01001 id",
+    // Text agentd's parser and bash read differently (found by bareEscalationFuzz.test.ts).
+    "sudo touch /home/u/notes\\\n/root/x",
+    "sudo touch a\rb",
+    "sudo touch a\fb",
+    "sudo touch a\u0085b",
+    "sudo touch a$",
+    "sudo touch \\ a",
+    "sudo touch a\\\tb",
+    "sudo touch ]\\[a]",
+    "sudo id;;",
+    "sudo id\\",
+    "sudo {a,b}",
+    "sudo {a}",
   ])("not bare: %s", (text) => expect(isBareEscalation(parser, text)).toBe(false));
 });

@@ -29,6 +29,11 @@ export const approvalsConfigSchema = z
     policy: scopePolicySchema,
     /** Checked in order before the scope policy; the first rule that matches decides. */
     rules: z.array(commandRuleSchema).default([]),
+    /**
+     * Calls of one session waiting for a person at the same time. Past it a call that would ask
+     * fails at once (too_many_pending_approvals): one model answer cannot bury the queue.
+     */
+    max_pending_per_session: z.number().int().min(1).default(20),
   })
   .prefault({});
 

@@ -1,0 +1,162 @@
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { dirname } from "node:path";
+import { AgentdError } from "../../errors/index.ts";
+import type { SpawnCredentials } from "../spawn/nativeSpawn.ts";
+import { type Account, parseGroups, parsePasswd } from "./accountFiles.ts";
+import { canRead, controls, type Who } from "./pathAccess.ts";
+
+/** The user commands run as when agentd starts as root and the config names none. */
+export const DEFAULT_COMMAND_USER = "agentd-cmd";
+
+/**
+ * How agentd keeps its commands from itself:
+ * - `command_user`: started as root, every command runs as a separate unprivileged uid, so the
+ *   kernel keeps it from agentd's files, processes and API decisions;
+ * - `unguarded`: started as a user, commands run as agentd's own user: nothing holds them.
+ */
+export type GateMode = "command_user" | "unguarded";
+
+export interface CommandIdentity {
+  mode: GateMode;
+  /** The command user's name and ids; absent when commands run as agentd's own user. */
+  user?: string;
+  credentials?: SpawnCredentials;
+  /** The command user's home (HOME for its commands). */
+  home?: string;
+  /** Why the gate does not hold, said plainly; empty when it holds. */
+  problems: readonly string[];
+}
+
+export interface RunAs {
+  user: string;
+  groups: readonly string[];
+}
+
+export interface OwnPaths {
+  binary: string;
+  config?: string;
+  dataDir: string;
+}
+
+/** Where the system's accounts are read from; the tests give their own. */
+export interface IdentityHost {
+  uid: number;
+  passwd(): string;
+  group(): string;
+  /** Creates the default command user (a system user with no home and no login shell). */
+  createUser(name: string): void;
+  stat(path: string): { uid: number; gid: number; mode: number } | undefined;
+  realpath(path: string): string;
+}
+
+function findAccount(host: IdentityHost, name: string): Account | undefined {
+  return parsePasswd(host.passwd()).find((account) => account.name === name);
+}
+
+/**
+ * Resolves who commands run as; throws command_user_unavailable rather than run them as root.
+ * `agentd serve` creates the default user when it is missing; `agentd doctor` (create: false) only looks.
+ */
+export function resolveCommandIdentity(runAs: RunAs, own: OwnPaths, host: IdentityHost = localHost, create = true): CommandIdentity {
+  if (host.uid !== 0) {
+    return {
+      mode: "unguarded",
+      problems: [
+        `agentd runs as uid ${host.uid}, not root: commands run as agentd's own user, so they can read its token and store, signal it and decide their own approvals. Start agentd as root (commands then run as ${runAs.user}).`,
+      ],
+    };
+  }
+  let account = findAccount(host, runAs.user);
+  if (!account && runAs.user === DEFAULT_COMMAND_USER && create) {
+    host.createUser(runAs.user);
+    account = findAccount(host, runAs.user);
+  }
+  if (!account) throw unavailable(`there is no user ${runAs.user} (pty.run_as.user) in /etc/passwd`);
+  if (account.uid === 0 || account.gid === 0) throw unavailable(`${runAs.user} is root (uid ${account.uid}, gid ${account.gid})`);
+  const groups = parseGroups(host.group());
+  const gids = runAs.groups.map((name) => {
+    const group = groups.find((g) => g.name === name);
+    if (!group) throw unavailable(`there is no group ${name} (pty.run_as.groups) in /etc/group`);
+    if (group.gid === 0) throw unavailable(`group ${name} is root's (gid 0)`);
+    return group.gid;
+  });
+  const who: Who = { uid: account.uid, gids: [account.gid, ...gids] };
+  return {
+    mode: "command_user",
+    user: runAs.user,
+    credentials: { uid: account.uid, gid: account.gid, groups: [account.gid, ...gids] },
+    home: account.home,
+    problems: ownPathProblems(own, who, runAs.user, host),
+  };
+}
+
+function unavailable(why: string): AgentdError {
+  return new AgentdError(
+    "command_user_unavailable",
+    `Cannot run commands as the command user: ${why}. agentd runs no command as root instead.`,
+  );
+}
+
+/**
+ * The binary, the config and the data dir must be out of the command user's reach: not writable
+ * (nor any directory above them, where a rename would replace them), and the config and data dir
+ * not readable (the token, the store, provider keys). The binary may be read: it holds no secret.
+ */
+/** This machine's accounts and files. */
+export function localIdentityHost(): IdentityHost {
+  return localHost;
+}
+
+export function ownPathProblems(own: OwnPaths, who: Who, user: string, host: IdentityHost): string[] {
+  const problems: string[] = [];
+  const check = (path: string, secret: boolean) => {
+    let real: string;
+    try {
+      real = host.realpath(path);
+    } catch {
+      return; // Not there (yet): nothing a command could reach.
+    }
+    const info = host.stat(real);
+    if (!info) return;
+    if (controls(info, who)) problems.push(`${user} can write ${real}`);
+    else if (secret && canRead(info, who)) problems.push(`${user} can read ${real}`);
+    for (let child = real, dir = dirname(real); ; child = dir, dir = dirname(dir)) {
+      const parent = host.stat(dir);
+      // In a sticky directory (/tmp) only an entry's owner may rename it away.
+      const sticky = parent !== undefined && parent.uid !== who.uid && (parent.mode & 0o1000) !== 0 && host.stat(child)?.uid !== who.uid;
+      if (parent && controls(parent, who) && !sticky) {
+        problems.push(`${user} can write ${dir}, above ${real}`);
+        break;
+      }
+      if (dir === "/") break;
+    }
+  };
+  check(own.binary, false);
+  if (own.config) check(own.config, true);
+  check(own.dataDir, true);
+  return problems;
+}
+
+const localHost: IdentityHost = {
+  uid: process.getuid?.() ?? 0,
+  passwd: () => readFileSync("/etc/passwd", "utf8"),
+  group: () => readFileSync("/etc/group", "utf8"),
+  createUser(name) {
+    const result = Bun.spawnSync(
+      ["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    // A concurrent start (the supervisor and the worker) may have made it first: the lookup after this decides.
+    if (result.exitCode !== 0 && !result.stderr.toString().includes("already exists"))
+      throw unavailable(`useradd ${name} failed: ${result.stderr.toString().trim() || `exit ${result.exitCode}`}`);
+  },
+  stat(path) {
+    try {
+      const info = lstatSync(path);
+      return { uid: info.uid, gid: info.gid, mode: info.mode };
+    } catch {
+      return undefined;
+    }
+  },
+  realpath: (path) => realpathSync(path),
+};

@@ -1,0 +1,5 @@
+export { DEFAULT_COMMAND_USER, localIdentityHost, ownPathProblems, resolveCommandIdentity } from "./commandIdentity.ts";
+export type { CommandIdentity, GateMode, IdentityHost, OwnPaths, RunAs } from "./commandIdentity.ts";
+export { canRead, canWrite } from "./pathAccess.ts";
+export { groupsOf, parseGroups, parsePasswd } from "./accountFiles.ts";
+export type { Account, Group } from "./accountFiles.ts";

@@ -1,0 +1,126 @@
+import { cc, dlopen, ptr } from "bun:ffi";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import source from "./commandSpawn.c" with { type: "text" };
+import { SPAWN_STAGES, SpawnError } from "./spawnError.ts";
+
+/** Who a command runs as: numeric ids, resolved by the caller (commandUser.ts). */
+export interface SpawnCredentials {
+  uid: number;
+  gid: number;
+  groups: readonly number[];
+}
+
+export interface SpawnLimit {
+  /** RLIMIT_* number (RLIMIT_NPROC 6, RLIMIT_AS 9, …). */
+  resource: number;
+  soft: number;
+  hard: number;
+}
+
+export interface NativeSpawnSpec {
+  /** Absolute path of the program; argv[0] is only its name. */
+  path: string;
+  argv: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** The terminal's slave fd (it becomes the controlling terminal and fds 0–2), or three fds. */
+  stdio: { tty: number } | { fds: readonly [number, number, number] };
+  /** Dropped to before exec; absent: the caller's own. */
+  credentials?: SpawnCredentials;
+  /** `cgroup.procs` files the child joins before it runs anything. */
+  cgroupProcs?: readonly string[];
+  noNewPrivs: boolean;
+  oomScoreAdj?: number;
+  limits?: readonly SpawnLimit[];
+  umask?: number;
+}
+
+const FIELDS = 21;
+const KEEP = -1n;
+
+type Spawner = (spec: Uint8Array) => number;
+let spawner: Spawner | undefined;
+
+/**
+ * TinyCC reads its source from a path: a memfd keeps the C text off every filesystem a command
+ * could write to between agentd writing it and the compiler reading it.
+ */
+function compile(): Spawner {
+  const libc = dlopen("libc.so.6", { memfd_create: { args: ["ptr", "u32"], returns: "i32" } });
+  const MFD_CLOEXEC = 1;
+  const fd = libc.symbols.memfd_create(Buffer.from("agentd-spawn\0"), MFD_CLOEXEC);
+  libc.close();
+  if (fd < 0) throw new SpawnError("the spawner", "exec", 38, "memfd_create failed");
+  try {
+    writeSync(fd, source);
+    const { symbols } = cc({ source: `/proc/self/fd/${fd}`, symbols: { agentd_spawn: { args: ["ptr"], returns: "i32" } } });
+    return (spec) => symbols.agentd_spawn(ptr(spec));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function pointerTo(bytes: Uint8Array): bigint {
+  return BigInt(ptr(bytes));
+}
+
+function cString(text: string): Buffer {
+  return Buffer.from(`${text}\0`, "utf8");
+}
+
+/** Starts a command through commandSpawn.c and returns its pid; it never starts with less than asked. */
+export function nativeSpawn(spec: NativeSpawnSpec): number {
+  spawner ??= compile();
+  // Everything the C side points into stays referenced here until the call has returned.
+  const keep: Uint8Array[] = [];
+  const hold = (bytes: Uint8Array): bigint => {
+    keep.push(bytes);
+    return pointerTo(bytes);
+  };
+  const strings = (items: readonly string[]): bigint => {
+    const array = new BigUint64Array(items.length + 1);
+    items.forEach((item, index) => {
+      array[index] = hold(cString(item));
+    });
+    return hold(new Uint8Array(array.buffer));
+  };
+  const cgroupFds = (spec.cgroupProcs ?? []).map((path) => openSync(path, constants.O_WRONLY));
+  try {
+    const fields = new BigInt64Array(FIELDS);
+    fields[0] = hold(cString(spec.path));
+    fields[1] = strings(spec.argv);
+    fields[2] = strings(Object.entries(spec.env).map(([name, value]) => `${name}=${value}`));
+    fields[3] = spec.cwd === undefined ? 0n : hold(cString(spec.cwd));
+    if ("tty" in spec.stdio) {
+      fields[4] = BigInt(spec.stdio.tty);
+    } else {
+      fields[4] = -1n;
+      spec.stdio.fds.forEach((fd, index) => {
+        fields[5 + index] = BigInt(fd);
+      });
+    }
+    const credentials = spec.credentials;
+    fields[8] = credentials ? BigInt(credentials.uid) : KEEP;
+    fields[9] = credentials ? BigInt(credentials.gid) : KEEP;
+    fields[10] = credentials ? BigInt(credentials.groups.length) : KEEP;
+    fields[11] = credentials ? hold(new Uint8Array(new Uint32Array([...credentials.groups, 0]).buffer)) : 0n;
+    fields[12] = BigInt(cgroupFds.length);
+    fields[13] = hold(new Uint8Array(new Int32Array([...cgroupFds, -1]).buffer));
+    fields[14] = spec.noNewPrivs ? 1n : 0n;
+    fields[15] = BigInt(spec.oomScoreAdj ?? -1001);
+    const limits = spec.limits ?? [];
+    fields[16] = BigInt(limits.length);
+    fields[17] = hold(
+      new Uint8Array(new BigInt64Array([...limits.flatMap((l) => [BigInt(l.resource), BigInt(l.soft), BigInt(l.hard)]), 0n]).buffer),
+    );
+    fields[18] = spec.umask === undefined ? KEEP : BigInt(spec.umask);
+    const bytes = new Uint8Array(fields.buffer);
+    const pid = spawner(bytes);
+    if (pid > 0) return pid;
+    const stage = SPAWN_STAGES[Number(fields[19])] ?? "exec";
+    throw new SpawnError(spec.path, stage, Number(fields[20]));
+  } finally {
+    for (const fd of cgroupFds) closeSync(fd);
+    keep.length = 0;
+  }
+}

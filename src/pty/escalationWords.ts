@@ -1,0 +1,48 @@
+/**
+ * What an allowed bare escalation (`sudo -u postgres psql -c …`) asks for, read from its argv
+ * (bareEscalationArgv has already checked its options): the user it runs as and the words it
+ * runs. Started as root, agentd runs those words itself as that user, so no sudoers rule and no
+ * sudo binary are involved. Pure.
+ */
+export interface EscalationWords {
+  /** The target user; root when the call names none. */
+  user: string;
+  command: string[];
+}
+
+const USER_OPTIONS = new Set(["-u", "--user"]);
+const GROUP_OPTIONS = new Set(["-g", "--group"]);
+/** Options that change only how the escalator itself asks or sets HOME, which agentd sets anyway. */
+const HARMLESS = new Set(["-n", "--non-interactive", "-H", "--set-home", "-k", "--no-ask-password", "--disable-internal-agent"]);
+
+export type EscalationReading = EscalationWords | { refused: string };
+
+export function readEscalation(argv: readonly string[]): EscalationReading {
+  let user = "root";
+  let i = 1;
+  for (; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === "--") {
+      i++;
+      break;
+    }
+    if (!word.startsWith("-")) break;
+    const [flag, attached] = word.startsWith("--")
+      ? (word.split("=", 2) as [string, string?])
+      : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
+    if (HARMLESS.has(flag) && attached === undefined) continue;
+    if (USER_OPTIONS.has(flag) || GROUP_OPTIONS.has(flag)) {
+      const value = attached ?? argv[++i];
+      if (value === undefined) return { refused: `${flag} needs a value` };
+      if (GROUP_OPTIONS.has(flag))
+        return { refused: `${flag} (a group other than the user's) is not supported when agentd runs the call itself` };
+      user = value;
+      continue;
+    }
+    // -i, -s, -b: a login shell, a shell, the background — not the words the card showed.
+    return { refused: `${argv[0]} ${flag} is not supported when agentd runs the call itself: ask for the command without it` };
+  }
+  const command = argv.slice(i);
+  if (command.length === 0) return { refused: `${argv.join(" ")} names no command to run` };
+  return { user, command };
+}
