@@ -115,6 +115,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
       cause: (error as { code?: string }).code === "EADDRINUSE" ? "port_in_use" : "listen",
     });
     await services.close();
+    await cgroups?.closeAll();
     db.close();
     return 1;
   }
@@ -146,6 +147,8 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   // holding the drain, and no terminal outlives the worker if the supervisor's grace runs out.
   await Promise.all([drain(server, config.server.drain_timeout_ms), services.pty.close()]);
   await services.close();
+  // Whatever a command left running ends with agentd, as a unit's leftovers do under systemd.
+  await cgroups?.closeAll();
   removeReadyFile(dataDir, process.pid);
   db.close();
   log.info("worker.stopped", { reason });

@@ -89,7 +89,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         ...(options.cgroups ? { cgroups: options.cgroups } : {}),
       }),
     );
-    stack.start(() => createFilesCapability({ readFileMaxBytes, ownPaths: options.ownPaths ?? [dataDir] }));
+    stack.start(() => createFilesCapability({ readFileMaxBytes, ownPaths: options.ownPaths ?? [dataDir], identity: options.identity }));
     const hop = stack.start(() =>
       createHopCapability({
         db,

@@ -103,8 +103,10 @@ export class CommandUserFiles {
   }
 
   /** What a write of `name` in the opened `dir` may do: create, replace by rename, or rewrite in place. */
-  async plan(dir: Placed, inDirectory: string, shown: string): Promise<Exclude<WritePlan, { refused: string }>> {
+  async plan(dir: Placed, inDirectory: string, shown: string, append: boolean): Promise<Exclude<WritePlan, { refused: string }>> {
     const entry = await lstat(inDirectory).catch(() => undefined);
+    // Appending would create a dangling link's target, wherever it points: the command user's own open would check there.
+    if (append && entry?.isSymbolicLink()) throw this.refusal("write", shown, `${shown} is a link to a file that does not exist`);
     const plan = writePlan(dir, entry && placed(`${dir.path}/${basename(inDirectory)}`, entry), this.who);
     if ("refused" in plan) throw this.refusal("write", shown, plan.refused);
     return plan;

@@ -81,7 +81,9 @@ export function writePlan(dir: Placed, entry: Placed | undefined, who: Who): Wri
   const replaceable = canWrite(dir, who) && (entry === undefined || !stickyProtected(dir, entry, who));
   if (entry === undefined || isSymlink(entry)) {
     if (replaceable) return { create: true };
-    return { refused: canWrite(dir, who) ? `${entry?.path} is another user's in the sticky ${dir.path}` : `no write permission on ${dir.path}` };
+    return {
+      refused: canWrite(dir, who) ? `${entry?.path} is another user's in the sticky ${dir.path}` : `no write permission on ${dir.path}`,
+    };
   }
   const refused = writeRefusal(entry, who);
   return refused ? { refused } : { create: false, rename: replaceable };

@@ -1,4 +1,5 @@
 import type { Capability } from "../core/capability.ts";
+import type { CommandIdentity } from "../core/process/identity/index.ts";
 import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 import { createFileRoutes } from "./fileRoutes.ts";
 import { createReadFileTool, createWriteFileTool } from "./fileTools.ts";
@@ -9,8 +10,10 @@ export function createFilesCapability(options: {
   readFileMaxBytes: number;
   /** agentd's own files (data dir, config file): out of the tools' reach. */
   ownPaths: readonly string[];
+  /** Who the agent's commands run as: with a command user, the file tools reach only what it could. */
+  identity?: CommandIdentity;
 }): Capability {
-  const files = createLocalFiles(options.ownPaths);
+  const files = createLocalFiles(options.ownPaths, options.identity);
   return {
     name: "files",
     routes: [{ path: "/api/files", app: createFileRoutes(files) }],

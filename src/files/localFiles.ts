@@ -109,7 +109,7 @@ async function writeLocalFile(host: Host, path: string, args: WriteFileArgs): Pr
       const inDirectory = join(`/proc/self/fd/${directory.fd}`, basename(target));
       const existing = await stat(inDirectory).catch(() => undefined);
       if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-      const plan = guard && where ? await guard.plan(where, inDirectory, path) : undefined;
+      const plan = guard && where ? await guard.plan(where, inDirectory, path, args.append === true) : undefined;
       // A link put in the file's place since realpath: not followed for the command user.
       if (guard && plan && plan.create !== !existing) throw guard.refusal("write", path, `${path} was replaced meanwhile`);
       const newMode = args.mode ? Number.parseInt(args.mode, 8) : 0o644;
@@ -121,8 +121,12 @@ async function writeLocalFile(host: Host, path: string, args: WriteFileArgs): Pr
         await replaceByRename(inDirectory, data, guard ? { mode: newMode, uid: guard.uid, gid: guard.gid } : { mode: newMode });
       } else if (
         existing.nlink > 1 ||
-        plan?.create === false && !plan.rename ||
-        !(await replaceByRename(inDirectory, data, guard ? { uid: existing.uid, gid: existing.gid, mode: modeAfterWrite(existing.mode) } : existing))
+        (plan?.create === false && !plan.rename) ||
+        !(await replaceByRename(
+          inDirectory,
+          data,
+          guard ? { uid: existing.uid, gid: existing.gid, mode: modeAfterWrite(existing.mode) } : existing,
+        ))
       ) {
         await writeThroughHandle(write, "r+");
       }
@@ -185,7 +189,7 @@ interface InPlace extends Host {
 async function writeThroughHandle({ own, guard, target, shown, data }: InPlace, flags: "a" | "r+", newMode?: number): Promise<void> {
   const creating = flags === "a" && newMode !== undefined;
   const guardedFlags = flags === "r+" ? GUARDED_REWRITE : creating ? GUARDED_CREATE_APPEND : GUARDED_APPEND;
-  const handle = await open(target, guard ? guardedFlags : flags, 0o600);
+  const handle = await open(target, guard ? guardedFlags : flags, guard ? 0o600 : 0o666);
   try {
     own.assertHandle(handle, shown, "write");
     // The command user's new file is its own; an existing one must be writable by it, and loses set-id bits as its write would.

@@ -94,8 +94,6 @@ export class PtyManager {
   private readonly identity: CommandIdentity;
   private readonly cgroups: CommandCgroups | undefined;
   private readonly sessionCgroups = new Map<string, SessionCgroup>();
-  // Cgroups of sessions whose command exited while something it started runs on: removed once empty.
-  private readonly leftCgroups = new Set<SessionCgroup>();
   /**
    * Slots taken by opens that have not started their session yet (waiting for an evicted session to
    * end). Taken synchronously, before any await, so concurrent opens can never overshoot the limit.
@@ -222,8 +220,6 @@ export class PtyManager {
     const open = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(open.map((session) => this.end(session, "shutdown", false)));
-    await Promise.all([...this.leftCgroups].map((cgroup) => cgroup.kill()));
-    this.leftCgroups.clear();
     for (const session of this.lingering) session.pollExit();
     this.epoll?.close();
   }
@@ -400,8 +396,9 @@ export class PtyManager {
     this.groups.remove(session.pid);
     const cgroup = this.sessionCgroups.get(session.id);
     this.sessionCgroups.delete(session.id);
-    // What the command started in the background may run on (a server it started): its cgroup stays until empty.
-    if (cgroup) this.leftCgroups.add(cgroup);
+    // What a command started in the background ends with it (a fork bomb, a detached loop): a server
+    // meant to outlive one call runs as a session of its own.
+    if (cgroup) runInBackground("pty.cgroup_kill", () => cgroup.kill(), { session_id: session.id }, this.log);
   }
 
   /** Terminates and disposes a session already removed from the map; closing it ends its whole cgroup. */
@@ -437,11 +434,6 @@ export class PtyManager {
     for (const session of this.lingering) {
       session.pollExit();
       if (!session.running) this.lingering.delete(session);
-    }
-    for (const cgroup of [...this.leftCgroups]) {
-      if (cgroup.pids().length > 0) continue;
-      this.leftCgroups.delete(cgroup);
-      await cgroup.kill();
     }
   }
 

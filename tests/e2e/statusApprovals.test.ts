@@ -27,6 +27,7 @@ let upstream: ScriptedUpstream;
 let server: ReturnType<typeof Bun.serve>;
 let browser: BrowserSession;
 const ran: string[] = [];
+const sentDigests: Array<string | undefined> = [];
 let url: string;
 
 beforeAll(async () => {
@@ -44,7 +45,12 @@ beforeAll(async () => {
   });
   const status = createStatusSource({
     incidents: new IncidentStore(db),
-    decisions: { approval: (id, decision, by) => agent.decideApproval(id, decision, by) },
+    decisions: {
+      approval: (id, decision, by, digest) => {
+        sentDigests.push(digest);
+        return agent.decideApproval(id, decision, by, digest);
+      },
+    },
     health: async () => buildHealthDocument({ version: "test", checks: [], notes: [], uptimeS: 1, memoryMb: 1, requestsTotal: 0 }),
     worker: () => ({ pid: process.pid, supervisor_pid: null, version: "test", uptime_s: 1, restarts: 0, memory_mb: 1 }),
     approvals: () =>
@@ -57,6 +63,7 @@ beforeAll(async () => {
         scope: a.scope,
         summary: a.summary,
         requested_at: a.created_at,
+        ...(a.digest ? { digest: a.digest } : {}),
       })),
     sessions: (page) => {
       const { total, rows } = agent.sessions(page);
@@ -117,6 +124,8 @@ describe("approvals on the status page", () => {
     await waitFor("the command to run", () => ran.length > 0 && upstream.completionRequests().length === 2, { timeoutMs: 30_000 });
     expect(ran).toEqual(["sudo systemctl restart nginx"]);
     expect(requests.filter((r) => r.includes("/status/approvals/"))).toHaveLength(1);
+    // The button sent the digest the card showed.
+    expect(sentDigests).toEqual([pending!.digest]);
     expect(agent.pendingApprovals()).toEqual([]);
     const decided = (await (await fetch(`${url}/api/approvals/${pending!.id}`)).json()) as { status: string; decided_by: string };
     expect(decided).toMatchObject({ status: "allow_once", decided_by: "page" });
