@@ -1,5 +1,5 @@
 import { constants, readlinkSync } from "node:fs";
-import { lstat, mkdir, open, stat, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, realpath, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { AgentdError } from "../core/errors/index.ts";
 import type { CommandIdentity } from "../core/process/identity/index.ts";
@@ -7,6 +7,7 @@ import {
   createDirsRefusal,
   directoryRefusal,
   readRefusal,
+  walkRefusal,
   writePlan,
   writeRefusal,
   type Inode,
@@ -69,6 +70,7 @@ export class CommandUserFiles {
 
   /** Before opening a file to read it: an inode the command user may not read is not even opened (a device's open may act). */
   async precheckRead(path: string): Promise<void> {
+    await this.assertCouldLook(path, "read");
     const info = await stat(path).catch(() => undefined);
     if (info && readRefusal(placed(path, info), [], this.who)) throw this.refusal("read", path, `no read permission on ${path}`);
   }
@@ -85,6 +87,22 @@ export class CommandUserFiles {
     const ancestors = await ancestorsOf(real);
     if (!ancestors) throw this.refusal(verb, shown, `the directories above ${real} changed meanwhile`);
     return { file: placed(real, info), ancestors };
+  }
+
+  /**
+   * For a path that is not there: refused rather than "not found" when the command user could not
+   * even look (a directory above it it may not search), so that the tools tell no more than its own
+   * ls would about directories closed to it.
+   */
+  async assertCouldLook(path: string, verb: "read" | "write"): Promise<void> {
+    let nearest = dirname(path);
+    while ((await stat(nearest).catch(() => undefined)) === undefined && nearest !== dirname(nearest)) nearest = dirname(nearest);
+    const real = await realpath(nearest).catch(() => undefined);
+    const info = real && (await stat(real).catch(() => undefined));
+    const ancestors = real && (await ancestorsOf(real));
+    if (!real || !info || !ancestors) return;
+    const why = walkRefusal([...ancestors, placed(real, info)], this.who);
+    if (why) throw this.refusal(verb, path, why);
   }
 
   /** After opening a file to read it: readable by the command user, and reachable by it. */

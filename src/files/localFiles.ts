@@ -51,6 +51,16 @@ function fileError(error: unknown, path: string, writing = false): AgentdError {
   return new AgentdError("file_io_error", `Cannot access ${path}: ${(error as Error).message}`);
 }
 
+/** A missing file below a directory the command user may not search: refused, as its own open would be. */
+async function refined(guard: CommandUserFiles | undefined, error: unknown, path: string, verb: "read" | "write"): Promise<AgentdError> {
+  const code = (error as { code?: string }).code;
+  if (guard && (code === "ENOENT" || code === "ENOTDIR"))
+    await guard.assertCouldLook(path, verb).catch((refusal: unknown) => {
+      error = refusal;
+    });
+  return error instanceof AgentdError ? error : fileError(error, path, verb === "write");
+}
+
 async function readLocalFile({ own, guard }: Host, path: string, args: ReadFileArgs): Promise<ReadFileResult> {
   try {
     await guard?.precheckRead(path);
@@ -79,7 +89,7 @@ async function readLocalFile({ own, guard }: Host, path: string, args: ReadFileA
       await handle.close();
     }
   } catch (error) {
-    throw error instanceof AgentdError ? error : fileError(error, path);
+    throw error instanceof AgentdError ? error : await refined(guard, error, path, "read");
   }
 }
 
@@ -135,7 +145,7 @@ async function writeLocalFile(host: Host, path: string, args: WriteFileArgs): Pr
       await directory.close();
     }
   } catch (error) {
-    throw error instanceof AgentdError ? error : fileError(error, path, true);
+    throw error instanceof AgentdError ? error : await refined(guard, error, path, "write");
   }
 }
 

@@ -44,6 +44,7 @@ button.danger{color:var(--fail)}
 ul.approvals{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
 ul.approvals li{border-bottom:1px solid var(--line);padding-bottom:.5rem}
 ol.argv{margin:.2rem 0 0;padding-left:2rem;font-size:.8rem}
+ol.argv li{border:0;padding:0;margin:.1rem 0}
 ol.argv code{white-space:pre;border:1px solid var(--line);border-radius:3px;padding:0 .25rem}
 mark.redacted{background:var(--warn-bg);color:var(--fg);outline:1px solid var(--warn);border-radius:3px}
 .meta{color:var(--muted);font-size:.85rem;margin:.3rem 0 0}

@@ -32,9 +32,9 @@ describe("the command user's file access, from the kernel's facts", () => {
     expect(readRefusal(file("/etc/shadow", 0, 42, 0o640), [dir("/", 0, 0, 0o755), dir("/etc", 0, 0, 0o755)], user)).toBe(
       "no read permission on /etc/shadow",
     );
-    expect(readRefusal(file("/root/x/a", 0, 0, 0o644), [dir("/", 0, 0, 0o755), dir("/root", 0, 0, 0o700), dir("/root/x", 0, 0, 0o755)], user)).toBe(
-      "no search permission on /root",
-    );
+    expect(
+      readRefusal(file("/root/x/a", 0, 0, 0o644), [dir("/", 0, 0, 0o755), dir("/root", 0, 0, 0o700), dir("/root/x", 0, 0, 0o755)], user),
+    ).toBe("no search permission on /root");
     expect(readRefusal(file("/srv/a", 0, 50, 0o640), rootDirs, user)).toBeUndefined();
     // An ancestor that is no longer a directory (changed meanwhile): refused.
     expect(readRefusal(file("/srv/a", 0, 0, 0o644), [dir("/", 0, 0, 0o755), link("/srv", 1001)], user)).toBe("/srv is not a directory");
