@@ -60,7 +60,8 @@ export class CommandUserFiles {
     this.uid = credentials.uid;
     this.gid = credentials.gid;
     this.home = identity.home;
-    this.who = { uid: credentials.uid, gids: credentials.groups.length > 0 ? credentials.groups : [credentials.gid] };
+    // Its commands run with this gid and these supplementary groups: the kernel checks against both.
+    this.who = { uid: credentials.uid, gids: [credentials.gid, ...credentials.groups] };
     this.user = identity.user ?? `uid ${credentials.uid}`;
   }
 

@@ -3,7 +3,7 @@ import { defineTool, type ToolDefinition } from "../core/tools/toolDefinition.ts
 import { readTextLines, writeTextFile, type FileAccess } from "./textFileAccess.ts";
 
 const readFileParameters = z.strictObject({
-  path: z.string().min(1).describe("File to read; relative paths start at the home directory of the user agentd runs as"),
+  path: z.string().min(1).describe("File to read; relative paths start at the home directory of the user the commands run as"),
   offset: z.number().int().min(1).default(1).describe("First line to return, counting from 1"),
   limit: z.number().int().min(1).max(10_000).default(500).describe("Most lines to return"),
 });

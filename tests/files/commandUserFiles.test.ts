@@ -171,6 +171,27 @@ describe.skipIf(!isRoot)("file tools for a command user", () => {
     await capability.close?.();
   });
 
+  test("the kernel agrees: what the tools read for the user is what the user itself can cat", async () => {
+    const files = createLocalFiles([], identity);
+    symlinkSync(join(root, "rootdir", "readable"), join(mine, "to-readable-2"));
+    const paths = ["/etc/shadow", "/etc/hostname", "/root/.bashrc"].concat(
+      ["secret/plain", "rootdir/private", "rootdir/readable", "mine/note", "mine/to-private", "mine/to-readable-2"].map((p) =>
+        join(root, p),
+      ),
+    );
+    for (const path of paths) {
+      const cat = Bun.spawnSync(["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--", "cat", path], {
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      const ours = await files.read({ path }).then(
+        () => true,
+        () => false,
+      );
+      expect({ path, ours }).toEqual({ path, ours: cat.exitCode === 0 });
+    }
+  });
+
   test("unguarded (or no identity): as before, root reads and writes what root can", async () => {
     for (const files of [createLocalFiles([], { mode: "unguarded", problems: [] }), createLocalFiles([])]) {
       expect((await files.read({ path: join(root, "secret", "plain") })).content).toBe("behind a closed door");
