@@ -21,6 +21,7 @@ import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallS
 import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { clipToolResult } from "./toolResultText.ts";
 import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
+import { AmbiguousCommandError } from "./shell/ambiguousText.ts";
 import { approvalRequest } from "./approvalRequest.ts";
 import type { AgentTelemetry } from "./agentTelemetry.ts";
 
@@ -271,7 +272,15 @@ export class TurnEngine {
       }
       const command = commandLineOf(tool, parsed.args);
       // A call that already waited is judged by the user's answer; judging it again would re-read typed text.
-      const escalation = record.status === "awaiting_approval" ? undefined : await this.#judge.judge(session.id, tool, parsed.args);
+      let escalation: string[] | undefined;
+      try {
+        escalation = record.status === "awaiting_approval" ? undefined : await this.#judge.judge(session.id, tool, parsed.args);
+      } catch (error) {
+        // Text bash would read otherwise than a card shows it: the model is told why and may write it plainly.
+        if (!(error instanceof AmbiguousCommandError)) throw error;
+        this.#answerUnrun(session.id, turnId, record, history, "error", { code: error.code, message: error.message });
+        continue;
+      }
       const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext, escalation);
       if (waiting.length > 0 || verdict === "ask") {
         // Once one call waits, later calls wait too, so the model's order is kept.

@@ -36,22 +36,26 @@ export class TokenRejectedError extends AgentdError {
 export function resolveDaemonTarget(options: { url?: string; token?: string; configPath?: string; dataDir?: string }): DaemonTarget {
   const env = process.env;
   const token = options.token ?? env.AGENTD_TOKEN;
-  if (options.url ?? env.AGENTD_URL) return { url: (options.url ?? env.AGENTD_URL)!.replace(/\/+$/, ""), token };
-  let dataDir: string | undefined;
-  let port = DEFAULT_PORT;
+  const named = (options.url ?? env.AGENTD_URL)?.replace(/\/+$/, "");
+  const local = localDaemon(options);
+  const ready = local.dataDir ? readReadyFile(local.dataDir) : undefined;
+  const tokenFile = local.dataDir ? join(local.dataDir, "token") : undefined;
+  const localToken = () => (tokenFile && existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : undefined);
+  // A URL named on the command line gets the local token only when it is the local daemon's own.
+  if (named) return { url: named, token: token ?? (ready?.url === named ? localToken() : undefined) };
+  if (ready) return { url: ready.url, token: token ?? localToken() };
+  return { url: `http://127.0.0.1:${local.port}`, token: token ?? localToken() };
+}
+
+/** The data dir and port the config (or the defaults) name for this host's daemon. */
+function localDaemon(options: { configPath?: string; dataDir?: string }): { dataDir?: string; port: number } {
   try {
     const { config } = loadConfig({ explicitPath: options.configPath });
-    dataDir = resolveDataDir({ flag: options.dataDir, config });
-    port = config.server.port || DEFAULT_PORT;
+    return { dataDir: resolveDataDir({ flag: options.dataDir, config }), port: config.server.port || DEFAULT_PORT };
   } catch {
     // A broken config must not stop `agentd health` from probing the default address.
-    dataDir = options.dataDir;
+    return { ...(options.dataDir ? { dataDir: options.dataDir } : {}), port: DEFAULT_PORT };
   }
-  const ready = dataDir ? readReadyFile(dataDir) : undefined;
-  const tokenFile = dataDir ? join(dataDir, "token") : undefined;
-  const localToken = token ?? (tokenFile && existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : undefined);
-  if (ready) return { url: ready.url, token: localToken };
-  return { url: `http://127.0.0.1:${port}`, token: localToken };
 }
 
 export async function daemonFetch(target: DaemonTarget, path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<Response> {

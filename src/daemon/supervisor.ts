@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { resolveDataDir } from "../core/config/dataDir.ts";
 import { NO_CONFIG_SEARCH_ENV } from "../core/config/configSearch.ts";
 import type { AgentdConfig } from "../core/config/schema.ts";
+import { configSecretValues } from "../core/config/secretValues.ts";
 import {
   createLogger,
   formatLogLine,
@@ -90,7 +91,11 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     return 2;
   }
   // Watchdog checks run unasked and may read what the agent's commands wrote: they run as the command user too.
-  confineOwnCommands(identity, { withheld: loaded.envReferences, pass: config.pty.pass_env });
+  confineOwnCommands(identity, {
+    withheld: loaded.envReferences,
+    pass: config.pty.pass_env,
+    secretValues: configSecretValues(config, loaded.envReferences, process.env),
+  });
   try {
     return await supervise(pinned, config, dataDir, hardening);
   } finally {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Silence } from "../../src/watchdog/index.ts";
-import { api, startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
+import { api, personHeaders, startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 
@@ -24,7 +24,8 @@ beforeAll(async () => {
 
 afterEach(async () => {
   const { silences } = await api<{ silences: Silence[] }>(daemon.url, "/api/incidents/silences");
-  for (const s of silences) await fetch(`${daemon.url}/api/incidents/silences/${s.id}`, { method: "DELETE" });
+  for (const s of silences)
+    await fetch(`${daemon.url}/api/incidents/silences/${s.id}`, { method: "DELETE", headers: personHeaders(daemon.url) });
 });
 
 afterAll(async () => {

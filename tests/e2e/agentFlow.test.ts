@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseSidecar, SIDECAR_SEPARATOR } from "../../src/agent/sidecarRecord.ts";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
@@ -49,6 +49,8 @@ beforeAll(async () => {
   upstream = startScriptedUpstream();
   dataDir = makeTempDir("agentd-agentflow-data-");
   work = makeTempDir("agentd-agentflow-work-");
+  // The model's commands run as the command user (agentd starts as root here): it writes there.
+  chmodSync(work, 0o777);
   daemon = await startDaemon({
     dataDir,
     env: { AGENTD_E2E_PROVIDER_KEY: SECRET },

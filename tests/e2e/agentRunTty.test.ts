@@ -6,6 +6,7 @@ import { ptyConfigSchema, PtyManager, type PtyCommandResult } from "../../src/pt
 import { stripAnsi } from "../../src/pty/stripAnsi.ts";
 import { ensureBinary } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
+import { daemonToken } from "../support/daemonTokens.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
@@ -62,7 +63,9 @@ class TerminalRun {
 
   static async start(prompt: string): Promise<TerminalRun> {
     const unset = HOST_VARIABLES.map((name) => `-u ${name}`).join(" ");
-    const cmd = `exec env ${unset} ${shellQuote(binary)} run ${shellQuote(prompt)} --url ${shellQuote(daemon.url)}`;
+    // The person at this terminal has the daemon's token (started as root, decisions need it).
+    const token = `AGENTD_TOKEN=${shellQuote(daemonToken(daemon.url) ?? "")}`;
+    const cmd = `exec env ${unset} ${token} ${shellQuote(binary)} run ${shellQuote(prompt)} --url ${shellQuote(daemon.url)}`;
     // Wide enough that the question is never wrapped by the line editor.
     return new TerminalRun(await terminals.exec({ cmd, cols: 400, rows: 50, yield_time_ms: 250 }));
   }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { daemonToken } from "../support/daemonTokens.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 import { TmuxTerminal } from "./support/tmuxTerminal.ts";
 
@@ -58,6 +59,8 @@ function startRun(prompt: string): string {
   cwd = makeTempDir("agentd-cli-term-cwd-");
   return term.start(`cd ${shellQuote(cwd)} && HOME=${shellQuote(cwd)} ${shellQuote(binary)} run ${shellQuote(prompt)}`, {
     AGENTD_URL: daemon.url,
+    // The person at this terminal has the daemon's token (started as root, decisions need it).
+    AGENTD_TOKEN: daemonToken(daemon.url) ?? "",
   });
 }
 
@@ -130,6 +133,8 @@ describe("agentd run on a terminal", () => {
       "POST",
       "-H",
       "content-type: application/json",
+      "-H",
+      `authorization: Bearer ${daemonToken(daemon.url)}`,
       "-d",
       JSON.stringify({ decision: "deny", decided_by: "page" }),
       `${daemon.url}/api/approvals/${approval.id}`,

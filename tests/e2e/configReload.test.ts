@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
@@ -45,6 +45,8 @@ describe("config reload of ./agentd (SIGHUP)", () => {
   test("a good file applies in place; a bad one keeps the old config and shows file:line:col", async () => {
     await ensureBinary();
     const dir = makeTempDir("agentd-reload-");
+    // The check runs as the command user (agentd starts as root here): it leaves its lines there.
+    chmodSync(dir, 0o777);
     const dataDir = join(dir, "data");
     mkdirSync(dataDir);
     const runs = join(dir, "runs");

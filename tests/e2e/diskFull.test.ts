@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
-import { startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
+import { personHeaders, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
 // The compiled ./agentd with its data dir on a 2 MiB tmpfs that the test fills: clear errors
 // (507 disk_full naming the path), /health failing at once, no command started unrecorded, no torn
@@ -72,7 +72,11 @@ describe("full disk (compiled binary, data dir on a 2 MiB tmpfs)", () => {
     // SQLite may still fit a few rows in its WAL's free frames; the first write it refuses must be a 507.
     let refused: Response | undefined;
     for (let i = 0; i < 2000 && !refused; i++) {
-      const response = await fetch(`${url}/api/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const response = await fetch(`${url}/api/sessions`, {
+        method: "POST",
+        headers: personHeaders(url, { "content-type": "application/json" }),
+        body: "{}",
+      });
       if (response.status === 201) continue;
       refused = response;
     }
@@ -105,7 +109,11 @@ describe("full disk (compiled binary, data dir on a 2 MiB tmpfs)", () => {
     rmSync(fillPath);
     await waitFor("/health to pass again", async () => (await health(url)).status === 200, { timeoutMs: 10_000 });
     expect(await health(url)).toEqual({ status: 200, store: "pass" });
-    const created = await fetch(`${url}/api/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const created = await fetch(`${url}/api/sessions`, {
+      method: "POST",
+      headers: personHeaders(url, { "content-type": "application/json" }),
+      body: "{}",
+    });
     expect(created.status).toBe(201);
     const pty = await fetch(`${url}/api/pty`, {
       method: "POST",

@@ -202,8 +202,10 @@ describe("write_file", () => {
   }
 
   test("keeps owner, group and mode; writes a symlink's target; keeps hard links; refuses NUL in paths", async () => {
-    daemon = await startDaemon({ dataDir: makeTempDir("agentd-files-"), config: {} });
+    // The files are nobody's, and so are the commands' rights: write_file acts as the command user.
+    daemon = await startDaemon({ dataDir: makeTempDir("agentd-files-"), config: { pty: { run_as: { user: "nobody" } } } });
     const dir = makeTempDir("agentd-files-work-");
+    chownSync(dir, NOBODY, NOGROUP);
     const owned = (path: string) => {
       const info = statSync(path);
       return { uid: info.uid, gid: info.gid, mode: (info.mode & 0o7777).toString(8) };

@@ -6,6 +6,7 @@ import { openStore } from "../../src/core/store/index.ts";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { ActionRequestStore, IncidentStore } from "../../src/watchdog/index.ts";
 import { ensureBinary, spawnAgentd, stopChild } from "../support/binary.ts";
+import { daemonToken, rememberDaemonToken } from "../support/daemonTokens.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -92,7 +93,10 @@ beforeAll(async () => {
     }),
   );
   ready = await startAgentd();
+  rememberDaemonToken(ready.url, dataDir);
   browser = await openBrowser();
+  // The person at this browser has signed in (started as root, decisions need the token).
+  await browser.page.context().addCookies([{ name: "agentd_token", value: daemonToken(ready.url) ?? "", url: ready.url }]);
 }, 180_000);
 
 afterAll(async () => {

@@ -63,7 +63,19 @@ test("the log, /health, /status and the page say the start is unguarded", async 
 
 test("agentd doctor fails its privilege gate check when started as a user", async () => {
   const doctor = Bun.spawn(
-    ["setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", binary, "doctor", "--data-dir", dataDir, "--timeout", "1s"],
+    [
+      "setpriv",
+      `--reuid=${user.uid}`,
+      `--regid=${user.gid}`,
+      "--init-groups",
+      "--",
+      binary,
+      "doctor",
+      "--data-dir",
+      dataDir,
+      "--timeout",
+      "1s",
+    ],
     { cwd: home, env: cleanEnv({ HOME: home, USER: user.name }), stdout: "pipe", stderr: "pipe" },
   );
   const [code, out] = await Promise.all([doctor.exited, new Response(doctor.stdout).text()]);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -36,6 +36,8 @@ describe("watchdog state across a restart of ./agentd", () => {
   test("an acknowledged incident whose check still fails is kept as is; it resolves once the check passes", async () => {
     await ensureBinary();
     const dir = makeTempDir("agentd-wd-restart-");
+    // The check runs as the command user (agentd starts as root here): it leaves its lines there.
+    chmodSync(dir, 0o777);
     const dataDir = join(dir, "data");
     mkdirSync(dataDir);
     const healthy = join(dir, "healthy");

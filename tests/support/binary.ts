@@ -1,6 +1,7 @@
 import type { Subprocess } from "bun";
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { tokenEnvFor } from "./daemonTokens.ts";
 import { makeTempDir } from "./tempDir.ts";
 
 export const PROJECT_ROOT = resolve(import.meta.dir, "..", "..");
@@ -74,7 +75,7 @@ export async function runAgentd(args: string[], options: RunOptions = {}): Promi
   const binary = await ensureBinary();
   const child = Bun.spawn([binary, ...args], {
     cwd: options.cwd,
-    env: cleanEnv(options.env),
+    env: cleanEnv(tokenEnvFor(args, options.env)),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -91,7 +92,13 @@ export async function runAgentd(args: string[], options: RunOptions = {}): Promi
 /** Starts ./agentd and returns the running child; the caller stops it by pid (see stopChild). */
 export async function spawnAgentd(args: string[], options: RunOptions = {}): Promise<Subprocess<"ignore", "pipe", "pipe">> {
   const binary = await ensureBinary();
-  return Bun.spawn([binary, ...args], { cwd: options.cwd, env: cleanEnv(options.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  return Bun.spawn([binary, ...args], {
+    cwd: options.cwd,
+    env: cleanEnv(tokenEnvFor(args, options.env)),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../../src/core/log/index.ts";
 import { spawnAgentd, stopChild } from "../../support/binary.ts";
+import { daemonToken, rememberDaemonToken } from "../../support/daemonTokens.ts";
 import { isProcessAlive, waitFor } from "../../support/waitFor.ts";
 
 /** `agentd serve` (supervisor + worker) started from the compiled binary, with its log lines gathered. */
@@ -79,6 +80,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonProcess
       const listening = await waitForLine((r) => r.event === "http.listening", mark);
       daemon.url = String(listening.url);
       daemon.workerPid();
+      rememberDaemonToken(daemon.url, options.dataDir);
     },
     async stop() {
       for (const record of lines) if (record.event === "worker.spawned" && typeof record.pid === "number") workers.add(record.pid);
@@ -90,6 +92,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonProcess
     const listening = await waitForLine((r) => r.event === "http.listening");
     daemon.url = String(listening.url);
     daemon.workerPid();
+    rememberDaemonToken(daemon.url, options.dataDir);
   } catch (error) {
     await daemon.stop();
     throw error;
@@ -120,11 +123,17 @@ export function parseSseEvents(text: string): SseEvent[] {
   return events;
 }
 
+/** The headers a person's request to the daemon at `url` carries: its token, when it has one. */
+export function personHeaders(url: string, headers: Record<string, string> = {}): Record<string, string> {
+  const token = daemonToken(url);
+  return token && !headers.authorization ? { ...headers, authorization: `Bearer ${token}` } : headers;
+}
+
 /** A JSON request to the daemon; throws with the body when the status is not the expected one. */
 export async function api<T = any>(url: string, path: string, init: { method?: string; body?: unknown; expect?: number } = {}): Promise<T> {
   const response = await fetch(url + path, {
     method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: init.body === undefined ? {} : { "content-type": "application/json" },
+    headers: personHeaders(url, init.body === undefined ? {} : { "content-type": "application/json" }),
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
     signal: AbortSignal.timeout(30_000),
   });

@@ -5,6 +5,13 @@
  * The child joins its cgroups, takes its limits, drops to the command user, sets no_new_privs and
  * only then enters its working directory, so every check after that is made as the command user.
  * It never returns to JavaScript: a failure is written to the spec and the child exits.
+ *
+ * With a sandbox (agentd started as a user, so there is no other uid to run commands as), the child
+ * first makes itself a user, mount and pid namespace as bubblewrap does unprivileged: the same uid
+ * inside, agentd's own paths hidden under empty tmpfs (or /dev/null), its binary read-only, a /proc
+ * of the new pid namespace only. The command must be pid 1 of that namespace, so the vfork child
+ * starts it as a grandchild (CLONE_PARENT: agentd's child all the same, waited for as before) and
+ * exits; the grandchild also shares memory and is vforked, so it reports failures in the spec too.
  * No header: TinyCC in Bun has none, so the few declarations are written out.
  */
 extern long syscall(long number, ...);
@@ -33,6 +40,11 @@ extern int *__errno_location(void);
 #define NR_OPENAT 257
 #define NR_DUP3 292
 #define NR_PRLIMIT64 302
+#define NR_STATFS 137
+#define NR_MOUNT 165
+#define NR_GETEUID 107
+#define NR_GETEGID 108
+#define NR_UNSHARE 272
 #elif defined(__aarch64__)
 #define NR_WRITE 64
 #define NR_CLOSE 57
@@ -53,6 +65,11 @@ extern int *__errno_location(void);
 #define NR_OPENAT 56
 #define NR_DUP3 24
 #define NR_PRLIMIT64 261
+#define NR_STATFS 43
+#define NR_MOUNT 40
+#define NR_GETEUID 175
+#define NR_GETEGID 177
+#define NR_UNSHARE 97
 #else
 #error "agentd spawns commands on x86_64 and aarch64 only"
 #endif
@@ -60,6 +77,19 @@ extern int *__errno_location(void);
 
 #define CLONE_VM 0x100
 #define CLONE_VFORK 0x4000
+#define CLONE_PARENT 0x8000
+#define CLONE_NEWNS 0x20000
+#define CLONE_NEWUSER 0x10000000
+#define CLONE_NEWPID 0x20000000
+#define MS_RDONLY 1
+#define MS_NOSUID 2
+#define MS_NODEV 4
+#define MS_NOEXEC 8
+#define MS_REMOUNT 32
+#define MS_BIND 4096
+#define MS_REC 16384
+#define MS_PRIVATE (1 << 18)
+#define ENOTDIR 20
 #define SIGCHLD 17
 #define TIOCSCTTY 0x540E
 #define F_SETFD 2
@@ -91,10 +121,27 @@ struct spawn_spec {
   long umask;       /* -1: keep */
   long err_stage;   /* out: where the child failed (0: it exec'd) */
   long err_errno;   /* out */
+  long sandbox;     /* 1: the namespaces below; 0: none */
+  long nhide;
+  long hide;        /* const char *const *: covered by an empty read-only tmpfs (a directory) or /dev/null (a file) */
+  long nread_only;
+  long read_only;   /* const char *const *: bound read-only onto themselves */
+  long private_terminals; /* 1: a devpts of its own on /dev/pts */
+  long npin;
+  long pin;         /* const char *const *: directories bound onto themselves, so they cannot be renamed */
+  long err_index;   /* out: which pin, hide or read_only path failed */
+  long pid;         /* out, sandbox only: the command's pid (agentd's namespace), the vfork child's grandchild */
 };
 
 enum { STAGE_NONE, STAGE_SIGNALS, STAGE_SESSION, STAGE_TERMINAL, STAGE_STDIO, STAGE_CGROUP, STAGE_OOM,
-       STAGE_RLIMIT, STAGE_GROUPS, STAGE_GID, STAGE_UID, STAGE_NO_NEW_PRIVS, STAGE_CWD, STAGE_EXEC };
+       STAGE_RLIMIT, STAGE_GROUPS, STAGE_GID, STAGE_UID, STAGE_NO_NEW_PRIVS, STAGE_CWD, STAGE_EXEC,
+       STAGE_NAMESPACES, STAGE_ID_MAP, STAGE_PID_NAMESPACE, STAGE_MOUNTS, STAGE_PIN, STAGE_HIDE, STAGE_READ_ONLY, STAGE_TERMINALS, STAGE_PROC };
+
+/* What the vfork child hands the grandchild: both share this frame's memory with agentd. */
+struct call {
+  struct spawn_spec *spec;
+  char *stack;      /* the grandchild's own stack, allocated by agentd_spawn (no malloc in a child) */
+};
 
 /* glibc's syscall() answers -1 and leaves the reason in errno (the parent thread's, shared until exec). */
 static int fail(struct spawn_spec *spec, long stage) {
@@ -114,14 +161,82 @@ static int decimal(long value, char *out) {
   return len;
 }
 
-static int child(void *arg) {
+static int write_file(const char *path, const char *text, int len) {
+  long fd = syscall(NR_OPENAT, AT_FDCWD, path, O_WRONLY | O_CLOEXEC, 0);
+  long rc;
+  if (fd < 0) return -1;
+  rc = syscall(NR_WRITE, fd, text, len);
+  syscall(NR_CLOSE, fd);
+  return rc == len ? 0 : -1;
+}
+
+/* "ID ID 1": the same id inside as outside, and no other. */
+static int write_map(const char *path, long id) {
+  char text[64];
+  int len = decimal(id, text);
+  text[len++] = ' ';
+  len += decimal(id, text + len);
+  text[len++] = ' ';
+  text[len++] = '1';
+  return write_file(path, text, len);
+}
+
+/*
+ * The grandchild's mounts, in the namespaces the vfork child made. Mounts copied from agentd's
+ * namespace are locked here, and the ones made here are locked in any namespace the command makes
+ * below (unshare -Urm): it cannot unmount or remount them to look under them.
+ */
+static int mounts(struct spawn_spec *spec) {
+  long rc, i;
+  long info[16];
+  const char **hide = (const char **)spec->hide;
+  const char **read_only = (const char **)spec->read_only;
+  const char **pin = (const char **)spec->pin;
+  /* Nothing mounted here reaches agentd's namespace, nor the other way. */
+  if ((rc = syscall(NR_MOUNT, 0, "/", 0, MS_REC | MS_PRIVATE, 0)) < 0) return fail(spec, STAGE_MOUNTS);
+  /*
+   * The directories above what is hidden or read-only that the command's uid could rename: a mount
+   * point cannot be renamed or removed (EBUSY), so it cannot move ~/.config aside and put its own
+   * config where agentd will read it next. Still writable inside.
+   */
+  for (i = 0; i < spec->npin; i++) {
+    spec->err_index = i;
+    if ((rc = syscall(NR_MOUNT, pin[i], pin[i], 0, MS_BIND | MS_REC, 0)) < 0) return fail(spec, STAGE_PIN);
+  }
+  for (i = 0; i < spec->nhide; i++) {
+    spec->err_index = i;
+    /* Mode 0 and read-only: not even its owner (the command's uid) may list it, chmod it or fill it. */
+    rc = syscall(NR_MOUNT, "tmpfs", hide[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0,size=4k,nr_inodes=2");
+    if (rc < 0 && *__errno_location() == ENOTDIR) rc = syscall(NR_MOUNT, "/dev/null", hide[i], 0, MS_BIND, 0);
+    if (rc < 0) return fail(spec, STAGE_HIDE);
+  }
+  for (i = 0; i < spec->nread_only; i++) {
+    spec->err_index = i;
+    if ((rc = syscall(NR_MOUNT, read_only[i], read_only[i], 0, MS_BIND | MS_REC, 0)) < 0) return fail(spec, STAGE_READ_ONLY);
+    /* A remount must keep the flags locked on the mount it was bound from (nosuid, nodev, noexec). */
+    if ((rc = syscall(NR_STATFS, read_only[i], info)) < 0) return fail(spec, STAGE_READ_ONLY);
+    rc = syscall(NR_MOUNT, 0, read_only[i], 0, MS_BIND | MS_REMOUNT | MS_RDONLY | (info[10] & (MS_NOSUID | MS_NODEV | MS_NOEXEC)), 0);
+    if (rc < 0) return fail(spec, STAGE_READ_ONLY);
+  }
+  spec->err_index = 0;
+  /*
+   * Terminals of its own: /dev/pts/N of agentd's other sessions (a terminal a person types in) are
+   * the same uid's, so else it could read their input. /dev/ptmx then opens in this instance. Its
+   * own terminal, an fd from agentd's instance, still works, but has no name here (ttyname fails).
+   */
+  if (spec->private_terminals && (rc = syscall(NR_MOUNT, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")) < 0)
+    return fail(spec, STAGE_TERMINALS);
+  /* The pid namespace's own /proc over agentd's: the command cannot see or name a process outside it. */
+  if ((rc = syscall(NR_MOUNT, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0)) < 0) return fail(spec, STAGE_PROC);
+  return 0;
+}
+
+/* Everything from the session on, then exec: the child itself, or the sandbox's grandchild (pid 1). */
+static int command(void *arg) {
   struct spawn_spec *spec = arg;
   long rc;
   int i;
-  /* A zeroed struct sigaction is SIG_DFL without flags: Bun ignores SIGPIPE, which would survive exec. */
-  long no_action[4] = {0, 0, 0, 0};
-  for (i = 1; i <= 64; i++)
-    if (i != 9 && i != 19) syscall(NR_RT_SIGACTION, i, no_action, 0, 8);
+  if (spec->sandbox) mounts(spec);
   if (spec->tty_fd >= 0) {
     if ((rc = syscall(NR_SETSID)) < 0) return fail(spec, STAGE_SESSION);
     if ((rc = syscall(NR_IOCTL, spec->tty_fd, TIOCSCTTY, 0)) < 0) return fail(spec, STAGE_TERMINAL);
@@ -166,24 +281,68 @@ static int child(void *arg) {
   return fail(spec, STAGE_EXEC);
 }
 
-/* Returns the child's pid, or -1 with spec->err_stage and spec->err_errno set (the child is reaped). */
+/* The vfork child: agentd is suspended until it execs or exits. */
+static int child(void *arg) {
+  struct call *call = arg;
+  struct spawn_spec *spec = call->spec;
+  long rc, uid, gid;
+  int i, pid;
+  /* A zeroed struct sigaction is SIG_DFL without flags: Bun ignores SIGPIPE, which would survive exec. */
+  long no_action[4] = {0, 0, 0, 0};
+  for (i = 1; i <= 64; i++)
+    if (i != 9 && i != 19) syscall(NR_RT_SIGACTION, i, no_action, 0, 8);
+  if (!spec->sandbox) return command(spec);
+  uid = syscall(NR_GETEUID);
+  gid = syscall(NR_GETEGID);
+  /* Root inside would keep every capability of the new namespace after exec, and could unmount what hides. */
+  if (uid == 0 || spec->uid >= 0 || spec->ngroups >= 0) { *__errno_location() = 1; return fail(spec, STAGE_NAMESPACES); }
+  if ((rc = syscall(NR_UNSHARE, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)) < 0) return fail(spec, STAGE_NAMESPACES);
+  if (write_file("/proc/self/setgroups", "deny", 4) < 0) return fail(spec, STAGE_ID_MAP);
+  if (write_map("/proc/self/uid_map", uid) < 0) return fail(spec, STAGE_ID_MAP);
+  if (write_map("/proc/self/gid_map", gid) < 0) return fail(spec, STAGE_ID_MAP);
+  /*
+   * Pid 1 of the new namespace. CLONE_PARENT: agentd's child, so it is waited for, signalled and
+   * pidfd-opened as any command. CLONE_VM|CLONE_VFORK: like this child, it shares agentd's memory
+   * (no copy of agentd's pages, failures written to the spec) and this child waits for its exec.
+   */
+  pid = clone(command, call->stack + STACK_BYTES, CLONE_VM | CLONE_VFORK | CLONE_PARENT | SIGCHLD, spec);
+  if (pid < 0) return fail(spec, STAGE_PID_NAMESPACE);
+  spec->pid = pid;
+  syscall(NR_EXIT_GROUP, 0);
+  return 0;
+}
+
+/*
+ * Returns the command's pid, or -1 with spec->err_stage and spec->err_errno set (the children are
+ * reaped). With a sandbox the vfork child has exited by the time clone returns: it is reaped here,
+ * and the pid returned is its grandchild's, agentd's child by CLONE_PARENT.
+ */
 int agentd_spawn(struct spawn_spec *spec) {
   long all[16], saved[16];
-  int i, pid;
-  char *stack = malloc(STACK_BYTES);
-  if (!stack) { spec->err_stage = STAGE_EXEC; spec->err_errno = 12; return -1; }
+  int i, pid, status;
+  struct call call;
+  char *stacks = malloc(2 * STACK_BYTES);
+  if (!stacks) { spec->err_stage = STAGE_EXEC; spec->err_errno = 12; return -1; }
   for (i = 0; i < 16; i++) all[i] = -1;
   spec->err_stage = 0;
   spec->err_errno = 0;
-  /* No handler of Bun's may run in the child, which shares its memory until exec. */
+  spec->err_index = 0;
+  spec->pid = 0;
+  call.spec = spec;
+  call.stack = stacks + STACK_BYTES;
+  /* No handler of Bun's may run in the children, which share its memory until exec. */
   syscall(NR_RT_SIGPROCMASK, 2, all, saved, 8);
-  pid = clone(child, stack + STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, spec);
+  pid = clone(child, stacks + STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &call);
+  /* Still masked, so no handler interrupts the wait: the vfork child has already exited. */
+  if (pid > 0 && spec->sandbox) syscall(NR_WAIT4, pid, &status, 0, 0);
   syscall(NR_RT_SIGPROCMASK, 2, saved, 0, 8);
-  free(stack);
+  free(stacks);
   if (pid < 0) { spec->err_stage = STAGE_EXEC; spec->err_errno = 11; return -1; }
+  if (spec->sandbox) pid = spec->pid;
+  /* A vfork child that neither failed nor started the command was killed (the OOM killer, say). */
+  if (pid <= 0 && !spec->err_stage) { spec->err_stage = STAGE_PID_NAMESPACE; spec->err_errno = 10; }
   if (spec->err_stage) {
-    int status;
-    syscall(NR_WAIT4, pid, &status, 0, 0);
+    if (pid > 0) syscall(NR_WAIT4, pid, &status, 0, 0);
     return -1;
   }
   return pid;

@@ -1,5 +1,7 @@
 import { cc, dlopen, ptr } from "bun:ffi";
-import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, realpathSync, writeSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { dirname, isAbsolute } from "node:path";
 import source from "./commandSpawn.c" with { type: "text" };
 import { SPAWN_STAGES, SpawnError } from "./spawnError.ts";
 
@@ -33,10 +35,30 @@ export interface NativeSpawnSpec {
   oomScoreAdj?: number;
   limits?: readonly SpawnLimit[];
   umask?: number;
+  /**
+   * Runs the command in its own user, mount and pid namespaces (agentd started as a user, where no
+   * other uid can hold it): same uid inside, `hide` covered (a directory by an empty tmpfs it cannot
+   * even list, a file by /dev/null), `readOnly` bound read-only, a /proc of its own, and the command
+   * pid 1 of its namespace. Absolute paths, which must exist; symlinks are resolved, and the
+   * directories above them that the uid could rename are made mount points so it cannot. Not with
+   * `credentials`, nor as root; implies no_new_privs. Check namespaceSandboxAvailable() first.
+   */
+  sandbox?: SpawnSandbox;
 }
 
-const FIELDS = 21;
+export interface SpawnSandbox {
+  hide: readonly string[];
+  readOnly: readonly string[];
+  /**
+   * A /dev/pts of its own, so it cannot open (and read the input of) agentd's other terminals,
+   * which are the same uid's. Its own terminal then has no name (`tty` says "not a tty").
+   */
+  privateTerminals?: boolean;
+}
+
+const FIELDS = 31;
 const KEEP = -1n;
+const EINVAL = 22;
 
 type Spawner = (spec: Uint8Array) => number;
 let spawner: Spawner | undefined;
@@ -66,6 +88,43 @@ function pointerTo(bytes: Uint8Array): bigint {
 
 function cString(text: string): Buffer {
   return Buffer.from(`${text}\0`, "utf8");
+}
+
+const STAGE_LISTS = { hide: "hide", read_only: "readOnly", pin: "pin" } as const;
+
+/**
+ * The sandbox's paths as the kernel will mount them (symlinks resolved, so each must exist), and the
+ * directories above them its uid could rename (their parent is writable to it), which are pinned.
+ */
+function sandboxPaths(program: string, sandbox: SpawnSandbox, withCredentials: boolean) {
+  if (withCredentials)
+    throw new SpawnError(program, "namespaces", EINVAL, "a sandbox runs the command as agentd's own uid: no credentials");
+  const resolve = (stage: "hide" | "read_only") => (path: string) => {
+    if (!isAbsolute(path)) throw new SpawnError(program, stage, EINVAL, `sandbox paths must be absolute: ${path}`);
+    try {
+      return realpathSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "";
+      throw new SpawnError(program, stage, osConstants.errno[code as keyof typeof osConstants.errno] ?? EINVAL, path);
+    }
+  };
+  const hide = sandbox.hide.map(resolve("hide"));
+  const readOnly = sandbox.readOnly.map(resolve("read_only"));
+  const protectedPaths = new Set([...hide, ...readOnly]);
+  const pins = new Set<string>();
+  for (const path of protectedPaths) {
+    for (let dir = dirname(path); dir !== "/"; dir = dirname(dir)) {
+      if (pins.has(dir) || protectedPaths.has(dir)) continue;
+      try {
+        accessSync(dirname(dir), constants.W_OK);
+        pins.add(dir);
+      } catch {
+        // Its parent is not the command's to change: it cannot be renamed.
+      }
+    }
+  }
+  const pin = [...pins].sort((a, b) => a.split("/").length - b.split("/").length || a.localeCompare(b));
+  return { hide, readOnly, pin };
 }
 
 /** Starts a command through commandSpawn.c and returns its pid; it never starts with less than asked. */
@@ -114,11 +173,25 @@ export function nativeSpawn(spec: NativeSpawnSpec): number {
       new Uint8Array(new BigInt64Array([...limits.flatMap((l) => [BigInt(l.resource), BigInt(l.soft), BigInt(l.hard)]), 0n]).buffer),
     );
     fields[18] = spec.umask === undefined ? KEEP : BigInt(spec.umask);
+    const sandbox = spec.sandbox && sandboxPaths(spec.path, spec.sandbox, credentials !== undefined);
+    if (sandbox) {
+      fields[14] = 1n;
+      fields[21] = 1n;
+      fields[22] = BigInt(sandbox.hide.length);
+      fields[23] = strings(sandbox.hide);
+      fields[24] = BigInt(sandbox.readOnly.length);
+      fields[25] = strings(sandbox.readOnly);
+      fields[26] = spec.sandbox?.privateTerminals ? 1n : 0n;
+      fields[27] = BigInt(sandbox.pin.length);
+      fields[28] = strings(sandbox.pin);
+    }
     const bytes = new Uint8Array(fields.buffer);
     const pid = spawner(bytes);
     if (pid > 0) return pid;
     const stage = SPAWN_STAGES[Number(fields[19])] ?? "exec";
-    throw new SpawnError(spec.path, stage, Number(fields[20]));
+    const failedPath =
+      stage === "hide" || stage === "read_only" || stage === "pin" ? sandbox?.[STAGE_LISTS[stage]][Number(fields[29])] : undefined;
+    throw new SpawnError(spec.path, stage, Number(fields[20]), failedPath);
   } finally {
     for (const fd of cgroupFds) closeSync(fd);
     keep.length = 0;

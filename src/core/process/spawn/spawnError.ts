@@ -16,6 +16,15 @@ export const SPAWN_STAGES = [
   "no_new_privs",
   "cwd",
   "exec",
+  "namespaces",
+  "id_map",
+  "pid_namespace",
+  "mounts",
+  "pin",
+  "hide",
+  "read_only",
+  "terminals",
+  "proc",
 ] as const;
 
 export type SpawnStage = (typeof SPAWN_STAGES)[number];
@@ -24,12 +33,18 @@ const ERRNO_NAMES: Record<number, string> = {
   1: "EPERM",
   2: "ENOENT",
   8: "ENOEXEC",
+  10: "ECHILD",
   11: "EAGAIN",
   12: "ENOMEM",
   13: "EACCES",
+  16: "EBUSY",
   20: "ENOTDIR",
   22: "EINVAL",
   24: "EMFILE",
+  28: "ENOSPC",
+  30: "EROFS",
+  38: "ENOSYS",
+  87: "EUSERS",
 };
 
 export function errnoName(errno: number): string {
@@ -51,6 +66,15 @@ const STAGE_WORDS: Record<SpawnStage, string> = {
   no_new_privs: "set no_new_privs",
   cwd: "enter its working directory",
   exec: "run it",
+  namespaces: "make its sandbox's namespaces",
+  id_map: "map its uid in its sandbox",
+  pid_namespace: "start it as its sandbox's first process",
+  mounts: "make its sandbox's mounts private",
+  pin: "keep a directory above a protected path from being renamed",
+  hide: "hide a path from it",
+  read_only: "make a path read-only for it",
+  terminals: "give its sandbox terminals of its own",
+  proc: "mount its sandbox's /proc",
 };
 
 /** A command that could not be started with everything asked for: it never ran with less. */
