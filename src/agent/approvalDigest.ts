@@ -1,3 +1,4 @@
+import { namedUser } from "../core/shell/escalationWords.ts";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AgentdError } from "../core/errors/index.ts";
@@ -30,32 +31,11 @@ export function approvalDigest(subject: DigestSubject): string {
         : { arguments: subject.arguments ?? null };
   const bound = {
     ...what,
-    user: subject.argv !== undefined ? runAsUser(subject.argv) : null,
+    user: subject.argv !== undefined ? namedUser(subject.argv) : null,
     cwd: subject.workdir ?? null,
     target: subject.target,
   };
   return createHash("sha256").update(canonicalJson(bound)).digest("hex");
-}
-
-/** Options of the escalators that name the user; the other valued ones (-g, --group) name a group. */
-const USER_OPTIONS: ReadonlySet<string> = new Set(["-u", "--user"]);
-const GROUP_OPTIONS: ReadonlySet<string> = new Set(["-g", "--group"]);
-
-/**
- * The user an argv that bareEscalationArgv accepted runs its command as, when named (`sudo -u
- * postgres …`, `--user=postgres`); null when the escalator's default applies.
- */
-export function runAsUser(argv: readonly string[]): string | null {
-  for (let i = 1; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === "--" || !word.startsWith("-")) break;
-    const [flag, attached] = word.startsWith("--")
-      ? (word.split("=", 2) as [string, string?])
-      : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
-    if (USER_OPTIONS.has(flag)) return attached ?? argv[i + 1] ?? null;
-    if (GROUP_OPTIONS.has(flag) && attached === undefined) i++;
-  }
-  return null;
 }
 
 /** JSON with every object's keys sorted and no spaces: the same value always gives the same text. */

@@ -1,6 +1,6 @@
 import { accessSync, constants, readFileSync } from "node:fs";
 import { type CommandIdentity, groupsOf, parseGroups, parsePasswd, type SpawnCredentials } from "../core/process/index.ts";
-import { readEscalation } from "./escalationWords.ts";
+import { readEscalation } from "../core/shell/escalationWords.ts";
 import { PtyError } from "./ptyErrors.ts";
 
 /** How one command starts: program, words, environment, directory, user and whether it may gain privileges. */

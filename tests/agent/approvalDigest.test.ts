@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { approvalDigest, canonicalJson, runAsUser } from "../../src/agent/approvalDigest.ts";
+import { approvalDigest, canonicalJson } from "../../src/agent/approvalDigest.ts";
+import { namedUser } from "../../src/core/shell/escalationWords.ts";
 import { decideWatchdog, watchdogQueued } from "../../src/agent/approvalQueue.ts";
 import type { PendingActionRequest, WatchdogApprovals } from "../../src/watchdog/index.ts";
 import { createLogger } from "../../src/core/log/index.ts";
@@ -42,13 +43,13 @@ describe("the digest a decision is bound to (pure)", () => {
   });
 
   test("the user a bare escalation runs as, when named", () => {
-    expect(runAsUser(["sudo", "-u", "postgres", "id"])).toBe("postgres");
-    expect(runAsUser(["sudo", "-upostgres", "id"])).toBe("postgres");
-    expect(runAsUser(["sudo", "-n", "--user=www-data", "id"])).toBe("www-data");
-    expect(runAsUser(["/usr/bin/sudo", "-g", "adm", "-u", "backup", "id"])).toBe("backup");
-    expect(runAsUser(["sudo", "systemctl", "restart", "nginx"])).toBeNull();
-    expect(runAsUser(["sudo", "-g", "adm", "id", "-u", "root"])).toBeNull();
-    expect(runAsUser(["sudo", "--", "id", "-u", "root"])).toBeNull();
+    expect(namedUser(["sudo", "-u", "postgres", "id"])).toBe("postgres");
+    expect(namedUser(["sudo", "-upostgres", "id"])).toBe("postgres");
+    expect(namedUser(["sudo", "-n", "--user=www-data", "id"])).toBe("www-data");
+    expect(namedUser(["/usr/bin/sudo", "-g", "adm", "-u", "backup", "id"])).toBe("backup");
+    expect(namedUser(["sudo", "systemctl", "restart", "nginx"])).toBeNull();
+    expect(namedUser(["sudo", "-g", "adm", "id", "-u", "root"])).toBeNull();
+    expect(namedUser(["sudo", "--", "id", "-u", "root"])).toBeNull();
   });
 });
 

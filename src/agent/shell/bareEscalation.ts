@@ -1,3 +1,4 @@
+import { splitOption } from "../../core/shell/escalationWords.ts";
 import type { Node, Parser } from "web-tree-sitter";
 import { ambiguity } from "./ambiguousText.ts";
 import { plainWords } from "./plainWords.ts";
@@ -93,9 +94,7 @@ function allowedEscalation(argv: readonly string[], self: EscalationSelf): boole
   for (let i = 1; i < argv.length; i++) {
     const word = argv[i]!;
     if (word === "--" || !word.startsWith("-")) break;
-    const [flag, attached] = word.startsWith("--")
-      ? (word.split("=", 2) as [string, string?])
-      : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
+    const [flag, attached] = splitOption(word);
     if (options.flags.has(flag) && attached === undefined) continue;
     if (!options.valued.has(flag)) return false;
     const value = attached ?? argv[++i];

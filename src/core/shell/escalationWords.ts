@@ -17,6 +17,25 @@ const HARMLESS = new Set(["-n", "--non-interactive", "-H", "--set-home", "-k", "
 
 export type EscalationReading = EscalationWords | { refused: string };
 
+/** An option word as escalators read it: `--user=x` → ["--user", "x"], `-ux` → ["-u", "x"], `-n` → ["-n"]. */
+export function splitOption(word: string): [string, string?] {
+  return word.startsWith("--")
+    ? (word.split("=", 2) as [string, string?])
+    : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
+}
+
+/** The user an escalation argv names with -u/--user (`sudo -u postgres …`); null when it names none. */
+export function namedUser(argv: readonly string[]): string | null {
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === "--" || !word.startsWith("-")) break;
+    const [flag, attached] = splitOption(word);
+    if (USER_OPTIONS.has(flag)) return attached ?? argv[i + 1] ?? null;
+    if (GROUP_OPTIONS.has(flag) && attached === undefined) i++;
+  }
+  return null;
+}
+
 export function readEscalation(argv: readonly string[]): EscalationReading {
   let user = "root";
   let i = 1;
@@ -27,9 +46,7 @@ export function readEscalation(argv: readonly string[]): EscalationReading {
       break;
     }
     if (!word.startsWith("-")) break;
-    const [flag, attached] = word.startsWith("--")
-      ? (word.split("=", 2) as [string, string?])
-      : [word.slice(0, 2), word.length > 2 ? word.slice(2) : undefined];
+    const [flag, attached] = splitOption(word);
     if (HARMLESS.has(flag) && attached === undefined) continue;
     if (USER_OPTIONS.has(flag) || GROUP_OPTIONS.has(flag)) {
       const value = attached ?? argv[++i];
