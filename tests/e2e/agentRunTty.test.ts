@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager, type PtyCommandResult } from "../../src/pty/index.ts";
@@ -125,6 +125,8 @@ beforeAll(async () => {
   binary = await ensureBinary();
   upstream = startScriptedUpstream();
   work = makeTempDir("agentd-runtty-work-");
+  // The commands run as the command user (agentd starts as root here): they write there.
+  chmodSync(work, 0o777);
   const dataDir = makeTempDir("agentd-runtty-data-");
   daemon = await startDaemon({
     dataDir,

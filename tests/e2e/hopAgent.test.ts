@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
@@ -53,7 +52,9 @@ beforeAll(async () => {
   await ensureBinary();
   upstream = startScriptedUpstream();
   remoteHome = makeTempDir("agentd-hopagent-remote-");
-  writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE);
+  // The remote agentd runs as root there, its commands and file tools as its command user: they may read the note.
+  chmodSync(remoteHome, 0o755);
+  writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE, { mode: 0o644 });
   sshd = await startSshd({ env: { HOME: remoteHome } });
   const local = makeTempDir("agentd-hopagent-local-");
   const knownHosts = join(local, "known_hosts");
@@ -97,7 +98,6 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
 
   test("the model hops over (approved), runs a command and reads a file there, then hops back", async () => {
     expect(hopName).toBe("remote");
-    const marker = join(remoteHome, ".agentd", "hop-marker");
     upstream.enqueue(
       { kind: "text", toolCalls: [{ id: "c_hop", name: "hop", arguments: JSON.stringify({ target: "remote" }) }] },
       {
@@ -106,13 +106,16 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
           {
             id: "c_exec",
             name: "exec_command",
-            arguments: JSON.stringify({ cmd: 'echo "$HOME" > "$HOME/.agentd/hop-marker"; echo "home is $HOME"' }),
+            arguments: JSON.stringify({ cmd: 'echo "cwd is $(pwd)"' }),
           },
         ],
       },
-      { kind: "text", toolCalls: [{ id: "c_read", name: "read_file", arguments: JSON.stringify({ path: "remote-note.txt" }) }] },
+      {
+        kind: "text",
+        toolCalls: [{ id: "c_read", name: "read_file", arguments: JSON.stringify({ path: join(remoteHome, "remote-note.txt") }) }],
+      },
       { kind: "text", toolCalls: [{ id: "c_back", name: "hop", arguments: JSON.stringify({ target: "local" }) }] },
-      { kind: "text", toolCalls: [{ id: "c_local", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "home is $HOME"' }) }] },
+      { kind: "text", toolCalls: [{ id: "c_local", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "cwd is $(pwd)"' }) }] },
       { kind: "text", text: "Done on the hop and back." },
     );
     const { id } = await api<{ id: string }>(daemon.url, "/api/sessions", { body: {}, expect: 201 });
@@ -139,13 +142,12 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     const results = new Map(
       view.messages.filter((m) => m.role === "tool").map((m) => [m.body.tool_call_id as string, String(m.body.content)]),
     );
-    // Ran on the hop: the remote agentd's HOME, and the marker in its data dir.
-    expect(results.get("c_exec")).toContain(`home is ${remoteHome}`);
-    expect(readFileSync(marker, "utf8").trim()).toBe(remoteHome);
-    // A relative path starts at the remote home, where only the remote note exists.
+    // Ran on the hop: in the remote agentd's working directory (its HOME), as its command user.
+    expect(results.get("c_exec")).toContain(`cwd is ${remoteHome}`);
+    // The file tool ran there too: only the remote side has the note.
     expect(results.get("c_read")).toContain(REMOTE_NOTE.trim());
-    // Back home: the same command sees the local HOME again.
-    expect(results.get("c_local")).toContain(`home is ${homedir()}`);
+    // Back home: the same command runs in the local agentd's directory again.
+    expect(results.get("c_local")).toContain(`cwd is ${process.cwd()}`);
     expect(results.get("c_local")).not.toContain(remoteHome);
     expect(view.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([
       ["hop", "ok"],
@@ -174,7 +176,7 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     expect(created.target).toBe("remote");
 
     upstream.enqueue(
-      { kind: "text", toolCalls: [{ id: "c_on", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "home is $HOME"' }) }] },
+      { kind: "text", toolCalls: [{ id: "c_on", name: "exec_command", arguments: JSON.stringify({ cmd: 'echo "cwd is $(pwd)"' }) }] },
       { kind: "text", text: "Ran on the hop." },
     );
     const run = await runAgentd(["run", "--data-dir", daemon.dataDir, "--on", "remote", "say where home is"], { timeoutMs: 120_000 });
@@ -184,16 +186,16 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     const view = await session(sessionId!);
     expect(view.session.target).toBe("remote");
     const result = view.messages.find((m) => m.role === "tool" && m.body.tool_call_id === "c_on");
-    expect(String(result?.body.content)).toContain(`home is ${remoteHome}`);
+    expect(String(result?.body.content)).toContain(`cwd is ${remoteHome}`);
   }, 180_000);
 
   test("/api/pty and agentd exec run on the hop by name", async () => {
     const answer = await api<{ output: string; running: boolean; exit_code: number | null }>(daemon.url, "/api/pty", {
-      body: { target: "remote", cmd: 'echo "home is $HOME"', yield_time_ms: 5000 },
+      body: { target: "remote", cmd: 'echo "cwd is $(pwd)"', yield_time_ms: 5000 },
     });
-    expect(answer.output).toContain(`home is ${remoteHome}`);
+    expect(answer.output).toContain(`cwd is ${remoteHome}`);
     expect(answer).toMatchObject({ running: false, exit_code: 0 });
-    const exec = await runAgentd(["exec", "--data-dir", daemon.dataDir, "remote", "--", "sh", "-c", 'echo "hi from $HOME"; exit 3'], {
+    const exec = await runAgentd(["exec", "--data-dir", daemon.dataDir, "remote", "--", "sh", "-c", 'echo "hi from $(pwd)"; exit 3'], {
       timeoutMs: 60_000,
     });
     expect(exec.stdout).toContain(`hi from ${remoteHome}`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AGENTD, ensureBinary, PROJECT_ROOT } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
@@ -23,6 +23,8 @@ beforeAll(async () => {
   await ensureBinary();
   upstream = startScriptedUpstream({ wires: ["responses"] });
   work = makeTempDir("agentd-codex-work-");
+  // The commands run as the command user (agentd starts as root here): they write there.
+  chmodSync(work, 0o777);
   daemon = await startDaemon({
     dataDir: makeTempDir("agentd-codex-data-"),
     config: { agent: { progress_interval_ms: 500 }, approvals: { rules: [{ match: `*${GATE}*`, action: "ask" }] } },

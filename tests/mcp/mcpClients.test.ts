@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -19,6 +19,8 @@ let work: string;
 beforeAll(async () => {
   await ensureBinary();
   work = makeTempDir("agentd-mcp-work-");
+  // The commands run as the command user (agentd starts as root here): they write there.
+  chmodSync(work, 0o777);
   daemon = await startDaemon({
     dataDir: makeTempDir("agentd-mcp-data-"),
     config: {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
@@ -24,7 +23,9 @@ let connected: ConnectedClient;
 beforeAll(async () => {
   await ensureBinary();
   remoteHome = makeTempDir("agentd-mcphop-remote-");
-  writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE);
+  // The remote agentd runs as root there, its tools as its command user: they may read the note.
+  chmodSync(remoteHome, 0o755);
+  writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE, { mode: 0o644 });
   sshd = await startSshd({ env: { HOME: remoteHome } });
   const local = makeTempDir("agentd-mcphop-local-");
   const knownHosts = join(local, "known_hosts");
@@ -55,7 +56,7 @@ describe("MCP calls aimed at a hop", () => {
   test("exec_command with target runs on the hop after the hop scope is allowed; read_file follows", async () => {
     const call = connected.client.callTool({
       name: "exec_command",
-      arguments: { cmd: 'echo "$HOME" > "$HOME/.agentd/mcp-hop-marker"; echo "home is $HOME"', target: "remote" },
+      arguments: { cmd: 'echo "cwd is $(pwd)" # mcp-hop-marker', target: "remote" },
     });
     const approval = await waitFor(
       "the hop approval",
@@ -71,13 +72,16 @@ describe("MCP calls aimed at a hop", () => {
     await api(daemon.url, `/api/approvals/${approval.id}`, { body: { decision: "allow_session" } });
     const result = await call;
     expect(result.isError).toBeFalsy();
-    expect(resultText(result)).toContain(`home is ${remoteHome}`);
-    expect(readFileSync(join(remoteHome, ".agentd", "mcp-hop-marker"), "utf8").trim()).toBe(remoteHome);
+    // The remote agentd's working directory (its HOME): the command ran there, as its command user.
+    expect(resultText(result)).toContain(`cwd is ${remoteHome}`);
 
-    const read = await connected.client.callTool({ name: "read_file", arguments: { path: "remote-note.txt", target: "remote" } });
+    const read = await connected.client.callTool({
+      name: "read_file",
+      arguments: { path: join(remoteHome, "remote-note.txt"), target: "remote" },
+    });
     expect(resultText(read)).toContain(REMOTE_NOTE.trim());
-    const local = await connected.client.callTool({ name: "exec_command", arguments: { cmd: 'echo "home is $HOME"' } });
-    expect(resultText(local)).toContain(`home is ${homedir()}`);
+    const local = await connected.client.callTool({ name: "exec_command", arguments: { cmd: 'echo "cwd is $(pwd)"' } });
+    expect(resultText(local)).toContain(`cwd is ${process.cwd()}`);
   }, 120_000);
 
   test("a target that is not a connected hop is a tool error at once, not a question", async () => {

@@ -43,7 +43,7 @@ export interface IdentityHost {
   uid: number;
   passwd(): string;
   group(): string;
-  /** Creates the default command user (a system user with no home and no login shell). */
+  /** Creates the default command user (a system user with a home of its own and no login shell). */
   createUser(name: string): void;
   stat(path: string): { uid: number; gid: number; mode: number } | undefined;
   realpath(path: string): string;
@@ -142,8 +142,9 @@ const localHost: IdentityHost = {
   passwd: () => readFileSync("/etc/passwd", "utf8"),
   group: () => readFileSync("/etc/group", "utf8"),
   createUser(name) {
+    // A home of its own (git, pip and npm want one), beside agentd's state but not inside it.
     const result = Bun.spawnSync(
-      ["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name],
+      ["useradd", "--system", "--user-group", "--create-home", "--home-dir", `/var/lib/${name}`, "--shell", "/usr/sbin/nologin", name],
       { stdout: "pipe", stderr: "pipe" },
     );
     // A concurrent start (the supervisor and the worker) may have made it first: the lookup after this decides.

@@ -253,14 +253,18 @@ static int command(void *arg) {
   /* Joined before anything else runs: a fork from here on is counted against the session's pids.max. */
   for (i = 0; i < spec->ncgroups; i++)
     if ((rc = syscall(NR_WRITE, ((int *)spec->cgroup_fds)[i], "0", 1)) < 0) return fail(spec, STAGE_CGROUP);
+  /*
+   * A preference, not a guard: started as a user, agentd is not dumpable, so until exec this child's
+   * /proc/self files are root's and the write is refused. The command then keeps agentd's score.
+   */
   if (spec->oom_score_adj != -1001) {
     char text[24];
     int len = decimal(spec->oom_score_adj, text);
     long fd = syscall(NR_OPENAT, AT_FDCWD, "/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC, 0);
-    if (fd < 0) return fail(spec, STAGE_OOM);
-    rc = syscall(NR_WRITE, fd, text, len);
-    syscall(NR_CLOSE, fd);
-    if (rc < 0) return fail(spec, STAGE_OOM);
+    if (fd >= 0) {
+      syscall(NR_WRITE, fd, text, len);
+      syscall(NR_CLOSE, fd);
+    }
   }
   for (i = 0; i < spec->nrlimits; i++) {
     long *triple = (long *)spec->rlimits + 3 * i;
