@@ -44,7 +44,13 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const restrictProblem = restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   // The store holds approvals and grants: a command that could write it could approve itself.
-  const ownPaths = [dataDir, ...(configPath ? [configPath] : [])];
+  // Its own /proc entries too (/proc/self resolves there): the file tools never write to agentd itself.
+  const ownPaths = [
+    dataDir,
+    ...(configPath ? [configPath] : []),
+    `/proc/${process.pid}`,
+    ...(supervisorPid ? [`/proc/${supervisorPid}`] : []),
+  ];
   // The supervisor has made the command user already; a failure here is one it reported and exited on.
   const identity = resolveCommandIdentity(config.pty.run_as, {
     binary: process.execPath,
@@ -55,6 +61,8 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   else log.info("security.gate_holds", { mode: identity.mode, user: identity.user });
   confineOwnCommands(identity, { withheld: envReferences, pass: config.pty.pass_env });
   const cgroups = openCommandCgroups(log);
+  // With a command user, decisions also need the token, which lives where that user cannot read.
+  const decisionToken = identity.mode === "command_user" ? ensureApiToken(dataDir).token : undefined;
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   let requiredToken: string | undefined;
   try {
@@ -77,8 +85,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     ownPaths,
     identity,
     ...(cgroups ? { cgroups } : {}),
-    // With a command user, decisions also need the token, which lives where that user cannot read.
-    ...(identity.mode === "command_user" ? { decisionToken: ensureApiToken(dataDir).token } : {}),
+    ...(decisionToken ? { decisionToken } : {}),
     ...(identity.credentials ? { commandUid: identity.credentials.uid } : {}),
     db,
     dataDir,
@@ -98,7 +105,8 @@ export async function runWorker(options: ServeOptions): Promise<number> {
       idleTimeoutS: config.server.idle_timeout_s,
       maxPerClient: config.server.max_connections_per_client,
       connections,
-      token: requiredToken,
+      // The operator (who has the token) is never refused for connections a command holds on loopback.
+      token: requiredToken ?? decisionToken,
     };
     server = Bun.serve({
       hostname: bind,

@@ -41,11 +41,12 @@ export const DECISION_PATHS: readonly RegExp[] = [
 
 /**
  * Routes that run or change something on the host without asking: a command the agent runs that
- * calls them would skip the approval policy (and the record) its own tools go through. Not
- * /api/admin: the supervisor's watchdog acts on the proxy through it.
+ * calls them would skip the approval policy (and the record) its own tools go through. /api/admin
+ * too (a command could open the proxy's breakers for weeks): the supervisor's watchdog, which acts
+ * on the proxy through it, is not the command user.
  */
 export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [
-  /\/api\/+(pty|files|hops|sessions)(\/|$)/i,
+  /\/api\/+(pty|files|hops|sessions|admin)(\/|$)/i,
   // An MCP client's calls: a command could pass its own requests off as another client's.
   /^\/+mcp(\/|$)/i,
 ];

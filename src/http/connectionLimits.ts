@@ -35,7 +35,13 @@ function carriesToken(request: Request, token: string | undefined): boolean {
 export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fetch {
   return async (request, server) => {
     const address = server.requestIP(request)?.address;
-    if (address && limits.connections.count(address) > limits.maxPerClient && !carriesToken(request, limits.token)) {
+    if (
+      address &&
+      limits.connections.count(address) > limits.maxPerClient &&
+      !carriesToken(request, limits.token) &&
+      // The supervisor's liveness probe shares loopback with the commands: a flood must not get the worker restarted.
+      !request.url.endsWith("/livez")
+    ) {
       const error = new AgentdError(
         "too_many_connections",
         `This client holds more than ${limits.maxPerClient} connections to agentd; close idle ones and try again`,

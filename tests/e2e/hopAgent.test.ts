@@ -7,7 +7,7 @@ import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
-import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
+import { api, personHeaders, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
 // The agent working on a hop, end to end: the compiled ./agentd opens a hop to a real sshd (the
 // "remote" is this machine under another HOME), copies itself there, and a scripted model hops
@@ -167,7 +167,7 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     expect(hopName).toBe("remote");
     const refused = await fetch(`${daemon.url}/api/sessions`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: personHeaders(daemon.url, { "content-type": "application/json" }),
       body: JSON.stringify({ target: "nosuchhop" }),
     });
     expect(refused.status).toBe(400);

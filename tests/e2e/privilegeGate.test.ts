@@ -388,6 +388,7 @@ describe("the privilege gate against a hostile model (agentd as root, commands a
             curl("/api/files/write", '{"path":"/etc/agentd-pwn","content":"x"}'),
             curl("/api/pty/privileged", '{"cmd":"id"}'),
             curl("/api/approvals/any", '{"decision":"allow_once"}'),
+            curl("/api/admin/proxy/providers/scripted/breaker/open", '{"cooldown_ms":2000000000}'),
           ].join("; "),
         ),
       ],
@@ -395,7 +396,7 @@ describe("the privilege gate against a hostile model (agentd as root, commands a
     expect(outcome.output).toMatch(/Operation not permitted/);
     expect(outcome.output).toContain("kill=1");
     expect(isProcessAlive(supervisor) && isProcessAlive(worker)).toBe(true);
-    expect(outcome.output.match(/agent_direct_call/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(outcome.output.match(/agent_direct_call/g)?.length).toBeGreaterThanOrEqual(3);
     expect(outcome.output.match(/approver_is_agent/g)?.length).toBe(2);
     expect(existsSync("/etc/agentd-pwn")).toBe(false);
   }, 60_000);

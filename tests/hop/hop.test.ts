@@ -31,6 +31,7 @@ describe("hops against a real OpenSSH server", () => {
   let binary: string;
   let target: TestSshd;
   let remoteHome: string;
+  let shared: string;
   let knownHosts: string;
   let local: string;
   let config: HopsConfig;
@@ -52,6 +53,8 @@ describe("hops against a real OpenSSH server", () => {
     binary = await ensureBinary();
     remoteHome = makeTempDir("agentd-hop-remote-");
     homes.push(remoteHome);
+    shared = makeTempDir("agentd-hop-shared-");
+    chmodSync(shared, 0o777);
     target = await startSshd({ env: { HOME: remoteHome } });
     servers.push(target);
     dest = `${target.user}@127.0.0.1:${target.port}`;
@@ -134,18 +137,22 @@ describe("hops against a real OpenSSH server", () => {
     expect(JSON.stringify(manager.list())).not.toContain(token);
   }, 60_000);
 
-  test("exec_command runs on the hop: a marker file lands in the remote home; the remote agentd's own files stay out of reach", async () => {
+  test("exec_command runs on the hop, in the remote agentd's directory; the remote agentd's own files stay out of reach", async () => {
     const client = manager.client("t");
-    const result = await client.exec({ cmd: 'echo "$HOME" > "$HOME/hop-marker"; echo "answer $((6*7))"', yield_time_ms: 10_000 });
+    // The remote agentd runs as root there: its commands and file tools act as its command user.
+    const result = await client.exec({ cmd: 'echo "cwd $(pwd)"; echo "answer $((6*7))"', yield_time_ms: 10_000 });
     expect(result.output).toContain("answer 42");
+    expect(result.output).toContain(`cwd ${remoteHome}`);
     expect(result.exit_code).toBe(0);
-    expect(readFileSync(join(remoteHome, "hop-marker"), "utf8").trim()).toBe(remoteHome);
-    const written = await client.writeFile({ path: "hop-note.txt", content: "from the hop\n" });
-    expect(written.path).toBe(join(remoteHome, "hop-note.txt"));
-    const read = await client.readFile({ path: "~/hop-note.txt" });
+    const note = join(shared, "hop-note.txt");
+    const written = await client.writeFile({ path: note, content: "from the hop\n" });
+    expect(written.path).toBe(note);
+    const read = await client.readFile({ path: note });
     expect(read).toMatchObject({ content: "from the hop\n", encoding: "utf8", truncated: false });
     // The remote agentd's data dir holds its token and store: its file API refuses it.
-    await expect(client.readFile({ path: "~/.agentd/token" })).rejects.toMatchObject({ code: "path_protected" });
+    await expect(client.readFile({ path: join(remoteHome, ".agentd", "token") })).rejects.toMatchObject({
+      code: expect.stringMatching(/^(path_protected|file_permission_denied)$/),
+    });
   }, 60_000);
 
   let pythonSession = "";
@@ -239,7 +246,8 @@ describe("hops against a real OpenSSH server", () => {
 
   test("a remote agentd that does not require the token is restarted with --require-token; one that refuses the hop's token too", async () => {
     const dataDir = join(remoteHome, ".agentd");
-    const readReady = () => JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number; supervisor_pid: number | null };
+    const readReady = () =>
+      JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number; supervisor_pid: number | null; url: string };
     await manager.closeHop("t");
     await stopRemoteAgentd(remoteHome);
     // As a hop before this change left it: loopback, no token file, no --require-token.
@@ -257,7 +265,8 @@ describe("hops against a real OpenSSH server", () => {
       () => existsSync(join(dataDir, "ready.json")) && readReady().supervisor_pid === legacy.pid && isProcessAlive(readReady().pid),
       { timeoutMs: 60_000 },
     );
-    expect(existsSync(join(dataDir, "token"))).toBe(false);
+    // Started as root it keeps a token for decisions, but the legacy one serves /api/pty without it.
+    expect((await fetch(`${readReady().url}/api/pty`)).status).toBe(200);
 
     const hop = await open();
     expect(hop.state).toBe("connected");

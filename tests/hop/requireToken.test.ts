@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, spawnAgentd, stopChild } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -62,7 +62,10 @@ describe("agentd serve --require-token on loopback", () => {
   });
 
   test("/api/pty refuses a request without the token or with a wrong one, and runs one with it", async () => {
-    const marker = join(dataDir, "ran");
+    // Not in the data dir: the command runs as the command user, who cannot write there.
+    const shared = makeTempDir("agentd-require-token-work-");
+    chmodSync(shared, 0o777);
+    const marker = join(shared, "ran");
     const run = (headers: Record<string, string>) =>
       fetch(`${url}/api/pty`, {
         method: "POST",

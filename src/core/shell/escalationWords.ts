@@ -60,6 +60,12 @@ export function readEscalation(argv: readonly string[]): EscalationReading {
     return { refused: `${argv[0]} ${flag} is not supported when agentd runs the call itself: ask for the command without it` };
   }
   const command = argv.slice(i);
-  if (command.length === 0) return { refused: `${argv.join(" ")} names no command to run` };
+  const program = command[0];
+  if (program === undefined) return { refused: `${argv.join(" ")} names no command to run` };
+  // sudo reads NAME=value there as a variable for the command; agentd would run it as a path.
+  if (program.includes("=")) return { refused: `${program} sets a variable for the command, which agentd does not pass: ask without it` };
+  // A relative path is found from the working directory, which the model may have filled.
+  if (program.includes("/") && !program.startsWith("/"))
+    return { refused: `${program} is a relative path: name the program, or give its absolute path` };
   return { user, command };
 }

@@ -26,7 +26,12 @@ if (request.probe) {
 const libc = dlopen("libc.so.6", {
   waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
   openpty: { args: ["ptr", "ptr", "ptr", "ptr", "ptr"], returns: "i32" },
+  ptsname: { args: ["i32"], returns: "cstring" },
 });
+// Another session's terminal, as agentd would hold one: its slave's name goes to the command.
+const other = new Int32Array(2);
+if (libc.symbols.openpty(ptr(other), ptr(other, 4), null, null, null) !== 0) throw new Error("openpty failed");
+const otherName = String(libc.symbols.ptsname(other[0]));
 const report = { driverPid: process.pid };
 const nul = openSync("/dev/null", "r");
 let stdio, master = -1, outPath;
@@ -44,7 +49,7 @@ try {
   report.pid = nativeSpawn({
     path: request.path ?? "/bin/sh",
     argv: ["sh", "-c", request.script],
-    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", DRIVER: String(process.pid), DIR: request.dir },
+    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", DRIVER: String(process.pid), DIR: request.dir, OTHER_TTY: otherName },
     cwd: request.cwd ?? "/",
     stdio,
     noNewPrivs: true,
@@ -146,7 +151,6 @@ function run(
   const sandbox =
     options.sandbox === undefined ? { hide: [paths.secretDir, paths.config], readOnly: [paths.binary, paths.roDir] } : options.sandbox;
   const report = JSON.parse(asUser({ script, ...options, sandbox }, [], outer)) as Report;
-  if (process.env.SANDBOX_DEBUG) console.log(JSON.stringify(report, null, 1));
   return report;
 }
 
@@ -360,6 +364,17 @@ describe("the namespace sandbox, started as a user", () => {
     } finally {
       removeCgroups([command, parent, top]);
     }
+  });
+
+  test("with privateTerminals, agentd's other terminals are out of reach and new ones still open", () => {
+    const script = 'test -e "$OTHER_TTY"; echo "other=$?"; test -t 0 && echo "own_isatty"; script -qc "tty" /dev/null; echo "script=$?"';
+    const shared = started(run(script, { tty: true }));
+    expect(shared.output).toContain("other=0"); // without it: the same uid's /dev/pts, another session's input readable
+    const own = started(run(script, { tty: true, sandbox: { hide: [], readOnly: [], privateTerminals: true } }));
+    expect(own.output).toMatch(/other=[1-9]/);
+    expect(own.output).toContain("own_isatty");
+    expect(own.output).toMatch(/\/dev\/pts\/\d+/); // `script` made a terminal in the sandbox's own devpts
+    expect(own.output).toContain("script=0");
   });
 
   test("a failure in the sandbox's pid 1 is reported with its stage and errno, and nothing is left to reap", () => {

@@ -27,6 +27,10 @@ describe("readEscalation: what agentd runs itself for an allowed bare escalation
       expect("refused" in reading).toBe(true);
     }
     expect(readEscalation(["sudo", "-u"])).toEqual({ refused: "-u needs a value" });
+    // The card would show a variable for kubectl; agentd would run a file the model wrote in the workdir.
+    expect("refused" in readEscalation(["sudo", "KUBECONFIG=/etc/kubernetes/admin.conf", "kubectl", "get", "nodes"])).toBe(true);
+    expect("refused" in readEscalation(["sudo", "bin/tool"])).toBe(true);
+    expect(readEscalation(["sudo", "/usr/bin/id"])).toEqual({ user: "root", command: ["/usr/bin/id"] });
   });
 
   test("namedUser reads -u/--user and skips a -g value; splitOption splits attached values", () => {
