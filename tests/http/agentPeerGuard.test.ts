@@ -85,10 +85,18 @@ describe("the guarded routes", () => {
       expect({ path, decision: decision(path) }).toEqual({ path, decision: false });
   });
 
-  test("terminals, files, hops, sessions' messages and MCP are direct calls; the proxy and admin are not", () => {
-    for (const path of ["/api/pty", "/api/pty/p1/input", "/api/files/write", "/api/hops", "/api/sessions/ses_1/messages", "/mcp"])
+  test("terminals, files, hops, sessions' messages, MCP and the proxy's admin are direct calls; the proxy and the page are not", () => {
+    for (const path of [
+      "/api/pty",
+      "/api/pty/p1/input",
+      "/api/files/write",
+      "/api/hops",
+      "/api/sessions/ses_1/messages",
+      "/mcp",
+      "/api/admin/proxy/providers/p/breaker/open",
+    ])
       expect({ path, direct: direct(path) }).toEqual({ path, direct: true });
-    for (const path of ["/v1/chat/completions", "/api/admin/proxy/providers/p/breaker/open", "/status"])
+    for (const path of ["/v1/chat/completions", "/status"])
       expect({ path, direct: direct(path) }).toEqual({ path, direct: false });
   });
 });

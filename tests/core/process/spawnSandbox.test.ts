@@ -14,20 +14,23 @@ const USER = `agentdsbx${process.pid}`.slice(0, 31);
 
 /** Runs as the throwaway user: one spawn (or the probe), reported as one line of JSON. */
 const DRIVER = `
-import { dlopen, ptr, read } from "bun:ffi";
+import { dlopen, ptr } from "bun:ffi";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 const [spawnModule, requestText] = process.argv.slice(2);
 const { nativeSpawn, namespaceSandboxAvailable, SpawnError } = await import(spawnModule);
 const request = JSON.parse(requestText);
-if (request.probe) {
-  console.log(JSON.stringify({ probe: namespaceSandboxAvailable() ?? null }));
-  process.exit(0);
-}
 const libc = dlopen("libc.so.6", {
+  prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" },
   waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
   openpty: { args: ["ptr", "ptr", "ptr", "ptr", "ptr"], returns: "i32" },
   ptsname: { args: ["i32"], returns: "cstring" },
 });
+// As agentd (hardenProcess): not dumpable, so /proc/<pid> of a child sharing its memory is root's.
+if (libc.symbols.prctl(4, 0n, 0n, 0n, 0n) !== 0 || libc.symbols.prctl(3, 0n, 0n, 0n, 0n) !== 0) throw new Error("PR_SET_DUMPABLE 0 failed");
+if (request.probe) {
+  console.log(JSON.stringify({ probe: namespaceSandboxAvailable() ?? null }));
+  process.exit(0);
+}
 // Another session's terminal, as agentd would hold one: its slave's name goes to the command.
 const other = new Int32Array(2);
 if (libc.symbols.openpty(ptr(other), ptr(other, 4), null, null, null) !== 0) throw new Error("openpty failed");

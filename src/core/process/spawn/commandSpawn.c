@@ -7,11 +7,12 @@
  * It never returns to JavaScript: a failure is written to the spec and the child exits.
  *
  * With a sandbox (agentd started as a user, so there is no other uid to run commands as), the child
- * first makes itself a user, mount and pid namespace as bubblewrap does unprivileged: the same uid
- * inside, agentd's own paths hidden under empty tmpfs (or /dev/null), its binary read-only, a /proc
- * of the new pid namespace only. The command must be pid 1 of that namespace, so the vfork child
- * starts it as a grandchild (CLONE_PARENT: agentd's child all the same, waited for as before) and
- * exits; the grandchild also shares memory and is vforked, so it reports failures in the spec too.
+ * joins the user namespace agentd made for its sandboxes (the same uid inside: nativeSpawn.ts) and
+ * makes itself a mount and a pid namespace there, as bubblewrap does unprivileged: agentd's own
+ * paths hidden under empty tmpfs (or /dev/null), its binary read-only, a /proc of the new pid
+ * namespace only. The command must be pid 1 of that namespace, so the vfork child starts it as a
+ * grandchild (CLONE_PARENT: agentd's child all the same, waited for as before) and exits; the
+ * grandchild also shares memory and is vforked, so it reports failures in the spec too.
  * No header: TinyCC in Bun has none, so the few declarations are written out.
  */
 extern long syscall(long number, ...);
@@ -43,8 +44,8 @@ extern int *__errno_location(void);
 #define NR_STATFS 137
 #define NR_MOUNT 165
 #define NR_GETEUID 107
-#define NR_GETEGID 108
 #define NR_UNSHARE 272
+#define NR_SETNS 308
 #elif defined(__aarch64__)
 #define NR_WRITE 64
 #define NR_CLOSE 57
@@ -68,8 +69,8 @@ extern int *__errno_location(void);
 #define NR_STATFS 43
 #define NR_MOUNT 40
 #define NR_GETEUID 175
-#define NR_GETEGID 177
 #define NR_UNSHARE 97
+#define NR_SETNS 268
 #else
 #error "agentd spawns commands on x86_64 and aarch64 only"
 #endif
@@ -121,7 +122,8 @@ struct spawn_spec {
   long umask;       /* -1: keep */
   long err_stage;   /* out: where the child failed (0: it exec'd) */
   long err_errno;   /* out */
-  long sandbox;     /* 1: the namespaces below; 0: none */
+  long sandbox;     /* 0: none; 1: the namespaces below; 2: a new user namespace, unmapped, and nothing else */
+  long userns_fd;   /* sandbox 1: the user namespace to join (/proc/<pid>/ns/user of agentd's helper) */
   long nhide;
   long hide;        /* const char *const *: covered by an empty read-only tmpfs (a directory) or /dev/null (a file) */
   long nread_only;
@@ -159,26 +161,6 @@ static int decimal(long value, char *out) {
   if (value < 0) out[len++] = '-';
   while (n) out[len++] = digits[--n];
   return len;
-}
-
-static int write_file(const char *path, const char *text, int len) {
-  long fd = syscall(NR_OPENAT, AT_FDCWD, path, O_WRONLY | O_CLOEXEC, 0);
-  long rc;
-  if (fd < 0) return -1;
-  rc = syscall(NR_WRITE, fd, text, len);
-  syscall(NR_CLOSE, fd);
-  return rc == len ? 0 : -1;
-}
-
-/* "ID ID 1": the same id inside as outside, and no other. */
-static int write_map(const char *path, long id) {
-  char text[64];
-  int len = decimal(id, text);
-  text[len++] = ' ';
-  len += decimal(id, text + len);
-  text[len++] = ' ';
-  text[len++] = '1';
-  return write_file(path, text, len);
 }
 
 /*
@@ -236,7 +218,7 @@ static int command(void *arg) {
   struct spawn_spec *spec = arg;
   long rc;
   int i;
-  if (spec->sandbox) mounts(spec);
+  if (spec->sandbox == 1) mounts(spec);
   if (spec->tty_fd >= 0) {
     if ((rc = syscall(NR_SETSID)) < 0) return fail(spec, STAGE_SESSION);
     if ((rc = syscall(NR_IOCTL, spec->tty_fd, TIOCSCTTY, 0)) < 0) return fail(spec, STAGE_TERMINAL);
@@ -289,21 +271,27 @@ static int command(void *arg) {
 static int child(void *arg) {
   struct call *call = arg;
   struct spawn_spec *spec = call->spec;
-  long rc, uid, gid;
+  long rc;
   int i, pid;
   /* A zeroed struct sigaction is SIG_DFL without flags: Bun ignores SIGPIPE, which would survive exec. */
   long no_action[4] = {0, 0, 0, 0};
   for (i = 1; i <= 64; i++)
     if (i != 9 && i != 19) syscall(NR_RT_SIGACTION, i, no_action, 0, 8);
   if (!spec->sandbox) return command(spec);
-  uid = syscall(NR_GETEUID);
-  gid = syscall(NR_GETEGID);
   /* Root inside would keep every capability of the new namespace after exec, and could unmount what hides. */
-  if (uid == 0 || spec->uid >= 0 || spec->ngroups >= 0) { *__errno_location() = 1; return fail(spec, STAGE_NAMESPACES); }
-  if ((rc = syscall(NR_UNSHARE, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)) < 0) return fail(spec, STAGE_NAMESPACES);
-  if (write_file("/proc/self/setgroups", "deny", 4) < 0) return fail(spec, STAGE_ID_MAP);
-  if (write_map("/proc/self/uid_map", uid) < 0) return fail(spec, STAGE_ID_MAP);
-  if (write_map("/proc/self/gid_map", gid) < 0) return fail(spec, STAGE_ID_MAP);
+  if (syscall(NR_GETEUID) == 0 || spec->uid >= 0 || spec->ngroups >= 0) { *__errno_location() = 1; return fail(spec, STAGE_NAMESPACES); }
+  /* The helper that holds agentd's sandbox namespace: exec'd, so agentd (not dumpable) can write its maps. */
+  if (spec->sandbox == 2) {
+    if ((rc = syscall(NR_UNSHARE, CLONE_NEWUSER)) < 0) return fail(spec, STAGE_NAMESPACES);
+    return command(spec);
+  }
+  /*
+   * Joined, not made: a new one's uid_map would have to be written from here, and /proc/self of a
+   * child sharing agentd's undumpable memory is root's. Its owner's process has every capability
+   * in it until exec, and the mount and pid namespaces made next belong to it.
+   */
+  if ((rc = syscall(NR_SETNS, spec->userns_fd, CLONE_NEWUSER)) < 0) return fail(spec, STAGE_NAMESPACES);
+  if ((rc = syscall(NR_UNSHARE, CLONE_NEWNS | CLONE_NEWPID)) < 0) return fail(spec, STAGE_NAMESPACES);
   /*
    * Pid 1 of the new namespace. CLONE_PARENT: agentd's child, so it is waited for, signalled and
    * pidfd-opened as any command. CLONE_VM|CLONE_VFORK: like this child, it shares agentd's memory
@@ -338,11 +326,11 @@ int agentd_spawn(struct spawn_spec *spec) {
   syscall(NR_RT_SIGPROCMASK, 2, all, saved, 8);
   pid = clone(child, stacks + STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &call);
   /* Still masked, so no handler interrupts the wait: the vfork child has already exited. */
-  if (pid > 0 && spec->sandbox) syscall(NR_WAIT4, pid, &status, 0, 0);
+  if (pid > 0 && spec->sandbox == 1) syscall(NR_WAIT4, pid, &status, 0, 0);
   syscall(NR_RT_SIGPROCMASK, 2, saved, 0, 8);
   free(stacks);
   if (pid < 0) { spec->err_stage = STAGE_EXEC; spec->err_errno = 11; return -1; }
-  if (spec->sandbox) pid = spec->pid;
+  if (spec->sandbox == 1) pid = spec->pid;
   /* A vfork child that neither failed nor started the command was killed (the OOM killer, say). */
   if (pid <= 0 && !spec->err_stage) { spec->err_stage = STAGE_PID_NAMESPACE; spec->err_errno = 10; }
   if (spec->err_stage) {
@@ -350,4 +338,13 @@ int agentd_spawn(struct spawn_spec *spec) {
     return -1;
   }
   return pid;
+}
+
+/* Waits for a child of agentd's (blocking, through EINTR); its wait status, or -1. */
+int agentd_wait(int pid) {
+  int status = 0;
+  long rc;
+  do rc = syscall(NR_WAIT4, pid, &status, 0, 0);
+  while (rc < 0 && *__errno_location() == 4);
+  return rc < 0 ? -1 : status;
 }

@@ -1,5 +1,5 @@
 import { cc, dlopen, ptr } from "bun:ffi";
-import { accessSync, closeSync, constants, openSync, realpathSync, writeSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, writeSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { dirname, isAbsolute } from "node:path";
 import source from "./commandSpawn.c" with { type: "text" };
@@ -36,8 +36,8 @@ export interface NativeSpawnSpec {
   limits?: readonly SpawnLimit[];
   umask?: number;
   /**
-   * Runs the command in its own user, mount and pid namespaces (agentd started as a user, where no
-   * other uid can hold it): same uid inside, `hide` covered (a directory by an empty tmpfs it cannot
+   * Runs the command in its own mount and pid namespaces, in a user namespace agentd makes once for
+   * its sandboxes (agentd started as a user, where no other uid can hold it): same uid inside, `hide` covered (a directory by an empty tmpfs it cannot
    * even list, a file by /dev/null), `readOnly` bound read-only, a /proc of its own, and the command
    * pid 1 of its namespace. Absolute paths, which must exist; symlinks are resolved, and the
    * directories above them that the uid could rename are made mount points so it cannot. Not with
@@ -56,11 +56,18 @@ export interface SpawnSandbox {
   privateTerminals?: boolean;
 }
 
-const FIELDS = 31;
+const FIELDS = 32;
 const KEEP = -1n;
+const ENOENT = 2;
 const EINVAL = 22;
+/** commandSpawn.c's `sandbox` field. */
+const SANDBOX = { none: 0n, full: 1n, userNamespaceOnly: 2n } as const;
 
-type Spawner = (spec: Uint8Array) => number;
+interface Spawner {
+  spawn(spec: Uint8Array): number;
+  /** Blocking waitpid (through EINTR): the wait status, or -1. */
+  wait(pid: number): number;
+}
 let spawner: Spawner | undefined;
 
 /**
@@ -75,11 +82,24 @@ function compile(): Spawner {
   if (fd < 0) throw new SpawnError("the spawner", "exec", 38, "memfd_create failed");
   try {
     writeSync(fd, source);
-    const { symbols } = cc({ source: `/proc/self/fd/${fd}`, symbols: { agentd_spawn: { args: ["ptr"], returns: "i32" } } });
-    return (spec) => symbols.agentd_spawn(ptr(spec));
+    const { symbols } = cc({
+      source: `/proc/self/fd/${fd}`,
+      symbols: { agentd_spawn: { args: ["ptr"], returns: "i32" }, agentd_wait: { args: ["i32"], returns: "i32" } },
+    });
+    return { spawn: (spec) => symbols.agentd_spawn(ptr(spec)), wait: (pid) => symbols.agentd_wait(pid) };
   } finally {
     closeSync(fd);
   }
+}
+
+function loaded(): Spawner {
+  spawner ??= compile();
+  return spawner;
+}
+
+/** Waits for a child nativeSpawn started (blocking): its wait status, or -1 (not a child, or already reaped). */
+export function waitForChild(pid: number): number {
+  return loaded().wait(pid);
 }
 
 function pointerTo(bytes: Uint8Array): bigint {
@@ -88,6 +108,11 @@ function pointerTo(bytes: Uint8Array): bigint {
 
 function cString(text: string): Buffer {
   return Buffer.from(`${text}\0`, "utf8");
+}
+
+function errnoOf(error: unknown): number {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  return osConstants.errno[code as keyof typeof osConstants.errno] ?? EINVAL;
 }
 
 const STAGE_LISTS = { hide: "hide", read_only: "readOnly", pin: "pin" } as const;
@@ -104,8 +129,7 @@ function sandboxPaths(program: string, sandbox: SpawnSandbox, withCredentials: b
     try {
       return realpathSync(path);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "";
-      throw new SpawnError(program, stage, osConstants.errno[code as keyof typeof osConstants.errno] ?? EINVAL, path);
+      throw new SpawnError(program, stage, errnoOf(error), path);
     }
   };
   const hide = sandbox.hide.map(resolve("hide"));
@@ -124,12 +148,73 @@ function sandboxPaths(program: string, sandbox: SpawnSandbox, withCredentials: b
     }
   }
   const pin = [...pins].sort((a, b) => a.split("/").length - b.split("/").length || a.localeCompare(b));
-  return { hide, readOnly, pin };
+  return { hide, readOnly, pin, privateTerminals: sandbox.privateTerminals === true };
+}
+
+/** The user namespace every sandbox joins: an fd on it, held for the life of this process. */
+let sandboxUserNamespace: number | undefined;
+
+/**
+ * Made once, by a helper: the namespace's uid_map must be written by a process that may open it, and
+ * agentd is not dumpable, so /proc/<pid> of a child still sharing its memory is root's. The helper
+ * makes a user namespace and execs `sleep` (an exec'd process is dumpable); agentd, its owner, maps
+ * its own uid and gid in it ("U U 1", setgroups denied), keeps /proc/<helper>/ns/user open and
+ * ends the helper. Every sandbox then joins it with setns: its owner has every capability in it.
+ */
+function userNamespace(program: string): number {
+  if (sandboxUserNamespace !== undefined) return sandboxUserNamespace;
+  const sleep = ["/bin/sleep", "/usr/bin/sleep"].find((path) => existsSync(path));
+  if (!sleep) throw new SpawnError(program, "namespaces", ENOENT, "no sleep program to make the sandboxes' user namespace with");
+  const devNull = openSync("/dev/null", constants.O_RDWR);
+  let helper: number;
+  try {
+    helper = start(
+      { path: sleep, argv: ["sleep", "3600"], env: {}, cwd: "/", stdio: { fds: [devNull, devNull, devNull] }, noNewPrivs: true },
+      SANDBOX.userNamespaceOnly,
+    );
+  } finally {
+    closeSync(devNull);
+  }
+  try {
+    const uid = process.geteuid?.() ?? -1;
+    const gid = process.getegid?.() ?? -1;
+    for (const [file, text] of [
+      ["setgroups", "deny"],
+      ["uid_map", `${uid} ${uid} 1`],
+      ["gid_map", `${gid} ${gid} 1`],
+    ] as const) {
+      try {
+        const fd = openSync(`/proc/${helper}/${file}`, constants.O_WRONLY);
+        try {
+          writeSync(fd, text);
+        } finally {
+          closeSync(fd);
+        }
+      } catch (error) {
+        throw new SpawnError(program, "id_map", errnoOf(error), `writing ${file}`);
+      }
+    }
+    sandboxUserNamespace = openSync(`/proc/${helper}/ns/user`, constants.O_RDONLY);
+    return sandboxUserNamespace;
+  } finally {
+    try {
+      process.kill(helper, "SIGKILL");
+    } catch {
+      // Ended already (the OOM killer): reaped below all the same.
+    }
+    waitForChild(helper);
+  }
 }
 
 /** Starts a command through commandSpawn.c and returns its pid; it never starts with less than asked. */
 export function nativeSpawn(spec: NativeSpawnSpec): number {
-  spawner ??= compile();
+  if (!spec.sandbox) return start(spec, SANDBOX.none);
+  const paths = sandboxPaths(spec.path, spec.sandbox, spec.credentials !== undefined);
+  return start({ ...spec, noNewPrivs: true }, SANDBOX.full, paths, userNamespace(spec.path));
+}
+
+function start(spec: NativeSpawnSpec, mode: bigint, sandbox?: ReturnType<typeof sandboxPaths>, userNamespaceFd = -1): number {
+  const { spawn } = loaded();
   // Everything the C side points into stays referenced here until the call has returned.
   const keep: Uint8Array[] = [];
   const hold = (bytes: Uint8Array): bigint => {
@@ -173,24 +258,22 @@ export function nativeSpawn(spec: NativeSpawnSpec): number {
       new Uint8Array(new BigInt64Array([...limits.flatMap((l) => [BigInt(l.resource), BigInt(l.soft), BigInt(l.hard)]), 0n]).buffer),
     );
     fields[18] = spec.umask === undefined ? KEEP : BigInt(spec.umask);
-    const sandbox = spec.sandbox && sandboxPaths(spec.path, spec.sandbox, credentials !== undefined);
-    if (sandbox) {
-      fields[14] = 1n;
-      fields[21] = 1n;
-      fields[22] = BigInt(sandbox.hide.length);
-      fields[23] = strings(sandbox.hide);
-      fields[24] = BigInt(sandbox.readOnly.length);
-      fields[25] = strings(sandbox.readOnly);
-      fields[26] = spec.sandbox?.privateTerminals ? 1n : 0n;
-      fields[27] = BigInt(sandbox.pin.length);
-      fields[28] = strings(sandbox.pin);
-    }
-    const bytes = new Uint8Array(fields.buffer);
-    const pid = spawner(bytes);
+    // 19, 20: err_stage, err_errno (out)
+    fields[21] = mode;
+    fields[22] = BigInt(userNamespaceFd);
+    fields[23] = BigInt(sandbox?.hide.length ?? 0);
+    fields[24] = strings(sandbox?.hide ?? []);
+    fields[25] = BigInt(sandbox?.readOnly.length ?? 0);
+    fields[26] = strings(sandbox?.readOnly ?? []);
+    fields[27] = sandbox?.privateTerminals ? 1n : 0n;
+    fields[28] = BigInt(sandbox?.pin.length ?? 0);
+    fields[29] = strings(sandbox?.pin ?? []);
+    // 30, 31: err_index, pid (out)
+    const pid = spawn(new Uint8Array(fields.buffer));
     if (pid > 0) return pid;
     const stage = SPAWN_STAGES[Number(fields[19])] ?? "exec";
     const failedPath =
-      stage === "hide" || stage === "read_only" || stage === "pin" ? sandbox?.[STAGE_LISTS[stage]][Number(fields[29])] : undefined;
+      stage === "hide" || stage === "read_only" || stage === "pin" ? sandbox?.[STAGE_LISTS[stage]][Number(fields[30])] : undefined;
     throw new SpawnError(spec.path, stage, Number(fields[20]), failedPath);
   } finally {
     for (const fd of cgroupFds) closeSync(fd);

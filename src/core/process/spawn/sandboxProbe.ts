@@ -1,9 +1,6 @@
-import { dlopen, ptr, read } from "bun:ffi";
 import { closeSync, constants, existsSync, openSync } from "node:fs";
-import { nativeSpawn } from "./nativeSpawn.ts";
+import { nativeSpawn, waitForChild } from "./nativeSpawn.ts";
 import { SpawnError, type SpawnStage } from "./spawnError.ts";
-
-const EINTR = 4;
 
 /** Why a stage fails on a host that refuses unprivileged namespaces, said for the operator. */
 const HINTS: Partial<Record<SpawnStage, Record<number, string>>> = {
@@ -12,8 +9,8 @@ const HINTS: Partial<Record<SpawnStage, Record<number, string>>> = {
     22: "the kernel has no user or pid namespaces",
     28: "user.max_user_namespaces is 0 or used up",
   },
-  id_map: { 1: "the new user namespace has no capabilities (AppArmor's kernel.apparmor_restrict_unprivileged_userns?)" },
-  mounts: { 1: "the new user namespace may not mount (AppArmor's kernel.apparmor_restrict_unprivileged_userns?)" },
+  id_map: { 1: "agentd may not map its uid in a user namespace (AppArmor's kernel.apparmor_restrict_unprivileged_userns?)" },
+  mounts: { 1: "the user namespace may not mount (AppArmor's kernel.apparmor_restrict_unprivileged_userns?)" },
   proc: { 1: "a new /proc may not be mounted: agentd's own /proc is partly covered (a container)" },
 };
 
@@ -30,7 +27,7 @@ export function namespaceSandboxAvailable(): string | undefined {
 }
 
 function probe(): string | undefined {
-  if (process.getuid?.() === 0)
+  if (process.geteuid?.() === 0)
     return "agentd runs as root: commands run as the command user instead (the sandbox keeps no capability from root)";
   const program = ["/bin/true", "/usr/bin/true"].find((path) => existsSync(path));
   if (!program) return "there is no /bin/true to probe the sandbox with";
@@ -44,7 +41,7 @@ function probe(): string | undefined {
       cwd: "/",
       stdio: { fds: [devNull, devNull, devNull] },
       noNewPrivs: true,
-      sandbox: { hide: [], readOnly: [] },
+      sandbox: { hide: [], readOnly: [], privateTerminals: true },
     });
   } catch (error) {
     if (!(error instanceof SpawnError)) throw error;
@@ -53,24 +50,6 @@ function probe(): string | undefined {
   } finally {
     closeSync(devNull);
   }
-  const status = waitStatus(pid);
+  const status = waitForChild(pid);
   return status === 0 ? undefined : `${program} in the sandbox ended with wait status ${status}`;
-}
-
-/** waitpid, blocking: `true` ends at once. */
-function waitStatus(pid: number): number {
-  const libc = dlopen("libc.so.6", {
-    waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
-    __errno_location: { args: [], returns: "ptr" },
-  });
-  try {
-    const status = new Int32Array(1);
-    for (;;) {
-      if (libc.symbols.waitpid(pid, ptr(status), 0) === pid) return status[0]!;
-      const where = libc.symbols.__errno_location();
-      if (where === null || read.i32(where, 0) !== EINTR) return -1;
-    }
-  } finally {
-    libc.close();
-  }
 }
