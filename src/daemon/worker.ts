@@ -61,8 +61,10 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   else log.info("security.gate_holds", { mode: identity.mode, user: identity.user });
   confineOwnCommands(identity, { withheld: envReferences, pass: config.pty.pass_env });
   const cgroups = openCommandCgroups(log);
-  // With a command user, decisions also need the token, which lives where that user cannot read.
-  const decisionToken = identity.mode === "command_user" ? ensureApiToken(dataDir).token : undefined;
+  // Guarded, decisions also need the token, which lives where commands cannot read; in namespaces,
+  // where commands share agentd's uid, direct calls need it too.
+  const decisionToken = identity.mode !== "unguarded" ? ensureApiToken(dataDir).token : undefined;
+  const directCallToken = identity.mode === "namespaces" ? decisionToken : undefined;
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   let requiredToken: string | undefined;
   try {
@@ -86,6 +88,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     identity,
     ...(cgroups ? { cgroups } : {}),
     ...(decisionToken ? { decisionToken } : {}),
+    ...(directCallToken ? { directCallToken } : {}),
     ...(identity.credentials ? { commandUid: identity.credentials.uid } : {}),
     db,
     dataDir,

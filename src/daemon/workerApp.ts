@@ -44,6 +44,8 @@ export interface WorkerAppOptions {
   commandUid?: number;
   /** Decisions need it even on loopback (<data_dir>/token, which the command user cannot read). */
   decisionToken?: string;
+  /** Direct calls need it too (commands in namespaces run as agentd's own uid). */
+  directCallToken?: string;
   /** Routes of the worker itself (the config reload) mounted beside the capabilities'. */
   extraMounts?: Mount[];
 }
@@ -112,7 +114,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
       restarts,
       memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
-      privilege_gate: { mode: gate.mode, user: gate.user ?? null },
+      privilege_gate: { mode: gate.mode, user: gate.user ?? null, ...(gate.limits ? { limits: gate.limits } : {}) },
       ...(gateProblem ? { privilege_gate_problem: gateProblem } : {}),
     }),
   });
@@ -170,6 +172,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       directCallPaths: AGENT_DIRECT_CALL_PATHS,
       commandUid: options.commandUid,
       decisionToken: options.decisionToken,
+      directCallToken: options.directCallToken,
     },
   });
   app = created.app;

@@ -23,6 +23,11 @@ export interface AgentPeerGuardOptions {
    * command's request (a proxy, a tunnel) lends it its own uid, never the token.
    */
   decisionToken: string | undefined;
+  /**
+   * When set, direct calls need this token too: where commands run as agentd's own uid (in
+   * namespaces), only a secret they cannot see tells a person's request from theirs.
+   */
+  directCallToken?: string | undefined;
   logger: Logger;
 }
 
@@ -87,15 +92,21 @@ export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandle
         ),
       );
     }
-    if (decision && options.decisionToken !== undefined && !carriesToken(c, options.decisionToken)) {
-      options.logger.warn("security.decision_without_token", fields);
+    const needed = decision ? options.decisionToken : options.directCallToken;
+    if (needed !== undefined && !carriesToken(c, needed)) {
+      options.logger.warn(decision ? "security.decision_without_token" : "security.direct_call_without_token", fields);
       c.header("WWW-Authenticate", 'Bearer realm="agentd"');
       return errorResponse(
         c,
-        new AgentdError(
-          "decision_needs_token",
-          "Decisions need agentd's token, also on loopback: send 'Authorization: Bearer <token>' with the token in <data_dir>/token (`agentd approve` sends it itself)",
-        ),
+        decision
+          ? new AgentdError(
+              "decision_needs_token",
+              "Decisions need agentd's token, also on loopback: send 'Authorization: Bearer <token>' with the token in <data_dir>/token (`agentd approve` sends it itself)",
+            )
+          : new AgentdError(
+              "unauthorized",
+              `Cannot serve ${c.req.path} without agentd's token: its commands run as its own user, so terminals, files, hops and MCP need 'Authorization: Bearer <token>' (<data_dir>/token)`,
+            ),
       );
     }
     return next();

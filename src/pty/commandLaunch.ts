@@ -1,5 +1,5 @@
 import { accessSync, constants, readFileSync } from "node:fs";
-import { type CommandIdentity, groupsOf, parseGroups, parsePasswd, type SpawnCredentials } from "../core/process/index.ts";
+import { type CommandIdentity, groupsOf, parseGroups, parsePasswd, type SpawnCredentials, type SpawnSandbox } from "../core/process/index.ts";
 import { readEscalation } from "../core/shell/escalationWords.ts";
 import { PtyError } from "./ptyErrors.ts";
 
@@ -11,6 +11,7 @@ export interface Launch {
   cwd?: string;
   credentials?: SpawnCredentials;
   noNewPrivs: boolean;
+  sandbox?: SpawnSandbox;
 }
 
 /** Where a privileged call's program is looked up: never a directory a command could write. */
@@ -33,12 +34,24 @@ export function commandLaunch(
     : { ...env };
   return {
     path: programPath(argv[0], ownEnv.PATH ?? process.env.PATH ?? SYSTEM_PATH),
-    argv: [...argv],
+    argv: identity.sandbox ? asNamespaceInit(argv) : [...argv],
     env: ownEnv,
     ...(cwd === undefined ? {} : { cwd }),
     ...(identity.credentials ? { credentials: identity.credentials } : {}),
+    ...(identity.sandbox ? { sandbox: identity.sandbox } : {}),
     noNewPrivs: true,
   };
+}
+
+/**
+ * In a PID namespace the command's shell is pid 1, which the kernel spares every signal it has no
+ * handler for: Ctrl-C and a session's SIGHUP/SIGTERM would do nothing. The shell stays pid 1 with
+ * handlers that end it, and runs the command as its child.
+ */
+function asNamespaceInit(argv: readonly string[]): string[] {
+  const [shell, flag, cmd] = argv;
+  if (shell === undefined || cmd === undefined || argv.length !== 3 || (flag !== "-c" && flag !== "-lc")) return [...argv];
+  return [shell, flag, `trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; eval "shift; $1"`, shell, cmd];
 }
 
 /** A terminal a person opened with /api/pty/privileged: agentd's own user (root when agentd is), no no_new_privs. */

@@ -1,6 +1,6 @@
 import { ptr } from "bun:ffi";
 import { readdirSync, readFileSync } from "node:fs";
-import { errnoName, nativeSpawn, type SpawnCredentials, type SpawnLimit } from "../core/process/index.ts";
+import { errnoName, nativeSpawn, type SpawnCredentials, type SpawnLimit, type SpawnSandbox } from "../core/process/index.ts";
 import {
   EAGAIN,
   ECHILD,
@@ -35,6 +35,8 @@ export interface PtySpawnSpec {
   cgroupProcs?: readonly string[];
   limits?: readonly SpawnLimit[];
   umask?: number;
+  /** Mount and PID namespaces of its own (a start as a user): see SpawnSandbox. */
+  sandbox?: SpawnSandbox;
 }
 
 /** Commands are the OOM killer's first choice, before agentd's own processes. */
@@ -93,6 +95,7 @@ export class PtyProcess {
         ...(spec.cgroupProcs ? { cgroupProcs: spec.cgroupProcs } : {}),
         ...(spec.limits ? { limits: spec.limits } : {}),
         ...(spec.umask === undefined ? {} : { umask: spec.umask }),
+        ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
         noNewPrivs: spec.noNewPrivs,
         oomScoreAdj: COMMAND_OOM_SCORE_ADJ,
       });

@@ -89,6 +89,11 @@ function WorkerCard({ worker }: { worker: WorkerInfo }) {
           <Pill text="warn" /> Unguarded: {worker.privilege_gate_problem}
         </p>
       )}
+      {worker.privilege_gate?.limits && (
+        <p class="gate-note" data-field="privilege-gate-limits">
+          Gate: {worker.privilege_gate.mode}. Not covered: {worker.privilege_gate.limits}
+        </p>
+      )}
     </Card>
   );
 }

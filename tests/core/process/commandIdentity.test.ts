@@ -6,7 +6,10 @@ const DIR = 0o040000;
 const FILE = 0o100000;
 
 /** A host of files and accounts, as the identity sees them (no I/O). */
-function host(files: Record<string, Stat>, options: { uid?: number; users?: string[] } = {}): IdentityHost & { created: string[] } {
+function host(
+  files: Record<string, Stat>,
+  options: { uid?: number; users?: string[]; namespaces?: string } = {},
+): IdentityHost & { created: string[] } {
   const users = [...(options.users ?? ["root:x:0:0::/root:/bin/bash", "agentd-cmd:x:998:998::/nonexistent:/usr/sbin/nologin"])];
   const created: string[] = [];
   return {
@@ -23,6 +26,7 @@ function host(files: Record<string, Stat>, options: { uid?: number; users?: stri
       if (!files[path]) throw new Error("ENOENT");
       return path;
     },
+    namespaces: () => options.namespaces,
   };
 }
 
@@ -90,10 +94,28 @@ describe("resolveCommandIdentity", () => {
     ]);
   });
 
-  test("started as a user: unguarded, and it says why", () => {
+  test("started as a user where namespaces work: the sandbox hides the data dir and config, keeps the binary read-only", () => {
     const identity = resolveCommandIdentity({ user: "agentd-cmd", groups: [] }, own, host(safe, { uid: 1000 }));
-    expect(identity.mode).toBe("unguarded");
+    expect(identity.mode).toBe("namespaces");
     expect(identity.credentials).toBeUndefined();
-    expect(identity.problems[0]).toContain("not root");
+    expect(identity.sandbox).toEqual({
+      hide: ["/var/lib/agentd", "/etc/agentd/agentd.jsonc"],
+      readOnly: ["/usr/local/bin/agentd"],
+      privateTerminals: true,
+    });
+    // The gate holds; what the sandbox does not cover is said: the user's own other files.
+    expect(identity.problems).toEqual([]);
+    expect(identity.limits).toContain("dotfiles");
+  });
+
+  test("started as a user without namespaces: unguarded, and it says why", () => {
+    const identity = resolveCommandIdentity(
+      { user: "agentd-cmd", groups: [] },
+      own,
+      host(safe, { uid: 1000, namespaces: "user namespaces are disabled" }),
+    );
+    expect(identity.mode).toBe("unguarded");
+    expect(identity.sandbox).toBeUndefined();
+    expect(identity.problems[0]).toContain("not root, and cannot sandbox its commands (user namespaces are disabled)");
   });
 });

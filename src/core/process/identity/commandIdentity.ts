@@ -1,7 +1,8 @@
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import { AgentdError } from "../../errors/index.ts";
-import type { SpawnCredentials } from "../spawn/nativeSpawn.ts";
+import type { SpawnCredentials, SpawnSandbox } from "../spawn/nativeSpawn.ts";
+import { namespaceSandboxAvailable } from "../spawn/sandboxProbe.ts";
 import { type Account, parseGroups, parsePasswd } from "./accountFiles.ts";
 import { canRead, controls, type Who } from "./pathAccess.ts";
 
@@ -12,9 +13,13 @@ export const DEFAULT_COMMAND_USER = "agentd-cmd";
  * How agentd keeps its commands from itself:
  * - `command_user`: started as root, every command runs as a separate unprivileged uid, so the
  *   kernel keeps it from agentd's files, processes and API decisions;
- * - `unguarded`: started as a user, commands run as agentd's own user: nothing holds them.
+ * - `namespaces`: started as a user where user namespaces are allowed, commands run as agentd's
+ *   own uid in mount and PID namespaces of their own: agentd's data dir and config hidden, its
+ *   binary read-only, its processes out of sight; the API then needs the token for what a
+ *   command could misuse, since the uid cannot tell them apart;
+ * - `unguarded`: started as a user without namespaces: nothing holds them.
  */
-export type GateMode = "command_user" | "unguarded";
+export type GateMode = "command_user" | "namespaces" | "unguarded";
 
 export interface CommandIdentity {
   mode: GateMode;
@@ -23,6 +28,10 @@ export interface CommandIdentity {
   credentials?: SpawnCredentials;
   /** The command user's home (HOME for its commands). */
   home?: string;
+  /** In `namespaces` mode: what every command's mount namespace hides and keeps read-only. */
+  sandbox?: SpawnSandbox;
+  /** What the gate, though it holds, does not cover: said on the page and by doctor. */
+  limits?: string;
   /** Why the gate does not hold, said plainly; empty when it holds. */
   problems: readonly string[];
 }
@@ -47,6 +56,8 @@ export interface IdentityHost {
   createUser(name: string): void;
   stat(path: string): { uid: number; gid: number; mode: number } | undefined;
   realpath(path: string): string;
+  /** Why the namespace sandbox cannot be had here; undefined when it can. */
+  namespaces(): string | undefined;
 }
 
 function findAccount(host: IdentityHost, name: string): Account | undefined {
@@ -58,14 +69,7 @@ function findAccount(host: IdentityHost, name: string): Account | undefined {
  * `agentd serve` creates the default user when it is missing; `agentd doctor` (create: false) only looks.
  */
 export function resolveCommandIdentity(runAs: RunAs, own: OwnPaths, host: IdentityHost = localHost, create = true): CommandIdentity {
-  if (host.uid !== 0) {
-    return {
-      mode: "unguarded",
-      problems: [
-        `agentd runs as uid ${host.uid}, not root: commands run as agentd's own user, so they can read its token and store, signal it and decide their own approvals. Start agentd as root (commands then run as ${runAs.user}).`,
-      ],
-    };
-  }
+  if (host.uid !== 0) return userStart(own, host);
   let account = findAccount(host, runAs.user);
   if (!account && runAs.user === DEFAULT_COMMAND_USER && create) {
     host.createUser(runAs.user);
@@ -87,6 +91,31 @@ export function resolveCommandIdentity(runAs: RunAs, own: OwnPaths, host: Identi
     credentials: { uid: account.uid, gid: account.gid, groups: [account.gid, ...gids] },
     home: account.home,
     problems: ownPathProblems(own, who, runAs.user, host),
+  };
+}
+
+/** Started as a user: the namespace sandbox where the kernel allows it, else unguarded, saying why. */
+function userStart(own: OwnPaths, host: IdentityHost): CommandIdentity {
+  const why = host.namespaces();
+  if (why !== undefined)
+    return {
+      mode: "unguarded",
+      problems: [
+        `agentd runs as uid ${host.uid}, not root, and cannot sandbox its commands (${why}): they run as agentd's own user, so they can read its token and store, signal it and decide their own approvals. Start agentd as root (commands then run as a command user of their own).`,
+      ],
+    };
+  const exists = (path: string) => host.stat(path) !== undefined;
+  // The user's runtime dir holds its systemd and D-Bus sockets: through them a command could start a unit outside the sandbox.
+  const runtimeDir = `/run/user/${host.uid}`;
+  return {
+    mode: "namespaces",
+    sandbox: {
+      hide: [own.dataDir, ...(own.config && exists(own.config) ? [own.config] : []), ...(exists(runtimeDir) ? [runtimeDir] : [])],
+      readOnly: [own.binary],
+      privateTerminals: true,
+    },
+    problems: [],
+    limits: `commands run as agentd's own user (uid ${host.uid}) in namespaces of their own: they cannot see agentd's processes, data dir or config, nor replace its binary, but they can write that user's other files (dotfiles, ~/.ssh/authorized_keys), where what they leave runs as agentd's user later; start agentd as root for a command user of their own`,
   };
 }
 
@@ -160,4 +189,5 @@ const localHost: IdentityHost = {
     }
   },
   realpath: (path) => realpathSync(path),
+  namespaces: () => namespaceSandboxAvailable(),
 };
