@@ -5,6 +5,7 @@
  * The child joins its cgroups, takes its limits, drops to the command user, sets no_new_privs and
  * only then enters its working directory, so every check after that is made as the command user.
  * It never returns to JavaScript: a failure is written to the spec and the child exits.
+ * One file past ~300 lines on purpose: TinyCC compiles one source, and the two children share its helpers.
  *
  * With a sandbox (agentd started as a user, so there is no other uid to run commands as), the child
  * joins the user namespace agentd made for its sandboxes (the same uid inside: nativeSpawn.ts) and
