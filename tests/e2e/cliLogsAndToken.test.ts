@@ -16,7 +16,8 @@ const line = (ts: number, level: string, event: string, fields: Record<string, u
 
 async function inElsewhere(args: string[], env: Record<string, string> = {}) {
   const cwd = makeTempDir("agentd-cli-elsewhere-");
-  const result = await runAgentd(args, { cwd, env: { HOME: cwd, ...env } });
+  // Only the token these runs are given: none unless the test passes one.
+  const result = await runAgentd(args, { cwd, env: { HOME: cwd, AGENTD_TOKEN: undefined, ...env } });
   expect(readdirSync(cwd)).toEqual([]);
   return result;
 }

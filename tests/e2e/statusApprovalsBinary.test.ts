@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, PROJECT_ROOT } from "../support/binary.ts";
+import { daemonToken } from "../support/daemonTokens.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -35,7 +36,7 @@ beforeAll(async () => {
       approvals: { rules: [{ match: `*${GATE}*`, action: "ask" }] },
     },
   });
-  browser = await openBrowser();
+  browser = await openBrowser({ signedIn: { url: daemon.url, token: daemonToken(daemon.url) } });
 }, 120_000);
 
 afterAll(async () => {

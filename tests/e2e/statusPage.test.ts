@@ -21,6 +21,8 @@ const ARTIFACTS = join(PROJECT_ROOT, "tests", "e2e", "artifacts");
 const TITLE = `disk full on /var <script>alert("x")</script>`;
 
 let dataDir: string;
+/** The token the person at the browser signs in with (started as root, decisions need it). */
+const personToken = () => readFileSync(join(dataDir, "token"), "utf8").trim();
 let daemon: Subprocess<"ignore", "pipe", "pipe">;
 let ready: Ready;
 let browser: BrowserSession;
@@ -65,7 +67,7 @@ beforeAll(async () => {
     },
     { timeoutMs: 60_000 },
   );
-  browser = await openBrowser();
+  browser = await openBrowser({ signedIn: { url: ready.url, token: personToken() } });
 }, 120_000);
 
 afterAll(async () => {
@@ -113,7 +115,7 @@ describe("status page in a browser", () => {
   }, 60_000);
 
   test("without JavaScript the page is a static snapshot whose buttons still work as forms", async () => {
-    noScript = await openBrowser({ javaScriptEnabled: false });
+    noScript = await openBrowser({ javaScriptEnabled: false, signedIn: { url: ready.url, token: personToken() } });
     const { page, requests } = noScript;
     await page.goto(`${ready.url}/status`);
     expect(await page.locator("#incident-2 td.text").textContent()).toBe("upstream 502 storm");

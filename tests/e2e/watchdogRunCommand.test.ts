@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
+import { daemonToken } from "../support/daemonTokens.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
@@ -100,7 +101,13 @@ describe("run_command approval, end to end against ./agentd", () => {
     expect(page).toContain(`hx-post="/status/incidents/${opened.id}/action"`);
     const crossSite = await fetch(`${url}/status/incidents/${opened.id}/action`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "cross-site", origin: "https://evil.example" },
+      // The person's browser holds the token cookie; another site makes it post: the CSRF guard refuses.
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "sec-fetch-site": "cross-site",
+        origin: "https://evil.example",
+        cookie: `agentd_token=${daemonToken(url)}`,
+      },
       body: "decision=allow",
     });
     expect(crossSite.status).toBe(403);

@@ -96,8 +96,7 @@ describe("the guarded routes", () => {
       "/api/admin/proxy/providers/p/breaker/open",
     ])
       expect({ path, direct: direct(path) }).toEqual({ path, direct: true });
-    for (const path of ["/v1/chat/completions", "/status"])
-      expect({ path, direct: direct(path) }).toEqual({ path, direct: false });
+    for (const path of ["/v1/chat/completions", "/status"]) expect({ path, direct: direct(path) }).toEqual({ path, direct: false });
   });
 });
 

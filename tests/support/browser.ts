@@ -29,6 +29,11 @@ export interface BrowserSession {
 export interface BrowserOptions {
   javaScriptEnabled?: boolean;
   viewport?: { width: number; height: number };
+  /**
+   * Signed in to the agentd at `url` (its token cookie): started as root, as the tests run,
+   * decisions from the page need the token, which the person at the browser has.
+   */
+  signedIn?: { url: string; token: string | undefined };
 }
 
 /** A headless Chromium with a fresh profile in a temp dir; close() ends the browser process. */
@@ -42,6 +47,8 @@ export async function openBrowser(options: BrowserOptions = {}): Promise<Browser
     viewport: options.viewport ?? { width: 1280, height: 900 },
     timeout: 60_000,
   });
+  if (options.signedIn?.token)
+    await context.addCookies([{ name: "agentd_token", value: options.signedIn.token, url: options.signedIn.url }]);
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
   const requests: string[] = [];

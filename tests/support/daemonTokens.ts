@@ -16,9 +16,12 @@ export function daemonToken(url: string | undefined): string | undefined {
   return url === undefined ? undefined : tokens.get(url);
 }
 
-/** AGENTD_TOKEN for a CLI run aimed at a daemon this test started (by --url or AGENTD_URL), unless one is given. */
+/**
+ * AGENTD_TOKEN for a CLI run aimed at a daemon this test started (by --url or AGENTD_URL), unless
+ * the run names its own (or names AGENTD_TOKEN as undefined: a run meant to go without).
+ */
 export function tokenEnvFor(args: readonly string[], env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  if (env.AGENTD_TOKEN !== undefined || args.includes("--token")) return env;
+  if ("AGENTD_TOKEN" in env || args.includes("--token")) return env;
   const at = args.indexOf("--url");
   const token = daemonToken(at >= 0 ? args[at + 1] : env.AGENTD_URL);
   return token ? { ...env, AGENTD_TOKEN: token } : env;
