@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, PROJECT_ROOT } from "../support/binary.ts";
 import { daemonToken } from "../support/daemonTokens.ts";
@@ -28,6 +28,8 @@ beforeAll(async () => {
   await ensureBinary();
   upstream = startScriptedUpstream();
   work = makeTempDir("agentd-page-approval-work-");
+  // The command runs as the command user (agentd starts as root here): it writes there.
+  chmodSync(work, 0o777);
   daemon = await startDaemon({
     dataDir: makeTempDir("agentd-page-approval-data-"),
     config: {
