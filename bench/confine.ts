@@ -3,9 +3,13 @@
  * limits, drop to the command user, no_new_privs, in one clone+exec) adds to starting a command,
  * against a direct spawn of the same program in the same run (Bun.spawn, and the spawner with
  * nothing asked of it), and against util-linux's setpriv doing the user drop (an extra exec).
- * Run: node_modules/.bin/bun bench/confine.ts — as root for the user drop and cgroup rows; prints a markdown table.
+ * Run: node_modules/.bin/bun bench/confine.ts — as root for the user drop and cgroup rows, as a user
+ * for the namespace sandbox row; prints a markdown table.
  */
 import { dlopen } from "bun:ffi";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { nativeSpawn, type NativeSpawnSpec } from "../src/core/process/index.ts";
 import { CommandCgroups, detectCgroupLayout, type SessionCgroup } from "../src/core/process/cgroups/index.ts";
 
@@ -49,6 +53,12 @@ try {
   rows.push(["direct: Bun.spawn /bin/true (baseline)", direct]);
   rows.push(["agentd spawner, nothing asked", await medianMs(() => viaSpawner({}))]);
   rows.push(["agentd spawner + no_new_privs", await medianMs(() => viaSpawner({ noNewPrivs: true }))]);
+  if (!root) {
+    // Started as a user: mount and PID namespaces around the command (agentd's paths hidden, its binary read-only).
+    const sandbox = { hide: [mkdtempSync(join(tmpdir(), "agentd-bench-hidden-"))], readOnly: [process.execPath], privateTerminals: true };
+    rows.push(["agentd spawner + no_new_privs + namespaces sandbox", await medianMs(() => viaSpawner({ noNewPrivs: true, sandbox }))]);
+    rmSync(sandbox.hide[0]!, { recursive: true, force: true });
+  }
   if (root) {
     rows.push([
       "agentd spawner + command user + no_new_privs",
