@@ -401,6 +401,14 @@ describe("the privilege gate against a hostile model (agentd as root, commands a
     expect(existsSync("/etc/agentd-pwn")).toBe(false);
   }, 60_000);
 
+  test("a command the card would show otherwise than bash reads it (backslash-newline, CR) is refused, never asked", async () => {
+    const marker = join(work, "deceived");
+    const outcome = await turn([[exec(`sudo touch ${work}/notes\\\n${marker}`)], [exec(`sudo touch ${work}/notes\r${marker}`)]]);
+    expect(outcome.asked).toBe(0);
+    expect(outcome.output.match(/command_ambiguous|Cannot run this command as written/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(existsSync(marker)).toBe(false);
+  }, 60_000);
+
   test("a decision needs the token, even from this host's own person", async () => {
     const response = await fetch(`${url}/api/approvals/any`, {
       method: "POST",

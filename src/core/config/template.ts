@@ -51,6 +51,11 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
     // Variables that look like secrets (…_KEY, …_TOKEN, …_PASSWORD) are kept from the commands the
     // agent runs; list the ones commands may see.
     "pass_env": [],
+    // Started as root, every command runs as this user (created at first start when it is the
+    // default), never as root or agentd; groups such as "adm" let read-only diagnosis work unasked.
+    "run_as": { "user": "agentd-cmd", "groups": [] },
+    // Each command session's cgroup: agentd stays up whatever a command does.
+    "limits": { "pids_max": 512, "memory_max_mb": 2048, "cpu_weight": 50 },
   },
 
   // The agent: its model calls go through the proxy above.
