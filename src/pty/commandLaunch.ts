@@ -1,5 +1,12 @@
 import { accessSync, constants, readFileSync } from "node:fs";
-import { type CommandIdentity, groupsOf, parseGroups, parsePasswd, type SpawnCredentials, type SpawnSandbox } from "../core/process/index.ts";
+import {
+  type CommandIdentity,
+  groupsOf,
+  parseGroups,
+  parsePasswd,
+  type SpawnCredentials,
+  type SpawnSandbox,
+} from "../core/process/index.ts";
 import { readEscalation } from "../core/shell/escalationWords.ts";
 import { PtyError } from "./ptyErrors.ts";
 

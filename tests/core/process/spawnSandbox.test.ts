@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { namespaceSandboxAvailable, nativeSpawn, SpawnError } from "../../../src/core/process/spawn/index.ts";
 import { makeTempDir, removeTempDirs } from "../../support/tempDir.ts";
@@ -128,9 +128,9 @@ function asUser(request: object, wrap: string[] = [], outer: string[] = []): str
       "--clear-groups",
       "--",
       ...wrap,
-      process.execPath,
+      join(dir, "bun"),
       join(dir, "driver.ts"),
-      SPAWN_MODULE,
+      join(dir, "spawn.js"),
       JSON.stringify({ dir, ...request }),
     ],
     {
@@ -184,6 +184,11 @@ beforeAll(() => {
   writeFileSync(join(binDir, "other"), "OTHER\n");
   writeFileSync(join(roDir, "kept"), "KEPT\n");
   writeFileSync(join(dir, "driver.ts"), DRIVER);
+  // The checkout may sit where only root can enter (CI's `mktemp -d` is 0700): the user gets its
+  // own copy of bun and of the spawner, bundled (the C source inlined).
+  copyFileSync(process.execPath, join(dir, "bun"));
+  chmodSync(join(dir, "bun"), 0o755);
+  sh([process.execPath, "build", SPAWN_MODULE, "--target", "bun", "--outfile", join(dir, "spawn.js")]);
   sh(["chown", "-R", `${uid}:${gid}`, dir]);
   paths = { secretDir, config: join(confDir, "config.toml"), binary: join(binDir, "agentd"), binDir, roDir };
 });
