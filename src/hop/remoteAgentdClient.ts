@@ -16,7 +16,7 @@ export interface RemoteAgentdClient {
   readFile(args: ReadFileArgs, signal?: AbortSignal): Promise<ReadFileResult>;
   writeFile(args: WriteFileArgs, signal?: AbortSignal): Promise<WriteFileResult>;
   /** The remote agentd's health verdict and open incidents; only a hop running agentd has them. */
-  overview?(signal?: AbortSignal): Promise<{ health: string | null; incidents_open: number | null }>;
+  overview?(signal?: AbortSignal): Promise<{ health: string | null; incidents_open: number | null; gate: string | null }>;
 }
 
 export interface HttpClientLink {
@@ -67,19 +67,19 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
     return this.call("POST", "/api/files/write", args, 0, signal);
   }
 
-  async overview(signal?: AbortSignal): Promise<{ health: string | null; incidents_open: number | null }> {
+  async overview(signal?: AbortSignal): Promise<{ health: string | null; incidents_open: number | null; gate: string | null }> {
     const [health, incidents] = await Promise.all([
       // /health answers 503 with its document when it fails: that answer is the verdict, not an error.
-      this.call<{ status?: string }>("GET", "/health", undefined, 0, signal).then(
-        (doc) => doc.status ?? null,
+      this.call<HealthDocument>("GET", "/health", undefined, 0, signal).then(
+        (doc) => ({ status: doc.status ?? null, gate: gateMode(doc) }),
         (error: unknown) => {
-          if ((error as HopError).details?.remote_status === 503) return "fail";
+          if ((error as HopError).details?.remote_status === 503) return { status: "fail", gate: null };
           throw error;
         },
       ),
       this.call<{ total?: number }>("GET", "/api/incidents?state=unresolved&limit=1", undefined, 0, signal),
     ]);
-    return { health, incidents_open: typeof incidents.total === "number" ? incidents.total : null };
+    return { health: health.status, gate: health.gate, incidents_open: typeof incidents.total === "number" ? incidents.total : null };
   }
 
   private async call<T>(method: string, path: string, body: unknown, waitMs: number, signal?: AbortSignal): Promise<T> {
@@ -140,4 +140,16 @@ export class HttpRemoteAgentdClient implements RemoteAgentdClient {
     }
     return parsed as T;
   }
+}
+
+interface HealthDocument {
+  status?: string;
+  checks?: Record<string, Array<{ status?: string; observedValue?: unknown }>>;
+}
+
+/** How the remote agentd keeps its commands from itself (its start mode), from its /health; null from an agentd too old to say. */
+function gateMode(doc: HealthDocument): string | null {
+  const check = doc.checks?.["security:privilege_gate"]?.[0];
+  if (!check || typeof check.observedValue !== "string") return null;
+  return check.status === "warn" ? `${check.observedValue} (warn)` : check.observedValue;
 }

@@ -7,11 +7,16 @@ export interface RemoteOverview {
   health: string | null;
   /** Unresolved incidents on the remote host, or null when unknown. */
   incidents_open: number | null;
+  /**
+   * How the remote host keeps commands from its agentd: `command_user`, `namespaces`, `unguarded`
+   * (its start mode), `none` for a fallback hop (plain SSH exec), null when unknown.
+   */
+  gate: string | null;
 }
 
 export type HopListRow = HopInfo & RemoteOverview;
 
-const UNKNOWN: RemoteOverview = { health: null, incidents_open: null };
+const UNKNOWN: RemoteOverview = { health: null, incidents_open: null, gate: null };
 
 /**
  * The hop list with each connected hop's health and open incidents, read from its remote agentd
@@ -32,7 +37,7 @@ export class RemoteOverviews {
     return this.manager.list().map((hop) => {
       if (hop.state !== "connected" || hop.mode !== "agentd") {
         this.#cache.delete(hop.name);
-        return { ...hop, ...UNKNOWN };
+        return { ...hop, ...UNKNOWN, ...(hop.state === "connected" ? { gate: "none" } : {}) };
       }
       const cached = this.#cache.get(hop.name);
       if (!cached || (now - cached.at >= this.ttlMs && !cached.refreshing)) this.#refresh(hop.name, cached?.value ?? UNKNOWN);

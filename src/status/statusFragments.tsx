@@ -286,6 +286,7 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
                   {typeof h.incidents_open === "number" ? (
                     <div class="note">{h.incidents_open === 1 ? "1 open incident" : `${h.incidents_open} open incidents`}</div>
                   ) : null}
+                  {h.gate ? <div class="note">gate: {h.gate}</div> : null}
                 </td>
                 <td class="opt">{h.remote_version ?? "-"}</td>
                 <td class="opt">

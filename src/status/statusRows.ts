@@ -81,6 +81,7 @@ export function hopRow(hop: HopInfo & Partial<RemoteOverview>): HopRow {
     last_change: hop.last_change,
     health: hop.health ?? null,
     incidents_open: hop.incidents_open ?? null,
+    gate: hop.gate ?? null,
     ...(output ? { output } : {}),
   };
 }

@@ -134,6 +134,8 @@ export interface HopRow {
   health?: string | null;
   /** Unresolved incidents on the remote host; null when unknown. */
   incidents_open?: number | null;
+  /** The remote host's privilege gate (command_user, namespaces, unguarded; none for a fallback hop); null when unknown. */
+  gate?: string | null;
 }
 
 export interface Page<Row> {

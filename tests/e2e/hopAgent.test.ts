@@ -94,6 +94,15 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     expect(existsSync(join(remoteHome, ".agentd", "bin", "agentd"))).toBe(true);
     const listed = await api<{ hops: Array<{ name: string; state: string }> }>(daemon.url, "/api/hops");
     expect(listed.hops.find((h) => h.name === "remote")?.state).toBe("connected");
+    // The remote agentd's own gate, read from its /health through the tunnel: it runs as root there.
+    const gate = await waitFor(
+      "the remote gate in the hop list",
+      async () =>
+        (await api<{ hops: Array<{ name: string; gate: string | null }> }>(daemon.url, "/api/hops")).hops.find((h) => h.name === "remote")
+          ?.gate ?? undefined,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(gate).toBe("command_user");
   }, 240_000);
 
   test("the model hops over (approved), runs a command and reads a file there, then hops back", async () => {
