@@ -5,7 +5,7 @@ export { runInBackground } from "./background.ts";
 export type { BackgroundTask } from "./background.ts";
 export { installProcessErrorHandlers } from "./processErrorHandlers.ts";
 export { failureCount } from "./failureCounters.ts";
-export { hardenProcess, withUmask, OPERATOR_UMASK_ENV } from "./processHardening.ts";
+export { hardenProcess, OPERATOR_UMASK_ENV } from "./processHardening.ts";
 export type { Hardening } from "./processHardening.ts";
 export { parseProcStat, readProcStat } from "./procStat.ts";
 export type { ProcStat } from "./procStat.ts";

@@ -22,13 +22,3 @@ export function hardenProcess(env: Readonly<Record<string, string | undefined>> 
   const operatorUmask = passed !== undefined && /^[0-7]{1,4}$/.test(passed) ? Number.parseInt(passed, 8) : inherited;
   return { operatorUmask, problem: setProcessControl(PR_SET_DUMPABLE, 0, "PR_SET_DUMPABLE, 0") };
 }
-
-/** Runs `spawn` with the operator's umask, so files the agent's commands create get the modes the operator expects. */
-export function withUmask<T>(mask: number, spawn: () => T): T {
-  const own = process.umask(mask);
-  try {
-    return spawn();
-  } finally {
-    process.umask(own);
-  }
-}
