@@ -48,6 +48,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const ownPaths = [
     dataDir,
     ...(configPath ? [configPath] : []),
+    process.execPath,
     `/proc/${process.pid}`,
     ...(supervisorPid ? [`/proc/${supervisorPid}`] : []),
   ];
@@ -61,16 +62,16 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   else log.info("security.gate_holds", { mode: identity.mode, user: identity.user });
   confineOwnCommands(identity, { withheld: envReferences, pass: config.pty.pass_env });
   const cgroups = openCommandCgroups(log);
-  // Guarded, decisions also need the token, which lives where commands cannot read; in namespaces,
-  // where commands share agentd's uid, direct calls need it too.
-  const decisionToken = identity.mode !== "unguarded" ? ensureApiToken(dataDir).token : undefined;
-  const directCallToken = identity.mode === "namespaces" ? decisionToken : undefined;
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
   let requiredToken: string | undefined;
+  // Guarded, decisions also need the token, which lives where commands cannot read; in namespaces,
+  // where commands share agentd's uid, direct calls need it too.
+  let decisionToken: string | undefined;
   try {
     requiredToken = (await tokenRequired(bind, options.requireToken ?? config.server.require_token))
       ? ensureApiToken(dataDir).token
       : undefined;
+    decisionToken = identity.mode !== "unguarded" ? ensureApiToken(dataDir).token : undefined;
   } catch (error) {
     if (!(error instanceof UntrustedTokenError)) throw error;
     log.error("auth.token_untrusted", { problem: error.message });
@@ -88,7 +89,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     identity,
     ...(cgroups ? { cgroups } : {}),
     ...(decisionToken ? { decisionToken } : {}),
-    ...(directCallToken ? { directCallToken } : {}),
+    ...(identity.mode === "namespaces" && decisionToken ? { directCallToken: decisionToken } : {}),
     ...(identity.credentials ? { commandUid: identity.credentials.uid } : {}),
     db,
     dataDir,
