@@ -5,7 +5,7 @@ import { asDiskFull } from "../core/errors/index.ts";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import { redactText } from "../core/redaction/index.ts";
-import { type CommandIdentity, runInBackground, type SpawnLimit } from "../core/process/index.ts";
+import { type CommandIdentity, runInBackground, type SpawnLimit, userTaskCount } from "../core/process/index.ts";
 import type { CommandCgroups, SessionCgroup } from "../core/process/cgroups/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
@@ -376,17 +376,20 @@ export class PtyManager {
   }
 
   /**
-   * Where no cgroup can be had: per-process limits. RLIMIT_NPROC counts every process of the
-   * user, so it only bounds a fork bomb when commands have a user of their own.
+   * Where no cgroup can be had: per-process limits. RLIMIT_NPROC counts every task of the user:
+   * with a user of their own, commands get pids_max; sharing agentd's user, they get what that
+   * user runs now plus pids_max, so a fork bomb stops there while agentd, whose own limit is the
+   * system's, can still start threads and commands.
    */
   private rlimits(): SpawnLimit[] {
     const bytes = this.config.limits.memory_max_mb * 1_048_576;
-    const limits: SpawnLimit[] = [{ resource: RLIMIT_AS, soft: bytes, hard: bytes }];
-    if (this.identity.mode === "command_user") {
-      const pids = this.config.limits.pids_max;
-      limits.push({ resource: RLIMIT_NPROC, soft: pids, hard: pids });
-    }
-    return limits;
+    const pids = this.config.limits.pids_max;
+    const uid = process.getuid?.() ?? 0;
+    const tasks = this.identity.mode === "command_user" || uid === 0 ? pids : userTaskCount(uid) + pids;
+    return [
+      { resource: RLIMIT_AS, soft: bytes, hard: bytes },
+      { resource: RLIMIT_NPROC, soft: tasks, hard: tasks },
+    ];
   }
 
   /** A session nobody reads any more: its fds close and its group leaves the registry. */

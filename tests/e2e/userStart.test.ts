@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
 import { binaryForAnyUser, cleanEnv, stopChild } from "../support/binary.ts";
@@ -119,3 +119,45 @@ test("a command cannot read the token or the config, replace the binary, see or 
   expect(existsSync(`${binary}.old`)).toBe(false);
   expect(proc!.exitCode).toBeNull();
 }, 60_000);
+
+test("a fork bomb: /health answers within 1 s throughout, agentd lives, and the bomb ends with its session", async () => {
+  const before = processesOf(user.uid).length;
+  const response = await fetch(`${url}/api/pty`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ cmd: "bomb() { bomb | bomb & }; bomb; exec sleep 30", yield_time_ms: 1000 }),
+  });
+  const opened = (await response.json()) as { session_id: string | null };
+  expect(opened.session_id).toBeString();
+  let slowest = 0;
+  const deadline = Date.now() + 3000;
+  while (Date.now() < deadline) {
+    const started = performance.now();
+    await (await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })).text();
+    slowest = Math.max(slowest, performance.now() - started);
+    await Bun.sleep(100);
+  }
+  expect(slowest).toBeLessThan(1000);
+  expect(processesOf(user.uid).length).toBeGreaterThan(before + 10);
+  const closed = await fetch(`${url}/api/pty/${opened.session_id}`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } });
+  expect(closed.status).toBe(200);
+  // Its pid 1 gone, the kernel ends everything else in the namespace.
+  await waitFor("the bomb to end", () => (processesOf(user.uid).length <= before ? true : undefined), { timeoutMs: 15_000 });
+  expect(proc!.exitCode).toBeNull();
+}, 60_000);
+
+/** Every live process of `uid`, read from /proc. */
+function processesOf(uid: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, "utf8");
+      if (/^State:\s+Z/m.test(status)) continue;
+      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(status)) pids.push(Number(name));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return pids;
+}

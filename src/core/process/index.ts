@@ -19,3 +19,4 @@ export type { NativeSpawnSpec, SpawnCredentials, SpawnLimit, SpawnSandbox } from
 export { DEFAULT_COMMAND_USER, groupsOf, parseGroups, parsePasswd, resolveCommandIdentity } from "./identity/index.ts";
 export type { Account, CommandIdentity, GateMode, OwnPaths, RunAs } from "./identity/index.ts";
 export * from "./cgroups/index.ts";
+export { userTaskCount } from "./userTasks.ts";
