@@ -115,7 +115,7 @@ function userStart(own: OwnPaths, host: IdentityHost): CommandIdentity {
       privateTerminals: true,
     },
     problems: [],
-    limits: `commands run as agentd's own user (uid ${host.uid}) in namespaces of their own: they cannot see agentd's processes, data dir or config, nor replace its binary, but they can write that user's other files (dotfiles, ~/.ssh/authorized_keys), where what they leave runs as agentd's user later; start agentd as root for a command user of their own`,
+    limits: `commands run as agentd's own user (uid ${host.uid}) in namespaces of their own: they cannot see agentd's processes, data dir or config, nor replace its binary, but they can write that user's other files (dotfiles, ~/.ssh/authorized_keys, an agentd.jsonc where agentd looks for one when started without --config), where what they leave runs as agentd's user later; start agentd as root for a command user of their own`,
   };
 }
 
