@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
 import { binaryForAnyUser, cleanEnv, runAgentd, stopChild } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream, type ToolCallScript } from "../support/scriptedUpstream.ts";
+import { processesOf } from "../support/userProcesses.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 import { parseSseEvents } from "./support/daemonProcess.ts";
@@ -438,19 +439,3 @@ describe("the privilege gate against a hostile model (agentd as root, commands a
     await waitFor("no process of the command user", () => (processesOf(user.uid).length === 0 ? true : undefined), { timeoutMs: 10_000 });
   }, 60_000);
 });
-
-/** Every live process of `uid`, read from /proc. */
-function processesOf(uid: number): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const status = readFileSync(`/proc/${name}/status`, "utf8");
-      if (/^State:\s+Z/m.test(status)) continue;
-      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(status)) pids.push(Number(name));
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  return pids;
-}

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
 import { binaryForAnyUser, cleanEnv, stopChild } from "../support/binary.ts";
+import { processesOf } from "../support/userProcesses.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { canRunGateTest, createGateUser, type GateUser } from "./support/gateUser.ts";
@@ -145,19 +146,3 @@ test("a fork bomb: /health answers within 1 s throughout, agentd lives, and the 
   await waitFor("the bomb to end", () => (processesOf(user.uid).length <= before ? true : undefined), { timeoutMs: 15_000 });
   expect(proc!.exitCode).toBeNull();
 }, 60_000);
-
-/** Every live process of `uid`, read from /proc. */
-function processesOf(uid: number): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const status = readFileSync(`/proc/${name}/status`, "utf8");
-      if (/^State:\s+Z/m.test(status)) continue;
-      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(status)) pids.push(Number(name));
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  return pids;
-}
