@@ -15,7 +15,7 @@ import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../
 import { createWatchdogCapability, SilenceStore } from "../watchdog/index.ts";
 import { createTelemetryCapability, startTracing } from "../telemetry/index.ts";
 import { CapabilityStack } from "./capabilityStack.ts";
-import { withholdSecretValues } from "../core/process/confinement/secretEnv.ts";
+import { withholdSecretValues } from "../core/process/index.ts";
 import type { CommandIdentity } from "../core/process/index.ts";
 import type { CommandCgroups } from "../core/process/cgroups/index.ts";
 

@@ -12,7 +12,7 @@ export type { ProcStat } from "./procStat.ts";
 export { trackChild } from "./ownChildren.ts";
 export { isCompiledBinary } from "./compiledBinary.ts";
 export { confineOwnCommands } from "./confinement/ownCommands.ts";
-export { CHILD_TMPDIR_ENV, looksSecret, withoutSecrets } from "./confinement/secretEnv.ts";
+export { CHILD_TMPDIR_ENV, looksSecret, withholdSecretValues, withoutSecrets } from "./confinement/secretEnv.ts";
 export type { SecretEnvOptions } from "./confinement/secretEnv.ts";
 export { errnoName, namespaceSandboxAvailable, nativeSpawn, SpawnError } from "./spawn/index.ts";
 export type { NativeSpawnSpec, SpawnCredentials, SpawnLimit, SpawnSandbox } from "./spawn/index.ts";
