@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../core/log/index.ts";
+import { runInBackground } from "../core/process/index.ts";
 import { CheckScheduler } from "./checks/checkScheduler.ts";
 import { LogFileTailer } from "./checks/logFileTailer.ts";
 import { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
@@ -81,7 +82,7 @@ export class WatchdogRuntime {
     this.checks.start();
     for (const [i, file] of this.options.config.log_files.entries()) this.#tailers[i]!.start(file.poll_ms);
     this.#tick = setInterval(() => {
-      void this.watchdog.tick();
+      runInBackground("watchdog.tick", () => this.watchdog.tick(), {}, this.options.log);
       this.#alertmanager?.sync(Date.now());
       this.#publishCounters();
     }, this.options.config.tick_ms);

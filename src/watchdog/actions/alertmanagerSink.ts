@@ -153,6 +153,7 @@ export class AlertmanagerSink {
       this.options.log,
     ).done;
     this.#posts.add(task);
+    // runInBackground's `done` never rejects: the post's failure is already logged and counted.
     void task.then(() => this.#posts.delete(task));
   }
 
