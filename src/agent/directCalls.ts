@@ -8,6 +8,7 @@ import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tool
 import { newId } from "./agentIds.ts";
 import { decideCallPolicy } from "./approvalPolicy.ts";
 import type { ApprovalStore } from "./approvalStore.ts";
+import { askPerson } from "./approvalQuestion.ts";
 import { callSummary, commandLineOf } from "./callSubject.ts";
 import { callVerdict, deniedMessage, type CallVerdict } from "./callVerdict.ts";
 import type { SessionChannels } from "./sessionChannels.ts";
@@ -287,29 +288,23 @@ export class DirectCalls {
       const summary = callSummary(tool, redactSecrets(shownRequest.arguments), shownRequest.command);
       const shown = target === LOCAL_TARGET ? summary : `${summary} on ${target}`;
       // Past the limit this throws: #settle answers the call with the error, and nothing is queued.
-      const approval = this.deps.approvals.create(
+      const { approvals: store, toolCalls, logger } = this.deps;
+      const approval = askPerson(
+        { approvals: store, toolCalls, logger, maxPending: this.deps.approvalsConfig.max_pending_per_session },
         {
-          session_id: session.id,
-          turn_id: turnId,
-          tool_call_id: record.id,
+          sessionId: session.id,
+          turnId,
+          record,
           tool: tool.name,
           scope: judged.scope,
           summary: shown,
-          request: JSON.stringify(shownRequest),
+          request: shownRequest,
           target,
+          reason: judged.reason,
         },
-        this.deps.approvalsConfig.max_pending_per_session,
       );
       approvalId = approval.id;
-      this.deps.toolCalls.awaitApproval(record.id, approval.id);
       this.deps.sessions.setTurnStatus(turnId, "awaiting_approval", 1);
-      this.deps.logger.info("approval.required", {
-        session: session.id,
-        approval: approval.id,
-        tool: tool.name,
-        scope: judged.scope,
-        reason: judged.reason,
-      });
       const approvals = [{ approval_id: approval.id, call_id: record.call_id, tool: tool.name, scope: judged.scope, summary: shown }];
       this.#emit(session.id, turnId, "approval_required", { step: 1, approvals, decisions: ["allow_once", "allow_session", "deny"] });
       this.deps.channels.get(session.id).sidecar?.write("approval.required", { turn: turnId, step: 1, approvals });

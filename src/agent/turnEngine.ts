@@ -10,19 +10,21 @@ import { callVerdict, deniedMessage, type CallVerdictContext } from "./callVerdi
 import { callSummary, commandLineOf } from "./callSubject.ts";
 import { streamModelStep } from "./modelStep.ts";
 import { requestSummary } from "./sidecarFetch.ts";
-import { redactSecrets, redactText } from "../core/redaction/index.ts";
+import { redactSecrets } from "../core/redaction/index.ts";
 import { runInBackground } from "../core/process/index.ts";
 import { SESSION_HEADER, type SessionChannels } from "./sessionChannels.ts";
 import type { AgentEventType, SessionEvents } from "./sessionEvents.ts";
 import type { ChatMessage, SessionRecord, SessionStore } from "./sessionStore.ts";
-import { argumentsByCallId, argumentValue, parseToolArguments, type ToolErrorBody } from "./toolArguments.ts";
+import { argumentsByCallId, argumentValue, parseToolArguments } from "./toolArguments.ts";
 import type { ToolCatalog } from "./toolCatalog.ts";
-import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
-import { errorContent, runToolCall, type TurnReporter } from "./toolRunner.ts";
+import type { ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
+import { runToolCall, type TurnReporter } from "./toolRunner.ts";
 import { clipToolResult } from "./toolResultText.ts";
 import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
 import { AmbiguousCommandError } from "./shell/ambiguousText.ts";
 import { approvalRequest } from "./approvalRequest.ts";
+import { askPerson, type ApprovalQuestionDeps } from "./approvalQuestion.ts";
+import { UnrunAnswers } from "./unrunAnswers.ts";
 import type { AgentTelemetry } from "./agentTelemetry.ts";
 
 export interface TurnEngineDeps {
@@ -71,9 +73,11 @@ interface AskedCall {
 export class TurnEngine {
   readonly #running = new Map<string, RunningTurn>();
   readonly #judge: CommandJudge;
+  readonly #answers: UnrunAnswers;
 
   constructor(private readonly deps: TurnEngineDeps) {
     this.#judge = new CommandJudge(deps.writtenFiles);
+    this.#answers = new UnrunAnswers(deps);
   }
 
   get runningCount(): number {
@@ -120,7 +124,7 @@ export class TurnEngine {
         this.deps.telemetry.approvalDecided(approval.id, "cancelled", decidedBy, Date.now() - approval.created_at);
     }
     const step = this.deps.sessions.getTurn(turnId).steps;
-    this.#answerRemaining(sessionId, turnId, "cancelled", {
+    this.#answers.remaining(sessionId, turnId, "cancelled", {
       code: "cancelled",
       message: "The user cancelled the turn before this call ran",
     });
@@ -130,7 +134,7 @@ export class TurnEngine {
   /** Turns a previous worker left running: their open calls are answered as interrupted and the turn ends. */
   recoverInterrupted(): void {
     for (const turn of this.deps.sessions.runningTurns()) {
-      this.#answerRemaining(turn.session_id, turn.id, "interrupted", {
+      this.#answers.remaining(turn.session_id, turn.id, "interrupted", {
         code: "interrupted",
         message: "agentd restarted while this call was pending",
       });
@@ -178,7 +182,7 @@ export class TurnEngine {
     } catch (error) {
       if (signal.aborted) {
         const reason = signal.reason instanceof TurnCancelled ? signal.reason.message : "cancelled";
-        this.#answerRemaining(sessionId, turnId, "cancelled", {
+        this.#answers.remaining(sessionId, turnId, "cancelled", {
           code: "cancelled",
           message: "The turn was cancelled before this call ran",
         });
@@ -192,7 +196,7 @@ export class TurnEngine {
         ...(status ? { status } : {}),
       });
       this.deps.channels.get(sessionId).sidecar?.write("error", { turn: turnId, step, error: errorMessage(error), status });
-      this.#answerRemaining(sessionId, turnId, "error", { code: "turn_failed", message: "The turn failed before this call ran" });
+      this.#answers.remaining(sessionId, turnId, "error", { code: "turn_failed", message: "The turn failed before this call ran" });
       this.#end(sessionId, turnId, step, "error", { error: errorMessage(error) });
     }
   }
@@ -259,7 +263,7 @@ export class TurnEngine {
       if (signal.aborted) throw signal.reason;
       const tool = this.deps.catalog.byName.get(record.tool);
       if (!tool) {
-        this.#answerUnrun(session.id, turnId, record, history, "error", {
+        this.#answers.unrun(session.id, turnId, record, history, "error", {
           code: "unknown_tool",
           message: `There is no tool named ${record.tool}; available: ${[...this.deps.catalog.byName.keys()].join(", ")}`,
         });
@@ -267,7 +271,7 @@ export class TurnEngine {
       }
       const parsed = parseToolArguments(tool, argumentText.get(record.call_id) ?? "");
       if (!parsed.ok) {
-        this.#answerUnrun(session.id, turnId, record, history, "error", parsed.error);
+        this.#answers.unrun(session.id, turnId, record, history, "error", parsed.error);
         continue;
       }
       const command = commandLineOf(tool, parsed.args);
@@ -278,7 +282,7 @@ export class TurnEngine {
       } catch (error) {
         // Text bash would read otherwise than a card shows it: the model is told why and may write it plainly.
         if (!(error instanceof AmbiguousCommandError)) throw error;
-        this.#answerUnrun(session.id, turnId, record, history, "error", { code: error.code, message: error.message });
+        this.#answers.unrun(session.id, turnId, record, history, "error", { code: error.code, message: error.message });
         continue;
       }
       const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext, escalation);
@@ -291,7 +295,7 @@ export class TurnEngine {
         continue;
       }
       if (verdict === "deny") {
-        this.#answerUnrun(session.id, turnId, record, history, "denied", { code: "denied", message: deniedMessage(tool, reason) });
+        this.#answers.unrun(session.id, turnId, record, history, "denied", { code: "denied", message: deniedMessage(tool, reason) });
         continue;
       }
       // Read per call, not from `session`: a hop earlier in this turn may have switched the host.
@@ -299,7 +303,7 @@ export class TurnEngine {
       const approvedFor = record.approval_id ? this.deps.approvals.get(record.approval_id).target : null;
       if (tool.hostBound && approvedFor !== null && approvedFor !== targetName) {
         // The person allowed it on the host the card named; it runs there or not at all.
-        this.#answerUnrun(session.id, turnId, record, history, "error", {
+        this.#answers.unrun(session.id, turnId, record, history, "error", {
           code: "target_changed",
           message: `${tool.name} was approved to run on ${approvedFor}, but the session now runs on ${targetName}: it was not run; call it again to ask`,
         });
@@ -330,7 +334,7 @@ export class TurnEngine {
       );
       if (result) {
         this.deps.telemetry.toolEnded(record.id, tool.name, result.outcome);
-        this.#addToolMessage(session.id, turnId, history, record.call_id, result.content);
+        this.#answers.toolMessage(session.id, turnId, history, record.call_id, result.content);
       }
       if (signal.aborted) throw signal.reason;
     }
@@ -370,95 +374,30 @@ export class TurnEngine {
     });
     let approval: ApprovalRecord;
     try {
-      approval = this.deps.approvals.create(
-        {
-          session_id: sessionId,
-          turn_id: turnId,
-          tool_call_id: record.id,
-          tool: tool.name,
-          scope,
-          summary: callSummary(tool, redactSecrets(call.raw), command),
-          request: JSON.stringify(request),
-          target,
-        },
-        this.deps.approvalsConfig.max_pending_per_session,
-      );
+      approval = askPerson(this.#questions(), {
+        sessionId,
+        turnId,
+        record,
+        tool: tool.name,
+        scope,
+        summary: callSummary(tool, redactSecrets(call.raw), command),
+        request,
+        target,
+        reason: call.reason,
+        ...(escalation ? { escalation } : {}),
+      });
     } catch (error) {
       if (!(error instanceof TooManyPendingApprovalsError)) throw error;
-      this.#answerUnrun(sessionId, turnId, record, history, "error", { code: error.code, message: error.message });
+      this.#answers.unrun(sessionId, turnId, record, history, "error", { code: error.code, message: error.message });
       return false;
     }
-    this.deps.toolCalls.awaitApproval(record.id, approval.id);
     this.deps.telemetry.approvalRequested(turnId, record.id, tool.name, record.call_id, approval.id, scope);
-    this.deps.logger.info("approval.required", {
-      session: sessionId,
-      approval: approval.id,
-      tool: tool.name,
-      scope,
-      reason: call.reason,
-      ...(escalation?.length ? { escalation: escalation.map((why) => redactText(why)) } : {}),
-    });
     return true;
   }
 
-  /** Records and answers a call that is not run (bad arguments, unknown tool, denied). */
-  #answerUnrun(
-    sessionId: string,
-    turnId: string,
-    record: ToolCallRecord,
-    history: ChatMessage[],
-    outcome: ToolCallOutcome,
-    error: ToolErrorBody,
-  ): void {
-    if (!this.deps.toolCalls.start(record.id)) return;
-    const content = errorContent(error);
-    this.deps.toolCalls.finish(record.id, {
-      outcome,
-      durationMs: 0,
-      outputBytes: Buffer.byteLength(content),
-      errorCode: error.code,
-      errorMessage: error.message,
-    });
-    this.deps.telemetry.toolEnded(record.id, record.tool, outcome);
-    const fields = { session: sessionId, tool: record.tool, call_id: record.call_id };
-    this.deps.logger.info("tool.start", fields);
-    this.deps.logger.warn("tool.end", { ...fields, outcome, duration_ms: 0, error: error.message, error_code: error.code });
-    this.#emit(sessionId, turnId, "tool.start", { call_id: record.call_id, tool: record.tool, arguments: record.arguments });
-    this.#emit(sessionId, turnId, "tool.end", { call_id: record.call_id, tool: record.tool, outcome, duration_ms: 0, error });
-    this.deps.channels.get(sessionId).sidecar?.write("tool.end", { call_id: record.call_id, tool: record.tool, outcome, error });
-    this.#addToolMessage(sessionId, turnId, history, record.call_id, content);
-  }
-
-  /** Gives every open call of the turn an answer, so the stored conversation stays valid for the model. */
-  #answerRemaining(sessionId: string, turnId: string, outcome: ToolCallOutcome, error: ToolErrorBody): void {
-    const history: ChatMessage[] = [];
-    for (const record of this.deps.toolCalls.unfinished(turnId)) {
-      if (record.status === "running") {
-        const content = errorContent(error);
-        this.deps.toolCalls.finish(record.id, {
-          outcome,
-          durationMs: 0,
-          outputBytes: Buffer.byteLength(content),
-          errorCode: error.code,
-          errorMessage: error.message,
-        });
-        this.deps.telemetry.toolEnded(record.id, record.tool, outcome);
-        this.deps.logger.warn("tool.end", {
-          session: sessionId,
-          tool: record.tool,
-          call_id: record.call_id,
-          outcome,
-          error: error.message,
-        });
-        this.#addToolMessage(sessionId, turnId, history, record.call_id, content);
-      } else this.#answerUnrun(sessionId, turnId, record, history, outcome, error);
-    }
-  }
-
-  #addToolMessage(sessionId: string, turnId: string, history: ChatMessage[], callId: string, content: string): void {
-    const message: ChatMessage = { role: "tool", tool_call_id: callId, content };
-    this.deps.sessions.addMessage(sessionId, turnId, message);
-    history.push(message);
+  #questions(): ApprovalQuestionDeps {
+    const { approvals, toolCalls, logger } = this.deps;
+    return { approvals, toolCalls, logger, maxPending: this.deps.approvalsConfig.max_pending_per_session };
   }
 
   #end(sessionId: string, turnId: string, steps: number, reason: string, extra: Record<string, unknown> = {}): void {

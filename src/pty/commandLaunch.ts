@@ -21,6 +21,23 @@ export interface Launch {
   sandbox?: SpawnSandbox;
 }
 
+/**
+ * How a session's command starts: an allowed bare escalation (its words), a privileged terminal a
+ * person opened, or an ordinary command.
+ */
+export function chooseLaunch(
+  words: readonly string[],
+  env: Readonly<Record<string, string>>,
+  cwd: string | undefined,
+  identity: CommandIdentity,
+  privileged: boolean,
+  escalation: readonly string[] | undefined,
+): Launch {
+  if (privileged && escalation) return escalationLaunch(escalation, cwd, identity);
+  if (privileged) return privilegedTerminalLaunch(words, env, cwd);
+  return commandLaunch(words, env, cwd, identity);
+}
+
 /** Where a privileged call's program is looked up: never a directory a command could write. */
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** What a privileged call keeps of agentd's environment: the locale, nothing that runs code. */

@@ -5,7 +5,7 @@ import { asDiskFull } from "../core/errors/index.ts";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import { redactText } from "../core/redaction/index.ts";
-import { type CommandIdentity, runInBackground, type SpawnLimit, userTaskCount } from "../core/process/index.ts";
+import { type CommandIdentity, runInBackground } from "../core/process/index.ts";
 import type { CommandCgroups, SessionCgroup } from "../core/process/cgroups/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
@@ -28,7 +28,8 @@ import {
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
-import { commandLaunch, escalationLaunch, privilegedTerminalLaunch } from "./commandLaunch.ts";
+import { chooseLaunch } from "./commandLaunch.ts";
+import { cgroupLimits, commandRlimits } from "./commandLimits.ts";
 import { foregroundReader } from "./foregroundReader.ts";
 import type { InputReader } from "../core/tools/toolDefinition.ts";
 
@@ -50,8 +51,6 @@ export interface PtyManagerOptions {
 }
 
 const UNGUARDED: CommandIdentity = { mode: "unguarded", problems: [] };
-const RLIMIT_NPROC = 6;
-const RLIMIT_AS = 9;
 
 export interface ExecOptions {
   /** Approved in the sudo scope: started without no_new_privs, so setuid programs work. */
@@ -339,17 +338,8 @@ export class PtyManager {
   private spawn(id: string, args: ExecCommandArgs, shell: string, privileged: boolean, argv?: readonly string[]): PtySession {
     const words = shellArgv(shell, args.login ?? this.config.login_shell, args.cmd);
     const env = childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv });
-    const launch =
-      privileged && argv
-        ? escalationLaunch(argv, args.workdir, this.identity)
-        : privileged
-          ? privilegedTerminalLaunch(words, env, args.workdir)
-          : commandLaunch(words, env, args.workdir, this.identity);
-    const cgroup = this.cgroups?.create(id, {
-      pidsMax: this.config.limits.pids_max,
-      memoryMaxBytes: this.config.limits.memory_max_mb * 1_048_576,
-      cpuWeight: this.config.limits.cpu_weight,
-    });
+    const launch = chooseLaunch(words, env, args.workdir, this.identity, privileged, argv);
+    const cgroup = this.cgroups?.create(id, cgroupLimits(this.config.limits));
     const options: PtySessionOptions = {
       id,
       cmd: args.cmd,
@@ -357,7 +347,7 @@ export class PtyManager {
         ...launch,
         cols: args.cols ?? DEFAULT_COLS,
         rows: args.rows ?? DEFAULT_ROWS,
-        ...(cgroup ? { cgroupProcs: cgroup.procsPaths } : { limits: this.rlimits() }),
+        ...(cgroup ? { cgroupProcs: cgroup.procsPaths } : { limits: commandRlimits(this.config.limits, this.identity.mode) }),
         ...(this.childUmask === undefined ? {} : { umask: this.childUmask }),
       },
       bufferBytes: this.config.buffer_bytes,
@@ -373,23 +363,6 @@ export class PtyManager {
       if (cgroup) runInBackground("pty.cgroup_remove", () => cgroup.kill(), { session_id: id }, this.log);
       throw error;
     }
-  }
-
-  /**
-   * Where no cgroup can be had: per-process limits. RLIMIT_NPROC counts every task of the user:
-   * with a user of their own, commands get pids_max; sharing agentd's user, they get what that
-   * user runs now plus pids_max, so a fork bomb stops there while agentd, whose own limit is the
-   * system's, can still start threads and commands.
-   */
-  private rlimits(): SpawnLimit[] {
-    const bytes = this.config.limits.memory_max_mb * 1_048_576;
-    const pids = this.config.limits.pids_max;
-    const uid = process.getuid?.() ?? 0;
-    const tasks = this.identity.mode === "command_user" || uid === 0 ? pids : userTaskCount(uid) + pids;
-    return [
-      { resource: RLIMIT_AS, soft: bytes, hard: bytes },
-      { resource: RLIMIT_NPROC, soft: tasks, hard: tasks },
-    ];
   }
 
   /** A session nobody reads any more: its fds close and its group leaves the registry. */
