@@ -1,3 +1,4 @@
+import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -144,4 +145,18 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await Bun.sleep(10);
   }
+}
+
+/** `harness()` for a test file: every harness it starts is closed after each test. */
+export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness> {
+  let open: Harness[] = [];
+  afterEach(async () => {
+    for (const h of open) await h.close();
+    open = [];
+  });
+  return async (options = {}) => {
+    const h = await startHarness(options);
+    open.push(h);
+    return h;
+  };
 }

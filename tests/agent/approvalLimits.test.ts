@@ -1,19 +1,9 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { DirectCallAnswer } from "../../src/agent/index.ts";
-import { startHarness, waitFor, type Harness } from "./agentHarness.ts";
+import { harnessPerTest, waitFor } from "./agentHarness.ts";
 import { fakeExecTool } from "./testTools.ts";
 
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-
-async function harness(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness(options);
-  open.push(h);
-  return h;
-}
+const harness = harnessPerTest();
 
 const toolResults = (body: any): Array<[string, string]> =>
   (body.messages as any[]).filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]);

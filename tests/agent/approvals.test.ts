@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { createLogger } from "../../src/core/log/index.ts";
 import { createErrorHandler } from "../../src/http/errorResponse.ts";
 import { decisionRoutes } from "../../src/status/decisionRoutes.ts";
 import { startScriptedUpstream } from "../support/scriptedUpstream.ts";
-import { startHarness, type Harness } from "./agentHarness.ts";
+import { harnessPerTest, startHarness, type Harness } from "./agentHarness.ts";
 import { fakeExecTool } from "./testTools.ts";
 
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-
-async function harness(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness(options);
-  open.push(h);
-  return h;
-}
+const harness = harnessPerTest();
 
 const toolResults = (body: any) => (body.messages as any[]).filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]);
 const decide = (h: Harness, id: string, decision: string, extra: Record<string, unknown> = {}) =>
