@@ -1,5 +1,5 @@
 /**
- * The layers of agentd (see README "Layout"): core ← http ← capabilities ← status ← daemon, cli.
+ * The layers of agentd (see docs/architecture.md "Layout"): core ← http ← capabilities ← status ← daemon, cli.
  * `npm run deps` prints every import that crosses them the wrong way.
  */
 const CAPABILITIES = "(proxy|pty|files|agent|hop|watchdog|mcp|telemetry)";

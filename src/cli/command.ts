@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { AgentdError } from "../core/errors/index.ts";
 
-/** Exit codes every command shares (README, "Exit codes"): no daemon at the address, and a token it wants but did not get. */
+/** Exit codes every command shares (docs/command-line.md, "Exit codes"): no daemon at the address, and a token it wants but did not get. */
 export const EXIT_UNREACHABLE = 2;
 export const EXIT_TOKEN = 4;
 

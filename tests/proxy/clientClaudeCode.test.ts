@@ -20,7 +20,7 @@ afterEach(async () => {
 
 function setup(config: Record<string, unknown> = {}) {
   upstream = startScriptedUpstream({ wires: ["chat"] });
-  // README "Clients": Claude Code's model names mapped onto the provider's model.
+  // docs/http-api.md "Clients": Claude Code's model names mapped onto the provider's model.
   harness = startProxy({ providers: [{ name: "up", base_url: upstream.url, aliases: { "claude-*": "gpt-test" } }], config });
 }
 

@@ -22,7 +22,7 @@ function completed(run: Awaited<ReturnType<typeof runCodex>>): void {
   expect(run.events.map((e) => e.type)).toContain("turn.completed");
   expect(run.events.some((e) => e.type === "turn.failed")).toBe(false);
   expect(run.exitCode).toBe(0);
-  // Every config key the README documents is one Codex knows.
+  // Every config key docs/http-api.md documents is one Codex knows.
   expect(JSON.stringify(run.events)).not.toContain("unrecognized configuration");
 }
 

@@ -32,7 +32,7 @@ export interface CodexOptions {
   provider?: string[];
 }
 
-/** The config.toml this project documents for Codex (README "Clients"), plus the test's extras. */
+/** The config.toml this project documents for Codex (docs/http-api.md "Clients"), plus the test's extras. */
 export function codexConfig(baseURL: string, config: string[] = [], provider: string[] = []): string {
   return [
     'model = "gpt-test"',
