@@ -37,6 +37,8 @@ export function resolveDaemonTarget(options: { url?: string; token?: string; con
   const env = process.env;
   const token = options.token ?? env.AGENTD_TOKEN;
   const named = (options.url ?? env.AGENTD_URL)?.replace(/\/+$/, "");
+  // A URL with its token needs nothing of the local config.
+  if (named && token) return { url: named, token };
   const local = localDaemon(options);
   const ready = local.dataDir ? readReadyFile(local.dataDir) : undefined;
   const tokenFile = local.dataDir ? join(local.dataDir, "token") : undefined;

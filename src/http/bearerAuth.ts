@@ -1,10 +1,10 @@
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { timingSafeEqual } from "node:crypto";
 import { AgentdError } from "../core/errors/index.ts";
 import { errorResponse } from "./errorResponse.ts";
+import { sameToken, TOKEN_COOKIE } from "./requestToken.ts";
 
-export const TOKEN_COOKIE = "agentd_token";
+export { TOKEN_COOKIE };
 
 export interface BearerAuthOptions {
   token: string;
@@ -19,12 +19,6 @@ function wantsPage(method: string, accept: string, path: string): boolean {
   return (method === "GET" || method === "HEAD") && accept.includes("text/html") && (path === "/" || path.startsWith("/status"));
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** Requires `Authorization: Bearer <token>` (or the page's HttpOnly cookie) on a non-loopback bind. */
 export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
   return async (c, next) => {
@@ -35,7 +29,7 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
     const given = header.toLowerCase().startsWith("bearer ")
       ? header.slice(7).trim()
       : (apiKey?.trim() ?? getCookie(c, TOKEN_COOKIE) ?? "");
-    if (given && sameSecret(given, options.token)) return next();
+    if (given && sameToken(given, options.token)) return next();
     if (options.loginPath && wantsPage(c.req.method, c.req.header("accept") ?? "", c.req.path)) {
       const url = new URL(c.req.url);
       return c.redirect(`${options.loginPath}?next=${encodeURIComponent(url.pathname + url.search)}`, 303);

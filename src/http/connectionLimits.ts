@@ -1,5 +1,5 @@
 import type { Server } from "bun";
-import { timingSafeEqual } from "node:crypto";
+import { sameToken } from "./requestToken.ts";
 import { AgentdError, errorBody } from "../core/errors/index.ts";
 import type { ClientConnections } from "./clientConnections.ts";
 
@@ -16,12 +16,8 @@ export interface ConnectionLimits {
 type Fetch = (request: Request, server: Server<undefined>) => Response | Promise<Response>;
 
 function carriesToken(request: Request, token: string | undefined): boolean {
-  if (!token) return false;
   const header = request.headers.get("authorization") ?? "";
-  if (!header.toLowerCase().startsWith("bearer ")) return false;
-  const given = Buffer.from(header.slice(7).trim());
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return token !== undefined && header.toLowerCase().startsWith("bearer ") && sameToken(header.slice(7).trim(), token);
 }
 
 /**

@@ -4,6 +4,7 @@ import { refuseAmbiguous } from "./ambiguousText.ts";
 import { bashParser } from "./bashParser.ts";
 import { bareEscalationArgv } from "./bareEscalation.ts";
 import { readFileSync } from "node:fs";
+import { parsePasswd } from "../../core/process/index.ts";
 import { userInfo } from "node:os";
 import { analyzeShell } from "./shellAnalysis.ts";
 import { CODE_VARIABLES, SHELLS } from "./shellNames.ts";
@@ -122,15 +123,9 @@ export class CommandJudge {
 
 /** A user's uid from /etc/passwd; undefined when the name is not there (another source, or no such user). */
 function passwdUid(name: string): number | undefined {
-  let passwd: string;
   try {
-    passwd = readFileSync("/etc/passwd", "utf8");
+    return parsePasswd(readFileSync("/etc/passwd", "utf8")).find((account) => account.name === name)?.uid;
   } catch {
     return undefined;
   }
-  const uid = passwd
-    .split("\n")
-    .find((line) => line.startsWith(`${name}:`))
-    ?.split(":")[2];
-  return uid !== undefined && /^\d+$/.test(uid) ? Number(uid) : undefined;
 }
