@@ -3,6 +3,7 @@
  * agentd's proxy, on loopback, in one run. Prints a markdown table of ratios.
  *
  *   node_modules/.bin/bun bench/proxy.ts
+ *   node_modules/.bin/bun bench/proxy.ts text-tool-calls   # only the text-tool-call row
  *
  * Three processes: the upstream and the proxy are children (killed by PID at the end), the load
  * client is this process. The proxy writes its JSON log lines to a pipe this process drains, as a
@@ -26,12 +27,27 @@ const CHAT_JSON = JSON.stringify({
   usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
 });
 const STREAM_CHUNKS = 50;
+/** A Hermes-style call the "textcall" model writes in its streamed text, cut into STREAM_CHUNKS pieces like the plain answer. */
+const TEXT_CALL = `Let me look at the disk usage first.\n<tool_call>\n${JSON.stringify({ name: "exec_command", arguments: { cmd: "df -h /var/lib && du -sh /var/log/* | sort -h | tail -n 20", timeout_ms: 10000 } })}\n</tool_call>`;
+const TEXT_CALL_PIECES = Array.from({ length: STREAM_CHUNKS }, (_, i) =>
+  TEXT_CALL.slice(Math.floor((i * TEXT_CALL.length) / STREAM_CHUNKS), Math.floor(((i + 1) * TEXT_CALL.length) / STREAM_CHUNKS)),
+);
+/** The tools a text-tool-call request declares (a call is only read for a declared tool). */
+const BENCH_TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "exec_command",
+      parameters: { type: "object", properties: { cmd: { type: "string" }, timeout_ms: { type: "integer" } }, required: ["cmd"] },
+    },
+  },
+];
 
 async function runUpstream(portFile: string): Promise<void> {
   const encoder = new TextEncoder();
-  const chunk = (i: number) =>
+  const chunk = (i: number, content = `t${i} `) =>
     encoder.encode(
-      `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{"content":"t${i} "},"finish_reason":null}]}\n\n`,
+      `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`,
     );
   const finish = encoder.encode(
     `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`,
@@ -44,13 +60,16 @@ async function runUpstream(portFile: string): Promise<void> {
       const body = (await req.json()) as { stream?: boolean; model?: string };
       if (!body.stream) return new Response(CHAT_JSON, { headers: { "content-type": "application/json" } });
       const slow = body.model === "slow";
+      const textCall = body.model === "textcall";
       let i = 0;
       return new Response(
         new ReadableStream({
           async pull(controller) {
             if (slow && i > 0) await Bun.sleep(1000);
-            if (i < (slow ? 30 : STREAM_CHUNKS)) controller.enqueue(chunk(i++));
-            else {
+            if (i < (slow ? 30 : STREAM_CHUNKS)) {
+              controller.enqueue(textCall ? chunk(i, TEXT_CALL_PIECES[i]) : chunk(i));
+              i++;
+            } else {
               controller.enqueue(finish);
               controller.close();
             }
@@ -113,6 +132,8 @@ async function waitForFile(path: string, child: Subprocess): Promise<string> {
 }
 
 const body = (stream: boolean, model = "bench") => JSON.stringify({ model, stream, messages: [{ role: "user", content: "hi" }] });
+const toolsBody = (model: string) =>
+  JSON.stringify({ model, stream: true, tools: BENCH_TOOLS, messages: [{ role: "user", content: "hi" }] });
 /** The same request on Anthropic's Messages wire (what Claude Code sends), translated by agentd to the chat upstream. */
 const messagesBody = (stream: boolean) =>
   JSON.stringify({ model: "bench", max_tokens: 256, stream, messages: [{ role: "user", content: "hi" }] });
@@ -258,6 +279,25 @@ async function messagesVsChat(chatUrl: string, messagesUrl: string, pids: Record
   };
 }
 
+/**
+ * A streamed answer whose text carries a tool call (read and turned into a structured call by
+ * agentd) against a plain streamed answer of as many chunks, both with tools declared and through
+ * the same proxy, alternating; the figure is mean whole-stream time.
+ */
+async function textCallVsPlain(through: string, count: number) {
+  const plain = { ttfb: [] as number[], chunks: 0, seconds: 0 };
+  const call = { ttfb: [] as number[], chunks: 0, seconds: 0 };
+  const check = await fetch(through, { method: "POST", headers: { "content-type": "application/json" }, body: toolsBody("textcall") });
+  const checked = await check.text();
+  if (!checked.includes('"tool_calls"') || checked.includes("<tool_call>"))
+    throw new Error("the text tool call did not come back as a structured call");
+  for (let i = 0; i < count; i++) {
+    await streamOnce(through, plain, toolsBody("bench"));
+    await streamOnce(through, call, toolsBody("textcall"));
+  }
+  return { plainMs: (plain.seconds / count) * 1000, callMs: (call.seconds / count) * 1000 };
+}
+
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
@@ -324,6 +364,15 @@ async function compareTelemetry(off: string, on: string, pids: { off: number; on
   };
 }
 
+function textCallRow(text: { plainMs: number; callMs: number }): [string, string, string, string] {
+  return [
+    `stream with a text tool call vs a plain stream through agentd, c=1 (ms per ${STREAM_CHUNKS}-chunk stream; direct column = plain)`,
+    text.plainMs.toFixed(3),
+    text.callMs.toFixed(3),
+    `×${(text.callMs / text.plainMs).toFixed(2)} (limit ×1.2)`,
+  ];
+}
+
 /** Reads the proxy's log lines off its stdout pipe and drops them, as the supervisor reads the worker's. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<void> {
   for await (const _chunk of stream);
@@ -354,11 +403,21 @@ async function orchestrate(): Promise<void> {
     const direct = `${upstreamUrl}/chat/completions`;
     const through = `${proxyUrl}/chat/completions`;
     const pids = { client: process.pid, proxy: proxy.pid, upstream: upstream.pid };
+    if (role === "text-tool-calls") {
+      await textCallVsPlain(through, 300); // warm-up
+      const text = await textCallVsPlain(through, 1000);
+      console.log(`| ${textCallRow(text).join(" | ")} |`);
+      proxy.kill();
+      await drained;
+      return;
+    }
 
     await compare(direct, through, 8, 3000, 1, pids); // warm-up (JIT, connection pools)
     const c1 = await compare(direct, through, 1, 1000, 5, pids);
     const c32 = await compare(direct, through, 32, 6000, 5, pids);
     const { ds, ps } = await streamStats(direct, through, 300);
+    await textCallVsPlain(through, 300); // warm-up of the text tool-call reader
+    const textCall = await textCallVsPlain(through, 1000);
     await messagesVsChat(through, `${proxyUrl}/messages`, pids); // warm-up of the translation
     const msg = await messagesVsChat(through, `${proxyUrl}/messages`, pids);
     const idleRss = rssMb(proxy.pid);
@@ -432,6 +491,7 @@ async function orchestrate(): Promise<void> {
         ps.chunksPerSecond.toFixed(0),
         `×${(ps.chunksPerSecond / ds.chunksPerSecond).toFixed(2)}`,
       ],
+      textCallRow(textCall),
       [
         "proxy RSS idle → 1,000 open slow streams (MB)",
         "—",
@@ -483,4 +543,5 @@ async function orchestrate(): Promise<void> {
 if (role === "--upstream") await runUpstream(process.argv[3]!);
 else if (role === "--proxy") await runProxy(process.argv[3]!, process.argv[4]!, process.argv[5]);
 else if (role === "--collector") await runCollector(process.argv[3]!);
-else await orchestrate();
+else if (role === undefined || role === "text-tool-calls") await orchestrate();
+else throw new Error(`bench/proxy.ts: unknown argument ${role}; give none, or "text-tool-calls"`);

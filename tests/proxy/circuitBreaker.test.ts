@@ -4,7 +4,6 @@ import { CircuitBreaker, type BreakerTransition } from "../../src/proxy/upstream
 const settings = {
   failures: 3,
   window_ms: 10_000,
-  cooldown_429_ms: 1000,
   cooldown_5xx_ms: 2000,
   cooldown_auth_ms: 5000,
   cooldown_max_ms: 6000,
@@ -37,8 +36,8 @@ describe("circuit breaker", () => {
 
   test("half-opens after the cooldown for its cause, lets one probe through, closes on success", () => {
     const { b, transitions, advance } = breaker();
-    for (let i = 0; i < 3; i++) b.onFailure("http_429");
-    advance(999);
+    for (let i = 0; i < 3; i++) b.onFailure("http_5xx");
+    advance(1999);
     expect(b.state()).toBe("open");
     advance(1);
     expect(b.state()).toBe("half_open");
@@ -47,7 +46,7 @@ describe("circuit breaker", () => {
     b.onSuccess();
     expect(b.state()).toBe("closed");
     expect(transitions.map((t) => t.to)).toEqual(["open", "half_open", "closed"]);
-    expect(transitions[0]).toEqual({ to: "open", cause: "http_429", cooldownMs: 1000 });
+    expect(transitions[0]).toEqual({ to: "open", cause: "http_5xx", cooldownMs: 2000 });
   });
 
   test("a failed probe reopens with a doubled cooldown, capped", () => {
@@ -61,12 +60,22 @@ describe("circuit breaker", () => {
     expect(transitions.filter((t) => t.to === "open").map((t) => t.cooldownMs)).toEqual([2000, 4000, 6000, 6000]);
   });
 
-  test("an auth failure opens at once; a client 4xx never counts", () => {
+  test("an auth failure opens at once; a client 4xx or a rate limit never counts", () => {
     const { b } = breaker();
     for (let i = 0; i < 10; i++) b.onFailure("http_4xx");
+    for (let i = 0; i < 10; i++) b.onFailure("http_429");
     expect(b.state()).toBe("closed");
     b.onFailure("auth");
     expect(b.snapshot()).toMatchObject({ state: "open", cause: "auth", retryAt: 5000 });
+  });
+
+  test("a 429 from a half-open probe closes it: the provider answers", () => {
+    const { b, advance } = breaker();
+    for (let i = 0; i < 3; i++) b.onFailure("http_5xx");
+    advance(2000);
+    expect(b.tryAcquire()).toBe(true);
+    b.onFailure("http_429");
+    expect(b.state()).toBe("closed");
   });
 
   test("a released probe slot can be taken again", () => {

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { applyQuirks, detectRejectedParam } from "../../src/proxy/upstream/quirkRules.ts";
-import { parseToolCallText, ToolCallTextScanner } from "../../src/proxy/translate/toolCallText.ts";
 import { normalizeBaseUrl } from "../../src/proxy/upstream/upstreamUrl.ts";
 
 describe("base_url normalisation", () => {
@@ -40,42 +39,5 @@ describe("quirk detection", () => {
       max_tokens: 5,
       tools: [{ type: "function", function: { name: "f" } }],
     });
-  });
-});
-
-describe("tool calls written as text", () => {
-  test("tag and fenced forms, arguments as object or string, several calls", () => {
-    expect(parseToolCallText('<tool_call>{"name":"a","arguments":{"x":1}}</tool_call>')).toEqual({
-      text: "",
-      calls: [{ name: "a", arguments: '{"x":1}' }],
-    });
-    expect(
-      parseToolCallText('```json\n[{"name":"a","arguments":"{}"},{"name":"b","parameters":{}}]\n```').calls.map((c) => c.name),
-    ).toEqual(["a", "b"]);
-  });
-  test("never invents a call: prose, code and broken JSON stay text", () => {
-    for (const text of [
-      "I will call exec_command with ls",
-      "```bash\nrm -rf /tmp/x\n```",
-      '<tool_call>{"name": "a", "arguments": </tool_call>',
-      '```json\n{"name": "config", "value": 3}\n```',
-      "<tool_call>unterminated",
-    ]) {
-      expect(parseToolCallText(text)).toEqual({ text, calls: [] });
-    }
-  });
-  test("streamed in small pieces, a marker split across deltas is held back, then resolved", () => {
-    const scanner = new ToolCallTextScanner();
-    const pieces = ["Run <to", 'ol_call>{"name":"x",', '"arguments":{}}</tool', "_call> done <", "b>"];
-    let text = "";
-    const calls: string[] = [];
-    for (const piece of pieces) {
-      const out = scanner.push(piece);
-      text += out.text;
-      calls.push(...out.calls.map((c) => c.name));
-    }
-    text += scanner.end().text;
-    expect(text).toBe("Run  done <b>");
-    expect(calls).toEqual(["x"]);
   });
 });

@@ -87,12 +87,12 @@ describe("tool calls written as text (tool_call_text: parse)", () => {
       { kind: "text", text: 'Checking.\n<tool_call>{"name": "exec_command", "arguments": {"cmd": "df -h"}}</tool_call>' },
       { kind: "text", text: "I would run df -h to check the disk." },
     );
-    const first = await harness.client.chat.completions.create({ model: "gpt-test", messages: [] });
+    const first = await harness.client.chat.completions.create({ model: "gpt-test", messages: [], tools });
     const call = first.choices[0]!.message.tool_calls![0]!;
     expect(call.type === "function" && [call.function.name, call.function.arguments]).toEqual(["exec_command", '{"cmd":"df -h"}']);
     expect(first.choices[0]!.message.content).toBe("Checking.\n");
     expect(first.choices[0]!.finish_reason).toBe("tool_calls");
-    const second = await harness.client.chat.completions.create({ model: "gpt-test", messages: [] });
+    const second = await harness.client.chat.completions.create({ model: "gpt-test", messages: [], tools });
     expect(second.choices[0]!.message.tool_calls).toBeUndefined();
     expect(second.choices[0]!.message.content).toBe("I would run df -h to check the disk.");
   });
@@ -104,7 +104,9 @@ describe("tool calls written as text (tool_call_text: parse)", () => {
       kind: "text",
       chunks: ["Sure. ``", '`json\n{"name": "exec_', 'command", "arguments": {"cmd": "uptime"}}\n`', "``"],
     });
-    const final = await harness.client.responses.stream({ model: "gpt-test", input: "load?" }).finalResponse();
+    const final = await harness.client.responses
+      .stream({ model: "gpt-test", input: "load?", tools: [{ type: "function", name: "exec_command", parameters: null, strict: false }] })
+      .finalResponse();
     expect(final.output_text).toBe("Sure. ");
     expect(final.output.find((item) => item.type === "function_call")).toMatchObject({
       name: "exec_command",
@@ -112,12 +114,12 @@ describe("tool calls written as text (tool_call_text: parse)", () => {
     });
   });
 
-  test("off by default: the text is passed through untouched", async () => {
+  test("tool_call_text: off: the text is passed through untouched", async () => {
     upstream = startScriptedUpstream();
-    harness = startProxy({ providers: [{ name: "up", base_url: upstream.url }] });
+    harness = startProxy({ providers: [{ name: "up", base_url: upstream.url, tool_call_text: "off" }] });
     const text = '<tool_call>{"name": "exec_command", "arguments": {}}</tool_call>';
     upstream.enqueue({ kind: "text", text });
-    const answer = await harness.client.chat.completions.create({ model: "gpt-test", messages: [] });
+    const answer = await harness.client.chat.completions.create({ model: "gpt-test", messages: [], tools });
     expect(answer.choices[0]!.message.content).toBe(text);
   });
 });

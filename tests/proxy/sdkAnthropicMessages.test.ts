@@ -171,7 +171,7 @@ describe("the Anthropic SDK on /v1/messages, to a chat upstream", () => {
     expect(upstream.completionRequests()).toHaveLength(0);
   });
 
-  test("errors are typed by the SDK: 429 → RateLimitError with retry-after, open breaker → OverloadedError, 400 → BadRequestError", async () => {
+  test("errors are typed by the SDK: 429 → RateLimitError with retry-after (again on a retry), open breaker → OverloadedError, 400 → BadRequestError", async () => {
     const client = setup({}, { max_attempts: 1, breaker: { failures: 1 } });
     upstream.enqueue({ kind: "http_error", status: 429, headers: { "retry-after": "3" } });
     const limited = await client.messages
@@ -180,6 +180,18 @@ describe("the Anthropic SDK on /v1/messages, to a chat upstream", () => {
     expect(limited).toBeInstanceOf(Anthropic.RateLimitError);
     expect(limited.headers.get("retry-after")).toBe("3");
     expect(limited.error).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
+    // A rate limit opens no breaker: the client's retry within the wait is a rate limit too.
+    const again = await client.messages
+      .create({ model: "claude-x", max_tokens: 10, messages: [{ role: "user", content: "a" }] })
+      .catch((e) => e);
+    expect(again).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(upstream.completionRequests()).toHaveLength(1);
+    // The watchdog opens the breaker: that, not the rate limit, is what the client hears now.
+    await fetch(`${harness.url}/api/admin/proxy/providers/up/breaker/open`, {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    });
     const open = await client.messages
       .create({ model: "claude-x", max_tokens: 10, messages: [{ role: "user", content: "a" }] })
       .catch((e) => e);

@@ -9,6 +9,11 @@ export interface ScriptedAnswer {
   calls: { id: string; name: string; arguments: string; namespace?: string }[];
   reasoning?: string;
   reasoningField: "reasoning_content" | "reasoning";
+  /**
+   * How a Responses reasoning item shows the reasoning: its text (default, as open models do), or
+   * as OpenAI's models do, only a summary and only when the request asked for one ("none" else).
+   */
+  reasoningAs?: "summary" | "none";
   usage: { prompt_tokens: number; completion_tokens: number };
   finishReason?: string;
   interleaveCalls: boolean;

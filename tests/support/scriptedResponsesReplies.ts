@@ -1,7 +1,8 @@
 import { halves, pieceLogprob, type ScriptedAnswer } from "./scriptedAnswer.ts";
 
 /**
- * A scripted answer as a Responses API body or event stream: a reasoning item (reasoning_text),
+ * A scripted answer as a Responses API body or event stream: a reasoning item (reasoning_text, or
+ * as OpenAI sends it, a summary only when asked for),
  * a message item, then one function_call item per call; finish reason "length" makes it incomplete.
  */
 
@@ -20,8 +21,34 @@ function messageItem(a: ScriptedAnswer) {
 }
 
 function reasoningItem(a: ScriptedAnswer, text: string) {
-  return { type: "reasoning", id: `rs_${a.seq}`, summary: [], content: [{ type: "reasoning_text", text }], status: "completed" };
+  const id = `rs_${a.seq}`;
+  if (a.reasoningAs === "summary") return { type: "reasoning", id, summary: [{ type: "summary_text", text }], status: "completed" };
+  if (a.reasoningAs === "none") return { type: "reasoning", id, summary: [], status: "completed" };
+  return { type: "reasoning", id, summary: [], content: [{ type: "reasoning_text", text }], status: "completed" };
 }
+
+/** A reasoning item's events between its output_item.added and .done, as its `reasoningAs` shows it. */
+function reasoningEvents(a: ScriptedAnswer, text: string, at: { item_id: string; output_index: number }, named: Named): string[] {
+  if (a.reasoningAs === "none") return [];
+  if (a.reasoningAs === "summary") {
+    const part = { ...at, summary_index: 0 };
+    return [
+      named("response.reasoning_summary_part.added", { ...part, part: { type: "summary_text", text: "" } }),
+      ...halves(text).map((delta) => named("response.reasoning_summary_text.delta", { ...part, delta })),
+      named("response.reasoning_summary_text.done", { ...part, text }),
+      named("response.reasoning_summary_part.done", { ...part, part: { type: "summary_text", text } }),
+    ];
+  }
+  const content = { ...at, content_index: 0 };
+  return [
+    named("response.content_part.added", { ...content, part: { type: "reasoning_text", text: "" } }),
+    ...halves(text).map((delta) => named("response.reasoning_text.delta", { ...content, delta })),
+    named("response.reasoning_text.done", { ...content, text }),
+    named("response.content_part.done", { ...content, part: { type: "reasoning_text", text } }),
+  ];
+}
+
+type Named = (type: string, value: object) => string;
 
 function callItem(call: ScriptedAnswer["calls"][number]) {
   return {
@@ -67,14 +94,14 @@ export function responsesStreamEvents(a: ScriptedAnswer): string[] {
   const output: unknown[] = [];
   if (a.reasoning) {
     const item = reasoningItem(a, a.reasoning);
-    const at = { item_id: item.id, output_index: output.length, content_index: 0 };
+    const at = { item_id: item.id, output_index: output.length };
     events.push(
-      named("response.output_item.added", { output_index: at.output_index, item: { ...item, status: "in_progress", content: [] } }),
+      named("response.output_item.added", {
+        output_index: at.output_index,
+        item: { ...item, status: "in_progress", summary: [], ...("content" in item ? { content: [] } : {}) },
+      }),
     );
-    events.push(named("response.content_part.added", { ...at, part: { type: "reasoning_text", text: "" } }));
-    for (const delta of halves(a.reasoning)) events.push(named("response.reasoning_text.delta", { ...at, delta }));
-    events.push(named("response.reasoning_text.done", { ...at, text: a.reasoning }));
-    events.push(named("response.content_part.done", { ...at, part: item.content[0] }));
+    events.push(...reasoningEvents(a, a.reasoning, at, named));
     events.push(named("response.output_item.done", { output_index: at.output_index, item }));
     output.push(item);
   }

@@ -23,6 +23,7 @@ import { anthropicBody, anthropicStreamEvents } from "./scriptedAnthropicReplies
 import { chatBody, chatStreamEvents } from "./scriptedChatReplies.ts";
 import { compactionBody, completionsBody, completionsStreamEvents, embeddingsBody } from "./scriptedOtherEndpoints.ts";
 import { responsesBody, responsesStreamEvents } from "./scriptedResponsesReplies.ts";
+import { strictOpenAiRefusal } from "./strictOpenAiRules.ts";
 
 export interface UsageScript {
   prompt_tokens: number;
@@ -106,6 +107,8 @@ export interface ScriptedUpstreamOptions {
   wires?: ("chat" | "responses" | "anthropic")[];
   /** Path prefix the endpoints live under; default "/v1". */
   basePath?: string;
+  /** Refuse what OpenAI's API refuses (strictOpenAiRules.ts) before the scripted reply, as OpenAI does. */
+  strict?: boolean;
 }
 
 export interface ScriptedUpstream {
@@ -186,9 +189,15 @@ export function startScriptedUpstream(options: ScriptedUpstreamOptions = {}): Sc
           { status: 404 },
         );
       }
+      const refusal = options.strict ? strictOpenAiRefusal(api, body) : undefined;
+      if (refusal) {
+        record.finished = true;
+        return refusal;
+      }
       const reply = queue.shift() ?? fallback;
       const context: ReplyContext = {
         api,
+        strict: options.strict === true,
         stream: body?.stream === true,
         model: String(body?.model ?? "gpt-test"),
         record,
@@ -257,6 +266,7 @@ function wireOf(api: Api): "chat" | "responses" | "anthropic" {
 
 interface ReplyContext {
   api: Api;
+  strict: boolean;
   stream: boolean;
   model: string;
   record: RecordedRequest;
@@ -327,6 +337,7 @@ function resolve(reply: AnswerReply, ctx: ReplyContext): ScriptedAnswer {
     })),
     reasoning: reply.reasoning,
     reasoningField: reply.reasoningField ?? "reasoning_content",
+    ...(ctx.strict ? { reasoningAs: ctx.record.body?.reasoning?.summary ? ("summary" as const) : ("none" as const) } : {}),
     usage: reply.usage ?? { prompt_tokens: 5, completion_tokens: 3 },
     finishReason: reply.finishReason,
     interleaveCalls: reply.interleaveCalls === true,

@@ -78,6 +78,6 @@ function defaultOpenAiProvider(apiKey: string, baseUrl: string | undefined): Age
     weight: 1,
     timeouts: { connect_ms: 10_000, first_byte_ms: 120_000, idle_ms: 300_000, total_ms: 1_800_000 },
     wire: "chat",
-    tool_call_text: "off",
+    tool_call_text: "parse",
   };
 }

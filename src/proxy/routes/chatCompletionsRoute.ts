@@ -11,6 +11,8 @@ import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { responseToChatCompletion } from "../translate/responseToChatCompletion.ts";
 import { ResponsesStreamToChat } from "../translate/responsesStreamToChatChunks.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
+import { toolCallTextPlan, type ToolCallTextPlan } from "../translate/toolCallTextSetup.ts";
+import { reportToolCallText } from "./toolCallTextReport.ts";
 import { assertChatToolNames } from "../translate/toolNames.ts";
 import { anthropicToChatCompletion } from "../translate/anthropicToChatAnswer.ts";
 import { chatToAnthropic } from "../translate/chatToAnthropic.ts";
@@ -47,7 +49,7 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   passedResponseHeaders(committed.response.headers, headers);
   core.reportDropped(committed, headers, model);
   const overhead = committedAt - t0 - (committedAt - committed.sentAt);
-  const parseText = committed.provider.config.tool_call_text === "parse";
+  const textPlan = committed.wire === "chat" ? toolCallTextPlan(committed.provider.config, committed.upstreamModel, body.tools) : undefined;
   // The Responses API has no `stop`: the proxy honours it on the way back.
   const stop = committed.wire === "responses" ? stopSequences(body) : [];
   if (committed.kind === "json") {
@@ -62,7 +64,8 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
       text = JSON.stringify(completion);
     } else {
       usage = committed.body.usage as Usage;
-      text = parseText ? JSON.stringify(toolCallTextInCompletion(committed.body)) : committed.text;
+      text = textPlan ? JSON.stringify(toolCallTextInCompletion(committed.body, textPlan)) : committed.text;
+      reportToolCallText(core, committed, model, textPlan, headers);
     }
     record(core, committed, model, t0, "ok", undefined, usage);
     headers["content-type"] = "application/json";
@@ -79,7 +82,7 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
         ? fromAnthropicShape(model, includeUsage(body), frameChunks, errorFrames, (outcome, usage) =>
             record(core, committed, model, t0, outcome, ttftMs, usage as Usage),
           )
-        : chatShape(core, committed, model, t0, ttftMs, parseText);
+        : chatShape(core, committed, model, t0, ttftMs, textPlan);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
   const body$ = relayStream(committed, shape, (failure) =>
@@ -155,11 +158,11 @@ export function chatShape(
   model: string,
   t0: number,
   ttftMs: number,
-  parseText: boolean,
+  textPlan: ToolCallTextPlan | undefined,
 ): RelayShape {
   let usage: Usage;
   let finished = false;
-  const rewriter = parseText ? new ToolCallTextChunks() : undefined;
+  const rewriter = textPlan ? new ToolCallTextChunks(textPlan) : undefined;
   return {
     opening: () => "",
     event(event, data) {
@@ -174,7 +177,10 @@ export function chatShape(
       return `${rewriter ? frameChunks(rewriter.end()) : ""}data: [DONE]\n\n`;
     },
     failed: errorFrames,
-    done: (outcome) => record(core, committed, model, t0, outcome, ttftMs, usage),
+    done: (outcome) => {
+      reportToolCallText(core, committed, model, textPlan);
+      record(core, committed, model, t0, outcome, ttftMs, usage);
+    },
   };
 }
 

@@ -6,6 +6,8 @@ import { chatToResponsesRequest, stopSequences } from "../translate/chatToRespon
 import { countChatInputTokens } from "../translate/inputTokens.ts";
 import { responseToChatCompletion } from "../translate/responseToChatCompletion.ts";
 import { toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
+import { toolCallTextPlan, type ToolCallTextPlan } from "../translate/toolCallTextSetup.ts";
+import { reportToolCallText } from "./toolCallTextReport.ts";
 import type { Committed, PassthroughEndpoint, WirePayload } from "../upstream/dispatcher.ts";
 import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import type { Route } from "../upstream/providerRouter.ts";
@@ -52,20 +54,27 @@ export async function handleMessages(c: Context, core: ProxyCore): Promise<Respo
   passedResponseHeaders(committed.response.headers, headers);
   core.reportDropped(committed, headers, model);
   const overhead = () => committed.sentAt - t0 + (performance.now() - committedAt);
+  const textPlan =
+    committed.wire === "chat"
+      ? toolCallTextPlan(committed.provider.config, committed.upstreamModel, payloads.chat?.object.tools)
+      : undefined;
   if (committed.kind === "json") {
-    const message = committed.wire === "anthropic" ? committed.body : answerAsMessage(committed, model, body);
+    const message = committed.wire === "anthropic" ? committed.body : answerAsMessage(committed, model, body, textPlan);
+    reportToolCallText(core, committed, model, textPlan, headers);
     record(core, committed, model, t0, "ok", undefined, message.usage as AnthropicUsage | undefined);
     headers["content-type"] = "application/json";
     const text = committed.wire === "anthropic" ? committed.text : JSON.stringify(message);
     return new Response(text, { status: 200, headers: agentdHeaders(committed.provider.name, overhead(), headers) });
   }
   const ttftMs = committedAt - t0;
-  const done = (outcome: "ok" | "error" | "client_gone", usage: AnthropicUsage | undefined) =>
+  const done = (outcome: "ok" | "error" | "client_gone", usage: AnthropicUsage | undefined) => {
+    reportToolCallText(core, committed, model, textPlan);
     record(core, committed, model, t0, outcome, ttftMs, usage);
+  };
   const shape =
     committed.wire === "anthropic"
       ? anthropicPassthroughShape(done)
-      : translatedShape(committed, model, responsesStop(committed, body), done);
+      : translatedShape(committed, model, responsesStop(committed, body), done, textPlan);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
   const body$ = relayStream(committed, shape, (failure) =>
@@ -107,7 +116,9 @@ function plan(routes: Route<ProviderRuntime>[], body: Json, raw: string): { rout
   if (!wires.has("responses")) return { routes, payloads };
   try {
     const responsesDropped = [...dropped];
-    payloads.responses = { object: chatToResponsesRequest(chat, responsesDropped), dropped: responsesDropped };
+    // Thinking the client asked for comes back from a Responses upstream only as a summary.
+    const responses = chatToResponsesRequest(chat, responsesDropped, { reasoningSummary: true });
+    payloads.responses = { object: responses, dropped: responsesDropped };
     return { routes, payloads };
   } catch (error) {
     // Another wire may still take what the Responses API cannot express.
@@ -121,11 +132,15 @@ function responsesStop(committed: Committed, body: Json): string[] {
   return committed.wire === "responses" && Array.isArray(body.stop_sequences) ? stopSequences({ stop: body.stop_sequences }) : [];
 }
 
-function answerAsMessage(committed: Extract<Committed, { kind: "json" }>, model: string, body: Json): Json {
+function answerAsMessage(
+  committed: Extract<Committed, { kind: "json" }>,
+  model: string,
+  body: Json,
+  textPlan: ToolCallTextPlan | undefined,
+): Json {
   if (committed.wire === "responses")
     return chatToAnthropicMessage(responseToChatCompletion(committed.body, model, responsesStop(committed, body)), model);
-  const parse = committed.provider.config.tool_call_text === "parse";
-  return chatToAnthropicMessage(parse ? toolCallTextInCompletion(committed.body) : committed.body, model);
+  return chatToAnthropicMessage(textPlan ? toolCallTextInCompletion(committed.body, textPlan) : committed.body, model);
 }
 
 function record(

@@ -2,6 +2,7 @@ import { anthropicStreamError, ChatStreamToAnthropic } from "../translate/chatSt
 import type { AnthropicUsage } from "../translate/chatToAnthropicMessage.ts";
 import { ResponsesStreamToChat } from "../translate/responsesStreamToChatChunks.ts";
 import { ToolCallTextChunks } from "../translate/toolCallTextChunks.ts";
+import type { ToolCallTextPlan } from "../translate/toolCallTextSetup.ts";
 import type { Committed } from "../upstream/dispatcher.ts";
 import type { RelayShape } from "../upstream/relayStream.ts";
 import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
@@ -49,9 +50,15 @@ export function anthropicPassthroughShape(done: MessagesDone): RelayShape {
  * Chat chunks (from a chat upstream, or a Responses upstream's events turned into chat chunks) as
  * Anthropic's events. A chat stream ends at [DONE]; one cut before its finish_reason failed.
  */
-export function translatedShape(committed: StreamCommitted, model: string, stop: readonly string[], done: MessagesDone): RelayShape {
+export function translatedShape(
+  committed: StreamCommitted,
+  model: string,
+  stop: readonly string[],
+  done: MessagesDone,
+  textPlan: ToolCallTextPlan | undefined,
+): RelayShape {
   const translator = new ChatStreamToAnthropic(model);
-  const rewriter = committed.provider.config.tool_call_text === "parse" ? new ToolCallTextChunks() : undefined;
+  const rewriter = textPlan ? new ToolCallTextChunks(textPlan) : undefined;
   const fromResponses = committed.wire === "responses" ? new ResponsesStreamToChat(model, true, stop) : undefined;
   const push = (chunks: readonly Json[]) => {
     let frames = "";

@@ -61,7 +61,7 @@ export async function passThrough(
   }
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
-  const shape = chatShape(core, committed, model, t0, committedAt - t0, false);
+  const shape = chatShape(core, committed, model, t0, committedAt - t0, undefined);
   const body$ = relayStream(committed, shape, (failure) =>
     core.noteFailure(committed.provider, failure, committed.upstreamModel, committed.attempts),
   );

@@ -121,6 +121,6 @@ export function proxyErrorHandler(logger: Logger) {
 
 /** Whether the same request may succeed later; a rejected key or a refused request fails again however often it is sent. */
 function mayHeal(error: ProxyError): boolean {
-  if (error.code === "upstream_auth_failed") return false;
+  if (error.code === "upstream_auth_failed" || error.waitTooLong) return false;
   return error.status >= 500 || error.status === 408 || error.status === 409 || error.status === 429;
 }

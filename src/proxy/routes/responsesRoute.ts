@@ -14,6 +14,8 @@ import { buildResponse, newShell, type ResponseShell } from "../translate/respon
 import { fullyResolved, inlineConversation, readResponsesInput } from "./responsesInput.ts";
 import { responsesToChat } from "../translate/responsesToChat.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
+import { toolCallTextPlan, type ToolCallTextPlan } from "../translate/toolCallTextSetup.ts";
+import { reportToolCallText } from "./toolCallTextReport.ts";
 import { assertResponsesToolNames } from "../translate/toolNames.ts";
 import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
 import { anthropicToChatCompletion, AnthropicStreamToChat } from "../translate/anthropicToChatAnswer.ts";
@@ -79,12 +81,15 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   passedResponseHeaders(committed.response.headers, headers);
   core.reportDropped(committed, headers, model);
   const overhead = () => committed.sentAt - t0 + (performance.now() - committedAt);
+  const textPlan =
+    committed.wire === "chat"
+      ? toolCallTextPlan(committed.provider.config, committed.upstreamModel, payloads.chat?.object.tools)
+      : undefined;
   if (committed.kind === "json") {
     const translated = committed.wire !== "responses";
     const completion = committed.wire === "anthropic" ? anthropicToChatCompletion(committed.body, model) : committed.body;
-    const response = translated
-      ? translateWhole(completion, newShell(body), committed.provider.config.tool_call_text === "parse")
-      : committed.body;
+    const response = translated ? translateWhole(completion, newShell(body), textPlan) : committed.body;
+    reportToolCallText(core, committed, model, textPlan, headers);
     finishTurn(turn, committed, response, undefined);
     headers["content-type"] = "application/json";
     return new Response(translated ? JSON.stringify(response) : committed.text, {
@@ -94,7 +99,9 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   }
   const ttftMs = committedAt - t0;
   const shape =
-    committed.wire === "responses" ? passthroughShape(turn, committed, ttftMs) : translatedShape(turn, committed, newShell(body), ttftMs);
+    committed.wire === "responses"
+      ? passthroughShape(turn, committed, ttftMs)
+      : translatedShape(turn, committed, newShell(body), ttftMs, textPlan);
   headers["content-type"] = "text/event-stream";
   headers["cache-control"] = "no-cache";
   const stream$ = relayStream(committed, shape, (failure) =>
@@ -103,8 +110,8 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   return new Response(stream$, { status: 200, headers: agentdHeaders(committed.provider.name, overhead(), headers) });
 }
 
-function translateWhole(completion: Json, shell: ResponseShell, parseText: boolean): Json {
-  return chatCompletionToResponse(parseText ? toolCallTextInCompletion(completion) : completion, shell);
+function translateWhole(completion: Json, shell: ResponseShell, textPlan: ToolCallTextPlan | undefined): Json {
+  return chatCompletionToResponse(textPlan ? toolCallTextInCompletion(completion, textPlan) : completion, shell);
 }
 
 function usageOf(response: Json | undefined): { input: number; output: number } {
@@ -145,9 +152,15 @@ function failureCode(failure: UpstreamFailure): string {
   return failure.kind.endsWith("timeout") ? "upstream_timeout" : "upstream_error";
 }
 
-function translatedShape(turn: Turn, committed: StreamCommitted, shell: ResponseShell, ttftMs: number): RelayShape {
+function translatedShape(
+  turn: Turn,
+  committed: StreamCommitted,
+  shell: ResponseShell,
+  ttftMs: number,
+  textPlan: ToolCallTextPlan | undefined,
+): RelayShape {
   const translator = new ChatStreamToResponses(shell);
-  const rewriter = committed.provider.config.tool_call_text === "parse" ? new ToolCallTextChunks() : undefined;
+  const rewriter = textPlan ? new ToolCallTextChunks(textPlan) : undefined;
   // An Anthropic upstream's events become chat chunks first; its answer ends at message_stop.
   const fromAnthropic = committed.wire === "anthropic" ? new AnthropicStreamToChat(turn.model, true) : undefined;
   let finished = false;
@@ -180,7 +193,10 @@ function translatedShape(turn: Turn, committed: StreamCommitted, shell: Response
     },
     failed: (failure) =>
       frames(translator.fail(failureCode(failure), `The upstream stream failed after it began (${failure.kind}): ${failure.message}`)),
-    done: (outcome) => finishTurn(turn, committed, response, ttftMs, outcome),
+    done: (outcome) => {
+      reportToolCallText(turn.core, committed, turn.model, textPlan);
+      finishTurn(turn, committed, response, ttftMs, outcome);
+    },
   };
 }
 

@@ -53,6 +53,7 @@ export class ProxyCore {
       baseMs: config.retry_base_ms,
       maxMs: config.retry_max_ms,
       retryAfterCapMs: config.retry_after_cap_ms,
+      clientRetryAfterCapMs: config.client_retry_after_cap_ms,
       maxAttemptsPerProvider: config.max_attempts,
       maxTotalAttempts: config.max_total_attempts,
       onQuirk: (provider, param, detail) => this.#learnQuirk(provider, param, detail),

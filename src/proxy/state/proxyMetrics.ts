@@ -77,6 +77,14 @@ export class ProxyMetrics {
     "Requests answered (or failed last) by another provider than the first in line, by from and to provider.",
   );
   readonly #genAi = new GenAiMetrics();
+  readonly #textToolCalls = new CounterFamily(
+    "agentd_proxy_text_tool_calls_total",
+    "Tool calls a model wrote in its text and the proxy made structured, by provider, model and format.",
+  );
+  readonly #toolCallRepairs = new CounterFamily(
+    "agentd_proxy_tool_call_repairs_total",
+    "Tool calls repaired against the declared tools, by provider, model and kind of repair.",
+  );
 
   request(r: MeasuredRequest): void {
     const series = this.#seriesFor(r.provider, r.model);
@@ -110,6 +118,13 @@ export class ProxyMetrics {
     bump(this.#dropped, `field="${escapeLabel(field)}"`, 1);
   }
 
+  /** Calls found in an answer's text (by format) and repairs made to calls (by kind); both lists come from fixed sets. */
+  toolCallText(provider: string, model: string, families: readonly string[], repairs: readonly string[]): void {
+    const labels = labelText({ provider, model: this.#seriesFor(provider, model).model });
+    for (const format of families) this.#textToolCalls.inc(`${labels},format="${format}"`);
+    for (const kind of repairs) this.#toolCallRepairs.inc(`${labels},kind="${kind}"`);
+  }
+
   /** The metrics text, with each provider's breaker state (1 for the state it is in). */
   text(breakers: ReadonlyArray<{ provider: string; state: BreakerState }> = []): string {
     const lines: string[] = [];
@@ -128,6 +143,8 @@ export class ProxyMetrics {
     this.#retries.text(lines);
     this.#failovers.text(lines);
     this.#genAi.text(lines);
+    this.#textToolCalls.text(lines);
+    this.#toolCallRepairs.text(lines);
     const breaker = new CounterFamily("agentd_proxy_breaker_state", "Each provider's circuit breaker: 1 for its current state.", "gauge");
     for (const { provider, state } of breakers)
       for (const candidate of BREAKER_STATES) breaker.set(labelText({ provider, state: candidate }), candidate === state ? 1 : 0);

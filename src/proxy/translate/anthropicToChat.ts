@@ -1,4 +1,5 @@
 import { invalidRequest } from "../upstream/proxyError.ts";
+import { openAiIdentifiers } from "./anthropicUserId.ts";
 import { noteDropped } from "./droppedFields.ts";
 
 type Json = Record<string, unknown>;
@@ -45,7 +46,12 @@ export function anthropicToChat(request: Json, dropped: string[] = []): Json {
   if (typeof request.top_p === "number") chat.top_p = request.top_p;
   if (Array.isArray(request.stop_sequences) && request.stop_sequences.length > 0) chat.stop = request.stop_sequences;
   const userId = (request.metadata as Json | undefined)?.user_id;
-  if (typeof userId === "string" && userId) chat.user = userId;
+  if (typeof userId === "string" && userId) {
+    const ids = openAiIdentifiers(userId);
+    chat.user = ids.user;
+    if (ids.promptCacheKey) chat.prompt_cache_key = ids.promptCacheKey;
+    if (ids.reshaped) noteDropped(dropped, "metadata.user_id");
+  }
   const effort = reasoningEffort(request.thinking);
   if (effort) chat.reasoning_effort = effort;
   toolsToChat(request, chat, dropped);

@@ -54,7 +54,15 @@ export function stopSequences(chat: Json): string[] {
   return [];
 }
 
-export function chatToResponsesRequest(chat: Json, dropped: string[] = []): Json {
+export interface ResponsesRequestOptions {
+  /**
+   * Ask for a reasoning summary with the effort: OpenAI's models return their reasoning only as a
+   * summary, and only when asked, and a Messages client that asked for thinking shows it.
+   */
+  reasoningSummary?: boolean;
+}
+
+export function chatToResponsesRequest(chat: Json, dropped: string[] = [], options: ResponsesRequestOptions = {}): Json {
   for (const [key, value] of Object.entries(chat)) {
     if (HANDLED.has(key) || value === null || value === undefined || NEUTRAL[key] === value) continue;
     if (DROPPED.has(key)) {
@@ -79,7 +87,8 @@ export function chatToResponsesRequest(chat: Json, dropped: string[] = []): Json
   for (const key of SAME) {
     if (chat[key] !== undefined && chat[key] !== null) request[key] = chat[key];
   }
-  if (typeof chat.reasoning_effort === "string") request.reasoning = { effort: chat.reasoning_effort };
+  if (typeof chat.reasoning_effort === "string")
+    request.reasoning = { effort: chat.reasoning_effort, ...(options.reasoningSummary ? { summary: "auto" } : {}) };
   if (chat.logprobs === true) {
     request.include = ["message.output_text.logprobs"];
     if (typeof chat.top_logprobs === "number") request.top_logprobs = chat.top_logprobs;

@@ -1,5 +1,7 @@
 import { newId } from "./responseObject.ts";
-import { parseToolCallText, ToolCallTextScanner, type TextToolCall } from "./toolCallText.ts";
+import { parseToolCallText, ToolCallTextScanner, type ScanOutput, type TextToolCall } from "./toolCallText.ts";
+import { repairCall } from "./toolCallRepair.ts";
+import type { ToolCallTextPlan } from "./toolCallTextSetup.ts";
 
 type Json = Record<string, unknown>;
 
@@ -10,17 +12,22 @@ interface Choice {
 }
 
 /**
- * Rewrites a chat chunk stream for a provider with `tool_call_text: "parse"`: text that is a
- * tool call becomes `delta.tool_calls`, the rest stays content, and `finish_reason: "stop"`
- * becomes "tool_calls" when calls were found.
+ * Rewrites a chat chunk stream: text that is a tool call becomes `delta.tool_calls`, the rest
+ * stays content, and `finish_reason: "stop"` becomes "tool_calls" when calls were found.
  */
 export class ToolCallTextChunks {
-  readonly #scanner = new ToolCallTextScanner();
+  readonly #scanner: ToolCallTextScanner;
+  readonly #plan: ToolCallTextPlan;
   /** Text-written calls are numbered after any structured ones, so the two never collide. */
   #nextIndex = 0;
   #found = false;
   #ended = false;
   #template: Json | undefined;
+
+  constructor(plan: ToolCallTextPlan) {
+    this.#plan = plan;
+    this.#scanner = new ToolCallTextScanner(plan.formats, plan.tools);
+  }
 
   push(chunk: Json): Json[] {
     this.#template ??= { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
@@ -33,7 +40,11 @@ export class ToolCallTextChunks {
       const scanned = this.#scanner.push(content);
       const delta = { ...choice.delta, content: scanned.text };
       if (scanned.calls.length > 0) delta.tool_calls = [...(choice.delta?.tool_calls ?? []), ...this.#deltas(scanned.calls)];
-      if (scanned.text !== "" || scanned.calls.length > 0 || choice.delta?.tool_calls)
+      // A chunk whose text is held back still carries whatever else it has (role, reasoning, logprobs).
+      const other =
+        Object.entries(choice.delta ?? {}).some(([key, value]) => key !== "content" && value != null) ||
+        (choice as { logprobs?: unknown }).logprobs != null;
+      if (scanned.text !== "" || scanned.calls.length > 0 || other)
         out.push({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] });
     } else if (choice.delta && Object.keys(choice.delta).length > 0 && !choice.finish_reason) {
       out.push(chunk);
@@ -50,17 +61,21 @@ export class ToolCallTextChunks {
     return out;
   }
 
-  /** Releases held text; called at the finish chunk or at the end of the stream. */
+  /** Releases held text and any call it ends with; called at the finish chunk or at the end of the stream. */
   end(): Json[] {
     if (this.#ended) return [];
     this.#ended = true;
     const rest = this.#scanner.end();
-    if (!rest.text) return [];
-    return [{ ...this.#template, choices: [{ index: 0, delta: { content: rest.text }, finish_reason: null }] }];
+    if (!rest.text && rest.calls.length === 0) return [];
+    const delta: Json = {};
+    if (rest.text) delta.content = rest.text;
+    if (rest.calls.length > 0) delta.tool_calls = this.#deltas(rest.calls);
+    return [{ ...this.#template, choices: [{ index: 0, delta, finish_reason: null }] }];
   }
 
   #deltas(calls: readonly TextToolCall[]): Json[] {
     this.#found = true;
+    note(this.#plan, calls);
     return calls.map((call) => ({
       index: this.#nextIndex++,
       id: newId("call"),
@@ -70,19 +85,44 @@ export class ToolCallTextChunks {
   }
 }
 
-/** The same rewrite for a whole (non-streamed) completion. */
-export function toolCallTextInCompletion(completion: Json): Json {
+/**
+ * The same rewrite for a whole (non-streamed) completion; structured calls the upstream parsed
+ * itself are repaired against the declared tools too.
+ */
+export function toolCallTextInCompletion(completion: Json, plan: ToolCallTextPlan): Json {
   const choices = completion.choices as ({ message?: { content?: unknown; tool_calls?: unknown[] } } & Choice)[] | undefined;
   const choice = choices?.[0];
-  const content = choice?.message?.content;
-  if (!choice || typeof content !== "string") return completion;
-  const { text, calls } = parseToolCallText(content);
-  if (calls.length === 0) return completion;
+  if (!choice?.message) return completion;
+  const structured = (choice.message.tool_calls ?? []).map((call) => repairStructured(call, plan));
+  const content = choice.message.content;
+  const scanned: ScanOutput = typeof content === "string" ? parseToolCallText(content, plan.formats, plan.tools) : { text: "", calls: [] };
+  if (scanned.calls.length === 0 && structured.every((call, i) => call === choice.message?.tool_calls?.[i])) return completion;
+  note(plan, scanned.calls);
   const toolCalls = [
-    ...(choice.message?.tool_calls ?? []),
-    ...calls.map((call) => ({ id: newId("call"), type: "function", function: { name: call.name, arguments: call.arguments } })),
+    ...structured,
+    ...scanned.calls.map((call) => ({ id: newId("call"), type: "function", function: { name: call.name, arguments: call.arguments } })),
   ];
-  const message = { ...choice.message, content: text.trim() === "" ? null : text, tool_calls: toolCalls };
-  const finish = choice.finish_reason === "stop" ? "tool_calls" : choice.finish_reason;
+  const message =
+    scanned.calls.length === 0
+      ? { ...choice.message, tool_calls: toolCalls }
+      : { ...choice.message, content: scanned.text.trim() === "" ? null : scanned.text, tool_calls: toolCalls };
+  const finish = choice.finish_reason === "stop" && scanned.calls.length > 0 ? "tool_calls" : choice.finish_reason;
   return { ...completion, choices: [{ ...choice, message, finish_reason: finish }, ...(choices ?? []).slice(1)] };
+}
+
+/** A structured call with a repairable name or arguments, repaired; otherwise the very same object. */
+function repairStructured(call: unknown, plan: ToolCallTextPlan): unknown {
+  const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+  if (typeof fn?.name !== "string" || typeof fn.arguments !== "string") return call;
+  const repaired = repairCall({ name: fn.name, arguments: fn.arguments }, plan.tools);
+  if (!repaired || repaired.repairs.length === 0) return call;
+  plan.report.repairs.push(...repaired.repairs);
+  return { ...(call as Json), function: { ...fn, name: repaired.name, arguments: repaired.arguments } };
+}
+
+function note(plan: ToolCallTextPlan, calls: readonly TextToolCall[]): void {
+  for (const call of calls) {
+    plan.report.families.push(call.family);
+    plan.report.repairs.push(...call.repairs);
+  }
 }

@@ -5,7 +5,6 @@ export type BreakerState = "closed" | "open" | "half_open";
 export interface BreakerSettings {
   failures: number;
   window_ms: number;
-  cooldown_429_ms: number;
   cooldown_5xx_ms: number;
   cooldown_auth_ms: number;
   cooldown_max_ms: number;
@@ -27,9 +26,12 @@ export interface BreakerSnapshot {
   retryAt?: number;
 }
 
-/** Failures that say nothing about the provider's health (the client's own 4xx) do not count. */
+/**
+ * Failures that say nothing about the provider's health do not count: the client's own 4xx, and a
+ * rate limit (the provider is well, it asks for a pause; see rateLimitWindow.ts).
+ */
 function counts(cause: FailureCause): boolean {
-  return cause !== "http_4xx";
+  return cause !== "http_4xx" && cause !== "http_429";
 }
 
 /**
@@ -126,12 +128,7 @@ export class CircuitBreaker {
   }
 
   #open(cause: FailureCause): void {
-    const base =
-      cause === "auth"
-        ? this.settings.cooldown_auth_ms
-        : cause === "http_429"
-          ? this.settings.cooldown_429_ms
-          : this.settings.cooldown_5xx_ms;
+    const base = cause === "auth" ? this.settings.cooldown_auth_ms : this.settings.cooldown_5xx_ms;
     const cooldown = Math.min(this.settings.cooldown_max_ms, base * 2 ** this.#openedCount);
     this.#openedCount++;
     this.#enterOpen(cause, cooldown);

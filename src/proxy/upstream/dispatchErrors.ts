@@ -2,6 +2,8 @@ import type { ProviderRuntime } from "./providerRuntime.ts";
 import type { Route } from "./providerRouter.ts";
 import { ProxyError } from "./proxyError.ts";
 import { upstreamErrorMessage } from "./upstreamAttempt.ts";
+import { missingResource } from "./missingResource.ts";
+import { DEFAULT_RATE_LIMIT_WAIT_MS } from "./rateLimitWindow.ts";
 import type { UpstreamFailure } from "./upstreamFailure.ts";
 
 /** How each provider tried ended: its last failure. */
@@ -33,14 +35,27 @@ export function clientError(failure: UpstreamFailure, provider: string): ProxyEr
  * The error for a dispatch no provider answered, in OpenAI's terms so SDKs react as they would to
  * OpenAI: every breaker open → 503 with Retry-After until the first half-open; every provider
  * rate-limited → 429 with the shortest Retry-After they asked for; every key rejected → 502 (the
- * client's own key is not at fault); 404 everywhere → the model is missing; else 502 or 504.
+ * client's own key is not at fault); 404 naming an item, file or response → that id is not found;
+ * 404 everywhere else → the model is missing; else 502 or 504. Retry-After is written only for a
+ * wait within `retryAfterCapMs`: clients honour it to the letter (Codex even past x-should-retry),
+ * and a breaker held open for minutes would freeze them.
  */
-export function exhaustedError(routes: readonly Route<ProviderRuntime>[], outcomes: readonly ProviderOutcome[]): ProxyError {
+export function exhaustedError(
+  routes: readonly Route<ProviderRuntime>[],
+  outcomes: readonly ProviderOutcome[],
+  retryAfterCapMs: number,
+): ProxyError {
+  const capS = Math.max(1, Math.floor(retryAfterCapMs / 1000));
+  // A longer wait is named in the message only: clients that honour Retry-After would sit silent through it.
+  const wait = (seconds: number) => (seconds <= capS ? { retryAfterS: seconds } : { waitTooLong: true });
   const last = outcomes.at(-1);
   if (!last) {
-    return new ProxyError("upstream_unavailable", "Every provider for this model has its circuit breaker open; try again shortly", {
-      retryAfterS: secondsUntilHalfOpen(routes),
-    });
+    const seconds = secondsUntilHalfOpen(routes);
+    return new ProxyError(
+      "upstream_unavailable",
+      `Every provider for this model has its circuit breaker open; the first lets a request through in ${seconds} s`,
+      wait(seconds),
+    );
   }
   const provider = last.provider.name;
   const tried = outcomes.map((o) => o.provider.name);
@@ -54,6 +69,13 @@ export function exhaustedError(routes: readonly Route<ProviderRuntime>[], outcom
   }
   const notFound = outcomes.filter((o) => o.failure.kind === "http_4xx" && o.failure.status === 404).map((o) => o.provider.name);
   if (notFound.length > 0 && notFound.length + auth.length === outcomes.length) {
+    const missing = outcomes.map((o) => (o.failure.status === 404 ? missingResource(o.failure.body) : undefined)).find(Boolean);
+    if (missing) {
+      return new ProxyError("not_found", `The upstream has no ${missing.kind} '${missing.id}': ${missing.message}`, {
+        details: { id: missing.id, kind: missing.kind, providers: tried },
+        provider,
+      });
+    }
     return new ProxyError(
       "model_not_found",
       `No provider has this model or endpoint (404 from ${notFound.join(", ")}): ${last.failure.message}`.trimEnd(),
@@ -62,11 +84,12 @@ export function exhaustedError(routes: readonly Route<ProviderRuntime>[], outcom
   }
   const limited = outcomes.filter((o) => o.failure.kind === "http_429");
   if (limited.length > 0 && limited.length + auth.length + notFound.length === outcomes.length) {
-    return new ProxyError("rate_limit_exceeded", `Every provider for this model is rate-limited (tried ${tried.join(", ")})`, {
-      details: { providers: tried },
-      retryAfterS: retryAfterOf(limited),
-      provider,
-    });
+    const seconds = retryAfterOf(limited);
+    return new ProxyError(
+      "rate_limit_exceeded",
+      `Every provider for this model is rate-limited (tried ${tried.join(", ")}); the first asks to wait ${seconds} s`,
+      { details: { providers: tried }, ...wait(seconds), provider },
+    );
   }
   const timeout = last.failure.kind.endsWith("timeout");
   return new ProxyError(
@@ -76,16 +99,10 @@ export function exhaustedError(routes: readonly Route<ProviderRuntime>[], outcom
   );
 }
 
-/** The shortest wait a rate-limited provider asked for, or until its breaker lets a probe through. */
+/** The shortest wait a rate-limited provider asked for (a skipped one: what is left of it). */
 function retryAfterOf(limited: readonly ProviderOutcome[]): number {
-  let ms = Number.POSITIVE_INFINITY;
-  const now = Date.now();
-  for (const { provider, failure } of limited) {
-    const retryAt = provider.breaker.snapshot().retryAt;
-    const wait = failure.retryAfterMs ?? (retryAt === undefined ? undefined : retryAt - now);
-    if (wait !== undefined) ms = Math.min(ms, wait);
-  }
-  return Number.isFinite(ms) ? Math.max(1, Math.ceil(ms / 1000)) : DEFAULT_RETRY_AFTER_S;
+  const ms = Math.min(...limited.map(({ failure }) => failure.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS));
+  return Math.max(1, Math.ceil(ms / 1000));
 }
 
 function secondsUntilHalfOpen(routes: readonly Route<ProviderRuntime>[]): number {

@@ -3,6 +3,7 @@ import type { ProviderRuntime } from "./providerRuntime.ts";
 import type { Route } from "./providerRouter.ts";
 import { clientError, exhaustedError, type ProviderOutcome } from "./dispatchErrors.ts";
 import { applyQuirks, detectRejectedParam } from "./quirkRules.ts";
+import { quotaExhausted } from "./rateLimitWindow.ts";
 import { decideRetry, type RetrySettings } from "./retryPolicy.ts";
 import type { EventSourceMessage } from "./sseDecoder.ts";
 import { UpstreamAttempt, upstreamErrorMessage } from "./upstreamAttempt.ts";
@@ -64,6 +65,8 @@ export type Committed =
 export interface DispatchSettings extends RetrySettings {
   maxAttemptsPerProvider: number;
   maxTotalAttempts: number;
+  /** The longest Retry-After agentd tells a client: a longer wait freezes clients that honour it. */
+  clientRetryAfterCapMs: number;
   onQuirk: (provider: ProviderRuntime, param: string, detail: string) => void;
   /** Logs and counts a failed attempt, and tells the provider's breaker and health. */
   onFailure: (provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number) => void;
@@ -79,17 +82,32 @@ export interface DispatchTally {
 /**
  * Tries the routes in order until one answers: retries a provider on transient failures with
  * backoff (honouring Retry-After up to a cap), moves on after auth failures, an open breaker or
- * spent attempts, and drops a rejected optional parameter once (a learned quirk). A stream counts
- * as answered only once its first event arrived, so anything before that still fails over.
+ * spent attempts, and drops a rejected optional parameter once (a learned quirk). A 429 is retried
+ * at the same provider once at most (never for a spent quota), and the provider is then skipped
+ * for the wait it named, so clients' own retries meet a 429 at once rather than a breaker. A stream
+ * counts as answered only once its first event arrived, so anything before that still fails over.
  */
 export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, tally: DispatchTally = { attempts: 0 }): Promise<Committed> {
   let total = 0;
   const outcomes: ProviderOutcome[] = [];
   for (const route of plan.routes) {
     const provider = route.provider;
+    const waitMs = provider.rateLimit.remainingMs(route.upstreamModel);
+    if (waitMs > 0) {
+      // An open breaker (the watchdog's, say) outranks the rate limit: it says when to come back.
+      if (provider.breaker.state() === "open") continue;
+      tally.provider = provider;
+      const failure = new UpstreamFailure("http_429", `rate-limited: asked to wait ${waitMs} ms more`, {
+        status: 429,
+        retryAfterMs: waitMs,
+      });
+      outcomes.push({ provider, failure });
+      continue;
+    }
     if (!provider.breaker.tryAcquire()) continue;
     tally.provider = provider;
     let quirkRetried = false;
+    let rateLimited = false;
     for (let attemptNo = 1; ; attemptNo++) {
       tally.attempts = ++total;
       provider.requests++;
@@ -101,6 +119,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
         committed.attempts = total;
         provider.health.record(true, performance.now() - sentAt);
         provider.breaker.onSuccess();
+        provider.rateLimit.clear(route.upstreamModel);
         provider.authFailed = false;
         return committed;
       } catch (error) {
@@ -115,7 +134,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           throw error;
         }
         const param =
-          !quirkRetried && provider.config.wire === "chat" && !plan.endpoint && error.body
+          !quirkRetried && learnsQuirks(provider, plan) && error.body
             ? detectRejectedParam(error.status, error.body, payload.object)
             : undefined;
         if (param) {
@@ -138,9 +157,16 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           }
           throw clientError(error, provider.name);
         }
+        let limitedAgain = false;
+        if (error.kind === "http_429") {
+          provider.rateLimit.limited(route.upstreamModel, error.retryAfterMs);
+          limitedAgain = rateLimited || quotaExhausted(error.body);
+          rateLimited = true;
+        }
         const decision = decideRetry(error.kind, attemptNo, error.retryAfterMs, settings);
         const stop =
           !decision.retry ||
+          limitedAgain ||
           attemptNo >= settings.maxAttemptsPerProvider ||
           total >= settings.maxTotalAttempts ||
           provider.breaker.state() !== "closed";
@@ -153,7 +179,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
     }
     if (total >= settings.maxTotalAttempts) break;
   }
-  throw exhaustedError(plan.routes, outcomes);
+  throw exhaustedError(plan.routes, outcomes, settings.clientRetryAfterCapMs);
 }
 
 interface SentPayload {
@@ -165,7 +191,7 @@ interface SentPayload {
 function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel: string): SentPayload {
   const payload = plan.payloads[provider.config.wire];
   if (!payload) throw new Error(`no ${provider.config.wire} payload planned for provider ${provider.name}`);
-  const quirks = provider.config.wire === "chat" && !plan.endpoint ? provider.quirks : EMPTY_QUIRKS;
+  const quirks = learnsQuirks(provider, plan) ? provider.quirks : EMPTY_QUIRKS;
   const unchanged = upstreamModel === payload.object.model && quirks.size === 0;
   if (unchanged && payload.raw !== undefined) return { text: payload.raw, object: payload.object, quirkDropped: [] };
   if (unchanged) return { text: JSON.stringify(payload.object), object: payload.object, quirkDropped: [] };
@@ -173,6 +199,11 @@ function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel
   object.model = upstreamModel;
   const quirkDropped = applyQuirks(object, quirks);
   return { text: JSON.stringify(object), object, quirkDropped };
+}
+
+/** OpenAI's two wires take the same optional parameters; Anthropic's and passthrough endpoints have their own. */
+function learnsQuirks(provider: ProviderRuntime, plan: DispatchPlan): boolean {
+  return provider.config.wire !== "anthropic" && !plan.endpoint;
 }
 
 /** The field every answer of a wire has: without it a 200 is broken. */

@@ -4,6 +4,7 @@ import { LatencyWindow } from "./latencyWindow.ts";
 import { createModelMatcher, type ModelMatcher } from "./modelMatcher.ts";
 import type { ProviderConfig } from "../../core/config/sections/providerConfig.ts";
 import { ProviderHealth } from "./providerHealth.ts";
+import { RateLimitWindow } from "./rateLimitWindow.ts";
 import type { AttemptTimeouts } from "./upstreamAttempt.ts";
 import { normalizeBaseUrl } from "./upstreamUrl.ts";
 
@@ -21,6 +22,8 @@ export class ProviderRuntime {
   readonly breaker: CircuitBreaker;
   readonly health = new ProviderHealth();
   readonly latency = new LatencyWindow();
+  /** Until when its last 429 asked to be left alone (a rate limit does not open the breaker). */
+  readonly rateLimit = new RateLimitWindow();
   /** Live deadlines: start as configured, the admin route may raise them within bounds. */
   readonly timeouts: AttemptTimeouts;
   /** Parameters this provider rejected, dropped from what we send (see quirkRules.ts). */

@@ -4,6 +4,7 @@ import { AgentdError, type AgentdErrorOptions, type ErrorCode } from "../../core
 export type ProxyErrorCode = Extract<
   ErrorCode,
   | "no_provider"
+  | "not_found"
   | "model_not_found"
   | "invalid_json"
   | "invalid_request"
@@ -25,6 +26,8 @@ export type ProxyErrorCode = Extract<
 export interface ProxyErrorOptions extends AgentdErrorOptions {
   /** Seconds the client should wait before trying again (sent as Retry-After). */
   retryAfterS?: number;
+  /** The honest wait is longer than agentd tells a client: no Retry-After, and x-should-retry: false, so clients show the error now. */
+  waitTooLong?: boolean;
   /** The provider that was tried last (sent as x-agentd-provider). */
   provider?: string;
 }
@@ -32,6 +35,7 @@ export interface ProxyErrorOptions extends AgentdErrorOptions {
 export class ProxyError extends AgentdError {
   declare readonly code: ProxyErrorCode;
   readonly retryAfterS?: number;
+  readonly waitTooLong: boolean;
   readonly provider?: string;
 
   constructor(code: "upstream_rejected", message: string, options: ProxyErrorOptions & { status: number });
@@ -41,6 +45,7 @@ export class ProxyError extends AgentdError {
     if (code === "upstream_rejected") super(code, message, { ...options, status: options.status ?? 400 });
     else super(code, message, options);
     this.retryAfterS = options.retryAfterS;
+    this.waitTooLong = options.waitTooLong === true;
     this.provider = options.provider;
   }
 }

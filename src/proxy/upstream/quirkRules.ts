@@ -1,7 +1,8 @@
 /**
- * Provider quirks: OpenAI-compatible servers reject different optional parameters. These are the
- * parameters the proxy may drop when a provider says it does not take them — optional tuning
- * only, never something that changes what the request means (messages, tools, response_format).
+ * Provider quirks: OpenAI-compatible servers reject different optional parameters (or their size,
+ * as OpenAI does a `user` over 64 characters). These are the parameters the proxy may drop when a
+ * provider refuses them — optional tuning and identifiers only, never something that changes what
+ * the request means (messages, tools, response_format).
  */
 const DROPPABLE_PARAMS = [
   "strict",
@@ -27,7 +28,7 @@ const DROPPABLE_PARAMS = [
 export type DroppableParam = (typeof DROPPABLE_PARAMS)[number];
 
 const REJECTION =
-  /unsupported|unrecognized|not supported|unknown|not permitted|not allowed|extra (inputs|fields?)|does not support|invalid (field|parameter|argument)|unexpected/i;
+  /unsupported|unrecognized|not supported|unknown|not permitted|not allowed|extra (inputs|fields?)|does not support|invalid (field|parameter|argument)|unexpected|too long|maximum length|above_max_length/i;
 
 type ChatBody = Record<string, unknown> & { tools?: unknown };
 
@@ -49,11 +50,23 @@ function carriesParam(body: ChatBody, param: string): boolean {
 export function detectRejectedParam(status: number, errorBody: string, body: ChatBody): DroppableParam | undefined {
   if (status !== 400 && status !== 422) return undefined;
   if (!REJECTION.test(errorBody)) return undefined;
+  // OpenAI names the parameter ("Invalid 'user': string too long", param "user"): trust that first.
+  const named = namedParam(errorBody);
+  if (named && carriesParam(body, named)) return named;
   for (const param of DROPPABLE_PARAMS) {
     if (!carriesParam(body, param)) continue;
     if (new RegExp(`(^|[^A-Za-z0-9_])${param}($|[^A-Za-z0-9_])`).test(errorBody)) return param;
   }
   return undefined;
+}
+
+function namedParam(errorBody: string): DroppableParam | undefined {
+  try {
+    const param = (JSON.parse(errorBody) as { error?: { param?: unknown } }).error?.param;
+    return (DROPPABLE_PARAMS as readonly unknown[]).includes(param) ? (param as DroppableParam) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -14,6 +14,28 @@ export const providerTimeoutsSchema = z
   })
   .prefault({});
 
+/** Tool-call formats a provider or model may be pinned to; "auto" detects every one by its marker. */
+export const TOOL_CALL_FORMATS = [
+  "auto",
+  "hermes",
+  "qwen3_coder",
+  "glm45",
+  "mistral",
+  "llama3",
+  "pythonic",
+  "deepseek_v3",
+  "deepseek_v31",
+  "kimi_k2",
+  "minimax_m2",
+  "minimax_m1",
+  "granite",
+  "harmony",
+  "xlam",
+  "json_fence",
+] as const;
+
+const toolCallFormat = z.enum(TOOL_CALL_FORMATS);
+
 export const providerConfigSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]+$/, "expected a name of letters, digits, '_', '.', '-'"),
   base_url: z.url({ protocol: /^https?$/, error: "expected a URL" }),
@@ -27,7 +49,10 @@ export const providerConfigSchema = z.strictObject({
   timeouts: providerTimeoutsSchema,
   /** The API the provider speaks: Chat Completions, Responses, or Anthropic's Messages (base_url then ends in /v1). */
   wire: z.enum(["chat", "responses", "anthropic"]).default("chat"),
-  tool_call_text: z.enum(["off", "parse"]).default("off"),
+  /** Tool calls a model wrote in its text become structured calls ("parse"), or the text is left as it came ("off"). */
+  tool_call_text: z.enum(["off", "parse"]).default("parse"),
+  /** The format to read: one for every model, or by model name or glob ({"glm-4.5*": "glm45"}); unset means "auto". */
+  tool_call_format: z.union([toolCallFormat, z.record(z.string(), toolCallFormat)]).optional(),
 });
 
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
@@ -40,12 +65,14 @@ export const proxyConfigSchema = z
     max_total_attempts: z.number().int().min(1).max(30).default(8),
     retry_base_ms: ms.default(500),
     retry_max_ms: ms.default(8_000),
+    /** The longest Retry-After the proxy waits for itself; a longer one moves on to the next provider. */
     retry_after_cap_ms: ms.default(30_000),
+    /** The longest Retry-After the proxy tells a client (rate limits, open breakers); a longer wait goes without one, so clients do not sit through it. */
+    client_retry_after_cap_ms: ms.default(30_000),
     breaker: z
       .strictObject({
         failures: z.number().int().min(1).default(5),
         window_ms: ms.default(60_000),
-        cooldown_429_ms: ms.default(60_000),
         cooldown_5xx_ms: ms.default(120_000),
         cooldown_auth_ms: ms.default(300_000),
         cooldown_max_ms: ms.default(900_000),
