@@ -26,7 +26,7 @@ ENV AGENTD_DATA_DIR=/var/lib/agentd/data \
 # The store, the token and the logs: keep them across containers.
 VOLUME ["/var/lib/agentd/data"]
 EXPOSE 7070
-HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/usr/local/bin/agentd", "health"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/usr/local/bin/agentd", "health", "--self"]
 # SIGTERM drains: the shipped config drains for 8 s within a 9 s grace, under Docker's 10 s stop
 # timeout. A longer drain in your config needs `docker run --stop-timeout` above it.
 STOPSIGNAL SIGTERM

@@ -1,20 +1,23 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { DEFAULT_PORT, loadConfig, resolveDataDir } from "../core/config/index.ts";
-import { readReadyFile } from "../daemon/readyFile.ts";
 import { AgentdError, errorFromBody } from "../core/errors/index.ts";
+import { locateDaemon } from "./daemonLocator.ts";
 export { EXIT_TOKEN, EXIT_UNREACHABLE } from "./command.ts";
 
 export interface DaemonTarget {
   url: string;
   token?: string;
+  /** How the URL was found (each place looked at), said when nothing answers there. */
+  tried?: string[];
+  /** A config that could not be read on the way (`file:line:column: reason`). */
+  configProblem?: string;
 }
 
 export class UnreachableError extends AgentdError {
-  constructor(url: string, cause: unknown) {
+  constructor(target: DaemonTarget | string, cause: unknown) {
+    const { url, tried = [], configProblem } = typeof target === "string" ? { url: target } : target;
+    const found = configProblem ? ` Looked for it through: ${tried.join("; ")}.` : "";
     super(
       "unreachable",
-      `Cannot reach agentd at ${url}: ${String((cause as Error).message ?? cause).replace(/[.?!\s]+$/, "")}. Is it running? Start it with 'agentd serve', or name another with --url or AGENTD_URL`,
+      `Cannot reach agentd at ${url}: ${String((cause as Error).message ?? cause).replace(/[.?!\s]+$/, "")}. Is it running? Start it with 'agentd serve', or name another with --url, --data-dir, AGENTD_URL or AGENTD_DATA_DIR.${found}`,
       { cause },
     );
   }
@@ -32,32 +35,9 @@ export class TokenRejectedError extends AgentdError {
   }
 }
 
-/** --url, AGENTD_URL, the local daemon's ready file, else the default port on loopback. */
+/** --url, AGENTD_URL, the local daemon's ready file (a broken config never stands in the way), else the default port on loopback. */
 export function resolveDaemonTarget(options: { url?: string; token?: string; configPath?: string; dataDir?: string }): DaemonTarget {
-  const env = process.env;
-  const token = options.token ?? env.AGENTD_TOKEN;
-  const named = (options.url ?? env.AGENTD_URL)?.replace(/\/+$/, "");
-  // A URL with its token needs nothing of the local config.
-  if (named && token) return { url: named, token };
-  const local = localDaemon(options);
-  const ready = local.dataDir ? readReadyFile(local.dataDir) : undefined;
-  const tokenFile = local.dataDir ? join(local.dataDir, "token") : undefined;
-  const localToken = () => (tokenFile && existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : undefined);
-  // A URL named on the command line gets the local token only when it is the local daemon's own.
-  if (named) return { url: named, token: token ?? (ready?.url === named ? localToken() : undefined) };
-  if (ready) return { url: ready.url, token: token ?? localToken() };
-  return { url: `http://127.0.0.1:${local.port}`, token: token ?? localToken() };
-}
-
-/** The data dir and port the config (or the defaults) name for this host's daemon. */
-function localDaemon(options: { configPath?: string; dataDir?: string }): { dataDir?: string; port: number } {
-  try {
-    const { config } = loadConfig({ explicitPath: options.configPath });
-    return { dataDir: resolveDataDir({ flag: options.dataDir, config }), port: config.server.port || DEFAULT_PORT };
-  } catch {
-    // A broken config must not stop `agentd health` from probing the default address.
-    return { ...(options.dataDir ? { dataDir: options.dataDir } : {}), port: DEFAULT_PORT };
-  }
+  return locateDaemon(options);
 }
 
 export async function daemonFetch(target: DaemonTarget, path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<Response> {
@@ -67,7 +47,7 @@ export async function daemonFetch(target: DaemonTarget, path: string, init: Requ
   try {
     response = await fetch(target.url + path, { ...init, headers, signal: init.signal ?? AbortSignal.timeout(init.timeoutMs ?? 5000) });
   } catch (error) {
-    throw new UnreachableError(target.url, error);
+    throw new UnreachableError(target, error);
   }
   if (response.status === 401) {
     await response.body?.cancel();

@@ -175,7 +175,8 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
       db,
       log: log.child("watchdog"),
       token,
-      secrets: next.providers.map((p) => p.api_key),
+      // Every configured secret (keys, webhook and collector headers) is redacted by value before the model or the page.
+      secrets: configSecretValues(next, [], process.env),
       workerPid: () => (current && current.exitCode === null && current.signalCode === null ? current.pid : undefined),
       restartWorker: async (reason, pid) => {
         const worker = current;

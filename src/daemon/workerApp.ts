@@ -16,6 +16,7 @@ import type { CommandCgroups } from "../core/process/cgroups/index.ts";
 import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
+import { verdictMetricText } from "../status/verdictMetric.ts";
 import { createWorkerServices, type WorkerServices } from "./workerServices.ts";
 import { storeFileSizes } from "./storeFileSizes.ts";
 
@@ -164,7 +165,8 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
         samples: [{ value: failureCount("background") }],
       },
     ],
-    metricsText: services.metricsText,
+    metricsText: [...services.metricsText, async () => verdictMetricText(await status.section("verdict"))],
+    verdict: () => status.section("verdict"),
     mounts: [...page.mounts, ...services.mounts, ...(options.extraMounts ?? []), ...faultMounts(process.env, options.logger)],
     // The model must never decide its own approvals: not from a command it runs, not through the worker.
     agentPeers: {

@@ -37,6 +37,8 @@ export const DECISION_PATHS: readonly RegExp[] = [
   /\/incidents\/[^/]+\/(action|ack|acknowledge|resolve)/i,
   // A silence hides the agent's own failures from the operator: only a person sets or lifts one.
   /\/incidents\/silences/i,
+  // Forgetting a learned fix changes what the watchdog does next: only a person does it.
+  /\/watchdog\/+learned/i,
   /\/pty\/privileged/i,
   // A new session carries its own approval policy ({"sudo": "allow"}): setting one is a decision.
   /\/api\/+sessions\/*$/i,

@@ -24,8 +24,8 @@ export interface AppDeps extends Omit<ProbeDeps, "requestsTotal"> {
   /** The body limit of every mount that does not set its own. */
   bodyLimitBytes: number;
   metricFamilies: () => MetricFamily[];
-  /** Capabilities that render their own Prometheus text (the proxy). */
-  metricsText: Array<() => string>;
+  /** Capabilities that render their own Prometheus text (the proxy); the host's verdict reads /health's sources, so may wait. */
+  metricsText: Array<() => string | Promise<string>>;
   /** Mounted in order, after the probes and /metrics. */
   mounts: Mount[];
   /** When set, decisions and direct calls from the agent are refused, and decisions need the token (the worker sets it). */
@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
 
   const probes: ProbeDeps = { ...deps, requestsTotal: () => requests.total };
   app.route("/", probeRoutes(probes));
-  app.get("/metrics", (c) => {
+  app.get("/metrics", async (c) => {
     const uptime: MetricFamily = {
       name: "agentd_uptime_seconds",
       help: "Seconds since the worker started.",
@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
     };
     const body =
       renderPrometheus([requests.metricFamily(), uptime, rss, ...deps.metricFamilies()]) +
-      deps.metricsText.map((render) => render()).join("");
+      (await Promise.all(deps.metricsText.map((render) => render()))).join("");
     return c.body(body, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
   });
   for (const mount of deps.mounts) {

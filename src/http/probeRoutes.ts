@@ -9,6 +9,8 @@ export interface ProbeDeps {
   /** Dependencies agentd needs to serve (store writable, config loaded): each returns a reason when not ready. */
   readiness: () => string[];
   requestsTotal: () => number;
+  /** The host's verdict (as `agentd status` and the page give it), carried beside agentd's own status in /health. */
+  verdict?: () => Promise<{ status: string; reason: string; reasons: string[] }>;
 }
 
 export async function healthDocument(deps: ProbeDeps) {
@@ -33,7 +35,11 @@ export function probeRoutes(deps: ProbeDeps): Hono {
   app.get("/health", async (c) => {
     const document = await healthDocument(deps);
     c.header("Cache-Control", "no-store");
-    return c.body(JSON.stringify(document), document.status === "fail" ? 503 : 200, { "Content-Type": "application/health+json" });
+    // The status code stays agentd's own: the supervisor and container runtimes restart on it, and a failing watched service is no reason to.
+    const verdict = deps.verdict ? { verdict: await deps.verdict() } : {};
+    return c.body(JSON.stringify({ ...document, ...verdict }), document.status === "fail" ? 503 : 200, {
+      "Content-Type": "application/health+json",
+    });
   });
   return app;
 }

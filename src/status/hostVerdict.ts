@@ -17,6 +17,8 @@ export interface VerdictInput {
   pendingApprovals: number;
   /** agentd's own /health checks: one failing fails the host too (a store that refuses writes loses incidents). */
   health?: ReadonlyArray<{ key: string; status: HealthStatus }>;
+  /** What fails under an agentd silence (left out of `checks` and `openIncidents`): named, and warn at most. */
+  silenced?: readonly string[];
 }
 
 /** /health's view of the watchdog, already counted here from the checks and incidents themselves. */
@@ -32,7 +34,7 @@ function incidentReason(severity: string, entry: { count: number; title: string 
 
 /**
  * `fail` when a critical incident is open or a critical check fails; `warn` when any check fails,
- * an error incident is open or an approval waits; else `pass`. Pure.
+ * an error incident is open, something fails under a silence or an approval waits; else `pass`. Pure.
  */
 export function hostVerdict(input: VerdictInput): HostVerdict {
   const failing = input.checks.filter((check) => check.state === "fail");
@@ -54,6 +56,7 @@ export function hostVerdict(input: VerdictInput): HostVerdict {
     ownWith("warn") ? `agentd check warning: ${ownWith("warn")}` : undefined,
     other.length ? `check failing: ${other.join(", ")}` : undefined,
     incidentReason("error", bySeverity.get("error")),
+    input.silenced?.length ? `silenced while failing: ${input.silenced.join(", ")}` : undefined,
     input.pendingApprovals > 0 ? `${input.pendingApprovals} approval${input.pendingApprovals === 1 ? "" : "s"} waiting` : undefined,
   ].filter((reason): reason is string => reason !== undefined);
   const reasons = [...failReasons, ...warnReasons];

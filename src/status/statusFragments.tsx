@@ -11,9 +11,10 @@ import { SilencesCard } from "./statusSilences.tsx";
 function HealthCard({ health }: { health: HealthDocument }) {
   const checks = Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, ...check })));
   const failing = checks.filter((check) => check.status === "fail").length;
+  const warn = checks.filter((check) => check.status === "warn").length;
   const why = checks.filter((check) => check.status !== "pass");
   return (
-    <Card name="health" summary={`${plural(checks.length, "check")}, ${failing} failing`}>
+    <Card name="health" summary={`${plural(checks.length, "check")}, ${failing} failing${warn > 0 ? `, ${warn} warn` : ""}`}>
       <p>
         <span class={`pill overall tone-${health.status}`}>{health.status}</span>
       </p>

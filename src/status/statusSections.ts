@@ -5,7 +5,8 @@ import type { SectionName } from "./statusSnapshot.ts";
 export const SECTION_TITLES: Record<SectionName, string> = {
   verdict: "Verdict",
   silences: "Silences",
-  health: "Health",
+  // agentd's own /health (store, memory, gate): the host's verdict is the banner's, not this card's.
+  health: "agentd itself",
   worker: "Worker",
   providers: "Providers",
   watchdog: "Watchdog checks",

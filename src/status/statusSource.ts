@@ -3,6 +3,7 @@ import type { SessionTranscript } from "../agent/index.ts";
 import type { HealthDocument } from "../core/health/index.ts";
 import type { Incident, IncidentStore } from "../watchdog/index.ts";
 import { hostVerdict } from "./hostVerdict.ts";
+import { applySilences, type SilencedInput } from "./verdictSilences.ts";
 import type { PageDecisions } from "./decisionRoutes.ts";
 import type {
   ApprovalRow,
@@ -84,28 +85,41 @@ function latestUnresolved(incidents: IncidentStore): Incident[] {
   return merged.sort((a, b) => b.last_seen - a.last_seen || b.id - a.id).slice(0, INCIDENTS_SHOWN);
 }
 
-/** Open incidents per severity for the verdict; a store that cannot answer counts as none (its section shows the error). */
-function openIncidents(incidents: IncidentStore): Array<{ severity: string; count: number; title: string }> {
+/**
+ * The verdict's checks and open incidents with what silences cover set apart; without a silence
+ * in force, one grouped query. A store that cannot answer counts as no incident (its section shows the error).
+ */
+function verdictFacts(incidents: IncidentStore, checks: WatchdogCheckRow[], silences: SilenceRow[]): SilencedInput {
   try {
-    return incidents.openBySeverity();
+    if (silences.length === 0) return { checks, openIncidents: incidents.openBySeverity(), silenced: [] };
+    return applySilences(checks, incidents.list({ state: "open", limit: 1000 }), silences);
   } catch {
-    return [];
+    return silences.length === 0 ? { checks, openIncidents: [], silenced: [] } : applySilences(checks, [], silences);
   }
 }
 
 export function createStatusSource(sources: StatusSources): StatusSource {
   const { incidents } = sources;
-  const verdictOf = (health: HealthDocument, watchdog: StatusSection<WatchdogCheckRow>, approvals: StatusSection<ApprovalRow>) =>
+  const verdictOf = (
+    health: HealthDocument,
+    watchdog: StatusSection<WatchdogCheckRow>,
+    approvals: StatusSection<ApprovalRow>,
+    silences: StatusSection<SilenceRow>,
+  ) =>
     hostVerdict({
-      checks: watchdog.rows,
-      openIncidents: openIncidents(incidents),
+      ...verdictFacts(incidents, watchdog.rows, silences.rows),
       pendingApprovals: approvals.rows.length,
       health: Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, status: check.status }))),
     });
   const readers: { [K in SectionName]: () => Promise<StatusSnapshot[K]> } = {
     verdict: async () => {
-      const [health, watchdog, approvals] = await Promise.all([sources.health(), readers.watchdog(), readers.approvals()]);
-      return verdictOf(health, watchdog, approvals);
+      const [health, watchdog, approvals, silences] = await Promise.all([
+        sources.health(),
+        readers.watchdog(),
+        readers.approvals(),
+        readers.silences(),
+      ]);
+      return verdictOf(health, watchdog, approvals, silences);
     },
     health: sources.health,
     worker: async () => sources.worker(),
@@ -164,7 +178,7 @@ export function createStatusSource(sources: StatusSources): StatusSource {
         schema: STATUS_SCHEMA,
         host: hostname(),
         generated_at: new Date().toISOString(),
-        verdict: verdictOf(health, watchdog, approvals),
+        verdict: verdictOf(health, watchdog, approvals, silences),
         health,
         worker,
         providers,

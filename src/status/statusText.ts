@@ -40,6 +40,7 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
   const table = (columns: TextColumn[], rows: TextCell[][]) => renderTextTable(columns, rows, TEXT_WIDTH);
   const checks = Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, ...check })));
   const failing = checks.filter((check) => check.status === "fail").length;
+  const warn = checks.filter((check) => check.status === "warn").length;
   const { verdict } = snapshot;
   const statusWord = color ? `${ANSI[verdict.status]}${verdict.status.toUpperCase()}${ANSI.reset}` : verdict.status.toUpperCase();
 
@@ -69,7 +70,7 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
       ),
     ),
     "",
-    `${SECTION_TITLES.health.toUpperCase()}  ${health.status}, ${plural(checks.length, "check")}, ${failing} failing`,
+    `${SECTION_TITLES.health.toUpperCase()}  ${health.status}, ${plural(checks.length, "check")}, ${failing} failing${warn > 0 ? `, ${warn} warn` : ""}`,
     ...(checks.length === 0
       ? [`  ${EMPTY_TEXT.health}`]
       : table(

@@ -1,12 +1,13 @@
 import type { IncidentStore } from "./incidents/incidentStore.ts";
 import type { HealthView } from "./healthView.ts";
 import { buildIncidentReport } from "./incidentReport.ts";
-import type { PatternMemory } from "./decide/patternMemory.ts";
+import { learnKeyOf, type PatternMemory } from "./decide/patternMemory.ts";
 import type { Redactor } from "../core/redaction/index.ts";
 import { severityAtLeast, type Decision } from "./checks/signal.ts";
 import type { AdviceOutcome, Tier3Advisor } from "./decide/tier3Advisor.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
+import { outOfScope, type IncidentScope } from "./decide/actionScope.ts";
 
 export interface EscalationDeps {
   config: WatchdogConfig;
@@ -16,23 +17,30 @@ export interface EscalationDeps {
   redactor: Redactor;
   health: () => HealthView;
   recentLines: () => readonly string[];
+  /** What the incident is about, for the actions it may take. */
+  scope: (tracked: TrackedIncident) => IncidentScope;
   now: () => number;
 }
 
 /** What to do for an incident no rule covers: act now, ask the model first (outside the queue), or nothing. */
 export type EscalationPlan = { kind: "act"; decision: Decision } | { kind: "ask"; call: () => Promise<AdviceOutcome> } | { kind: "none" };
 
-/** Tier 2 (remembered, verified actions), then tier 3 (the model), then an alert for what is serious enough. */
+/**
+ * Tier 2 (actions verified for this component and pattern), then tier 3 (the model), then an alert
+ * for what is serious enough.
+ */
 export class Escalation {
   constructor(private readonly deps: EscalationDeps) {}
 
   plan(tracked: TrackedIncident, fromTier: number, failedAction?: string): EscalationPlan {
     const { config, memory, advisor } = this.deps;
-    const pattern = tracked.pattern;
+    const key = learnKeyOf(tracked);
+    const scope = this.deps.scope(tracked);
     if (fromTier < 2) {
-      const remembered = memory.recommend(pattern, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
-      if (remembered) {
-        const reason = `${remembered.action} worked ${remembered.successes} of ${remembered.tries} times for the pattern ${pattern}`;
+      const remembered = memory.recommend(key, config.tier2.min_tries, config.tier2.min_success_rate, tracked.tried);
+      if (remembered && !outOfScope(remembered.action, scope)) {
+        const what = remembered.command ? `${remembered.action} ${remembered.command}` : remembered.action;
+        const reason = `${what} was verified ${remembered.successes} of ${remembered.tries} times for ${key.component} (${key.pattern})`;
         return {
           kind: "act",
           decision: { tier: 2, action: remembered.action, reason, ...(remembered.command ? { command: remembered.command } : {}) },
@@ -45,15 +53,17 @@ export class Escalation {
         this.deps.store.get(tracked.id),
         this.deps.health(),
         this.deps.recentLines(),
-        memory.history(pattern),
+        memory.history(key),
         this.deps.redactor,
         config.tier3.max_log_lines,
       );
-      const plan = advisor.prepare(`${tracked.fingerprint}|${pattern}`, report, this.deps.now());
+      const plan = advisor.prepare(key, report, scope, this.deps.now());
       return plan.kind === "answer" ? { kind: "act", decision: this.fromAdvice(tracked, plan.outcome) } : { kind: "ask", call: plan.call };
     }
     if (failedAction || severityAtLeast(tracked.severity, "error")) {
-      const reason = failedAction ? `${failedAction} did not clear the incident` : `no rule or remembered action for ${pattern}`;
+      const reason = failedAction
+        ? `${failedAction} did not clear the incident`
+        : `no rule or verified fix for ${key.component} (${key.pattern})`;
       return { kind: "act", decision: { tier: Math.min(fromTier + 1, 3) as Decision["tier"], action: "alert", reason } };
     }
     return { kind: "none" };
@@ -73,6 +83,9 @@ export class Escalation {
       };
     }
     store.mergeDetails(tracked.id, { tier3_refusal: advice.refusal ?? "error" });
-    return { tier: 3, action: "alert", reason: advice.reason };
+    // The refused answer is kept verbatim (redacted), so a person sees what the model tried.
+    const reason = this.deps.redactor.redact(advice.reason);
+    store.addEvent(tracked.id, "model_refused", reason, { refusal: advice.refusal ?? "error" }, this.deps.now());
+    return { tier: 3, action: "alert", reason };
   }
 }

@@ -105,7 +105,7 @@ export class IncidentTracker {
     this.#states.delete(tracked.id);
     approvals.drop(tracked, "the incident resolved before the command ran");
     store.addEvent(tracked.id, "note", why, {}, now);
-    store.setState(tracked.id, "resolved", "watchdog");
+    store.closeEpisode(tracked.id);
     log.info("watchdog.incident_resolved", { incident_id: tracked.id, title: tracked.title, why });
   }
 

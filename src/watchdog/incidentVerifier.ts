@@ -2,11 +2,18 @@ import type { Logger } from "../core/log/index.ts";
 import type { AlertSink } from "./actions/alertSink.ts";
 import type { IncidentStore } from "./incidents/incidentStore.ts";
 import type { IncidentTracker } from "./incidentTracker.ts";
-import type { PatternMemory } from "./decide/patternMemory.ts";
-import type { Decision } from "./checks/signal.ts";
+import { learnKeyOf, type LearnKey, type PatternMemory } from "./decide/patternMemory.ts";
+import { severityAtLeast, type Decision } from "./checks/signal.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { ActionName, WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import type { WatchdogTracing } from "./watchdogTracing.ts";
+import {
+  judge,
+  verificationSource,
+  type Judgement,
+  type SignatureVerification,
+  type VerificationSource,
+} from "./decide/verificationJudge.ts";
 
 export interface IncidentVerifierDeps {
   config: WatchdogConfig;
@@ -19,6 +26,10 @@ export interface IncidentVerifierDeps {
   healthy: () => boolean;
   /** The debounced state of a configured check, for incidents about it. */
   checkFailing: (name: string) => boolean;
+  /** A configured check ran after `since` and passes (debounced). */
+  checkPassedSince: (name: string, since: number) => boolean;
+  /** Drops tier 3's saved answer for what an incident is about (its action failed verification). */
+  forgetAnswer: (key: LearnKey) => void;
   /** Hands an incident whose action did not clear it to the next tier; the promise is whatever that started. */
   escalate: (tracked: TrackedIncident, fromTier: number, failedAction: ActionName) => Promise<void> | undefined;
   now: () => number;
@@ -26,15 +37,29 @@ export interface IncidentVerifierDeps {
 }
 
 /**
- * Judges whether an action worked: its triggers must stay away and health must pass over the
- * verification window. The verdict is remembered for tier 2. An incident with no action under way
- * resolves itself once its signals stay clear long enough.
+ * Judges whether an action worked by what failed passing again: the failing check, the check a log
+ * signature names in `verify_check`, or agentd's probes for its own worker and providers (see
+ * verificationJudge). A proven verdict is remembered for tier 2 under the incident's component and
+ * pattern; an action nothing can verify is recorded as unverified and learned from never. An
+ * incident with no action under way resolves itself once its signals stay clear long enough.
  */
 export class IncidentVerifier {
-  constructor(private readonly deps: IncidentVerifierDeps) {}
+  readonly #signatures: ReadonlyMap<string, SignatureVerification>;
 
-  /** Starts the verification window of a remedial action that ran. */
-  begin(tracked: TrackedIncident, decision: Decision): void {
+  constructor(private readonly deps: IncidentVerifierDeps) {
+    this.#signatures = new Map(deps.config.signatures.map((s) => [s.id, s]));
+  }
+
+  /**
+   * Starts the verification window of a remedial action that ran. An action nothing can verify is
+   * concluded at once as unverified; the promise, when there is one, is the alert that says so.
+   */
+  begin(tracked: TrackedIncident, decision: Decision): Promise<void> | undefined {
+    const source = this.#source(tracked, [...tracked.signals.keys()]);
+    if (source.kind === "none") {
+      this.unverified(tracked, decision.tier, decision.action, source.why, decision.command);
+      return this.#alertUnverified(tracked, decision.action, source.why);
+    }
     const start = this.deps.now();
     tracked.verification = {
       tier: decision.tier,
@@ -45,23 +70,30 @@ export class IncidentVerifier {
       ...(decision.command ? { command: decision.command } : {}),
     };
     this.deps.tracing.verifyStarted(tracked);
+    return undefined;
   }
 
   /**
-   * Settles a due verification, or resolves an incident that has been clear for long enough. Decides
-   * at once; the promise, when there is one, is the escalation's action or the resolution's webhook.
+   * Settles a verification once its evidence is in, or resolves an incident that has been clear for
+   * long enough. Decides at once; the promise, when there is one, is the escalation's action or the
+   * resolution's webhook.
    */
   review(tracked: TrackedIncident, now: number): Promise<void> | undefined {
     const { config } = this.deps;
     const v = tracked.verification;
     if (v) {
       const settleMs = Math.min(1000, (v.deadline - v.startedAt) / 4);
-      const recurred = tracked.triggerRecurred(settleMs);
-      if (!recurred && now < v.deadline) return undefined;
+      const source = this.#source(tracked, [...v.triggers]);
+      const judgement = judge(source, {
+        checkPassedSince: source.kind === "check" && this.deps.checkPassedSince(source.check, v.startedAt),
+        healthy: this.deps.healthy(),
+        recurred: tracked.triggerRecurred(settleMs),
+        due: now >= v.deadline,
+      });
+      if (!judgement) return undefined;
       tracked.verification = undefined;
-      const success = !recurred && this.#clear(tracked);
-      this.conclude(tracked, v.tier, v.action, success ? "success" : "failed", v.command);
-      return success ? undefined : this.deps.escalate(tracked, v.tier, v.action);
+      this.#record(tracked, v.tier, v.action, judgement, v.command);
+      return judgement.verdict === "success" ? undefined : this.deps.escalate(tracked, v.tier, v.action);
     }
     if (now - tracked.lastSignalAt >= config.resolve_after_s * 1000 && this.#clear(tracked)) {
       this.deps.tracker.resolve(tracked, `signals clear for ${config.resolve_after_s}s and health passes`, now);
@@ -77,19 +109,66 @@ export class IncidentVerifier {
     return undefined;
   }
 
-  /** Records an action's verdict on the incident and in the pattern memory tier 2 draws on. */
-  conclude(tracked: TrackedIncident, tier: number, action: ActionName, verdict: "success" | "failed", command?: string): void {
+  /** An action nothing can verify (ignore, or a signature without verify_check): recorded, never learned. */
+  unverified(tracked: TrackedIncident, tier: number, action: ActionName, why: string, command?: string): void {
+    this.#record(tracked, tier, action, { verdict: "unverified", by: why }, command);
+  }
+
+  /** An action that could not run: failed, without a window to wait for. */
+  conclude(tracked: TrackedIncident, tier: number, action: ActionName, why: string, command?: string): void {
+    this.#record(tracked, tier, action, { verdict: "failed", by: why }, command);
+  }
+
+  /**
+   * Records a verdict on the incident and, when proven, in the memory tier 2 draws on. A failed
+   * verdict also drops tier 3's saved answer for the same thing, so the next occurrence asks again.
+   */
+  #record(tracked: TrackedIncident, tier: number, action: ActionName, judgement: Judgement, command?: string): void {
     const { store, memory, log } = this.deps;
     const now = this.deps.now();
+    const { verdict, by } = judgement;
+    const key = learnKeyOf(tracked);
     store.setVerdict(tracked.id, verdict);
-    memory.record(tracked.pattern, action, tier, verdict, tracked.id, now, command);
-    store.addEvent(tracked.id, "verdict", `${action}: ${verdict}`, { action, tier, verdict }, now);
-    log.info("watchdog.verdict", { incident_id: tracked.id, action, tier, verdict });
+    const learned = verdict !== "unverified" && memory.record(key, action, tier, verdict, tracked.id, now, command);
+    if (verdict === "failed") this.deps.forgetAnswer(key);
+    const what = command ? `${action} ${command}` : action;
+    store.addEvent(tracked.id, "verdict", `${what}: ${verdict} — ${by}`, { action, tier, verdict, verified_by: by }, now);
+    if (learned) {
+      const record = memory
+        .learned(key.component)
+        .find((r) => r.pattern === key.pattern && r.action === action && r.command === (command ?? null));
+      if (record)
+        store.addEvent(
+          tracked.id,
+          "learned",
+          `${what} for ${key.component} (${key.pattern}): ${record.successes} of ${record.tries} verified${verdict === "failed" ? "; demoted until it works again" : ""} (incidents ${record.incident_ids.map((id) => `#${id}`).join(", ")})`,
+          { action, component: key.component, pattern: key.pattern, tries: record.tries, successes: record.successes },
+          now,
+        );
+    }
+    log.info("watchdog.verdict", { incident_id: tracked.id, action, tier, verdict, verified_by: by, learned });
     this.deps.tracing.concluded(tracked.id, tier, action, verdict);
   }
 
+  #alertUnverified(tracked: TrackedIncident, action: ActionName, why: string): Promise<void> | undefined {
+    if (tracked.alerted || !severityAtLeast(tracked.severity, "error")) return undefined;
+    tracked.alerted = true;
+    return this.deps.alerts.alert({
+      incidentId: tracked.id,
+      title: tracked.title,
+      severity: tracked.severity,
+      message: `${action} ran but cannot be verified (${why}); a person must check ${tracked.fingerprint}`,
+    });
+  }
+
+  #source(tracked: TrackedIncident, triggerIds: readonly string[]): VerificationSource {
+    return verificationSource(tracked.fingerprint, triggerIds, this.#signatures);
+  }
+
+  /** Clear enough to resolve: the incident's check does not fail, else agentd's probes pass. */
   #clear(tracked: TrackedIncident): boolean {
-    if (tracked.fingerprint.startsWith("check:")) return !this.deps.checkFailing(tracked.fingerprint.slice("check:".length));
+    const source = this.#source(tracked, [...tracked.signals.keys()]);
+    if (source.kind === "check") return !this.deps.checkFailing(source.check);
     return this.deps.healthy();
   }
 }

@@ -17,6 +17,7 @@ export { BUILTIN_SIGNATURES } from "./checks/signatureCatalog.ts";
 export { DEFAULT_RULES } from "./decide/defaultRules.ts";
 export { SilenceStore } from "./incidents/silenceStore.ts";
 export type { Silence } from "./incidents/silenceStore.ts";
+export { silenceCovering, silenceTargetsOf } from "./incidents/silenceTargets.ts";
 export { PatternMemory } from "./decide/patternMemory.ts";
 export { readCheckRows } from "./checks/checkScheduler.ts";
 export { readWatchdogCounters, watchdogMetricsText } from "./watchdogCounters.ts";

@@ -18,9 +18,12 @@ import { RuleEngine, toRule } from "./decide/ruleEngine.ts";
 import type { Decision, Signal } from "./checks/signal.ts";
 import { SignatureMatcher } from "./checks/signatureMatcher.ts";
 import { SilenceStore } from "./incidents/silenceStore.ts";
+import { silenceTargetsOf } from "./incidents/silenceTargets.ts";
 import { Escalation } from "./escalation.ts";
 import type { HealthView } from "./healthView.ts";
 import { Tier3Advisor } from "./decide/tier3Advisor.ts";
+import { scopeOf, type IncidentScope } from "./decide/actionScope.ts";
+import { alsoAlerts } from "./decide/alertPolicy.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import type { WatchdogCounters } from "./watchdogCounters.ts";
@@ -39,6 +42,8 @@ export interface WatchdogDeps {
   health: () => HealthView;
   /** The debounced state of a configured check, for incidents about it. */
   checkFailing?: (name: string) => boolean;
+  /** A configured check ran after `since` and passes: what verifies an action on its incident. */
+  checkPassedSince?: (name: string, since: number) => boolean;
   /** Secrets agentd holds (provider keys, the model key): redacted wherever they would appear. */
   secrets?: Iterable<string | undefined>;
   now?: () => number;
@@ -50,6 +55,10 @@ export interface WatchdogDeps {
 
 /** What a decision started (an action, a webhook), or nothing. */
 type Started = Promise<void> | undefined;
+
+function both(a: Started, b: Started): Started {
+  return a && b ? Promise.all([a, b]).then(() => undefined) : (a ?? b);
+}
 
 const RECENT_LINES = 200;
 const QUEUE_MAX = 1000;
@@ -84,6 +93,8 @@ export class Watchdog {
   readonly #now: () => number;
   readonly #counts = { signals: 0, merged: 0 };
   readonly #tracing: WatchdogTracing;
+  /** Ids of configured signatures: their signals are about watched services, never agentd's worker. */
+  readonly #configuredSignatures: ReadonlySet<string>;
   #nextTick: Promise<void> | undefined;
 
   constructor(private readonly deps: WatchdogDeps) {
@@ -99,15 +110,18 @@ export class Watchdog {
     this.alerts = new AlertSink(this.store, log, config.webhook, this.#now);
     this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts);
     this.approvals = new CommandApprovals(this.store, this.alerts, log, config, this.#now);
-    this.#redactor = new Redactor([config.tier3.api_key, ...(deps.secrets ?? [])]);
+    this.#configuredSignatures = new Set(config.signatures.map((s) => s.id));
+    this.#redactor = new Redactor([config.tier3.api_key, ...Object.values(config.webhook?.headers ?? {}), ...(deps.secrets ?? [])]);
+    const advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands));
     this.#escalation = new Escalation({
       config,
       store: this.store,
       memory: this.memory,
-      advisor: new Tier3Advisor(db, config.tier3, Object.keys(config.commands)),
+      advisor,
       redactor: this.#redactor,
       health: deps.health,
       recentLines: () => this.#recent,
+      scope: (tracked) => this.#scope(tracked),
       now: this.#now,
     });
     this.#tracker = new IncidentTracker({ config, db, log, store: this.store, approvals: this.approvals });
@@ -122,6 +136,8 @@ export class Watchdog {
       tracker: this.#tracker,
       healthy: () => deps.health().ok,
       checkFailing: (name) => deps.checkFailing?.(name) ?? false,
+      checkPassedSince: (name, since) => deps.checkPassedSince?.(name, since) ?? false,
+      forgetAnswer: (key) => advisor.forgetAnswer(key),
       escalate: (tracked, fromTier, failedAction) => this.#decideUnmatched(tracked, fromTier, failedAction),
       tracing: this.#tracing,
       now: this.#now,
@@ -133,11 +149,16 @@ export class Watchdog {
     return this.#tracker.adoptUnresolved();
   }
 
-  /** A line from the worker's stdout or a tailed log file. */
-  ingestLine(line: string): Promise<void> | undefined {
+  /**
+   * A line from the worker's stdout, or from a tailed log file (`file`, its path). A file's line is
+   * about the service that wrote it: a signature that names no component puts it under `log:<path>`,
+   * never under agentd's worker.
+   */
+  ingestLine(line: string, file?: string): Promise<void> | undefined {
     this.#recent.push(line);
     if (this.#recent.length > RECENT_LINES) this.#recent.shift();
     const signal = this.matcher.match(line, this.#now());
+    if (signal && file !== undefined && signal.component === "worker") signal.component = `log:${file}`;
     return signal ? this.report(signal) : undefined;
   }
 
@@ -228,7 +249,7 @@ export class Watchdog {
 
   #decideFor(tracked: TrackedIncident, signal: Signal): Started {
     const now = signal.ts;
-    const silence = this.silences.covering(this.#silenceTargets(signal), now);
+    const silence = this.silences.covering(silenceTargetsOf(signal.id, signal.component), now);
     if (silence) {
       if (!tracked.silenceNoted)
         this.store.addEvent(
@@ -252,13 +273,6 @@ export class Watchdog {
     if (verdict.kind !== "none" || tracked.unmatchedDecided) return undefined;
     tracked.unmatchedDecided = true;
     return this.#decideUnmatched(tracked, 1);
-  }
-
-  #silenceTargets(signal: Signal): string[] {
-    const targets = [signal.id, signal.component];
-    const colon = signal.component.indexOf(":");
-    if (colon > 0) targets.push(signal.component.slice(colon + 1));
-    return targets;
   }
 
   /** Tier 2, tier 3 or an alert; tier 3's model call runs outside the queue. */
@@ -290,14 +304,35 @@ export class Watchdog {
       reason: decision.reason,
       ...(decision.command ? { command: decision.command } : {}),
     });
+    // A command waiting for approval pages a person itself.
     if (decision.action === "run_command" && this.approvals.needsApproval(decision.command))
       return this.approvals.request(tracked, { ...decision, command: decision.command });
-    return this.#launch(
-      tracked,
-      decision.action,
-      () => this.#execute(tracked, decision, false),
-      (result) => this.#afterAction(tracked, decision, result),
+    return both(
+      this.#alsoAlert(tracked, decision),
+      this.#launch(
+        tracked,
+        decision.action,
+        () => this.#execute(tracked, decision, false),
+        (result) => this.#afterAction(tracked, decision, result),
+      ),
     );
+  }
+
+  /** An error or critical incident reaches a person whatever tier 2 or 3 does about it (see alertPolicy). */
+  #alsoAlert(tracked: TrackedIncident, decision: Decision): Started {
+    if (!alsoAlerts(decision, tracked.severity, tracked.alerted)) return undefined;
+    tracked.alerted = true;
+    return this.alerts.alert({
+      incidentId: tracked.id,
+      title: tracked.title,
+      severity: tracked.severity,
+      message: `tier ${decision.tier}: ${decision.action}${decision.command ? ` ${decision.command}` : ""} — ${decision.reason}`,
+    });
+  }
+
+  /** What an incident is about: decides which actions fit it. */
+  #scope(tracked: TrackedIncident): IncidentScope {
+    return scopeOf(tracked.fingerprint, [...tracked.signals.keys()], this.#configuredSignatures);
   }
 
   /** Runs `work` outside the queue; its result is decided back in the queue, where signals and ticks wait their turn. */
@@ -323,6 +358,7 @@ export class Watchdog {
       title: tracked.title,
       severity: tracked.severity,
       component: tracked.fingerprint,
+      scope: this.#scope(tracked),
       signals: tracked.latestSignals(),
       reason: decision.reason,
       command: decision.command,
@@ -347,11 +383,15 @@ export class Watchdog {
     tracked.tried.push(decision.action);
     if (!result.ok) {
       log.warn("watchdog.action_failed", { incident_id: tracked.id, action: decision.action, detail: result.detail });
-      this.#verifier.conclude(tracked, decision.tier, decision.action, "failed", decision.command);
+      this.#verifier.conclude(tracked, decision.tier, decision.action, `the action failed: ${result.detail}`, decision.command);
       return this.#tracker.isTracked(tracked) ? this.#decideUnmatched(tracked, decision.tier, decision.action) : undefined;
     }
-    if (this.#tracker.isTracked(tracked)) this.#verifier.begin(tracked, decision);
-    return undefined;
+    if (decision.action === "ignore") {
+      const why = "ignoring changes nothing, so there is nothing to verify or learn";
+      this.#verifier.unverified(tracked, decision.tier, decision.action, why);
+      return undefined;
+    }
+    return this.#tracker.isTracked(tracked) ? this.#verifier.begin(tracked, decision) : undefined;
   }
 
   /** An allowed command runs in the watchdog's process (outside the queue), then is verified like any action. */

@@ -7,6 +7,7 @@ import { ActionRequestStore, type PendingActionRequest } from "./incidents/actio
 import { watchdogHealthChecks } from "./watchdogHealth.ts";
 import { incidentRoutes } from "./incidents/incidentRoutes.ts";
 import { IncidentStore } from "./incidents/incidentStore.ts";
+import { learnedRoutes } from "./learnedRoutes.ts";
 import { createIncidentTools } from "./incidents/incidentTools.ts";
 
 export interface WatchdogCapability extends Capability {
@@ -39,6 +40,7 @@ export function createWatchdogCapability(options: { db: Database; configuredName
         path: "/api/incidents",
         app: incidentRoutes(incidents, { checks: () => readCheckRows(options.db), configured: options.configuredNames }),
       },
+      { path: "/api/watchdog/learned", app: learnedRoutes(options.db) },
     ],
     tools: createIncidentTools(incidents),
     // The supervisor's counters, as it last wrote them to the store.

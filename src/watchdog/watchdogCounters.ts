@@ -1,6 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { CounterFamily, familiesText, labelText, renderPrometheus } from "../core/metrics/index.ts";
 import { readCheckRows } from "./checks/checkScheduler.ts";
+import { SilenceStore } from "./incidents/silenceStore.ts";
+import { silenceTargetsOf } from "./incidents/silenceTargets.ts";
 
 /** The watchdog engine's counters (the supervisor's), stored in kv for the worker's /metrics. */
 export interface WatchdogCounters {
@@ -92,8 +94,20 @@ function countersText(counters: WatchdogCounters | undefined): string {
 /** Read from the store at scrape time: cheap queries on indexed or small tables. */
 function storeMetricsText(db: Database, now: number): string {
   const checks = new CounterFamily("agentd_watchdog_check_state", "Each configured check: 1 for its current state.", "gauge");
-  for (const row of readCheckRows(db))
-    for (const state of CHECK_STATES) checks.set(labelText({ check: row.name, kind: row.kind, state }), row.state === state ? 1 : 0);
+  const silenced = new CounterFamily(
+    "agentd_watchdog_check_silenced",
+    "Each configured check: 1 while an agentd silence covers it (rules leave its failure alone).",
+    "gauge",
+  );
+  const active = hasTable(db, "watchdog_silences") ? new SilenceStore(db).active(now) : [];
+  for (const row of readCheckRows(db)) {
+    // Rows stored before checks had a severity read as "error", the default.
+    const severity = row.severity ?? "error";
+    for (const state of CHECK_STATES)
+      checks.set(labelText({ check: row.name, kind: row.kind, severity, state }), row.state === state ? 1 : 0);
+    const targets = new Set(silenceTargetsOf(`check.${row.kind}`, `check:${row.name}`));
+    silenced.set(labelText({ check: row.name }), active.some((silence) => targets.has(silence.target)) ? 1 : 0);
+  }
   const incidents = new CounterFamily(
     "agentd_watchdog_incidents_open",
     "Unresolved incidents by severity, component and state (open or acknowledged).",
@@ -108,7 +122,7 @@ function storeMetricsText(db: Database, now: number): string {
   const silences = new CounterFamily("agentd_watchdog_silences_active", "Silences in force.", "gauge");
   if (hasTable(db, "watchdog_silences"))
     silences.set("", db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM watchdog_silences WHERE until > ?").get(now)!.n);
-  return familiesText([checks, incidents, silences]);
+  return familiesText([checks, silenced, incidents, silences]);
 }
 
 function hasTable(db: Database, name: string): boolean {

@@ -96,4 +96,13 @@ export const watchdogMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Learned outcomes are about one component: rows from before carry none and are never recommended.
+    version: 303,
+    name: "watchdog_outcomes_component",
+    sql: `
+      ALTER TABLE watchdog_outcomes ADD COLUMN component TEXT;
+      CREATE INDEX watchdog_outcomes_component ON watchdog_outcomes (component, pattern, action);
+    `,
+  },
 ];

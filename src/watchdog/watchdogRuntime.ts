@@ -47,7 +47,8 @@ export class WatchdogRuntime {
     const { config, db, log } = options;
     const report = (signal: Signal) => void this.report(signal);
     this.probe = new WorkerProbe(config.probe, report);
-    this.checks = new CheckScheduler(config.checks, config.flapping, { workerPid: options.workerPid }, report, db);
+    const secrets = [...(options.secrets ?? [])];
+    this.checks = new CheckScheduler(config.checks, config.flapping, { workerPid: options.workerPid, secrets }, report, db);
     this.watchdog = new Watchdog({
       config,
       db,
@@ -56,19 +57,21 @@ export class WatchdogRuntime {
       proxy: new HttpProxyAdmin(() => this.#workerUrl, options.token),
       health: () => ({ ok: this.probe.healthy, detail: { ...this.probe.detail(), worker_pid: options.workerPid() ?? null } }),
       checkFailing: (name) => this.checks.failing(name),
-      secrets: options.secrets,
+      checkPassedSince: (name, since) => this.checks.passedSince(name, since),
+      secrets,
       tracer: options.tracer,
     });
     this.#alertmanager = options.alerts?.alertmanager.length
       ? new AlertmanagerSink({
           config: options.alerts,
           store: this.watchdog.store,
+          silences: this.watchdog.silences,
           log: log.child("alertmanager"),
           host: hostname(),
           statusUrl: () => this.#workerUrl,
         })
       : undefined;
-    this.#tailers = config.log_files.map((file) => new LogFileTailer(file.path, (line) => void this.watchdog.ingestLine(line)));
+    this.#tailers = config.log_files.map((file) => new LogFileTailer(file.path, (line) => void this.watchdog.ingestLine(line, file.path)));
   }
 
   get enabled(): boolean {

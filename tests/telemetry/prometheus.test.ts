@@ -86,6 +86,8 @@ describe("Prometheus scrapes agentd", () => {
       "agentd_proxy_dropped_fields_total",
       "agentd_proxy_breaker_state",
       "agentd_watchdog_check_state",
+      "agentd_watchdog_check_silenced",
+      "agentd_verdict",
       "agentd_watchdog_check_duration_seconds",
       "agentd_watchdog_incidents_open",
       "agentd_watchdog_actions_total",
@@ -152,7 +154,10 @@ describe("Prometheus scrapes agentd", () => {
     expect(loaded.map((r) => r.name).sort()).toEqual(
       [
         "AgentdApprovalWaitingTooLong",
+        "AgentdCriticalCheckFailing",
         "AgentdDown",
+        "AgentdHostFailing",
+        "AgentdHostWarning",
         "AgentdProviderBreakerOpen",
         "AgentdProxyErrorRatio",
         "AgentdStoreNotWritable",

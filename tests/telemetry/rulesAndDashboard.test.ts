@@ -8,7 +8,7 @@ import { dashboardPanels, metricNames, RULES_DIR } from "./support/dashboard.ts"
 describe("deploy/prometheus", () => {
   test("promtool check rules accepts agentd.rules.yml", async () => {
     const { code, output } = await promtool(["check", "rules", join(RULES_DIR, "agentd.rules.yml")]);
-    expect(output).toContain("SUCCESS: 7 rules found");
+    expect(output).toContain("SUCCESS: 10 rules found");
     expect(code).toBe(0);
   });
 

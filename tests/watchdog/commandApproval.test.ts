@@ -128,13 +128,27 @@ describe("ActionRequestStore", () => {
   });
 });
 
-/** A config whose `app.disk_full` log event makes tier 1 choose `run_command fix`, which appends to a marker file. */
+/**
+ * A config whose `app.disk_full` log event makes tier 1 choose `run_command fix`, which appends to a
+ * marker file; the `space` check passing again is what verifies it.
+ */
 function approvalConfig(dir: string, extra: Record<string, unknown> = {}, preApproved = false) {
   return {
     verify_window_s: 10,
     resolve_after_s: 100_000,
     approval_timeout_s: 600,
-    signatures: [{ id: "app.disk_full", title: "Disk full", category: "config_state", severity: "error", event: "app.disk_full" }],
+    checks: [{ type: "disk", name: "space", path: dir }],
+    signatures: [
+      {
+        id: "app.disk_full",
+        title: "Disk full",
+        category: "config_state",
+        severity: "error",
+        event: "app.disk_full",
+        component: "app",
+        verify_check: "space",
+      },
+    ],
     rules: [{ id: "free-space", when: { signal: "app.disk_full" }, do: "run_command", command: "fix" }],
     commands: { fix: { argv: ["/bin/sh", "-c", `echo ran >> '${join(dir, "marker")}'`], pre_approved: preApproved, timeout_ms: 20_000 } },
     ...extra,
@@ -176,16 +190,21 @@ describe("run_command waits for approval", () => {
     expect(store.get(incident.id).action_request).toMatchObject({ status: "done", decided_by: "page", outcome: "fix: exit 0" });
     expect(harness.events("watchdog.approved_command")).toMatchObject([{ incident_id: incident.id, command: "fix", decided_by: "page" }]);
 
-    await harness.advance(11_000);
+    // The check that the signature names passes again after the command: that is the verification.
+    harness.clock.now += 500;
+    harness.passCheck("space");
+    await harness.advance(500);
     expect(marker(dir)).toBe("ran\n");
     expect(store.get(incident.id).verdict).toBe("success");
-    expect(harness.watchdog.memory.actions(incident.pattern!)).toEqual([{ action: "run_command", command: "fix", tries: 1, successes: 1 }]);
+    expect(harness.watchdog.memory.actions({ component: "app", pattern: incident.pattern! })).toEqual([
+      { action: "run_command", command: "fix", tries: 1, successes: 1, last_verdict: "success" },
+    ]);
     expect(
       store
         .timeline(incident.id)
         .map((e) => e.kind)
-        .slice(-3),
-    ).toEqual(["action_allowed", "action_done", "verdict"]);
+        .slice(-4),
+    ).toEqual(["action_allowed", "action_done", "verdict", "learned"]);
   });
 
   test("a failing approved command fails the verdict and escalates to an alert", async () => {
@@ -299,7 +318,8 @@ describe("run_command waits for approval", () => {
     const dir = makeTempDir("agentd-approval-");
     harness = createHarness(approvalConfig(dir, { rules: [] }));
     const store = new IncidentStore(harness.db);
-    for (let i = 0; i < 3; i++) harness.watchdog.memory.record("app.disk_full", "run_command", 1, "success", 0, harness.clock.now, "fix");
+    const key = { component: "app", pattern: "app.disk_full" };
+    for (let i = 0; i < 3; i++) harness.watchdog.memory.record(key, "run_command", 1, "success", 0, harness.clock.now, "fix");
     await harness.watchdog.ingestLine(logLine("app.disk_full", {}, "app", "error"));
     const incident = store.get(store.list()[0]!.id);
     expect(incident).toMatchObject({ tier: 2, action: "run_command", action_request: { command: "fix", status: "pending", tier: 2 } });

@@ -44,12 +44,20 @@ describe("tier 1 against an upstream 500 storm", () => {
 
     await harness.advance(30_000);
     expect(store.get(incident!.id).verdict).toBe("success");
-    expect(watchdog.memory.actions("http:500+upstream.server_error")).toEqual([
-      { action: "open_breaker", command: null, tries: 1, successes: 1 },
+    expect(watchdog.memory.actions({ component: "provider:primary", pattern: "http:500+upstream.server_error" })).toEqual([
+      { action: "open_breaker", command: null, tries: 1, successes: 1, last_verdict: "success" },
     ]);
     await harness.advance(30_000);
     expect(store.get(incident!.id).state).toBe("resolved");
-    expect(store.timeline(incident!.id).map((e) => e.kind)).toEqual(["signal", "action", "action_done", "verdict", "note", "state"]);
+    expect(store.timeline(incident!.id).map((e) => e.kind)).toEqual([
+      "signal",
+      "action",
+      "action_done",
+      "verdict",
+      "learned",
+      "note",
+      "state",
+    ]);
   });
 
   test("errors that continue after the action fail the verdict and escalate to an alert", async () => {
@@ -75,7 +83,9 @@ describe("tier 1 against an upstream 500 storm", () => {
     const incident = new IncidentStore(harness.db).list()[0]!;
     expect(incident).toMatchObject({ action: "open_breaker", verdict: "failed" });
     expect(harness.events("watchdog.alert")).toHaveLength(1);
-    expect(harness.watchdog.memory.actions(incident.pattern!)).toEqual([{ action: "open_breaker", command: null, tries: 1, successes: 0 }]);
+    expect(harness.watchdog.memory.actions({ component: incident.fingerprint!, pattern: incident.pattern! })).toEqual([
+      { action: "open_breaker", command: null, tries: 1, successes: 0, last_verdict: "failed" },
+    ]);
   });
 
   test("a silenced provider is recorded but neither acted on nor alerted", async () => {

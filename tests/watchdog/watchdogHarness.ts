@@ -54,6 +54,10 @@ export interface Harness {
   restartTargets: (number | undefined)[];
   clock: { now: number };
   health: { ok: boolean };
+  /** Configured checks as the watchdog sees them: failing ones, and when each last passed. */
+  checks: { failing: Set<string>; passedAt: Map<string, number> };
+  /** The check runs now and passes (debounced ok). */
+  passCheck(name: string): void;
   /** Log lines the watchdog wrote, parsed. */
   events(name: string): Array<Record<string, unknown>>;
   advance(ms: number): Promise<void>;
@@ -69,6 +73,7 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
   const restartTargets: (number | undefined)[] = [];
   const clock = { now: Date.UTC(2030, 0, 15, 12) };
   const health = { ok: true };
+  const checks = { failing: new Set<string>(), passedAt: new Map<string, number>() };
   const watchdog = new Watchdog({
     config,
     db,
@@ -82,6 +87,8 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
     },
     proxy: new HttpProxyAdmin(() => adminUrl, undefined),
     health: () => ({ ok: health.ok, detail: {} }),
+    checkFailing: (name) => checks.failing.has(name),
+    checkPassedSince: (name, since) => !checks.failing.has(name) && (checks.passedAt.get(name) ?? Number.NEGATIVE_INFINITY) > since,
     secrets: ["sk-test-secret-key-123456"],
     now: () => clock.now,
     ...(options.queueMax !== undefined ? { queueMax: options.queueMax } : {}),
@@ -95,6 +102,11 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
     restartTargets,
     clock,
     health,
+    checks,
+    passCheck: (name) => {
+      checks.failing.delete(name);
+      checks.passedAt.set(name, clock.now);
+    },
     events: (name) => logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.event === name),
     advance: async (ms) => {
       clock.now += ms;

@@ -114,6 +114,8 @@ export const ERROR_CODES = {
   incident_not_found: { status: 404 },
   silence_not_found: { status: 404 },
   no_action_request: { status: 409 },
+  // Resolving by hand an incident whose check still fails (it would end its paging while it fails).
+  incident_still_failing: { status: 409 },
   action_already_decided: { status: 409 },
   action_expired: { status: 409 },
   admin_call_failed: { status: 502 },

@@ -11,11 +11,29 @@ const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
 // The same in JSON or header form: "api_key": "…", authorization: …
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
+// A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host.
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@'"]*:)([^\s/?#@'"]+)@/gi;
+// Webhook URLs are credentials in themselves: whoever has one can post as the integration.
+const WEBHOOK_URL =
+  /\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/[^\s'"<>]+/gi;
+// A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X.
+const OPTION_SECRET =
+  /((?:^|[\s"'])--?[A-Za-z0-9_-]*(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
+// The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
+// since -p means something else elsewhere (mkdir -p, ssh -p 22).
+const MYSQL_PASSWORD = /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)([^\s;|&<>()`]+)/g;
 
-/** Replaces key-shaped substrings of a text (bearer tokens, sk-…, KEY=value and "key": value forms). */
+/**
+ * Replaces key-shaped substrings of a text: bearer tokens, sk-…, KEY=value and "key": value forms,
+ * URL passwords, webhook URLs, password options and mysql's -p….
+ */
 export function redactText(text: string): string {
   return (
     text
+      .replace(WEBHOOK_URL, REDACTED)
+      .replace(URL_PASSWORD, `$1${REDACTED}@`)
+      .replace(OPTION_SECRET, (match, head: string, value: string) => (value.startsWith("-") ? match : `${head}${REDACTED}`))
+      .replace(MYSQL_PASSWORD, `$1${REDACTED}`)
       .replace(BEARER, `$1 ${REDACTED}`)
       .replace(SECRET_VALUE, REDACTED)
       .replace(ASSIGNMENT, `$1=${REDACTED}`)

@@ -3,6 +3,7 @@ import { errorMessage } from "../../core/errors/index.ts";
 import type { AlertSink } from "./alertSink.ts";
 import type { ProviderTimeout, ProxyAdmin } from "./proxyAdmin.ts";
 import type { Signal } from "../checks/signal.ts";
+import { outOfScope, type IncidentScope } from "../decide/actionScope.ts";
 import type { ActionName, WatchdogConfig } from "../../core/config/sections/watchdogConfig.ts";
 
 export interface ActionTarget {
@@ -10,6 +11,8 @@ export interface ActionTarget {
   title: string;
   severity: string;
   component: string;
+  /** What the incident is about: an action beyond it is refused, whichever tier chose it. */
+  scope: IncidentScope;
   /** The latest signal of each kind in the incident. */
   signals: Signal[];
   reason: string;
@@ -47,7 +50,10 @@ function providerOf(target: Pick<ActionTarget, "component" | "signals">): string
   return named?.fields.provider as string | undefined;
 }
 
-/** Carries out one action. Never destructive on its own: a command needs pre-approval in config or a person's allow. */
+/**
+ * Carries out one action. Never destructive on its own: a command needs pre-approval in config or a
+ * person's allow, and an action must fit the incident's component (see actionScope).
+ */
 export class ActionExecutor {
   constructor(
     private readonly config: WatchdogConfig,
@@ -66,6 +72,8 @@ export class ActionExecutor {
 
   async #run(action: ActionName, target: ActionTarget): Promise<ActionResult> {
     const { limits } = this.config;
+    const beyond = outOfScope(action, target.scope);
+    if (beyond) return { ok: false, detail: beyond };
     switch (action) {
       case "restart_worker": {
         // The newest signal names the worker the decision is about.

@@ -3,6 +3,9 @@ import { errorMessage } from "../../core/errors/index.ts";
 import type { Logger } from "../../core/log/index.ts";
 import { runInBackground } from "../../core/process/index.ts";
 import type { Incident, IncidentStore } from "../incidents/incidentStore.ts";
+import type { SilenceStore } from "../incidents/silenceStore.ts";
+import { silenceCovering } from "../incidents/silenceTargets.ts";
+import { AmSilenceClient, planAmSilences, type WantedSilence } from "./alertmanagerSilences.ts";
 
 /** One alert as Alertmanager's v2 API takes it (`POST /api/v2/alerts`). */
 export interface AmAlert {
@@ -21,6 +24,7 @@ interface Known {
 
 interface Target {
   url: string;
+  silences: AmSilenceClient;
   /** Bumped by every change; the target is up to date once a post of this version went through. */
   version: number;
   sentVersion: number;
@@ -38,6 +42,8 @@ const MAX_UNSENT_RESOLVED = 1000;
 export interface AlertmanagerSinkOptions {
   config: AlertsConfig;
   store: IncidentStore;
+  /** agentd's silences: each incident one covers is muted in Alertmanager by a silence of its own. */
+  silences: SilenceStore;
   log: Logger;
   host: string;
   /** The status page's base URL, for the link in each alert (the worker's own when not configured). */
@@ -52,17 +58,25 @@ export interface AlertmanagerSinkOptions {
  * lets it end if agentd disappears. A resolution is sent with `endsAt` at the moment it resolved.
  * Posts run in the background, one at a time per Alertmanager; a failed one is retried with
  * backoff (1 s doubling to 60 s). Nothing here waits on the network, so the watchdog never does.
+ *
+ * An incident an agentd silence covers stays an alert but is muted by an Alertmanager silence
+ * (created before the alert is posted, expired after a lifted one's last post): Alertmanager then
+ * shows it as suppressed, sends no notification, no false "resolved", and pages again once the
+ * silence ends, as its own silences do.
  */
 export class AlertmanagerSink {
   readonly #known = new Map<number, Known>();
   readonly #targets: Target[];
   readonly #posts = new Set<Promise<void>>();
+  /** The incidents agentd's silences cover, as of the last sync. */
+  #wanted: WantedSilence[] = [];
   sent = 0;
   failed = 0;
 
   constructor(private readonly options: AlertmanagerSinkOptions) {
     this.#targets = options.config.alertmanager.map((base) => ({
       url: `${base.replace(/\/+$/, "")}/api/v2/alerts`,
+      silences: new AmSilenceClient(base.replace(/\/+$/, ""), options.config.timeout_ms),
       version: 0,
       sentVersion: 0,
       lastSentAt: 0,
@@ -81,14 +95,26 @@ export class AlertmanagerSink {
   sync(now: number): void {
     if (!this.enabled) return;
     const seen = new Set<number>();
+    const active = this.options.silences.active(now);
+    const wanted: WantedSilence[] = [];
     for (const incident of this.options.store.list({ state: "unresolved", limit: 1000 })) {
       seen.add(incident.id);
       const alert = this.#alertOf(incident);
-      const signature = `${incident.severity}\u0000${incident.title}`;
+      const silence = silenceCovering(incident, active);
+      if (silence)
+        wanted.push({
+          incidentId: incident.id,
+          until: silence.until,
+          silenceId: silence.id,
+          target: silence.target,
+          reason: silence.reason,
+        });
+      const signature = `${incident.severity}\u0000${incident.title}\u0000${silence ? `${silence.id}@${silence.until}` : ""}`;
       const known = this.#known.get(incident.id);
       this.#known.set(incident.id, { alert, signature });
       if (known?.signature !== signature) this.#changed();
     }
+    this.#wanted = wanted;
     for (const [id, known] of this.#known) {
       if (seen.has(id)) continue;
       this.#known.delete(id);
@@ -122,12 +148,27 @@ export class AlertmanagerSink {
     const resolved = [...target.resolved];
     const alerts: AmAlert[] = [...[...this.#known.values()].map((k) => ({ ...k.alert, endsAt })), ...resolved.map(([, alert]) => alert)];
     const version = target.version;
+    const wanted = this.#wanted;
     target.busy = true;
     const task = runInBackground(
       "watchdog.alertmanager_post",
       async () => {
         try {
+          const plan = planAmSilences(await target.silences.list(), wanted, this.options.host, now);
+          for (const { incidentId, silence } of plan.create) {
+            const id = await target.silences.create(silence);
+            this.options.log.info("watchdog.alertmanager_silenced", {
+              url: target.url,
+              incident_id: incidentId,
+              silence_id: id,
+              until: silence.endsAt,
+            });
+          }
           await this.#send(target.url, alerts);
+          for (const id of plan.expire) {
+            await target.silences.expire(id);
+            this.options.log.info("watchdog.alertmanager_unsilenced", { url: target.url, silence_id: id });
+          }
           for (const [id, alert] of resolved) if (target.resolved.get(id) === alert) target.resolved.delete(id);
           target.sentVersion = Math.max(target.sentVersion, version);
           target.lastSentAt = now;

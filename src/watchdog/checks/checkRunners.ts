@@ -3,6 +3,7 @@ import { createConnection } from "node:net";
 import { errorMessage } from "../../core/errors/index.ts";
 import type { CheckConfig } from "../../core/config/sections/watchdogConfig.ts";
 import { runCommand } from "../../core/process/index.ts";
+import { redactText } from "../../core/redaction/index.ts";
 
 export interface CheckOutcome {
   ok: boolean;
@@ -12,6 +13,8 @@ export interface CheckOutcome {
 export interface CheckContext {
   /** The worker's pid for the memory check; undefined while it is down. */
   workerPid: () => number | undefined;
+  /** Configured secrets: hidden by value in what a check printed, which the page shows. */
+  secrets?: readonly (string | undefined)[];
 }
 
 /** Runs one configured check once. Never throws: a failure to check is a failed check. */
@@ -64,7 +67,8 @@ async function commandCheck(argv: string[], expectExit: number, timeoutMs: numbe
   if (result.timed_out) return { ok: false, detail: `${argv[0]} timed out after ${timeoutMs} ms` };
   if (result.signal) return { ok: false, detail: `${argv[0]} ended by ${result.signal}` };
   const code = result.exit_code;
-  const said = result.output.trim().slice(-200);
+  // Redacted before it is cut: a secret cut in half would no longer look like one.
+  const said = redactText(result.output.trim()).slice(-200);
   return code === expectExit
     ? { ok: true, detail: `exit ${code}` }
     : { ok: false, detail: `exit ${code}, expected ${expectExit}${said ? `: ${said}` : ""}` };

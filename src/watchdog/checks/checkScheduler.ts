@@ -18,8 +18,6 @@ interface Scheduled {
   row: CheckRow;
 }
 
-const redactor = new Redactor();
-
 /**
  * Runs each configured check on its own interval, debounced; a state change becomes a signal.
  * With a store, each check's state is saved after every run and taken back at start, so a
@@ -30,6 +28,9 @@ export class CheckScheduler {
   readonly #saved: CheckStateStore | undefined;
   /** Each check's last run time, in seconds. */
   readonly #seconds: Record<string, number> = {};
+  /** When each check last passed: what verifies an action taken on its incident. */
+  readonly #passedAt = new Map<string, number>();
+  readonly #redactor: Redactor;
   #running = false;
 
   constructor(
@@ -51,6 +52,7 @@ export class CheckScheduler {
       row: { name: check.name, kind: check.type, severity: check.severity, state: "unknown", last_change: null },
     }));
     this.#saved = db ? new CheckStateStore(db) : undefined;
+    this.#redactor = new Redactor(context.secrets);
     this.#restore();
   }
 
@@ -66,6 +68,12 @@ export class CheckScheduler {
 
   failing(name: string): boolean {
     return this.#checks.find((s) => s.check.name === name)?.debouncer.state === "failing";
+  }
+
+  /** The check ran after `since`, passed, and its debounced state is ok again. */
+  passedSince(name: string, since: number): boolean {
+    const scheduled = this.#checks.find((s) => s.check.name === name);
+    return scheduled?.debouncer.state === "ok" && (this.#passedAt.get(name) ?? -Infinity) > since;
   }
 
   /** How long each check's last run took, in seconds. */
@@ -93,9 +101,10 @@ export class CheckScheduler {
     const ran = await runCheck(check, this.context);
     this.#seconds[name] = Math.round(performance.now() - started) / 1000;
     // A check's output is shown on the page and stored: key-shaped text in it is redacted first.
-    const outcome = { ...ran, detail: redactor.redact(ran.detail) };
+    const outcome = { ...ran, detail: this.#redactor.redact(ran.detail) };
     const now = this.now();
     const result = scheduled.debouncer.observe(outcome.ok, now);
+    if (outcome.ok) this.#passedAt.set(name, now);
     const state = result.state === "failing" ? "fail" : result.state === "ok" ? "pass" : "unknown";
     const stateChanged = state !== scheduled.row.state;
     const failingSince = state === "fail" ? (scheduled.row.failing_since ?? now) : null;

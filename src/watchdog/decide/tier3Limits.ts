@@ -71,6 +71,10 @@ export class Tier3Usage {
       .get(fingerprint, now)?.answer;
   }
 
+  forget(fingerprint: string): void {
+    this.db.run("DELETE FROM watchdog_ai_cache WHERE fingerprint = ?", [fingerprint]);
+  }
+
   remember(fingerprint: string, answer: string, now: number): void {
     if (this.config.cache_ttl_s <= 0) return;
     this.db.run(

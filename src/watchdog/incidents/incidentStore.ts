@@ -1,10 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { AgentdError } from "../../core/errors/index.ts";
 import type { ActionRequest } from "./actionRequest.ts";
+import { readCheckRows } from "../checks/checkScheduler.ts";
+import { IncidentStillFailingError, stillFailingCheck } from "./resolveGuard.ts";
 
 export type IncidentState = "open" | "acknowledged" | "resolved";
 /** `denied`, `expired`, `cancelled`: a command that waited for approval and did not run. */
-export type Verdict = "pending" | "success" | "failed" | "denied" | "expired" | "cancelled";
+export type Verdict = "pending" | "success" | "failed" | "unverified" | "denied" | "expired" | "cancelled";
 
 export interface Incident {
   id: number;
@@ -120,9 +122,26 @@ export class IncidentStore {
     return { ...incident, action_request: request ?? null };
   }
 
-  /** Moves an incident forward (open → acknowledged → resolved); `by` says who (api, page, cli, watchdog). */
+  /**
+   * A person moves an incident forward (open → acknowledged → resolved); `by` says who (api, page,
+   * cli). Resolving one whose check still fails is refused (IncidentStillFailingError, 409).
+   */
   setState(id: number, state: "acknowledged" | "resolved", by: string): Incident {
     const current = this.get(id);
+    if (state === "resolved" && current.state !== "resolved") {
+      const failing = stillFailingCheck(current, readCheckRows(this.db));
+      if (failing) throw new IncidentStillFailingError(current, failing);
+    }
+    return this.#move(current, state, by);
+  }
+
+  /** The watchdog ends an episode on its own evidence: its signals cleared, or a new episode of the component began. */
+  closeEpisode(id: number): Incident {
+    return this.#move(this.get(id), "resolved", "watchdog");
+  }
+
+  #move(current: Incident, state: "acknowledged" | "resolved", by: string): Incident {
+    const { id } = current;
     if (current.state === "resolved" || (current.state === "acknowledged" && state === "acknowledged")) return current;
     const details = { ...current.details, [`${state}_by`]: by, [`${state}_at`]: Date.now() };
     this.db.run("UPDATE incidents SET state = ?, details = ? WHERE id = ?", [state, JSON.stringify(details), id]);

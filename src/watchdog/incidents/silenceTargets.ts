@@ -2,6 +2,8 @@ import { AgentdError } from "../../core/errors/index.ts";
 import { didYouMean } from "../../core/config/didYouMean.ts";
 import { BUILTIN_SIGNATURES } from "../checks/signatureCatalog.ts";
 import type { CheckRow } from "../checks/checkRow.ts";
+import type { Incident } from "./incidentStore.ts";
+import type { Silence } from "./silenceStore.ts";
 
 /** Signals the supervisor makes itself, outside the signature catalog. */
 const SUPERVISOR_SIGNALS = ["worker.crashed", "worker.unresponsive", "worker.unhealthy", "check.flapping", "disk.full", "store.corrupt"];
@@ -43,4 +45,32 @@ export function checkSilenceTarget(target: string, names: SilenceNames): void {
     `Nothing named "${trimmed}" reports to the watchdog${suggestion ? `; did you mean "${suggestion}"?` : "."} Known names (checks, signal ids, components) include ${known.slice(0, 8).join(", ")}${known.length > 8 ? ", …" : ""}`,
     { param: "target" },
   );
+}
+
+/** The names a silence may give to cover a signal: its id, its component and the name after the component's prefix (`web` for `check:web`). */
+export function silenceTargetsOf(signalId: string, component: string): string[] {
+  const targets = [signalId, component];
+  const colon = component.indexOf(":");
+  if (colon > 0) targets.push(component.slice(colon + 1));
+  return targets;
+}
+
+/** The same names for a stored incident: its component and every signal id of its pattern (`http:…` parts are not signals). */
+export function incidentSilenceTargets(incident: Pick<Incident, "fingerprint" | "pattern" | "details">): string[] {
+  const component = typeof incident.details.component === "string" ? incident.details.component : (incident.fingerprint ?? "");
+  const signals = (incident.pattern ?? "").split("+").filter((part) => part && !part.startsWith("http:"));
+  return [...new Set(signals.flatMap((id) => silenceTargetsOf(id, component)).concat(silenceTargetsOf(component, component)))].filter(
+    Boolean,
+  );
+}
+
+/** The silence in force that covers an incident, the one lasting longest when several do. Pure. */
+export function silenceCovering(
+  incident: Pick<Incident, "fingerprint" | "pattern" | "details">,
+  active: readonly Silence[],
+): Silence | undefined {
+  const targets = new Set(incidentSilenceTargets(incident));
+  let covering: Silence | undefined;
+  for (const silence of active) if (targets.has(silence.target) && (!covering || silence.until > covering.until)) covering = silence;
+  return covering;
 }

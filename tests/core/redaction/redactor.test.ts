@@ -22,3 +22,48 @@ test("a secret-looking assignment never swallows the command after a shell opera
   expect(redactText("TOKEN=abc&&sudo id")).toBe("TOKEN=[redacted]&&sudo id");
   expect(redactText('export API_KEY="sk-abc def"')).toBe("export API_KEY=[redacted]");
 });
+
+describe("redaction by value: credentials in URLs, options and webhook addresses", () => {
+  const cases: Array<[name: string, input: string, secret: string, kept: string]> = [
+    [
+      "URL password",
+      "connect failed: postgres://app:HunterTwo99@db.internal:5432/billing",
+      "HunterTwo99",
+      "postgres://app:[redacted]@db.internal:5432/billing",
+    ],
+    ["URL password in JSON", '{"dsn":"mysql://root:s3cr3t-Pw@127.0.0.1/app"}', "s3cr3t-Pw", "mysql://root:[redacted]@127.0.0.1/app"],
+    [
+      "Slack webhook",
+      "POST https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX failed",
+      "XXXXXXXXXXXXXXXXXXXXXXXX",
+      "POST [redacted] failed",
+    ],
+    ["Discord webhook", "hook=https://discord.com/api/webhooks/123456789/abcDEF-token_value ok", "abcDEF-token_value", "ok"],
+    ["--db-password X", "/usr/bin/app --db-password Tr0ub4dor --port 5432", "Tr0ub4dor", "--db-password [redacted] --port 5432"],
+    ["--password=X", "backup --password=Tr0ub4dor&3 done", "Tr0ub4dor", "--password=[redacted]&3 done"],
+    ["--api-key X at the start", "--api-key=live-123456789 --verbose", "live-123456789", "--api-key=[redacted] --verbose"],
+    ["mysql -pX", "mysql -uroot -pHunterTwo99 -h db billing", "HunterTwo99", "mysql -uroot -p[redacted] -h db billing"],
+    ["mysqldump -pX", "sh -c 'mysqldump -u app -pS3cret! app > /tmp/x'", "S3cret!", "-p[redacted] app > /tmp/x"],
+  ];
+  for (const [name, input, secret, kept] of cases) {
+    test(name, () => {
+      const out = redactText(input);
+      expect(out).not.toContain(secret);
+      expect(out).toContain(kept);
+    });
+  }
+
+  test("what only looks like a secret option stays readable", () => {
+    expect(redactText("mkdir -p /var/lib/app && ssh -p 2222 host")).toBe("mkdir -p /var/lib/app && ssh -p 2222 host");
+    expect(redactText("curl --max-tokens 100 https://example.com/a:b@")).toBe("curl --max-tokens 100 https://example.com/a:b@");
+    expect(redactText("https://user@example.com/path")).toBe("https://user@example.com/path");
+    expect(redactText("login --password --stdin")).toBe("login --password --stdin");
+  });
+
+  test("every configured secret is hidden wherever it appears, also inside a URL", () => {
+    const redactor = new Redactor(["plain-configured-secret"]);
+    expect(redactor.redact("token plain-configured-secret and https://x/?k=plain-configured-secret")).toBe(
+      "token [redacted] and https://x/?k=[redacted]",
+    );
+  });
+});

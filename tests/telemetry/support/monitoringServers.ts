@@ -79,8 +79,11 @@ export function startPrometheus(dir: string, targets: string[], ruleFile: string
   );
 }
 
-/** Debian's prometheus-alertmanager, alone (no cluster), notifying `webhookUrl` of firing and resolved alerts at once. */
-export function startAlertmanager(dir: string, webhookUrl: string, port = freePort()): Promise<MonitoringServer> {
+/**
+ * Debian's prometheus-alertmanager, alone (no cluster), notifying `webhookUrl` of firing and resolved
+ * alerts at once, and again every `repeatInterval` while they fire.
+ */
+export function startAlertmanager(dir: string, webhookUrl: string, port = freePort(), repeatInterval = "1h"): Promise<MonitoringServer> {
   mkdirSync(join(dir, "am-data"), { recursive: true });
   const config = join(dir, "alertmanager.yml");
   writeFileSync(
@@ -91,7 +94,7 @@ export function startAlertmanager(dir: string, webhookUrl: string, port = freePo
       "  group_by: [alertname, incident]",
       "  group_wait: 0s",
       "  group_interval: 1s",
-      "  repeat_interval: 1h",
+      `  repeat_interval: ${repeatInterval}`,
       "receivers:",
       "  - name: test",
       "    webhook_configs:",

@@ -78,6 +78,8 @@ export const signatureConfigSchema = z
     regex: z.string().optional(),
     /** Component the signal belongs to, for grouping; `{field}` takes a field of the line. */
     component: z.string().default("worker"),
+    /** The configured check whose passing again verifies an action on this signature's incidents; without one nothing is learned. */
+    verify_check: checkName.optional(),
   })
   .refine((s) => s.event !== undefined || s.regex !== undefined, { message: "a signature needs an event name or a regex" });
 export type SignatureConfig = z.infer<typeof signatureConfigSchema>;
@@ -174,6 +176,16 @@ export const watchdogConfigSchema = z
         timeout_ms: z.number().int().positive().default(5000),
       })
       .optional(),
+  })
+  .superRefine((config, ctx) => {
+    const checks = new Set(config.checks.map((c) => c.name));
+    for (const [i, signature] of config.signatures.entries())
+      if (signature.verify_check !== undefined && !checks.has(signature.verify_check))
+        ctx.addIssue({
+          code: "custom",
+          path: ["signatures", i, "verify_check"],
+          message: `names no configured check (${signature.verify_check})`,
+        });
   })
   .prefault({});
 
