@@ -42,6 +42,8 @@ export interface CommandLauncher {
   reap(pid: number): ExitStatus | undefined;
   /** Every process left in the session's cgroup is killed; resolves when it is empty or after a bounded wait. */
   endSession(sessionId: string): Promise<void>;
+  /** For a launcher whose `reap` learns a status later: called with the pid once it is known. */
+  watchExits?(listener: (pid: number) => void): void;
 }
 
 export interface LocalLauncherOptions {

@@ -123,6 +123,7 @@ export class PtyManager {
       maxBytes: options.config.tool_output_max_bytes,
       maxAgeMs: options.config.tool_output_max_age_s * 1000,
     });
+    this.launcher.watchExits?.((pid) => this.processEnded(pid));
     const sweepMs = Math.min(1000, options.config.idle_timeout_s * 250);
     this.sweepTimer = setInterval(() => runInBackground("pty.sweep", () => this.sweep(), {}, this.log), sweepMs);
     this.sweepTimer.unref();
