@@ -133,9 +133,9 @@ export class CommandMonitor {
         return {};
       }
       case "file_read":
-        return this.#files().read(readFileArgs.parse(request.args));
+        return this.#files().read(validArgs(readFileArgs, request.args));
       case "file_write":
-        return this.#files().write(writeFileArgs.parse(request.args));
+        return this.#files().write(validArgs(writeFileArgs, request.args));
       case "run":
         return this.#run(request);
       case "cancel_run":
@@ -240,6 +240,13 @@ export class CommandMonitor {
       this.#runs.delete(request.runId);
     }
   }
+}
+
+/** A file tool's arguments as its schema reads them; what it refuses is the worker's bad request. */
+function validArgs<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, args: unknown): T {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) throw new AgentdError("invalid_request", `Cannot use these file tool arguments: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 function failure(id: number, code: string, message: string, details?: Record<string, unknown>): MonitorReply {
