@@ -8,6 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EpollLoop } from "../src/pty/epollLoop.ts";
 import { PtySession } from "../src/pty/ptySession.ts";
+import { PtyProcess } from "../src/pty/ptyProcess.ts";
+import { LocalLauncher } from "../src/pty/commandLauncher.ts";
+import { ptyConfigSchema } from "../src/core/config/sections/ptyConfig.ts";
+import { createLogger } from "../src/core/log/index.ts";
 
 const FILE_BYTES = 64 * 1024 * 1024;
 const THROUGHPUT_ROUNDS = 6;
@@ -22,14 +26,17 @@ const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" 
 const loop = new EpollLoop((error) => console.error("poll error", error));
 let nextId = 0;
 
-function ffiSession(argv: string[]): PtySession {
-  return new PtySession({
-    id: `bench-${nextId++}`,
-    cmd: argv.join(" "),
-    spec: { path: Bun.which(argv[0]!) ?? argv[0]!, argv, env, cols: 80, rows: 24, noNewPrivs: true },
-    bufferBytes: 1 << 20,
-    loop,
-  });
+// Commands as agentd's own user, as PtyManager starts them without a command user.
+const launcher = new LocalLauncher({
+  identity: { mode: "unguarded", problems: [] },
+  config: ptyConfigSchema.parse({}),
+  logger: createLogger("bench"),
+});
+
+async function ffiSession(argv: string[]): Promise<PtySession> {
+  const id = `bench-${nextId++}`;
+  const spec = { sessionId: id, kind: "command" as const, words: argv, env, cols: 80, rows: 24 };
+  return new PtySession({ id, cmd: argv.join(" "), process: await PtyProcess.spawn(spec, launcher), bufferBytes: 1 << 20, loop });
 }
 
 async function closeFfi(session: PtySession): Promise<void> {
@@ -57,7 +64,7 @@ function percentile(values: number[], p: number): number {
 
 async function ffiCat(): Promise<number> {
   const started = performance.now();
-  const session = ffiSession(["cat", textFile]);
+  const session = await ffiSession(["cat", textFile]);
   await withDeadline(
     session.waitUntil(() => !session.running, Date.now() + DEADLINE_MS),
     "FFI cat",
@@ -106,7 +113,7 @@ async function pipeCat(): Promise<number> {
 }
 
 async function ffiRoundTrips(): Promise<number[]> {
-  const session = ffiSession(["cat"]);
+  const session = await ffiSession(["cat"]);
   const key = new Uint8Array([0x61]);
   const times: number[] = [];
   try {
@@ -146,7 +153,7 @@ async function builtinRoundTrips(): Promise<number[]> {
 
 async function ffiOpenClose(): Promise<number> {
   const started = performance.now();
-  const sessions = Array.from({ length: OPEN_CLOSE_SESSIONS }, () => ffiSession(["cat"]));
+  const sessions = await Promise.all(Array.from({ length: OPEN_CLOSE_SESSIONS }, () => ffiSession(["cat"])));
   await withDeadline(Promise.all(sessions.map(closeFfi)), "FFI open/close");
   return performance.now() - started;
 }
@@ -168,7 +175,7 @@ function rssMb(): number {
 async function idleRss(kind: "ffi" | "builtin"): Promise<{ before: number; after: number }> {
   const before = rssMb();
   if (kind === "ffi") {
-    const sessions = Array.from({ length: IDLE_SESSIONS }, () => ffiSession(["cat"]));
+    const sessions = await Promise.all(Array.from({ length: IDLE_SESSIONS }, () => ffiSession(["cat"])));
     const after = rssMb();
     await Promise.all(sessions.map(closeFfi));
     return { before, after };

@@ -23,3 +23,4 @@ export { parseSidecar, readableSidecar } from "./sidecarRecord.ts";
 export type { SidecarRecord } from "./sidecarRecord.ts";
 export { DirectCalls } from "./directCalls.ts";
 export type { DirectCallAnswer, DirectCallRequest } from "./directCallTypes.ts";
+export { judgeEscalationsAs } from "./shell/privilegedArgv.ts";

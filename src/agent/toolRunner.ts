@@ -91,6 +91,7 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
           signal: controller.signal,
           progress,
           sessionId: run.sessionId,
+          recordId: run.recordId,
           privileged: run.privilegedArgv !== undefined,
           ...(run.privilegedArgv ? { privilegedArgv: run.privilegedArgv } : {}),
         })

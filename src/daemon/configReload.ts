@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type AgentdConfig } from "../core/config/index.ts";
+import { loadConfig, type AgentdConfig } from "../core/config/index.ts";
+import { AgentdError } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 
 /** What a reload changes in the running worker: providers and the approval policy. */
@@ -21,6 +22,8 @@ export class WorkerConfigReload {
   constructor(
     private readonly options: {
       configPath?: string;
+      /** Reads the config file's text; default: the worker reads it itself. */
+      readText?: () => Promise<string | undefined>;
       /** The live notes array /health and the page read: replaced in place. */
       notes: string[];
       target: ReloadTarget;
@@ -33,23 +36,26 @@ export class WorkerConfigReload {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  reload(): ReloadOutcome {
-    const outcome = this.#apply();
+  async reload(): Promise<ReloadOutcome> {
+    const outcome = await this.#apply();
     for (const resolve of this.#waiters.splice(0)) resolve(outcome);
     return outcome;
   }
 
-  #apply(): ReloadOutcome {
-    const { notes, logger } = this.options;
+  async #apply(): Promise<ReloadOutcome> {
+    const { notes, logger, readText } = this.options;
     this.#reloads++;
     try {
-      const loaded = loadConfig({ explicitPath: this.options.configPath });
+      const text = readText ? await readText() : undefined;
+      const loaded = loadConfig({ explicitPath: this.options.configPath, ...(text === undefined ? {} : { text }) });
       this.options.target.reloadConfig(loaded.config);
       notes.splice(0, notes.length, ...loaded.notes);
       logger.info("config.reloaded", { file: loaded.path ?? null, providers: loaded.config.providers.length, reloads: this.#reloads });
       return { result: "reloaded" };
     } catch (error) {
-      const problem = error instanceof ConfigError ? error.message : (error as Error).message;
+      // A bad file (ConfigError) or a monitor that could not read it: the old config stays.
+      if (!(error instanceof AgentdError)) throw error;
+      const problem = error.message;
       const note = `config reload failed: ${problem}; the previous config stays in force`;
       notes.splice(0, notes.length, ...notes.filter((n) => !n.startsWith("config reload failed:")), note);
       logger.error("config.reload_failed", { problem });

@@ -30,6 +30,7 @@ import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import {
   type CommandIdentity,
+  type WorkerAccount,
   confineOwnCommands,
   type Hardening,
   hardenProcess,
@@ -45,6 +46,10 @@ import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
+import { asWorkerUser, planWorkerSplit, shareDataDir } from "./workerSplit.ts";
+import type { CommandMonitor } from "./monitor/commandMonitor.ts";
+import { MONITOR_ENV } from "./monitor/monitorEnv.ts";
+import { startMonitor } from "./monitor/startMonitor.ts";
 import { claimDataDir } from "./dataDirLock.ts";
 import { loadConfigInChild } from "./configHandoff.ts";
 import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
@@ -96,18 +101,38 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     pass: config.pty.pass_env,
     secretValues: configSecretValues(config, loaded.envReferences, process.env),
   });
+  // Started as root, the worker runs as a service user and this process stays its monitor.
+  const split = planWorkerSplit(
+    config,
+    identity,
+    { binary: process.execPath, dataDir, ...(loaded.path ? { config: loaded.path } : {}) },
+    options.port ?? config.server.port,
+  );
   try {
-    return await supervise(pinned, config, dataDir, hardening);
+    return await supervise(pinned, config, dataDir, hardening, { identity, split, ...(loaded.path ? { configPath: loaded.path } : {}) });
   } finally {
     removeSupervisorReadyFile(dataDir, process.pid);
     claim.lock.release();
   }
 }
 
-async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dataDir: string, hardening: Hardening): Promise<number> {
+interface Privileges {
+  identity: CommandIdentity;
+  split: WorkerAccount | { problem: string };
+  configPath?: string;
+}
+
+async function supervise(
+  options: ServeOptions,
+  initialConfig: AgentdConfig,
+  dataDir: string,
+  hardening: Hardening,
+  privileges: Privileges,
+): Promise<number> {
   // Replaced by a reload: the watchdog's checks, rules and graces follow it; the restart policy keeps its limits.
   let config = initialConfig;
-  const restrictProblem = restrictDataDir(dataDir);
+  const sharedWith = "problem" in privileges.split ? undefined : privileges.split;
+  const restrictProblem = restrictDataDir(dataDir, sharedWith?.gid);
   const logPath = join(dataDir, "logs", "agentd.log");
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
   let logFileProblem: string | undefined;
@@ -139,9 +164,17 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
     return 2;
   }
   const bind = options.bind ?? config.server.bind;
+  const account = "problem" in privileges.split ? undefined : privileges.split;
+  if ("problem" in privileges.split && privileges.identity.mode === "command_user")
+    log.warn("security.worker_as_root", { problem: privileges.split.problem });
   let token: string | undefined;
+  let monitorToken: string | undefined;
   try {
-    token = (await tokenRequired(bind, options.requireToken ?? config.server.require_token)) ? announceToken(bind, dataDir) : undefined;
+    token = (await tokenRequired(bind, options.requireToken ?? config.server.require_token))
+      ? announceToken(bind, dataDir, account)
+      : undefined;
+    // A privileged terminal needs a request that carried it: the monitor checks that itself.
+    monitorToken = account ? ensureApiToken(dataDir, account).token : undefined;
   } catch (error) {
     if (!(error instanceof UntrustedTokenError)) throw error;
     log.error("auth.token_untrusted", { problem: error.message });
@@ -163,6 +196,22 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
   process.on("SIGINT", onSignal);
 
   let current: Worker | undefined;
+  let requestReload = () => log.warn("config.reload_deferred", { reason: "the supervisor is still starting" });
+  const monitor = account
+    ? await startMonitor({
+        identity: privileges.identity,
+        account,
+        config,
+        db,
+        dataDir,
+        ...(privileges.configPath ? { configPath: privileges.configPath } : {}),
+        ...(monitorToken ? { token: monitorToken } : {}),
+        workerPid: () => current?.pid,
+        reload: () => requestReload(),
+        log: log.child("monitor"),
+      })
+    : undefined;
+  if (account) log.info("security.worker_user", { user: account.user, uid: account.uid });
   // Exits the watchdog asked for: the worker is restarted, but its exit is not a new crash.
   const requestedExits = new Set<number>();
   // The supervisor's own tracer (the watchdog runs here): loaded only when a collector is configured.
@@ -218,6 +267,8 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
       log.error("pty.orphans_failed", { worker_pid: workerPid, error });
     }
   };
+  // The monitor started the worker's commands itself: it ends exactly those, not what a file in the worker's data dir lists.
+  const endTerminals = async (workerPid: number) => (monitor ? monitor.workerGone() : endOrphanedTerminals(workerPid));
   // SIGHUP: the config is checked in a child first; an invalid file changes nothing here and the
   // worker, reading the same file, keeps its config and shows why. Reloads run one at a time.
   let reloading = Promise.resolve();
@@ -230,6 +281,7 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
       // without reopening anything, as after a restart.
       await watchdog.stop();
       config = loaded.config;
+      monitor?.reload(config.pty, config.approvals);
       watchdog = createWatchdog(config);
       watchdog.start();
       if (listening && current?.pid === listening.pid && current.exitCode === null) watchdog.workerListening(listening.url, listening.pid);
@@ -243,6 +295,7 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
     reloading = reloading.then(() => runInBackground("config.reload", reloadConfig, {}, log).done);
   };
   process.on("SIGHUP", onReload);
+  requestReload = onReload;
   const privateTmp = join(dataDir, "tmp");
   mkdirSync(privateTmp, { recursive: true, mode: 0o700 });
   let restarts = 0;
@@ -251,7 +304,15 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
   for (;;) {
     const startedAt = Date.now();
     const workerArgs = [...selfCommand(), "serve", "--worker", ...serveArgs({ ...options, dataDir, port })];
-    const worker = spawnWorker(workerArgs, restarts, hardening.operatorUmask, privateTmp, onWorkerLine);
+    if (account) shareDataDir(dataDir, account);
+    const worker = spawnWorker(
+      workerArgs,
+      restarts,
+      hardening.operatorUmask,
+      privateTmp,
+      onWorkerLine,
+      monitor && account ? { monitor, account } : undefined,
+    );
     current = worker;
     log.info("worker.spawned", { pid: worker.pid, restarts });
     const outcome = await Promise.race([
@@ -263,7 +324,7 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
     if (outcome.kind === "stop") {
       log.info("supervisor.stopping", { signal: outcome.signal, worker_pid: worker.pid });
       await stopWorker(worker, config.supervisor.stop_grace_ms);
-      endOrphanedTerminals(worker.pid);
+      await endTerminals(worker.pid);
       break;
     }
     const fields = {
@@ -274,7 +335,7 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
     };
     const requested = requestedExits.delete(worker.pid);
     log.warn("worker.exit", { ...fields, requested });
-    endOrphanedTerminals(worker.pid);
+    await endTerminals(worker.pid);
     recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
     // Exit 0 without a request is an operator stopping the worker by hand: not an incident.
     if (!requested && (outcome.code !== 0 || worker.signalCode))
@@ -296,6 +357,7 @@ async function supervise(options: ServeOptions, initialConfig: AgentdConfig, dat
   process.off("SIGHUP", onReload);
   await reloading;
   await watchdog.stop();
+  await monitor?.close();
   await tracing.shutdown();
   log.info("supervisor.stopped", { exit_code: exitCode });
   db.close();
@@ -308,12 +370,30 @@ function spawnWorker(
   operatorUmask: number,
   privateTmp: string,
   onLine: (pid: number) => (line: string) => void,
+  split: { monitor: CommandMonitor; account: WorkerAccount } | undefined,
 ): Worker {
-  const worker = trackChild(
-    Bun.spawn(args, {
+  const worker: Worker = trackChild(
+    Bun.spawn(split ? asWorkerUser(args, split.account) : args, {
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
+      // The service user may not enter the directory agentd was started in.
+      ...(split ? { cwd: "/" } : {}),
+      ...(split
+        ? {
+            serialization: "json" as const,
+            ipc: (message: unknown) =>
+              runInBackground(
+                "monitor.request",
+                async () => {
+                  const reply = await split.monitor.handle(message);
+                  if (reply && worker.exitCode === null && worker.signalCode === null) worker.send(reply);
+                },
+                {},
+                log,
+              ),
+          }
+        : {}),
       env: {
         // Bun's fetch allows 256 connections at once by default; the proxy holds one upstream
         // connection per open stream, so more concurrent streams would queue behind it.
@@ -326,6 +406,7 @@ function spawnWorker(
         [CHILD_TMPDIR_ENV]: process.env.TMPDIR ?? "",
         AGENTD_WORKER_RESTARTS: String(restarts),
         [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
+        ...(split ? { [MONITOR_ENV]: "1" } : {}),
       },
     }),
   );
@@ -356,8 +437,8 @@ async function stopWorker(worker: Subprocess, graceMs: number): Promise<"SIGTERM
 }
 
 /** Creates the token at first start and says where it is; returns it for the watchdog's probes. */
-function announceToken(bind: string, dataDir: string): string {
-  const token = ensureApiToken(dataDir);
+function announceToken(bind: string, dataDir: string, account: WorkerAccount | undefined): string {
+  const token = ensureApiToken(dataDir, account);
   // Printed once, to the terminal only: the log file must never hold the secret. A loopback bind
   // that requires it (a hop's remote agentd) never prints it: its reader takes it from the file.
   if (token.created && !isLoopbackAddress(bind))

@@ -13,7 +13,19 @@ import {
   installProcessErrorHandlers,
   raceTimeout,
   resolveCommandIdentity,
+  runConfinedCommandsWith,
+  runInBackground,
 } from "../core/process/index.ts";
+import { judgeEscalationsAs } from "../agent/index.ts";
+import { MONITOR_ENV } from "./monitor/monitorEnv.ts";
+import {
+  MonitorClient,
+  MonitorLauncher,
+  monitorConfigText,
+  monitorFiles,
+  monitorIdentity,
+  monitorRunner,
+} from "./monitor/monitorClient.ts";
 import { openCommandCgroups } from "./commandCgroups.ts";
 import { removeReadyFile, writeReadyFile } from "./readyFile.ts";
 import { tokenRequired, type ServeOptions } from "./serveOptions.ts";
@@ -33,7 +45,18 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const reloadRequested = () => onReload();
   process.on("SIGHUP", reloadRequested);
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
-  const { config, notes, envReferences, path: configPath } = loadConfig({ explicitPath: options.configPath });
+  // Started by a root supervisor as its service user: what needs root, the monitor does.
+  const monitor = process.env[MONITOR_ENV] === "1" ? new MonitorClient(log.child("monitor")) : undefined;
+  const configText = monitor ? await monitorConfigText(monitor) : undefined;
+  const {
+    config,
+    notes,
+    envReferences,
+    path: configPath,
+  } = loadConfig({
+    explicitPath: options.configPath,
+    ...(configText === undefined ? {} : { text: configText }),
+  });
   setLogLevel(options.logLevel ?? (config.log.level as LogLevel));
   const dataDir = resolveDataDir({ flag: options.dataDir, config });
   const bind = options.bind ?? config.server.bind;
@@ -41,7 +64,8 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const startedAt = Date.now();
   const supervisorPid = Number(process.env.AGENTD_SUPERVISOR_PID) || null;
   const restarts = Number(process.env.AGENTD_WORKER_RESTARTS) || 0;
-  const restrictProblem = restrictDataDir(dataDir);
+  // A monitored worker's data dir is root's, shared with it: the supervisor set it up.
+  const restrictProblem = monitor ? undefined : restrictDataDir(dataDir);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
   // The store holds approvals and grants: a command that could write it could approve itself.
   // Its own /proc entries too (/proc/self resolves there): the file tools never write to agentd itself.
@@ -53,25 +77,34 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     ...(supervisorPid ? [`/proc/${supervisorPid}`] : []),
   ];
   // The supervisor has made the command user already; a failure here is one it reported and exited on.
-  const identity = resolveCommandIdentity(config.pty.run_as, {
-    binary: process.execPath,
-    dataDir,
-    ...(configPath ? { config: configPath } : {}),
-  });
+  const identity = monitor
+    ? await monitorIdentity(monitor)
+    : resolveCommandIdentity(config.pty.run_as, {
+        binary: process.execPath,
+        dataDir,
+        ...(configPath ? { config: configPath } : {}),
+      });
   if (identity.problems.length > 0) log.warn("security.gate_open", { mode: identity.mode, problems: identity.problems });
   else log.info("security.gate_holds", { mode: identity.mode, user: identity.user });
   confineOwnCommands(identity, { withheld: envReferences, pass: config.pty.pass_env });
-  const cgroups = openCommandCgroups(log);
+  if (monitor) {
+    runConfinedCommandsWith(monitorRunner(monitor, log));
+    // Escalations are the monitor's, which runs them as root: judged as root's, as it judges them again.
+    judgeEscalationsAs({ user: "root", uid: 0 });
+    log.info("security.worker_user", { uid: process.getuid?.() ?? null, monitor_pid: supervisorPid });
+  }
+  const cgroups = monitor ? undefined : openCommandCgroups(log);
   const db = openStore({ path: `${dataDir}/agentd.db`, migrations: allMigrations });
+  const workerIds = monitor ? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } : undefined;
   let requiredToken: string | undefined;
   // Guarded, decisions also need the token, which lives where commands cannot read; in namespaces,
   // where commands share agentd's uid, direct calls need it too.
   let decisionToken: string | undefined;
   try {
     requiredToken = (await tokenRequired(bind, options.requireToken ?? config.server.require_token))
-      ? ensureApiToken(dataDir).token
+      ? ensureApiToken(dataDir, workerIds).token
       : undefined;
-    decisionToken = identity.mode !== "unguarded" ? ensureApiToken(dataDir).token : undefined;
+    decisionToken = identity.mode !== "unguarded" ? ensureApiToken(dataDir, workerIds).token : undefined;
   } catch (error) {
     if (!(error instanceof UntrustedTokenError)) throw error;
     log.error("auth.token_untrusted", { problem: error.message });
@@ -80,6 +113,12 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   }
 
   let reload: WorkerConfigReload | undefined;
+  // The service user may not signal its root supervisor: it asks through the monitor's channel.
+  const askSupervisor = monitor
+    ? () => runInBackground("config.reload_request", () => monitor.request({ op: "reload" }), {}, log)
+    : supervisorPid
+      ? () => process.kill(supervisorPid, "SIGHUP")
+      : undefined;
   const { app, services } = await createWorkerApp({
     config,
     notes,
@@ -91,6 +130,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     ...(decisionToken ? { decisionToken } : {}),
     ...(identity.mode === "namespaces" && decisionToken ? { directCallToken: decisionToken } : {}),
     ...(identity.credentials ? { commandUid: identity.credentials.uid } : {}),
+    ...(monitor ? { monitored: { launcher: new MonitorLauncher(monitor, log.child("pty")), files: monitorFiles(monitor) } } : {}),
     db,
     dataDir,
     logger: log,
@@ -98,7 +138,7 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     startedAt,
     supervisorPid,
     restarts,
-    extraMounts: [{ path: "/api/admin/reload", app: createReloadRoutes({ reloader: () => reload, supervisorPid }), loopbackOnly: true }],
+    extraMounts: [{ path: "/api/admin/reload", app: createReloadRoutes({ reloader: () => reload, askSupervisor }), loopbackOnly: true }],
   });
 
   let server: Server<undefined>;
@@ -142,9 +182,15 @@ export async function runWorker(options: ServeOptions): Promise<number> {
     started_at: new Date(startedAt).toISOString(),
   });
   log.info("http.listening", { bind, port: server.port, url, auth: requiredToken ? "bearer" : "loopback" });
-  reload = new WorkerConfigReload({ configPath: options.configPath, notes, target: services, logger: log });
+  reload = new WorkerConfigReload({
+    configPath: options.configPath,
+    notes,
+    target: services,
+    logger: log,
+    ...(monitor ? { readText: () => monitorConfigText(monitor) } : {}),
+  });
   const reloader = reload;
-  onReload = () => reloader.reload();
+  onReload = () => runInBackground("config.reload", () => reloader.reload(), {}, log);
 
   const stopped = Promise.withResolvers<string>();
   process.once("SIGTERM", () => stopped.resolve("SIGTERM"));

@@ -1,12 +1,13 @@
 import type { Database } from "bun:sqlite";
 import type { Hono } from "hono";
+import { readFileSync } from "node:fs";
 import type { Mount } from "../core/capability.ts";
 import type { AgentdConfig } from "../core/config/index.ts";
 import { cachedFor, type HealthCheck } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { probeStoreWritable } from "../core/store/index.ts";
 import { onDiskFull } from "../core/errors/index.ts";
-import { failureCount } from "../core/process/index.ts";
+import { failureCount, parsePasswd } from "../core/process/index.ts";
 import { faultMounts } from "./faultInjection.ts";
 import { VERSION } from "../core/version.ts";
 import { createApp } from "../http/app.ts";
@@ -17,7 +18,7 @@ import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
 import { verdictMetricText } from "../status/verdictMetric.ts";
-import { createWorkerServices, type WorkerServices } from "./workerServices.ts";
+import { createWorkerServices, type MonitoredWork, type WorkerServices } from "./workerServices.ts";
 import { storeFileSizes } from "./storeFileSizes.ts";
 
 export interface WorkerAppOptions {
@@ -33,6 +34,8 @@ export interface WorkerAppOptions {
   /** Who commands run as; absent (tests): agentd's own user, reported as unguarded. */
   identity?: CommandIdentity;
   cgroups?: CommandCgroups;
+  /** Started as root with the worker a service user: what only the privileged monitor may do. */
+  monitored?: MonitoredWork;
   db: Database;
   dataDir: string;
   logger: Logger;
@@ -70,6 +73,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     ...(options.ownPaths ? { ownPaths: options.ownPaths } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.cgroups ? { cgroups: options.cgroups } : {}),
+    ...(options.monitored ? { monitored: options.monitored } : {}),
     localApiKey: requiredToken,
     localFetch: (request) => app!.fetch(request),
   });
@@ -115,7 +119,13 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
       restarts,
       memory_mb: Math.round((process.memoryUsage.rss() / 1048576) * 10) / 10,
-      privilege_gate: { mode: gate.mode, user: gate.user ?? null, ...(gate.limits ? { limits: gate.limits } : {}) },
+      privilege_gate: {
+        mode: gate.mode,
+        user: gate.user ?? null,
+        // Who the worker itself runs as: a service user when agentd started as root split itself.
+        worker_user: ownUserName(),
+        ...(gate.limits ? { limits: gate.limits } : {}),
+      },
       ...(gateProblem ? { privilege_gate_problem: gateProblem } : {}),
     }),
   });
@@ -201,4 +211,14 @@ function gateCheck(identity: CommandIdentity): HealthCheck {
     observedValue: identity.mode,
     ...(problem ? { output: `unguarded: ${problem}` } : {}),
   };
+}
+
+/** This process's user name from /etc/passwd (a service user has no USER in its environment); its uid when not there. */
+function ownUserName(): string {
+  const uid = process.getuid?.() ?? 0;
+  try {
+    return parsePasswd(readFileSync("/etc/passwd", "utf8")).find((account) => account.uid === uid)?.name ?? String(uid);
+  } catch {
+    return String(uid);
+  }
 }

@@ -4,12 +4,12 @@ import type { Mount } from "../core/capability.ts";
 import { configSecretValues, type AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
-import { createFilesCapability } from "../files/index.ts";
+import { createFilesCapability, type FileAccess } from "../files/index.ts";
 import { createHopCapability, runningBinaryPath, type HopCapability } from "../hop/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 import { createMcpCapability } from "../mcp/index.ts";
 import { createProxyCapability } from "../proxy/index.ts";
-import { createPtyCapability, type PtyCapability } from "../pty/index.ts";
+import { type CommandLauncher, createPtyCapability, type PtyCapability } from "../pty/index.ts";
 import type { StatusSources } from "../status/statusSource.ts";
 import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
 import { createWatchdogCapability, SilenceStore } from "../watchdog/index.ts";
@@ -18,6 +18,12 @@ import { CapabilityStack } from "./capabilityStack.ts";
 import { withholdSecretValues } from "../core/process/index.ts";
 import type { CommandIdentity } from "../core/process/index.ts";
 import type { CommandCgroups } from "../core/process/cgroups/index.ts";
+
+/** The work a worker running as a service user asks agentd's privileged monitor to do. */
+export interface MonitoredWork {
+  launcher: CommandLauncher;
+  files: FileAccess;
+}
 
 export interface WorkerServicesOptions {
   config: AgentdConfig;
@@ -34,6 +40,8 @@ export interface WorkerServicesOptions {
   identity?: CommandIdentity;
   /** Each command session's cgroup, where agentd could set them up. */
   cgroups?: CommandCgroups;
+  /** Started as root with the worker a service user: what only the privileged monitor may do. */
+  monitored?: MonitoredWork;
   /** Sent by the agent's model client to the local proxy (the bearer token on a non-loopback bind). */
   localApiKey?: string;
   /** Serves a request with the worker's own app, so the agent reaches the proxy without a socket. */
@@ -87,9 +95,17 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         childUmask: options.childUmask,
         ...(options.identity ? { identity: options.identity } : {}),
         ...(options.cgroups ? { cgroups: options.cgroups } : {}),
+        ...(options.monitored ? { launcher: options.monitored.launcher } : {}),
       }),
     );
-    stack.start(() => createFilesCapability({ readFileMaxBytes, ownPaths: options.ownPaths ?? [dataDir], identity: options.identity }));
+    stack.start(() =>
+      createFilesCapability({
+        readFileMaxBytes,
+        ownPaths: options.ownPaths ?? [dataDir],
+        identity: options.identity,
+        ...(options.monitored ? { files: options.monitored.files } : {}),
+      }),
+    );
     const hop = stack.start(() =>
       createHopCapability({
         db,

@@ -4,6 +4,7 @@ import type { ToolDefinition } from "../core/tools/toolDefinition.ts";
 import { createFileRoutes } from "./fileRoutes.ts";
 import { createReadFileTool, createWriteFileTool } from "./fileTools.ts";
 import { createLocalFiles } from "./localFiles.ts";
+import type { FileAccess } from "./textFileAccess.ts";
 
 /** Files of this host: /api/files (a hop's local side uses it) and the read_file / write_file tools. */
 export function createFilesCapability(options: {
@@ -12,8 +13,10 @@ export function createFilesCapability(options: {
   ownPaths: readonly string[];
   /** Who the agent's commands run as: with a command user, the file tools reach only what it could. */
   identity?: CommandIdentity;
+  /** Where reads and writes are done instead (agentd's monitor, when the worker is not root). */
+  files?: FileAccess;
 }): Capability {
-  const files = createLocalFiles(options.ownPaths, options.identity);
+  const files = options.files ?? createLocalFiles(options.ownPaths, options.identity);
   return {
     name: "files",
     routes: [{ path: "/api/files", app: createFileRoutes(files) }],

@@ -12,9 +12,13 @@ export function sameToken(given: string, expected: string): boolean {
   return b.length > 0 && a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Whether the request carries `token`, as `Authorization: Bearer` (the CLI) or the page's HttpOnly cookie. */
-export function carriesToken(c: Context, token: string): boolean {
+/** The token a request presents, as `Authorization: Bearer` (the CLI) or the page's HttpOnly cookie; "" when none. */
+export function presentedToken(c: Context): string {
   const header = c.req.header("authorization") ?? "";
-  const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : (getCookie(c, TOKEN_COOKIE) ?? "");
-  return sameToken(given, token);
+  return header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : (getCookie(c, TOKEN_COOKIE) ?? "");
+}
+
+/** Whether the request carries `token`. */
+export function carriesToken(c: Context, token: string): boolean {
+  return sameToken(presentedToken(c), token);
 }

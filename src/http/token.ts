@@ -15,22 +15,34 @@ export class UntrustedTokenError extends AgentdError {
   }
 }
 
+/** The uid and gid of the service user a root agentd runs its worker as. */
+export interface WorkerIds {
+  uid: number;
+  gid: number;
+}
+
 function ownUid(): number {
   return process.getuid?.() ?? 0;
 }
 
-/** Only agentd's user (or root) may have made or changed what the directory holds. */
-function directoryProblem(dir: string, info: Stats): string | undefined {
+/** A data dir root shares with its worker (workerSplit.ts): root's, the worker's group, sticky. */
+function sharedWithWorker(info: Stats, worker: WorkerIds | undefined): boolean {
+  return worker !== undefined && info.uid === 0 && info.gid === worker.gid && (info.mode & 0o7777) === 0o1770;
+}
+
+/** Only agentd's users (its own, root, its worker's) may have made or changed what the directory holds. */
+function directoryProblem(dir: string, info: Stats, owners: readonly number[], worker: WorkerIds | undefined): string | undefined {
   if (!info.isDirectory()) return `${dir} is not a directory`;
-  if (info.uid !== ownUid() && info.uid !== 0) return `${dir} belongs to uid ${info.uid}, not to agentd's user (uid ${ownUid()})`;
+  if (sharedWithWorker(info, worker)) return undefined;
+  if (!owners.includes(info.uid) && info.uid !== 0) return `${dir} belongs to uid ${info.uid}, not to agentd's user (uid ${ownUid()})`;
   if ((info.mode & 0o022) !== 0) return `${dir} is writable by other users (mode ${(info.mode & 0o7777).toString(8)})`;
   return undefined;
 }
 
-function fileProblem(path: string, info: Stats): string | undefined {
+function fileProblem(path: string, info: Stats, owners: readonly number[]): string | undefined {
   if (info.isSymbolicLink()) return `${path} is a symbolic link`;
   if (!info.isFile()) return `${path} is not a regular file`;
-  if (info.uid !== ownUid()) return `${path} belongs to uid ${info.uid}, not to agentd's user (uid ${ownUid()})`;
+  if (!owners.includes(info.uid)) return `${path} belongs to uid ${info.uid}, not to agentd's user (uid ${ownUid()})`;
   if ((info.mode & 0o077) !== 0)
     return `${path} is readable or writable by other users (mode ${(info.mode & 0o7777).toString(8)}, want 600)`;
   return undefined;
@@ -46,14 +58,17 @@ function lstatOrUndefined(path: string): Stats | undefined {
 }
 
 /**
- * Reads <data_dir>/token, creating it (mode 0600) at first start. A token is trusted only when agentd
+ * Reads <data_dir>/token, creating it (mode 0600) at first start. `worker`: agentd started as root
+ * runs its worker as this user, which owns the token. A token is trusted only when agentd
  * made it: a file of its user, mode 0600, in a directory nobody else can write; anything else may
  * have been planted by whoever wants to know the secret, and is refused with the reason.
  */
-export function ensureApiToken(dataDir: string): ApiToken {
+export function ensureApiToken(dataDir: string, worker?: WorkerIds): ApiToken {
+  // Started as root with its worker as a service user, the token is the worker's, in a data dir they share.
+  const owners = worker === undefined ? [ownUid()] : [ownUid(), worker.uid];
   const path = join(dataDir, "token");
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const dirProblem = directoryProblem(dataDir, lstatSync(dataDir));
+  const dirProblem = directoryProblem(dataDir, lstatSync(dataDir), owners, worker);
   const refuse = (problem: string) =>
     new UntrustedTokenError(
       `Refusing the API token ${path}: ${problem}. Give agentd a data dir of its own (mode 700), and let it create the token there.`,
@@ -61,7 +76,7 @@ export function ensureApiToken(dataDir: string): ApiToken {
   if (dirProblem) throw refuse(dirProblem);
   const info = lstatOrUndefined(path);
   if (info) {
-    const problem = fileProblem(path, info);
+    const problem = fileProblem(path, info, owners);
     if (problem) throw refuse(problem);
     const token = readFileSync(path, "utf8").trim();
     if (token.length >= 16) return { token, path, created: false };

@@ -1,4 +1,5 @@
 export { PtyManager } from "./ptyManager.ts";
+export type { CommandLauncher, LaunchKind, LaunchRequest } from "./commandLauncher.ts";
 export type { PtyManagerOptions } from "./ptyManager.ts";
 export { createPtyTools } from "./ptyTools.ts";
 export { createPtyRoutes } from "./ptyRoutes.ts";

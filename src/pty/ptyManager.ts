@@ -6,13 +6,14 @@ import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import { type CommandIdentity, runInBackground } from "../core/process/index.ts";
-import type { CommandCgroups, SessionCgroup } from "../core/process/cgroups/index.ts";
+import type { CommandCgroups } from "../core/process/cgroups/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
 import { chooseEviction } from "./evictionPolicy.ts";
 import type { PtyConfig } from "../core/config/sections/ptyConfig.ts";
 import { PtyError } from "./ptyErrors.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "./ptySchemas.ts";
-import { PtySession, type PtySessionOptions } from "./ptySession.ts";
+import { PtySession } from "./ptySession.ts";
+import { PtyProcess } from "./ptyProcess.ts";
 import { renderOutput } from "./renderOutput.ts";
 import {
   DEFAULT_COLS,
@@ -28,8 +29,7 @@ import {
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
-import { chooseLaunch } from "./commandLaunch.ts";
-import { cgroupLimits, commandRlimits } from "./commandLimits.ts";
+import { type CommandLauncher, type LaunchRequest, LocalLauncher } from "./commandLauncher.ts";
 import { foregroundReader } from "./foregroundReader.ts";
 import type { InputReader } from "../core/tools/toolDefinition.ts";
 
@@ -48,6 +48,8 @@ export interface PtyManagerOptions {
   identity?: CommandIdentity;
   /** Each session's own cgroup; without it, rlimits stand in (commandLimits). */
   cgroups?: CommandCgroups;
+  /** Who starts the commands; default: this process (LocalLauncher with `identity` and `cgroups`). */
+  launcher?: CommandLauncher;
 }
 
 const UNGUARDED: CommandIdentity = { mode: "unguarded", problems: [] };
@@ -57,6 +59,10 @@ export interface ExecOptions {
   privileged?: boolean;
   /** With `privileged`: the bare escalation's words, exec'd without a shell (privilegedSpawn). */
   argv?: readonly string[];
+  /** With `argv`: the tool call a person approved, which a monitor reads again before it runs it. */
+  call?: { recordId: string; sessionId: string };
+  /** A person's privileged terminal: the API token the request carried. */
+  credential?: string;
 }
 
 interface ReadOptions {
@@ -90,9 +96,7 @@ export class PtyManager {
   private readonly groups: PtyGroupRegistry;
   private readonly withheldEnv: readonly string[];
   private readonly childUmask: number | undefined;
-  private readonly identity: CommandIdentity;
-  private readonly cgroups: CommandCgroups | undefined;
-  private readonly sessionCgroups = new Map<string, SessionCgroup>();
+  private readonly launcher: CommandLauncher;
   /**
    * Slots taken by opens that have not started their session yet (waiting for an evicted session to
    * end). Taken synchronously, before any await, so concurrent opens can never overshoot the limit.
@@ -105,14 +109,21 @@ export class PtyManager {
     this.config = options.config;
     this.withheldEnv = options.withheldEnv ?? [];
     this.childUmask = options.childUmask;
-    this.identity = options.identity ?? UNGUARDED;
-    this.cgroups = options.cgroups;
     this.log = options.logger ?? createLogger("pty");
+    this.launcher =
+      options.launcher ??
+      new LocalLauncher({
+        identity: options.identity ?? UNGUARDED,
+        config: options.config,
+        logger: this.log,
+        ...(options.cgroups ? { cgroups: options.cgroups } : {}),
+      });
     this.groups = new PtyGroupRegistry(join(options.dataDir, PTY_GROUPS_DIR));
     this.outputStore = new ToolOutputStore(join(options.dataDir, "tool-output"), {
       maxBytes: options.config.tool_output_max_bytes,
       maxAgeMs: options.config.tool_output_max_age_s * 1000,
     });
+    this.launcher.watchExits?.((pid) => this.processEnded(pid));
     const sweepMs = Math.min(1000, options.config.idle_timeout_s * 250);
     this.sweepTimer = setInterval(() => runInBackground("pty.sweep", () => this.sweep(), {}, this.log), sweepMs);
     this.sweepTimer.unref();
@@ -128,7 +139,7 @@ export class PtyManager {
     }
     const shell = resolveShell(args.shell, this.config.shell, process.env.SHELL);
     const privileged = options.privileged ?? false;
-    const { session, warning } = await this.start(args, shell, privileged, options.argv);
+    const { session, warning } = await this.start(args, shell, options);
     if (privileged) this.privileged.add(session.id);
     this.log.info("pty.open", {
       session_id: session.id,
@@ -269,12 +280,7 @@ export class PtyManager {
   }
 
   /** Takes a slot, makes room if it must, and starts the command; the slot is given back on failure. */
-  private async start(
-    args: ExecCommandArgs,
-    shell: string,
-    privileged: boolean,
-    argv?: readonly string[],
-  ): Promise<{ session: PtySession; warning?: string }> {
+  private async start(args: ExecCommandArgs, shell: string, options: ExecOptions): Promise<{ session: PtySession; warning?: string }> {
     const slot = this.reserveSlot();
     try {
       const warning = slot.victim ? await this.evict(slot.victim) : undefined;
@@ -284,7 +290,7 @@ export class PtyManager {
       const reservation = this.groups.reserve(id);
       let session: PtySession;
       try {
-        session = this.spawn(id, args, shell, privileged, argv);
+        session = await this.spawn(id, args, shell, options);
       } catch (error) {
         reservation.cancel();
         throw error;
@@ -335,34 +341,33 @@ export class PtyManager {
     return `Session limit (${max}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
   }
 
-  private spawn(id: string, args: ExecCommandArgs, shell: string, privileged: boolean, argv?: readonly string[]): PtySession {
-    const words = shellArgv(shell, args.login ?? this.config.login_shell, args.cmd);
+  private async spawn(id: string, args: ExecCommandArgs, shell: string, options: ExecOptions): Promise<PtySession> {
     const env = childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv });
-    const launch = chooseLaunch(words, env, args.workdir, this.identity, privileged, argv);
-    const cgroup = this.cgroups?.create(id, cgroupLimits(this.config.limits));
-    const options: PtySessionOptions = {
+    const request: Omit<LaunchRequest, "tty"> = {
+      sessionId: id,
+      kind: options.privileged ? (options.argv ? "escalation" : "terminal") : "command",
+      words: options.privileged && options.argv ? options.argv : shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
+      env,
+      ...(args.workdir === undefined ? {} : { cwd: args.workdir }),
+      ...(this.childUmask === undefined ? {} : { umask: this.childUmask }),
+      ...(options.call ? { call: options.call } : {}),
+      ...(options.credential ? { credential: options.credential } : {}),
+    };
+    const spawned = await PtyProcess.spawn({ ...request, cols: args.cols ?? DEFAULT_COLS, rows: args.rows ?? DEFAULT_ROWS }, this.launcher);
+    return new PtySession({
       id,
       cmd: args.cmd,
-      spec: {
-        ...launch,
-        cols: args.cols ?? DEFAULT_COLS,
-        rows: args.rows ?? DEFAULT_ROWS,
-        ...(cgroup ? { cgroupProcs: cgroup.procsPaths } : { limits: commandRlimits(this.config.limits, this.identity.mode) }),
-        ...(this.childUmask === undefined ? {} : { umask: this.childUmask }),
-      },
+      process: spawned,
       bufferBytes: this.config.buffer_bytes,
       loop: this.loop(),
       onExit: (ended, status) =>
         this.log.info("pty.exit", { session_id: ended.id, pid: ended.pid, exit_code: status.exitCode, signal: status.signal }),
-    };
-    try {
-      const session = new PtySession(options);
-      if (cgroup) this.sessionCgroups.set(id, cgroup);
-      return session;
-    } catch (error) {
-      if (cgroup) runInBackground("pty.cgroup_remove", () => cgroup.kill(), { session_id: id }, this.log);
-      throw error;
-    }
+    });
+  }
+
+  /** The launcher learnt that `pid` ended (a monitor's reply): its session takes the status now. */
+  processEnded(pid: number): void {
+    for (const session of [...this.sessions.values(), ...this.lingering]) if (session.pid === pid) session.pollExit();
   }
 
   /** A session nobody reads any more: its fds close and its group leaves the registry. */
@@ -370,21 +375,15 @@ export class PtyManager {
     this.privileged.delete(session.id);
     session.dispose();
     this.groups.remove(session.pid);
-    const cgroup = this.sessionCgroups.get(session.id);
-    this.sessionCgroups.delete(session.id);
     // What a command started in the background ends with it (a fork bomb, a detached loop): a server
     // meant to outlive one call runs as a session of its own.
-    if (cgroup) runInBackground("pty.cgroup_kill", () => cgroup.kill(), { session_id: session.id }, this.log);
+    runInBackground("pty.cgroup_kill", () => this.launcher.endSession(session.id), { session_id: session.id }, this.log);
   }
 
   /** Terminates and disposes a session already removed from the map; closing it ends its whole cgroup. */
   private async end(session: PtySession, reason: string, force: boolean) {
-    const cgroup = this.sessionCgroups.get(session.id);
     const status = await session.terminate(this.config.close_grace_ms, force);
-    if (cgroup) {
-      this.sessionCgroups.delete(session.id);
-      await cgroup.kill();
-    }
+    await this.launcher.endSession(session.id);
     this.release(session);
     if (session.running) this.lingering.add(session);
     this.log.info("pty.close", { session_id: session.id, reason, exit_code: status?.exitCode ?? null, signal: status?.signal });

@@ -1,9 +1,9 @@
 import { ptr } from "bun:ffi";
 import { readdirSync, readFileSync } from "node:fs";
-import { errnoName, nativeSpawn, type SpawnCredentials, type SpawnLimit, type SpawnSandbox } from "../core/process/index.ts";
+import { errnoName } from "../core/process/index.ts";
+import type { CommandLauncher, LaunchRequest } from "./commandLauncher.ts";
 import {
   EAGAIN,
-  ECHILD,
   EINTR,
   EIO,
   ESRCH,
@@ -14,33 +14,16 @@ import {
   O_NONBLOCK,
   SYS_PIDFD_OPEN,
   TIOCSWINSZ,
-  WNOHANG,
   libc,
 } from "./libcBindings.ts";
 import { PtyError } from "./ptyErrors.ts";
-import { decodeWaitStatus, type ExitStatus } from "./waitStatus.ts";
+import type { ExitStatus } from "./waitStatus.ts";
 
-export interface PtySpawnSpec {
-  /** The program's absolute path (commandLaunch resolves it); argv[0] is only its name. */
-  path: string;
-  argv: readonly string[];
-  env: Readonly<Record<string, string>>;
-  cwd?: string;
+/** A session's command and its terminal's size; the launcher decides who runs it and how. */
+export interface PtySpawnSpec extends Omit<LaunchRequest, "tty"> {
   cols: number;
   rows: number;
-  /** The user it runs as; absent: agentd's own. */
-  credentials?: SpawnCredentials;
-  noNewPrivs: boolean;
-  /** The session's cgroup.procs files, joined before the command runs. */
-  cgroupProcs?: readonly string[];
-  limits?: readonly SpawnLimit[];
-  umask?: number;
-  /** Mount and PID namespaces of its own (a start as a user): see SpawnSandbox. */
-  sandbox?: SpawnSandbox;
 }
-
-/** Commands are the OOM killer's first choice, before agentd's own processes. */
-const COMMAND_OOM_SCORE_ADJ = 500;
 
 export type ReadResult = number | "again" | "eof";
 
@@ -51,7 +34,8 @@ function winsize(cols: number, rows: number): Uint16Array {
 
 /**
  * A child process whose controlling terminal is a fresh pty, and the master side we hold.
- * Every method is a thin, synchronous syscall wrapper; scheduling lives in EpollLoop/PtySession.
+ * The terminal's methods are thin, synchronous syscall wrappers; its process is started, signalled
+ * and reaped by a CommandLauncher; scheduling lives in EpollLoop/PtySession.
  */
 export class PtyProcess {
   private masterOpen = true;
@@ -64,11 +48,12 @@ export class PtyProcess {
     /** -1 when the kernel has no pidfd_open (before 5.3); exits are then found by polling. */
     readonly pidFd: number,
     readonly ttyName: string,
+    private readonly launcher: CommandLauncher,
   ) {
     this.pidFdOpen = pidFd >= 0;
   }
 
-  static spawn(spec: PtySpawnSpec): PtyProcess {
+  static async spawn(spec: PtySpawnSpec, launcher: CommandLauncher): Promise<PtyProcess> {
     const c = libc();
     const fds = new Int32Array(2);
     if (c.openpty(ptr(fds), ptr(fds, 4), null, null, winsize(spec.cols, spec.rows)) !== 0) {
@@ -85,23 +70,12 @@ export class PtyProcess {
         throw new PtyError("pty_spawn_failed", `ptsname_r failed: ${errnoName(c.errno())}`);
       }
       const ttyName = Buffer.from(nameBuffer.subarray(0, nameBuffer.indexOf(0))).toString("utf8");
-      const pid = nativeSpawn({
-        path: spec.path,
-        argv: spec.argv,
-        env: spec.env,
-        ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-        stdio: { tty: slave },
-        ...(spec.credentials ? { credentials: spec.credentials } : {}),
-        ...(spec.cgroupProcs ? { cgroupProcs: spec.cgroupProcs } : {}),
-        ...(spec.limits ? { limits: spec.limits } : {}),
-        ...(spec.umask === undefined ? {} : { umask: spec.umask }),
-        ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
-        noNewPrivs: spec.noNewPrivs,
-        oomScoreAdj: COMMAND_OOM_SCORE_ADJ,
-      });
+      const { cols: _cols, rows: _rows, ...request } = spec;
+      const pid = await launcher.start({ ...request, tty: { fd: slave, path: ttyName } });
       c.fcntl(master, F_SETFL, c.fcntl(master, F_GETFL, 0) | O_NONBLOCK);
+      // Also for another uid's process (the monitor started it): pidfd_open checks no permission.
       const pidFd = c.syscall(SYS_PIDFD_OPEN, pid, 0);
-      return new PtyProcess(pid, master, Number(pidFd), ttyName);
+      return new PtyProcess(pid, master, Number(pidFd), ttyName, launcher);
     } catch (error) {
       c.close(master);
       throw error;
@@ -145,40 +119,23 @@ export class PtyProcess {
   }
 
   /** Signals the whole process group the child leads; false once no process is left in it. */
-  signalGroup(signal: number): boolean {
-    const c = libc();
-    if (c.kill(-this.pid, signal) === 0) return true;
-    return c.errno() !== ESRCH;
+  signalGroup(signal: number): Promise<boolean> {
+    return this.launcher.signalGroup(this.pid, signal);
   }
 
   /** Whether a live (non-zombie) process is left in the group. */
   groupAlive(): boolean {
-    if (!this.signalGroup(0)) return false;
+    // Signal 0 only asks: EPERM (another uid's group) still says it exists.
+    const c = libc();
+    if (c.kill(-this.pid, 0) !== 0 && c.errno() === ESRCH) return false;
     // kill() also reaches zombies, which an init that reaps slowly leaves behind; look for a live member.
     return hasLiveMember(this.pid);
   }
 
-  /** Reaps the child if it has ended (waitpid WNOHANG); the status is kept, so later calls are cheap. */
+  /** The exit status once the child has ended; kept, so later calls are cheap. */
   tryReap(): ExitStatus | undefined {
-    if (this.exit) return this.exit;
-    const c = libc();
-    const status = new Int32Array(1);
-    for (;;) {
-      const result = c.waitpid(this.pid, status, WNOHANG);
-      if (result === this.pid) {
-        this.exit = decodeWaitStatus(status[0]!);
-        return this.exit;
-      }
-      if (result === 0) return undefined;
-      const errno = c.errno();
-      if (errno === EINTR) continue;
-      if (errno === ECHILD) {
-        // Someone else reaped it: it has ended, but its status is lost.
-        this.exit = { exitCode: -1 };
-        return this.exit;
-      }
-      throw new PtyError("pty_io_error", `waitpid failed: ${errnoName(errno)}`);
-    }
+    this.exit ??= this.launcher.reap(this.pid);
+    return this.exit;
   }
 
   get exitStatus(): ExitStatus | undefined {

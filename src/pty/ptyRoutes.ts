@@ -4,6 +4,7 @@ import { AgentdError } from "../core/errors/index.ts";
 import { createLogger } from "../core/log/index.ts";
 import { createErrorHandler } from "../http/errorResponse.ts";
 import { readValidatedBody } from "../http/requestBody.ts";
+import { presentedToken } from "../http/requestToken.ts";
 import type { PtyManager } from "./ptyManager.ts";
 import { closeSessionArgs, execCommandArgs, writeStdinArgs } from "./ptySchemas.ts";
 import type { RemoteTerminals, TerminalTargets } from "./terminalTarget.ts";
@@ -44,7 +45,8 @@ export function createPtyRoutes(manager: PtyManager, targets?: TerminalTargets):
   // any caller descended from agentd (PRIVILEGED_PTY_PATH is among its guarded routes).
   app.post("/privileged", async (c) => {
     const args = await readValidatedBody(c.req.raw, execCommandArgs);
-    return c.json(await manager.exec(args, c.req.raw.signal, { privileged: true }));
+    const credential = presentedToken(c);
+    return c.json(await manager.exec(args, c.req.raw.signal, { privileged: true, ...(credential ? { credential } : {}) }));
   });
 
   app.post("/:id/stdin", async (c) => {

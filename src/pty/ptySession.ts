@@ -2,13 +2,14 @@ import type { EpollLoop } from "./epollLoop.ts";
 import { EPOLLERR, EPOLLHUP, EPOLLIN, EPOLLOUT, SIGHUP, SIGKILL, SIGTERM } from "./libcBindings.ts";
 import { OutputBuffer, type TakenOutput } from "./outputBuffer.ts";
 import { PtyError } from "./ptyErrors.ts";
-import { PtyProcess, type PtySpawnSpec } from "./ptyProcess.ts";
+import type { PtyProcess } from "./ptyProcess.ts";
 import type { ExitStatus } from "./waitStatus.ts";
 
 export interface PtySessionOptions {
   id: string;
   cmd: string;
-  spec: PtySpawnSpec;
+  /** Its process, started on its terminal (PtyProcess.spawn). */
+  process: PtyProcess;
   bufferBytes: number;
   loop: EpollLoop;
   /** Called once, when the process has been reaped. */
@@ -51,10 +52,10 @@ export class PtySession {
     this.loop = options.loop;
     this.onExit = options.onExit;
     this.output = new OutputBuffer(options.bufferBytes);
-    this.process = PtyProcess.spawn(options.spec);
+    this.process = options.process;
     this.loop.add(this.process.masterFd, EPOLLIN, (events) => this.onMasterReady(events));
     this.pidFdWatched = this.process.pidFd >= 0;
-    if (this.pidFdWatched) this.loop.add(this.process.pidFd, EPOLLIN, () => this.pollExit());
+    if (this.pidFdWatched) this.loop.add(this.process.pidFd, EPOLLIN, () => this.onPidFdReady());
   }
 
   get pid(): number {
@@ -130,6 +131,15 @@ export class PtySession {
   }
 
   /**
+   * The process has ended. A launcher that learns its status later (the monitor's reply) calls
+   * pollExit again then; the pidfd, readable from now on, is no longer watched meanwhile.
+   */
+  private onPidFdReady(): void {
+    this.pollExit();
+    if (this.running) this.unwatchPidFd();
+  }
+
+  /**
    * Resolves when `done()` holds, at `deadline` (ms epoch), or when `signal` aborts, whichever is
    * first. `done` is re-checked on every output or exit, and every `pollMs` when given.
    */
@@ -159,7 +169,7 @@ export class PtySession {
     };
     for (const signal of force ? [SIGKILL] : [SIGHUP, SIGTERM, SIGKILL]) {
       if (groupGone()) break;
-      this.process.signalGroup(signal);
+      await this.process.signalGroup(signal);
       this.loop.kick();
       await this.waitUntil(groupGone, Date.now() + graceMs, undefined, GROUP_POLL_MS);
     }

@@ -33,6 +33,7 @@ export function createPtyTools(manager: PtyManager): ToolDefinition[] {
           manager.exec(args, ctx.signal, {
             privileged: ctx.privileged ?? false,
             ...(ctx.privilegedArgv ? { argv: ctx.privilegedArgv } : {}),
+            ...(ctx.privilegedArgv && ctx.recordId && ctx.sessionId ? { call: { recordId: ctx.recordId, sessionId: ctx.sessionId } } : {}),
           }),
         ),
     }),

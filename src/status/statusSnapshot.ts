@@ -15,7 +15,7 @@ export interface WorkerInfo {
   restarts: number;
   memory_mb: number;
   /** How commands are kept from agentd: `command_user` (a uid of their own) or `unguarded`. */
-  privilege_gate?: { mode: string; user: string | null; limits?: string };
+  privilege_gate?: { mode: string; user: string | null; worker_user?: string; limits?: string };
   /** Set when the privilege gate does not hold (agentd not root, or its files within the command user's reach): why. */
   privilege_gate_problem?: string;
 }

@@ -154,9 +154,14 @@ afterAll(async () => {
 }, 60_000);
 
 describe("the privilege gate against a hostile model (agentd as root, commands as a user with NOPASSWD sudo)", () => {
-  test("agentd runs as root, the model's commands as the command user, and an approved sudo call runs as root without sudo", async () => {
+  test("agentd's monitor runs as root, its worker as the service user, the model's commands as the command user, and an approved sudo call runs as root without sudo", async () => {
     const worker = [...workers].at(-1)!;
-    expect(statSync(`/proc/${worker}`).uid).toBe(0);
+    expect(statSync(`/proc/${proc!.pid}`).uid).toBe(0);
+    // The worker (HTTP, the model, the store) is not root: the monitor runs what needs root.
+    const service = lines.find((r) => r.event === "security.worker_user" && r.component === "supervisor");
+    expect(service).toMatchObject({ user: "agentd" });
+    expect(statSync(`/proc/${worker}`).uid).toBe(service!.uid as number);
+    expect(readFileSync(`/proc/${worker}/status`, "utf8")).toMatch(/CapEff:\s+0+\n/);
     expect(lines.find((r) => r.event === "security.gate_holds")).toMatchObject({ mode: "command_user", user: user.name });
     const who = await turn([[exec("id -u; grep NoNewPrivs /proc/self/status")]]);
     expect(who.output).toContain(String(user.uid));

@@ -2,10 +2,7 @@ import { hasInvisibleChars } from "../../core/text/index.ts";
 import type { ToolDefinition } from "../../core/tools/toolDefinition.ts";
 import { refuseAmbiguous } from "./ambiguousText.ts";
 import { bashParser } from "./bashParser.ts";
-import { bareEscalationArgv } from "./bareEscalation.ts";
-import { readFileSync } from "node:fs";
-import { parsePasswd } from "../../core/process/index.ts";
-import { userInfo } from "node:os";
+import { privilegedArgvOf } from "./privilegedArgv.ts";
 import { analyzeShell } from "./shellAnalysis.ts";
 import { CODE_VARIABLES, SHELLS } from "./shellNames.ts";
 import { programName } from "./shellWords.ts";
@@ -52,11 +49,7 @@ export class CommandJudge {
   async privilegedArgv(tool: ToolDefinition, args: unknown): Promise<string[] | undefined> {
     const cmd = (args as { cmd?: unknown } | null)?.cmd;
     if (tool.name !== "exec_command" || typeof cmd !== "string") return undefined;
-    return bareEscalationArgv(await bashParser(), cmd, {
-      user: userInfo().username,
-      uid: process.getuid?.() ?? -1,
-      uidOf: passwdUid,
-    });
+    return privilegedArgvOf(cmd);
   }
 
   forget(sessionId: string): void {
@@ -118,14 +111,5 @@ export class CommandJudge {
       this.#sessions.set(sessionId, state);
     }
     return state;
-  }
-}
-
-/** A user's uid from /etc/passwd; undefined when the name is not there (another source, or no such user). */
-function passwdUid(name: string): number | undefined {
-  try {
-    return parsePasswd(readFileSync("/etc/passwd", "utf8")).find((account) => account.name === name)?.uid;
-  } catch {
-    return undefined;
   }
 }

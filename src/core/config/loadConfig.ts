@@ -9,6 +9,11 @@ import { NO_CONFIG_SEARCH_ENV } from "./configSearch.ts";
 export interface LoadConfigOptions {
   /** `--config`: must exist when given. */
   explicitPath?: string;
+  /**
+   * The text of `explicitPath`, read by someone else: a worker running as a service user gets its
+   * config from the privileged monitor, which reads the file the supervisor pinned.
+   */
+  text?: string;
   env?: Record<string, string | undefined>;
   cwd?: string;
   home?: string;
@@ -43,9 +48,9 @@ export function findConfigFile(options: LoadConfigOptions): string | undefined {
 
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
-  const path = findConfigFile(options);
-  let text = "";
-  if (path) {
+  const path = options.text !== undefined && options.explicitPath ? options.explicitPath : findConfigFile(options);
+  let text = options.text ?? "";
+  if (path && options.text === undefined) {
     try {
       text = readFileSync(path, "utf8");
     } catch (error) {

@@ -52,6 +52,11 @@ const supervisorSchema = z
     backoff_max_ms: z.number().int().min(1).default(30_000),
     healthy_reset_s: z.number().int().min(1).default(600),
     stop_grace_ms: z.number().int().min(0).default(15_000),
+    /**
+     * Started as root, the worker (HTTP, the model, the store) runs as this service user and the
+     * supervisor stays a small privileged monitor; created when it is the default and missing.
+     */
+    worker_user: z.string().min(1).default("agentd"),
   })
   .prefault({});
 

@@ -15,6 +15,14 @@ export const ERROR_CODES = {
   approver_is_agent: { status: 403 },
   agent_direct_call: { status: 403 },
   path_protected: { status: 403 },
+  // agentd's privileged monitor would not do what its worker asked: not its terminal or process,
+  // an escalation no person approved, a privileged terminal without the token; or it failed.
+  monitor_refused: { status: 403 },
+  escalation_not_approved: { status: 403 },
+  terminal_needs_token: { status: 401 },
+  monitor_bad_request: { status: 500 },
+  monitor_failed: { status: 500 },
+  monitor_unavailable: { status: 503 },
   // agentd cannot run commands as the command user it was told to (a missing user or group).
   command_user_unavailable: { status: 500 },
   // The per-session cgroups cannot be set up (not root, no delegated subtree): rlimits stand in.

@@ -1,4 +1,4 @@
-export { runCommand } from "./runCommand.ts";
+export { runCommand, runConfinedCommandsWith } from "./runCommand.ts";
 export type { CommandResult, RunCommandOptions } from "./runCommand.ts";
 export { raceTimeout } from "./raceTimeout.ts";
 export { runInBackground } from "./background.ts";
@@ -11,12 +11,20 @@ export { parseProcStat, readProcStat } from "./procStat.ts";
 export type { ProcStat } from "./procStat.ts";
 export { trackChild } from "./ownChildren.ts";
 export { isCompiledBinary } from "./compiledBinary.ts";
-export { confineOwnCommands } from "./confinement/ownCommands.ts";
+export { confineOwnCommands, setprivPath } from "./confinement/ownCommands.ts";
 export { CHILD_TMPDIR_ENV, looksSecret, withholdSecretValues, withoutSecrets } from "./confinement/secretEnv.ts";
 export type { SecretEnvOptions } from "./confinement/secretEnv.ts";
 export { errnoName, namespaceSandboxAvailable, nativeSpawn, SpawnError } from "./spawn/index.ts";
 export type { NativeSpawnSpec, SpawnCredentials, SpawnLimit, SpawnSandbox } from "./spawn/index.ts";
-export { DEFAULT_COMMAND_USER, groupsOf, parseGroups, parsePasswd, resolveCommandIdentity } from "./identity/index.ts";
-export type { Account, CommandIdentity, GateMode, OwnPaths, RunAs } from "./identity/index.ts";
+export {
+  DEFAULT_COMMAND_USER,
+  DEFAULT_WORKER_USER,
+  groupsOf,
+  parseGroups,
+  parsePasswd,
+  resolveCommandIdentity,
+  resolveWorkerAccount,
+} from "./identity/index.ts";
+export type { Account, CommandIdentity, GateMode, OwnPaths, RunAs, WorkerAccount } from "./identity/index.ts";
 export * from "./cgroups/index.ts";
 export { userTaskCount } from "./userTasks.ts";

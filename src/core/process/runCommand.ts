@@ -30,6 +30,17 @@ export interface CommandResult {
 }
 
 const DEFAULT_OUTPUT_BYTES = 16 * 1024;
+
+type ConfinedRunner = (options: RunCommandOptions) => Promise<CommandResult>;
+let confinedElsewhere: ConfinedRunner | undefined;
+
+/**
+ * Set once at start by a worker that cannot start commands as the command user itself (it runs as
+ * a service user): its confined commands are run by agentd's privileged monitor.
+ */
+export function runConfinedCommandsWith(runner: ConfinedRunner): void {
+  confinedElsewhere = runner;
+}
 const PIPE_GRACE_MS = 1000;
 
 /**
@@ -38,6 +49,7 @@ const PIPE_GRACE_MS = 1000;
  * pipes open; the output kept is bounded however much the command writes.
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  if (options.confined && confinedElsewhere) return confinedElsewhere(options);
   const limit = options.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES;
   // Never with agentd's secrets (provider keys, the config's {env:…} names): what runs may be a script the agent wrote.
   const spawn = options.confined ? confinedSpawn(options.argv, process.env) : plainSpawn(options.argv, process.env);

@@ -9,6 +9,8 @@ export interface ToolContext {
   /** Long calls report progress at least every few seconds; the agent forwards it as tool.progress. */
   progress(message: string, fields?: Record<string, unknown>): void;
   sessionId?: string;
+  /** The agent's record of this call (agent_tool_calls.id): where its approval is found. */
+  recordId?: string;
   /**
    * True only for a call approved in the `sudo` scope: it may start programs that raise privileges.
    * Every other command is started with no_new_privs, so the kernel refuses setuid escalation.

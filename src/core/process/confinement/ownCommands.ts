@@ -19,7 +19,7 @@ export function confineOwnCommands(commandIdentity: CommandIdentity, secretOptio
 const SETPRIV_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"];
 
 /** util-linux's setpriv, from a system directory only (a copy elsewhere could be a command's). */
-function setprivPath(): string {
+export function setprivPath(): string {
   for (const dir of SETPRIV_DIRS) {
     try {
       accessSync(`${dir}/setpriv`, constants.X_OK);

@@ -52,8 +52,11 @@ export interface IdentityHost {
   uid: number;
   passwd(): string;
   group(): string;
-  /** Creates the default command user (a system user with a home of its own and no login shell). */
-  createUser(name: string): void;
+  /**
+   * Creates a system user with no login shell: the command user with a home of its own, the
+   * worker's service user (`home: false`) with none.
+   */
+  createUser(name: string, home?: boolean): void;
   stat(path: string): { uid: number; gid: number; mode: number } | undefined;
   realpath(path: string): string;
   /** Why the namespace sandbox cannot be had here; undefined when it can. */
@@ -170,12 +173,13 @@ const localHost: IdentityHost = {
   uid: process.getuid?.() ?? 0,
   passwd: () => readFileSync("/etc/passwd", "utf8"),
   group: () => readFileSync("/etc/group", "utf8"),
-  createUser(name) {
+  createUser(name, home = true) {
     // A home of its own (git, pip and npm want one), beside agentd's state but not inside it.
-    const result = Bun.spawnSync(
-      ["useradd", "--system", "--user-group", "--create-home", "--home-dir", `/var/lib/${name}`, "--shell", "/usr/sbin/nologin", name],
-      { stdout: "pipe", stderr: "pipe" },
-    );
+    const homeArgs = home ? ["--create-home", "--home-dir", `/var/lib/${name}`] : ["--no-create-home", "--home-dir", "/"];
+    const result = Bun.spawnSync(["useradd", "--system", "--user-group", ...homeArgs, "--shell", "/usr/sbin/nologin", name], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     // A concurrent start (the supervisor and the worker) may have made it first: the lookup after this decides.
     if (result.exitCode !== 0 && !result.stderr.toString().includes("already exists"))
       throw unavailable(`useradd ${name} failed: ${result.stderr.toString().trim() || `exit ${result.exitCode}`}`);

@@ -1,0 +1,93 @@
+import { chmodSync, lchownSync, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentdConfig } from "../core/config/schema.ts";
+import { AgentdError } from "../core/errors/index.ts";
+import { type CommandIdentity, type OwnPaths, resolveWorkerAccount, setprivPath, type WorkerAccount } from "../core/process/index.ts";
+
+/** The first port only root may bind. */
+const PRIVILEGED_PORTS_END = 1024;
+
+/**
+ * Whether agentd, started as root, runs its worker as a service user and stays a privileged
+ * monitor: the account, or why not (the worker then stays root, and agentd says so).
+ */
+export function planWorkerSplit(
+  config: AgentdConfig,
+  identity: CommandIdentity,
+  own: OwnPaths,
+  port: number,
+): WorkerAccount | { problem: string } {
+  if (identity.mode !== "command_user") return { problem: `commands run in ${identity.mode} mode: agentd is not started as root` };
+  if (port > 0 && port < PRIVILEGED_PORTS_END) return { problem: `port ${port} is below ${PRIVILEGED_PORTS_END}: only root may bind it` };
+  try {
+    setprivPath();
+  } catch (error) {
+    if (!(error instanceof AgentdError)) throw error;
+    return { problem: error.message };
+  }
+  return resolveWorkerAccount(config.supervisor.worker_user, identity, own);
+}
+
+/** The supervisor's own entries in the data dir: root's, never the worker's (it writes logs there as root). */
+const SUPERVISOR_ENTRIES = new Set(["logs", "agentd.lock"]);
+/** What root creates before the worker starts and the worker must write: the store and the token, its TMPDIR. */
+const HANDED_OVER = ["agentd.db", "agentd.db-wal", "agentd.db-shm", "token", "tmp"];
+const SHARED_MODE = 0o1770;
+
+/**
+ * The data dir shared by the root supervisor and the worker, as /tmp is shared: root's, group the
+ * worker's, sticky, so the worker creates and writes its own entries but cannot rename or replace
+ * root's (the log directory root writes in, the lock). Root never writes into an entry the worker
+ * owns, and hands over only what it created itself, by lchown (a link is never followed). The first
+ * time (no worker user has had the directory yet) everything in it but root's own entries is handed over.
+ */
+export function shareDataDir(dataDir: string, account: WorkerAccount): void {
+  const info = lstatSync(dataDir);
+  const shared = info.uid === 0 && info.gid === account.gid && (info.mode & 0o7777) === SHARED_MODE;
+  if (!shared) {
+    for (const entry of readdirSync(dataDir)) if (!SUPERVISOR_ENTRIES.has(entry)) handOver(join(dataDir, entry), account);
+    lchownSync(dataDir, 0, account.gid);
+    chmodSync(dataDir, SHARED_MODE);
+    return;
+  }
+  for (const entry of HANDED_OVER) {
+    const path = join(dataDir, entry);
+    const entryInfo = lstatOrUndefined(path);
+    if (entryInfo?.uid === 0) lchownSync(path, account.uid, account.gid);
+  }
+}
+
+/** A whole tree, before any process of the worker's user could have touched it. */
+function handOver(path: string, account: WorkerAccount): void {
+  const info = lstatSync(path);
+  lchownSync(path, account.uid, account.gid);
+  if (info.isDirectory()) for (const entry of readdirSync(path)) handOver(join(path, entry), account);
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The worker's command line as the service user: util-linux's setpriv drops to its uid and gid with
+ * no supplementary groups, no capabilities left to regain (bounding set emptied) and no_new_privs,
+ * then execs agentd's worker, which keeps the IPC channel to the monitor.
+ */
+export function asWorkerUser(args: readonly string[], account: WorkerAccount): string[] {
+  return [
+    setprivPath(),
+    `--reuid=${account.uid}`,
+    `--regid=${account.gid}`,
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--no-new-privs",
+    "--",
+    ...args,
+  ];
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
+import { binaryForAnyUser, cleanEnv, stopChild } from "../support/binary.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+
+// The compiled agentd started as root, laid out as systemd would (state under /var/lib, config
+// root's alone): the supervisor stays root as a small monitor and the worker drops to the service
+// user `agentd`. A killed worker's commands end with it; the worker reads the root-only config
+// through the monitor and reloads through it (it may not signal root).
+
+let proc: Subprocess<"ignore", "pipe", "pipe"> | undefined;
+let stateParent = "";
+let dataDir = "";
+let configPath = "";
+let url = "";
+let token = "";
+const lines: LogRecord[] = [];
+const workers: number[] = [];
+
+async function api<T = any>(path: string, body?: unknown): Promise<T> {
+  const response = await fetch(url + path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${token}`, accept: "application/json", "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`);
+  return JSON.parse(text) as T;
+}
+
+const statusField = (pid: number, field: string) => new RegExp(`^${field}:\\s*(.*)$`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error("The worker split test needs root (.ci/run runs as root)");
+  const binary = await binaryForAnyUser();
+  stateParent = mkdtempSync("/var/lib/agentd-split-");
+  chmodSync(stateParent, 0o755);
+  dataDir = join(stateParent, "data");
+  mkdirSync(dataDir, { mode: 0o700 });
+  // The config where only root may read it: the worker gets it from the monitor.
+  const etc = makeTempDir("agentd-split-etc-");
+  configPath = join(etc, "agentd.jsonc");
+  writeFileSync(configPath, JSON.stringify({ providers: [{ name: "none", base_url: "http://127.0.0.1:9/v1", api_key: "split-test" }] }), {
+    mode: 0o600,
+  });
+  proc = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", dataDir, "--config", configPath], {
+    cwd: etc,
+    env: cleanEnv({ HOME: "/root", USER: "root" }),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  void readLines(proc.stdout, (line) => {
+    const record = parseLogLine(line);
+    if (!record) return;
+    lines.push(record);
+    if (record.event === "worker.spawned" && typeof record.pid === "number") workers.push(record.pid);
+  });
+  const listening = await waitFor("the worker to listen", () => lines.find((r) => r.event === "http.listening"), { timeoutMs: 60_000 });
+  url = String(listening.url);
+  token = readFileSync(join(dataDir, "token"), "utf8").trim();
+}, 120_000);
+
+afterAll(async () => {
+  if (proc) await stopChild(proc, 20_000);
+  for (const pid of workers) if (isProcessAlive(pid)) process.kill(pid, "SIGKILL");
+  removeTempDirs();
+  if (stateParent) rmSync(stateParent, { recursive: true, force: true });
+}, 60_000);
+
+describe("agentd started as root splits into a root monitor and a worker as the service user", () => {
+  test("the worker runs as agentd with no capability and no_new_privs; the supervisor stays root", async () => {
+    const worker = workers.at(-1)!;
+    const service = lines.find((r) => r.event === "security.worker_user" && r.component === "supervisor");
+    expect(service).toMatchObject({ user: "agentd" });
+    expect(statusField(worker, "Uid")!.split(/\s+/).every((uid) => uid === String(service!.uid))).toBe(true);
+    expect(statusField(worker, "CapEff")).toBe("0000000000000000");
+    expect(statusField(worker, "CapBnd")).toBe("0000000000000000");
+    expect(statusField(worker, "NoNewPrivs")).toBe("1");
+    expect(statSync(`/proc/${proc!.pid}`).uid).toBe(0);
+    const status = await api("/status");
+    expect(status.worker.privilege_gate).toMatchObject({ mode: "command_user", user: "agentd-cmd", worker_user: "agentd" });
+  });
+
+  test("the data dir is shared as /tmp is: root's and sticky, the log directory and lock root's alone", () => {
+    const dir = lstatSync(dataDir);
+    expect(dir.uid).toBe(0);
+    expect(dir.mode & 0o7777).toBe(0o1770);
+    expect(lstatSync(join(dataDir, "logs")).uid).toBe(0);
+    expect(lstatSync(join(dataDir, "agentd.lock")).uid).toBe(0);
+    expect(lstatSync(join(dataDir, "agentd.db")).uid).not.toBe(0);
+    expect(lstatSync(join(dataDir, "token")).mode & 0o777).toBe(0o600);
+  });
+
+  test("commands still run as the command user, started by the monitor", async () => {
+    const result = await api<{ output: string }>("/api/pty", { cmd: "id -un; grep NoNewPrivs /proc/self/status", yield_time_ms: 5000 });
+    expect(result.output).toContain("agentd-cmd");
+    expect(result.output).toMatch(/NoNewPrivs:\s+1/);
+    expect(lines.some((r) => r.event === "monitor.start" && r.kind === "command")).toBe(true);
+  });
+
+  test("a reload reaches the root supervisor through the monitor and re-reads the root-only config", async () => {
+    writeFileSync(configPath, JSON.stringify({ providers: [{ name: "renamed", base_url: "http://127.0.0.1:9/v1", api_key: "split-test" }] }));
+    expect(await api("/api/admin/reload", {})).toEqual({ result: "reloaded" });
+    const providers = await api<{ providers: Array<{ name: string }> }>("/api/admin/proxy/providers");
+    expect(providers.providers.map((p) => p.name)).toEqual(["renamed"]);
+  });
+
+  test("a worker killed with SIGKILL takes its commands with it, and the new one works", async () => {
+    const opened = await api<{ session_id: string; output: string }>("/api/pty", {
+      cmd: "setsid sleep 300 & echo detached=$!; sleep 300",
+      yield_time_ms: 1500,
+    });
+    const detached = Number(/detached=(\d+)/.exec(opened.output)![1]);
+    expect(isProcessAlive(detached)).toBe(true);
+    const worker = workers.at(-1)!;
+    process.kill(worker, "SIGKILL");
+    await waitFor("the detached command to end", () => (isProcessAlive(detached) ? undefined : true), { timeoutMs: 15_000 });
+    await waitFor("a new worker", () => (workers.length > 1 && lines.filter((r) => r.event === "http.listening").length > 1 ? true : undefined), {
+      timeoutMs: 60_000,
+    });
+    expect(lines.some((r) => r.event === "monitor.sessions_ended")).toBe(true);
+    const again = await api<{ output: string }>("/api/pty", { cmd: "id -un", yield_time_ms: 5000 });
+    expect(again.output).toContain("agentd-cmd");
+  }, 90_000);
+});
