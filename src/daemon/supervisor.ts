@@ -48,7 +48,7 @@ import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.t
 import { restrictDataDir } from "./dataDirAccess.ts";
 import { asWorkerUser, planWorkerSplit, shareDataDir } from "./workerSplit.ts";
 import type { CommandMonitor } from "./monitor/commandMonitor.ts";
-import { MONITOR_ENV } from "./monitor/monitorEnv.ts";
+import { MONITOR_ENV, ROOT_WORKER_ENV } from "./monitor/monitorEnv.ts";
 import { startMonitor } from "./monitor/startMonitor.ts";
 import { claimDataDir } from "./dataDirLock.ts";
 import { loadConfigInChild } from "./configHandoff.ts";
@@ -312,6 +312,7 @@ async function supervise(
       privateTmp,
       onWorkerLine,
       monitor && account ? { monitor, account } : undefined,
+      "problem" in privileges.split && privileges.identity.mode === "command_user" ? privileges.split.problem : undefined,
     );
     current = worker;
     log.info("worker.spawned", { pid: worker.pid, restarts });
@@ -371,6 +372,8 @@ function spawnWorker(
   privateTmp: string,
   onLine: (pid: number) => (line: string) => void,
   split: { monitor: CommandMonitor; account: WorkerAccount } | undefined,
+  /** Started as root without the split: why the worker stays root, for /health and the page. */
+  rootWorkerReason: string | undefined,
 ): Worker {
   const worker: Worker = trackChild(
     Bun.spawn(split ? asWorkerUser(args, split.account) : args, {
@@ -407,6 +410,7 @@ function spawnWorker(
         AGENTD_WORKER_RESTARTS: String(restarts),
         [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
         ...(split ? { [MONITOR_ENV]: "1" } : {}),
+        ...(rootWorkerReason ? { [ROOT_WORKER_ENV]: rootWorkerReason } : {}),
       },
     }),
   );

@@ -17,7 +17,7 @@ import {
   runInBackground,
 } from "../core/process/index.ts";
 import { judgeEscalationsAs } from "../agent/index.ts";
-import { MONITOR_ENV } from "./monitor/monitorEnv.ts";
+import { MONITOR_ENV, ROOT_WORKER_ENV } from "./monitor/monitorEnv.ts";
 import {
   MonitorClient,
   MonitorLauncher,
@@ -84,6 +84,10 @@ export async function runWorker(options: ServeOptions): Promise<number> {
         dataDir,
         ...(configPath ? { config: configPath } : {}),
       });
+  // Started as root without the split, the worker is root: the gate holds for commands, but say so.
+  const rootWorker = process.env[ROOT_WORKER_ENV];
+  if (rootWorker && identity.mode === "command_user")
+    identity.limits = `the worker runs as root, not as the service user: ${rootWorker}; a monitor and a worker of its own need the binary and the data dir where the service user can reach them (README: Security model)`;
   if (identity.problems.length > 0) log.warn("security.gate_open", { mode: identity.mode, problems: identity.problems });
   else log.info("security.gate_holds", { mode: identity.mode, user: identity.user });
   confineOwnCommands(identity, { withheld: envReferences, pass: config.pty.pass_env });

@@ -202,7 +202,11 @@ export const doctorCommand: Command = {
     const timeoutMs = values.timeout ? parseDuration(values.timeout as string) : 10_000;
     const checks = [
       ptyCheck(),
-      privilegeGateCheck(config.pty.run_as, { binary: process.execPath, dataDir, ...(path ? { config: path } : {}) }),
+      privilegeGateCheck(
+        config.pty.run_as,
+        { binary: process.execPath, dataDir, ...(path ? { config: path } : {}) },
+        { user: config.supervisor.worker_user, port: config.server.port },
+      ),
       cgroupCheck(),
       dataDirCheck(dataDir),
       sqliteCheck(dataDir),

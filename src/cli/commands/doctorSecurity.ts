@@ -1,12 +1,18 @@
 import { AgentdError } from "../../core/errors/index.ts";
-import { localIdentityHost, resolveCommandIdentity, type OwnPaths, type RunAs } from "../../core/process/identity/index.ts";
+import {
+  localIdentityHost,
+  resolveCommandIdentity,
+  resolveWorkerAccount,
+  type OwnPaths,
+  type RunAs,
+} from "../../core/process/identity/index.ts";
 import { detectCgroupLayout } from "../../core/process/cgroups/index.ts";
 import type { DoctorCheck } from "./doctorReport.ts";
 
 const NAME = "privilege gate";
 
 /** Whether the kernel keeps commands from agentd: a command user of their own, and agentd's files out of its reach. */
-export function privilegeGateCheck(runAs: RunAs, own: OwnPaths): DoctorCheck {
+export function privilegeGateCheck(runAs: RunAs, own: OwnPaths, worker: { user: string; port: number }): DoctorCheck {
   return {
     name: NAME,
     async run() {
@@ -21,10 +27,18 @@ export function privilegeGateCheck(runAs: RunAs, own: OwnPaths): DoctorCheck {
           };
         if (identity.mode === "namespaces")
           return { name: NAME, status: "pass", detail: `namespaces; decisions and direct calls need the token; ${identity.limits}` };
+        const account =
+          worker.port > 0 && worker.port < 1024
+            ? { problem: `port ${worker.port} is below 1024: only root may bind it` }
+            : resolveWorkerAccount(worker.user, identity, own, localIdentityHost(), false);
+        const split =
+          "problem" in account
+            ? `the worker stays root (${account.problem})`
+            : `the worker runs as ${account.user} (uid ${account.uid}) and the supervisor stays root as its monitor`;
         return {
           name: NAME,
           status: "pass",
-          detail: `commands run as ${identity.user} (uid ${identity.credentials?.uid}), with no_new_privs; decisions need the token`,
+          detail: `commands run as ${identity.user} (uid ${identity.credentials?.uid}), with no_new_privs; decisions need the token; ${split}`,
         };
       } catch (error) {
         if (!(error instanceof AgentdError)) throw error;

@@ -24,10 +24,13 @@ export function resolveWorkerAccount(
   commands: CommandIdentity,
   own: OwnPaths,
   host: IdentityHost = localIdentityHost(),
+  create = true,
 ): WorkerAccount | { problem: string } {
   if (host.uid !== 0) return { problem: "agentd is not started as root" };
   const find = () => parsePasswd(host.passwd()).find((account) => account.name === name);
   let account = find();
+  if (!account && name === DEFAULT_WORKER_USER && !create)
+    return { problem: `the service user ${name} does not exist yet: \`agentd serve\` creates it at start` };
   if (!account && name === DEFAULT_WORKER_USER) {
     try {
       host.createUser(name, false);
