@@ -46,7 +46,7 @@ import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
-import { asWorkerUser, planWorkerSplit, shareDataDir } from "./workerSplit.ts";
+import { asWorkerUser, planWorkerSplit, shareDataDir, unlinkedStoreFiles } from "./workerSplit.ts";
 import type { CommandMonitor } from "./monitor/commandMonitor.ts";
 import { MONITOR_ENV, ROOT_WORKER_ENV } from "./monitor/monitorEnv.ts";
 import { startMonitor } from "./monitor/startMonitor.ts";
@@ -133,6 +133,11 @@ async function supervise(
   let config = initialConfig;
   const sharedWith = "problem" in privileges.split ? undefined : privileges.split;
   const restrictProblem = restrictDataDir(dataDir, sharedWith?.gid);
+  const linked = sharedWith ? unlinkedStoreFiles(dataDir) : { removed: [] };
+  if (linked.refused) {
+    process.stderr.write(`agentd: ${linked.refused}\n`);
+    return 2;
+  }
   const logPath = join(dataDir, "logs", "agentd.log");
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
   let logFileProblem: string | undefined;
@@ -152,6 +157,7 @@ async function supervise(
   setLogSink(writeLine);
   installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
+  if (linked.removed.length > 0) log.warn("security.links_removed", { paths: linked.removed });
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
   // Created, checked and migrated before the worker starts: the worker then opens a ready store.
   let db: Database;

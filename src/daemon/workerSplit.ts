@@ -1,4 +1,4 @@
-import { chmodSync, lchownSync, lstatSync, readdirSync } from "node:fs";
+import { chmodSync, lchownSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentdConfig } from "../core/config/schema.ts";
 import { AgentdError } from "../core/errors/index.ts";
@@ -55,6 +55,33 @@ export function shareDataDir(dataDir: string, account: WorkerAccount): void {
     const entryInfo = lstatOrUndefined(path);
     if (entryInfo?.uid === 0) lchownSync(path, account.uid, account.gid);
   }
+}
+
+/**
+ * Before root writes its log or opens the store in a data dir a worker may have had: a link in place of the store's files
+ * (which root would follow and write through) is removed; a file with another name elsewhere (a
+ * hard link) is refused. Returns why agentd must not start, or undefined.
+ */
+export function unlinkedStoreFiles(dataDir: string): { removed: string[]; refused?: string } {
+  const removed: string[] = [];
+  const logs = lstatOrUndefined(join(dataDir, "logs"));
+  if (logs?.isSymbolicLink()) {
+    unlinkSync(join(dataDir, "logs"));
+    removed.push(join(dataDir, "logs"));
+  } else if (logs && logs.uid !== 0)
+    return { removed, refused: `${join(dataDir, "logs")} is not root's (uid ${logs.uid}): root writes its log there; move it aside` };
+  for (const entry of HANDED_OVER) {
+    const path = join(dataDir, entry);
+    const info = lstatOrUndefined(path);
+    if (!info) continue;
+    if (info.isSymbolicLink()) {
+      unlinkSync(path);
+      removed.push(path);
+    } else if (info.isFile() && info.nlink > 1) {
+      return { removed, refused: `${path} has ${info.nlink} names (a hard link): root will not open it; move it aside` };
+    }
+  }
+  return { removed };
 }
 
 /** A whole tree, before any process of the worker's user could have touched it. */

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/index.ts";
 import { binaryForAnyUser, cleanEnv, stopChild } from "../support/binary.ts";
@@ -33,7 +44,33 @@ async function api<T = any>(path: string, body?: unknown): Promise<T> {
   return JSON.parse(text) as T;
 }
 
-const statusField = (pid: number, field: string) => new RegExp(`^${field}:\\s*(.*)$`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+let binaryPath = "";
+let cwd = "";
+
+function startAgentd(): Subprocess<"ignore", "pipe", "pipe"> {
+  const child = Bun.spawn([binaryPath, "serve", "--port", "0", "--data-dir", dataDir, "--config", configPath], {
+    cwd,
+    env: cleanEnv({ HOME: "/root", USER: "root" }),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  void readLines(child.stdout, (line) => {
+    const record = parseLogLine(line);
+    if (!record) return;
+    lines.push(record);
+    if (record.event === "worker.spawned" && typeof record.pid === "number") workers.push(record.pid);
+  });
+  return child;
+}
+
+const workerUid = () =>
+  Number(
+    lines.find((r) => r.event === "security.worker_user" && r.component === "supervisor")?.uid ?? statSync(join(dataDir, "token")).uid,
+  );
+
+const statusField = (pid: number, field: string) =>
+  new RegExp(`^${field}:\\s*(.*)$`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error("The worker split test needs root (.ci/run runs as root)");
@@ -48,19 +85,9 @@ beforeAll(async () => {
   writeFileSync(configPath, JSON.stringify({ providers: [{ name: "none", base_url: "http://127.0.0.1:9/v1", api_key: "split-test" }] }), {
     mode: 0o600,
   });
-  proc = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", dataDir, "--config", configPath], {
-    cwd: etc,
-    env: cleanEnv({ HOME: "/root", USER: "root" }),
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  void readLines(proc.stdout, (line) => {
-    const record = parseLogLine(line);
-    if (!record) return;
-    lines.push(record);
-    if (record.event === "worker.spawned" && typeof record.pid === "number") workers.push(record.pid);
-  });
+  binaryPath = binary;
+  cwd = etc;
+  proc = startAgentd();
   const listening = await waitFor("the worker to listen", () => lines.find((r) => r.event === "http.listening"), { timeoutMs: 60_000 });
   url = String(listening.url);
   token = readFileSync(join(dataDir, "token"), "utf8").trim();
@@ -78,7 +105,11 @@ describe("agentd started as root splits into a root monitor and a worker as the 
     const worker = workers.at(-1)!;
     const service = lines.find((r) => r.event === "security.worker_user" && r.component === "supervisor");
     expect(service).toMatchObject({ user: "agentd" });
-    expect(statusField(worker, "Uid")!.split(/\s+/).every((uid) => uid === String(service!.uid))).toBe(true);
+    expect(
+      statusField(worker, "Uid")!
+        .split(/\s+/)
+        .every((uid) => uid === String(service!.uid)),
+    ).toBe(true);
     expect(statusField(worker, "CapEff")).toBe("0000000000000000");
     expect(statusField(worker, "CapBnd")).toBe("0000000000000000");
     expect(statusField(worker, "NoNewPrivs")).toBe("1");
@@ -105,8 +136,19 @@ describe("agentd started as root splits into a root monitor and a worker as the 
   });
 
   test("a reload reaches the root supervisor through the monitor and re-reads the root-only config", async () => {
-    writeFileSync(configPath, JSON.stringify({ providers: [{ name: "renamed", base_url: "http://127.0.0.1:9/v1", api_key: "split-test" }] }));
-    expect(await api("/api/admin/reload", {})).toEqual({ result: "reloaded" });
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        providers: [{ name: "renamed", base_url: "http://127.0.0.1:9/v1", api_key: "split-test" }],
+        pty: { max_sessions: 16 },
+        supervisor: { stop_grace_ms: 14_000 },
+      }),
+    );
+    expect(await api("/api/admin/reload", {})).toEqual({
+      result: "reloaded",
+      applied: ["providers", "pty.max_sessions"],
+      needs_restart: ["supervisor.stop_grace_ms"],
+    });
     const providers = await api<{ providers: Array<{ name: string }> }>("/api/admin/proxy/providers");
     expect(providers.providers.map((p) => p.name)).toEqual(["renamed"]);
   });
@@ -121,11 +163,31 @@ describe("agentd started as root splits into a root monitor and a worker as the 
     const worker = workers.at(-1)!;
     process.kill(worker, "SIGKILL");
     await waitFor("the detached command to end", () => (isProcessAlive(detached) ? undefined : true), { timeoutMs: 15_000 });
-    await waitFor("a new worker", () => (workers.length > 1 && lines.filter((r) => r.event === "http.listening").length > 1 ? true : undefined), {
-      timeoutMs: 60_000,
-    });
+    await waitFor(
+      "a new worker",
+      () => (workers.length > 1 && lines.filter((r) => r.event === "http.listening").length > 1 ? true : undefined),
+      {
+        timeoutMs: 60_000,
+      },
+    );
     expect(lines.some((r) => r.event === "monitor.sessions_ended")).toBe(true);
     const again = await api<{ output: string }>("/api/pty", { cmd: "id -un", yield_time_ms: 5000 });
     expect(again.output).toContain("agentd-cmd");
+  }, 90_000);
+
+  test("restarted over a data dir a worker had, root follows no link it left and starts again", async () => {
+    await stopChild(proc!, 20_000);
+    // What a worker taken over could leave behind for root: links in place of the store's files and the log directory.
+    const victim = join(makeTempDir("agentd-split-victim-"), "passwd");
+    writeFileSync(victim, "root:x:0:0::/root:/bin/bash\n", { mode: 0o644 });
+    rmSync(join(dataDir, "agentd.db-wal"), { force: true });
+    symlinkSync(victim, join(dataDir, "agentd.db-wal"));
+    lchownSync(join(dataDir, "agentd.db-wal"), workerUid(), workerUid());
+    lines.length = 0;
+    proc = startAgentd();
+    await waitFor("the worker to listen again", () => lines.find((r) => r.event === "http.listening"), { timeoutMs: 60_000 });
+    expect(lines.find((r) => r.event === "security.links_removed")).toMatchObject({ paths: [join(dataDir, "agentd.db-wal")] });
+    expect(readFileSync(victim, "utf8")).toBe("root:x:0:0::/root:/bin/bash\n");
+    expect(lstatSync(join(dataDir, "agentd.db-wal")).isSymbolicLink()).toBe(false);
   }, 90_000);
 });
