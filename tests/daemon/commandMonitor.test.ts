@@ -83,11 +83,16 @@ function recordCall(cmd: string, options: { approval?: string; status?: string; 
     db.query(
       "INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, status, created_at) VALUES (?, ?, 't', ?, 'exec_command', 'sudo', ?, ?, ?)",
     ).run(approvalId, session, record, cmd, options.approval!, now);
-  if (options.grant) db.query("INSERT INTO agent_grants (session_id, scope, approval_id, granted_at) VALUES (?, 'sudo', 'x', ?)").run(session, now);
+  if (options.grant)
+    db.query("INSERT INTO agent_grants (session_id, scope, approval_id, granted_at) VALUES (?, 'sudo', 'x', ?)").run(session, now);
   return { recordId: record, sessionId: session };
 }
 
-const start = (words: string[], kind: "command" | "escalation" | "terminal", extra: Partial<Extract<MonitorRequest, { op: "start" }>> = {}) =>
+const start = (
+  words: string[],
+  kind: "command" | "escalation" | "terminal",
+  extra: Partial<Extract<MonitorRequest, { op: "start" }>> = {},
+) =>
   ({
     op: "start",
     sessionId: `p${nextId++}`,
@@ -138,7 +143,9 @@ describe("agentd's monitor", () => {
     const out = join(dir, "who");
     writeFileSync(out, "");
     chmodSync(out, 0o666);
-    const { pid } = await value<{ pid: number }>(start(["/bin/sh", "-c", `{ id -u; grep NoNewPrivs /proc/self/status; } > ${out}`], "command"));
+    const { pid } = await value<{ pid: number }>(
+      start(["/bin/sh", "-c", `{ id -u; grep NoNewPrivs /proc/self/status; } > ${out}`], "command"),
+    );
     await ended(pid);
     expect(readFileSync(out, "utf8")).toMatch(/^65534\nNoNewPrivs:\s+1\n$/);
   });
@@ -163,8 +170,16 @@ describe("agentd's monitor", () => {
       [recordCall(`sudo touch ${marker}`, { approval: "pending" }), ["sudo", "touch", marker], "pending, not allowed"],
       [recordCall(`sudo touch ${marker}`, { approval: "deny" }), ["sudo", "touch", marker], "deny, not allowed"],
       [recordCall(`sudo touch ${marker}`), ["sudo", "touch", marker], "no person approved"],
-      [recordCall(`sudo touch ${marker}`, { approval: "allow_once" }), ["sudo", "touch", "/etc/agentd-pwned"], "are not the recorded call's"],
-      [recordCall(`sudo touch ${marker}`, { approval: "allow_once", status: "finished" }), ["sudo", "touch", marker], "finished, not running"],
+      [
+        recordCall(`sudo touch ${marker}`, { approval: "allow_once" }),
+        ["sudo", "touch", "/etc/agentd-pwned"],
+        "are not the recorded call's",
+      ],
+      [
+        recordCall(`sudo touch ${marker}`, { approval: "allow_once", status: "finished" }),
+        ["sudo", "touch", marker],
+        "finished, not running",
+      ],
       [recordCall(`touch ${marker}`, { approval: "allow_once" }), ["touch", marker], "are not the recorded call's"],
     ];
     for (const [call, words, why] of cases) {
@@ -174,7 +189,9 @@ describe("agentd's monitor", () => {
     }
     // Another session's approval does not cover this one.
     const other = recordCall(`sudo touch ${marker}`, { approval: "allow_once" });
-    const stolen = await refusal(start(["sudo", "touch", marker], "escalation", { call: { ...other, sessionId: recordCall("true").sessionId } }));
+    const stolen = await refusal(
+      start(["sudo", "touch", marker], "escalation", { call: { ...other, sessionId: recordCall("true").sessionId } }),
+    );
     expect(stolen.message).toContain("another session");
     expect(existsSync(marker)).toBe(false);
     expect(existsSync("/etc/agentd-pwned")).toBe(false);
@@ -182,11 +199,17 @@ describe("agentd's monitor", () => {
 
   test("follows a sudo grant and the session's policy, but never a deny", async () => {
     const granted = join(dir, "granted");
-    const { pid } = await value<{ pid: number }>(start(["sudo", "touch", granted], "escalation", { call: recordCall(`sudo touch ${granted}`, { grant: true }) }));
+    const { pid } = await value<{ pid: number }>(
+      start(["sudo", "touch", granted], "escalation", { call: recordCall(`sudo touch ${granted}`, { grant: true }) }),
+    );
     await ended(pid);
     expect(statSync(granted).uid).toBe(0);
     const denied = join(dir, "denied");
-    const refused = await refusal(start(["sudo", "touch", denied], "escalation", { call: recordCall(`sudo touch ${denied}`, { grant: true, policy: { sudo: "deny" } }) }));
+    const refused = await refusal(
+      start(["sudo", "touch", denied], "escalation", {
+        call: recordCall(`sudo touch ${denied}`, { grant: true, policy: { sudo: "deny" } }),
+      }),
+    );
     expect(refused.message).toContain("sudo policy deny");
   });
 

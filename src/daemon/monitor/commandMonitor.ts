@@ -243,7 +243,10 @@ export class CommandMonitor {
 }
 
 /** A file tool's arguments as its schema reads them; what it refuses is the worker's bad request. */
-function validArgs<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, args: unknown): T {
+function validArgs<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } },
+  args: unknown,
+): T {
   const parsed = schema.safeParse(args);
   if (!parsed.success) throw new AgentdError("invalid_request", `Cannot use these file tool arguments: ${parsed.error.message}`);
   return parsed.data;
