@@ -157,6 +157,7 @@ async function runMonitor(): Promise<void> {
     db: openStore({ path: ":memory:", migrations: allMigrations }),
     ownPaths: () => [],
     reload: () => undefined,
+    gateProblems: () => [],
     log: createLogger("bench-monitor"),
   });
   process.on("message", async (message) => process.send!(await monitor.handle(message)));

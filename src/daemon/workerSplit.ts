@@ -1,5 +1,5 @@
-import { chmodSync, lchownSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, lchownSync, lstatSync, readdirSync, realpathSync, unlinkSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
 import type { AgentdConfig } from "../core/config/schema.ts";
 import { AgentdError } from "../core/errors/index.ts";
 import { type CommandIdentity, type OwnPaths, resolveWorkerAccount, setprivPath, type WorkerAccount } from "../core/process/index.ts";
@@ -41,11 +41,14 @@ const SHARED_MODE = 0o1770;
  * owns, and hands over only what it created itself, by lchown (a link is never followed). The first
  * time (no worker user has had the directory yet) everything in it but root's own entries is handed over.
  */
-export function shareDataDir(dataDir: string, account: WorkerAccount): void {
+export function shareDataDir(dataDir: string, account: WorkerAccount, binary = process.execPath): void {
   const info = lstatSync(dataDir);
   const shared = info.uid === 0 && info.gid === account.gid && (info.mode & 0o7777) === SHARED_MODE;
   if (!shared) {
-    for (const entry of readdirSync(dataDir)) if (!SUPERVISOR_ENTRIES.has(entry)) handOver(join(dataDir, entry), account);
+    // A hop installs agentd inside its data dir (<data_dir>/bin/agentd): what root runs stays root's.
+    const running = entryHolding(dataDir, binary);
+    for (const entry of readdirSync(dataDir))
+      if (!SUPERVISOR_ENTRIES.has(entry) && entry !== running) handOver(join(dataDir, entry), account);
     lchownSync(dataDir, 0, account.gid);
     chmodSync(dataDir, SHARED_MODE);
     return;
@@ -82,6 +85,19 @@ export function unlinkedStoreFiles(dataDir: string): { removed: string[]; refuse
     }
   }
   return { removed };
+}
+
+/** The data dir's top-level entry `path` lies in, if it lies in the data dir. */
+function entryHolding(dataDir: string, path: string): string | undefined {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const inside = relative(real(dataDir), real(path));
+  return inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside.split(sep)[0] : undefined;
 }
 
 /** A whole tree, before any process of the worker's user could have touched it. */

@@ -126,6 +126,7 @@ beforeAll(() => {
     token: TOKEN,
     ownPaths: () => [join(dir, "agentd.db"), join(dir, "agentd.jsonc")],
     reload: () => reloads++,
+    gateProblems: () => [],
     log: createLogger("monitor-test"),
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
@@ -64,9 +64,15 @@ beforeAll(async () => {
     config: {
       providers: [{ name: "scripted", base_url: upstream.url }],
       agent: { model: "gpt-test" },
-      hops: { known_hosts: knownHosts, identity_files: [sshd.clientKeyPath], use_agent: false },
+      hops: { known_hosts: knownHosts, identity_files: [join(local, "hop_ed25519")], use_agent: false },
     },
   });
+  // The key as an operator keeps it for agentd: the worker's own (started as root, the worker runs
+  // as the service user and cannot read the test's key). Read at each connection, so in time here.
+  const key = join(local, "hop_ed25519");
+  copyFileSync(sshd.clientKeyPath, key);
+  const worker = statSync(`/proc/${daemon.workerPid()}`);
+  chownSync(key, worker.uid, worker.gid);
 }, 180_000);
 
 afterAll(async () => {
@@ -103,6 +109,9 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
       { timeoutMs: 30_000, intervalMs: 200 },
     );
     expect(gate).toBe("command_user");
+    // The remote agentd splits (its worker runs as the service user), but the binary root runs stays root's.
+    expect(statSync(join(remoteHome, ".agentd", "bin", "agentd")).uid).toBe(0);
+    expect(statSync(join(remoteHome, ".agentd", "bin")).uid).toBe(0);
   }, 240_000);
 
   test("the model hops over (approved), runs a command and reads a file there, then hops back", async () => {

@@ -26,6 +26,8 @@ export interface CommandMonitorOptions {
   configPath?: string;
   /** The API token: a privileged terminal needs a request that carried it. */
   token?: string;
+  /** Why the gate does not hold, as of now (the data dir is restricted after start): what the worker reports. */
+  gateProblems: () => readonly string[];
   /** agentd's own paths (data dir, config, binary, its processes): out of the file tools' reach. */
   ownPaths: () => readonly string[];
   /** The worker's reload request (`agentd reload`, /api/admin/reload): as SIGHUP to the supervisor. */
@@ -110,7 +112,7 @@ export class CommandMonitor {
   async #serve(request: MonitorRequest): Promise<unknown> {
     switch (request.op) {
       case "hello":
-        return { identity: this.options.identity };
+        return { identity: { ...this.options.identity, problems: this.options.gateProblems() } };
       case "config":
         return this.options.configPath ? { path: this.options.configPath, text: readFileSync(this.options.configPath, "utf8") } : {};
       case "reload":

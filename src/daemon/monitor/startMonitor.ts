@@ -1,6 +1,7 @@
 import type { AgentdConfig } from "../../core/config/schema.ts";
 import type { Logger } from "../../core/log/index.ts";
 import type { CommandIdentity, WorkerAccount } from "../../core/process/index.ts";
+import { localIdentityHost, ownPathProblems } from "../../core/process/identity/index.ts";
 import type { Database } from "../../core/store/index.ts";
 import { openCommandCgroups } from "../commandCgroups.ts";
 import type { CommandMonitor } from "./commandMonitor.ts";
@@ -46,6 +47,12 @@ export async function startMonitor(options: StartMonitorOptions): Promise<Comman
       ];
     },
     reload: options.reload,
+    gateProblems: () => {
+      const credentials = options.identity.credentials;
+      if (!credentials || !options.identity.user) return options.identity.problems;
+      const own = { binary: process.execPath, dataDir: options.dataDir, ...(options.configPath ? { config: options.configPath } : {}) };
+      return ownPathProblems(own, { uid: credentials.uid, gids: credentials.groups }, options.identity.user, localIdentityHost());
+    },
     log: options.log,
   });
 }
