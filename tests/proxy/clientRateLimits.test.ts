@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { ChatOpenAI } from "@langchain/openai";
 import { APICallError, generateText, RetryError } from "ai";
@@ -14,6 +14,8 @@ import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
  * three wires. Every client gets its own rate-limit error for a 429 however often it retries,
  * the breaker stays closed, and a breaker held open for minutes gives each its own unavailable
  * error at once (no Retry-After past the cap to sit through).
+ * Each case has its own upstream and proxy, so the cases run side by side: most of their time is
+ * the clients' own retry waits.
  */
 
 type Wire = "chat" | "responses" | "anthropic";
@@ -78,15 +80,7 @@ function expectOwnError(client: string, error: unknown, status: number): void {
 }
 
 const table: string[] = [];
-let up: ScriptedUpstream | undefined;
-let h: ProxyHarness | undefined;
-
-afterEach(async () => {
-  await h?.close();
-  await up?.close();
-  h = undefined;
-  up = undefined;
-});
+let cases = 0;
 
 afterAll(() => {
   // The table the issue asks for; seconds are what this run measured, not asserted.
@@ -102,11 +96,22 @@ async function run(client: string, agentd: string): Promise<Caught> {
   return { error, ms: performance.now() - started };
 }
 
-function start(wire: Wire, config: Record<string, unknown> = {}): { up: ScriptedUpstream; h: ProxyHarness } {
-  up = startScriptedUpstream({ wires: [wire], strict: wire !== "anthropic" });
-  // agentd's default retries and breaker; only the backoff base is the harness's short one.
-  h = startProxy({ providers: [{ name: wire, base_url: up.url, wire }], config });
-  return { up, h };
+/** A case against its own strict upstream and proxy, both closed when it ends. */
+async function against(
+  wire: Wire,
+  body: (pair: { up: ScriptedUpstream; h: ProxyHarness }) => Promise<void>,
+  config: Record<string, unknown> = {},
+): Promise<void> {
+  const up = startScriptedUpstream({ wires: [wire], strict: wire !== "anthropic" });
+  // agentd's default retries and breaker; only the backoff base is the harness's short one. A
+  // provider name of its own keeps this case's log lines apart from the others running beside it.
+  const h = startProxy({ providers: [{ name: `${wire}-${++cases}`, base_url: up.url, wire }], config });
+  try {
+    await body({ up, h });
+  } finally {
+    await h.close();
+    await up.close();
+  }
 }
 
 function note(client: string, wire: Wire, fault: Fault, caught: Caught): void {
@@ -115,130 +120,149 @@ function note(client: string, wire: Wire, fault: Fault, caught: Caught): void {
 }
 
 for (const wire of ["chat", "responses", "anthropic"] as const) {
-  describe(`${wire} upstream`, () => {
+  describe.concurrent(`${wire} upstream`, () => {
     for (const client of Object.keys(CLIENTS)) {
       for (const fault of ["429 retry-after 1", "429 insufficient_quota"] as const) {
         if (fault === "429 insufficient_quota" && wire === "anthropic") continue;
         test(`${client}, ${fault}: its own rate-limit error every time; the breaker stays closed`, async () => {
-          const { up, h } = start(wire);
-          up.setDefault(FAULTS[fault]);
-          const caught = await run(client, h.url);
-          note(client, wire, fault, caught);
-          expectOwnError(client, caught.error, 429);
-          expect(h.proxy.status()[0]!.breaker.state).toBe("closed");
-          expect(h.events("breaker.open")).toHaveLength(0);
-          // A spent quota is never retried by agentd; a rate limit at most once per client request.
-          const upstreamCalls = up.completionRequests().length;
-          expect(upstreamCalls).toBeGreaterThanOrEqual(1);
-          if (fault === "429 insufficient_quota") expect(h.events("upstream.error").every((e) => e.attempt === 1)).toBe(true);
-          else expect(h.events("upstream.error").every((e) => Number(e.attempt) <= 2)).toBe(true);
+          await against(wire, async ({ up, h }) => {
+            up.setDefault(FAULTS[fault]);
+            const caught = await run(client, h.url);
+            note(client, wire, fault, caught);
+            expectOwnError(client, caught.error, 429);
+            expect(h.proxy.status()[0]!.breaker.state).toBe("closed");
+            expect(h.events("breaker.open")).toHaveLength(0);
+            // A spent quota is never retried by agentd; a rate limit at most once per client request.
+            const upstreamCalls = up.completionRequests().length;
+            expect(upstreamCalls).toBeGreaterThanOrEqual(1);
+            if (fault === "429 insufficient_quota") expect(h.events("upstream.error").every((e) => e.attempt === 1)).toBe(true);
+            else expect(h.events("upstream.error").every((e) => Number(e.attempt) <= 2)).toBe(true);
+          });
         });
       }
 
       test(`${client}, breaker open 300 s (the watchdog's rule): its unavailable error, no wait past the cap`, async () => {
-        const { up, h } = start(wire);
-        const opened = await fetch(`${h.url}/api/admin/proxy/providers/${wire}/breaker/open`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ cooldown_ms: 300_000, reason: "breaker-on-5xx-storm" }),
+        await against(wire, async ({ up, h }) => {
+          const opened = await fetch(`${h.url}/api/admin/proxy/providers/${h.proxy.status()[0]!.name}/breaker/open`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ cooldown_ms: 300_000, reason: "breaker-on-5xx-storm" }),
+          });
+          expect(opened.status).toBe(200);
+          const caught = await run(client, h.url);
+          note(client, wire, "breaker open 300 s", caught);
+          expectOwnError(client, caught.error, client.startsWith("Anthropic") ? 529 : 503);
+          expect(up.completionRequests()).toHaveLength(0);
         });
-        expect(opened.status).toBe(200);
-        const caught = await run(client, h.url);
-        note(client, wire, "breaker open 300 s", caught);
-        expectOwnError(client, caught.error, client.startsWith("Anthropic") ? 529 : 503);
-        expect(up.completionRequests()).toHaveLength(0);
       });
     }
   });
 }
 
-describe("what agentd writes", () => {
+describe.concurrent("what agentd writes", () => {
   test("an open breaker's 503 past client_retry_after_cap_ms: the wait in the message, no Retry-After, no client retry", async () => {
-    const { h } = start("chat");
-    await fetch(`${h.url}/api/admin/proxy/providers/chat/breaker/open`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ cooldown_ms: 300_000 }),
+    await against("chat", async ({ h }) => {
+      await fetch(`${h.url}/api/admin/proxy/providers/${h.proxy.status()[0]!.name}/breaker/open`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ cooldown_ms: 300_000 }),
+      });
+      const response = await fetch(`${h.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "x" }] }),
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBeNull();
+      expect(response.headers.get("x-should-retry")).toBe("false");
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("upstream_unavailable");
+      expect(body.error.message).toMatch(/in (299|300) s/);
     });
-    const response = await fetch(`${h.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "x" }] }),
-    });
-    expect(response.status).toBe(503);
-    expect(response.headers.get("retry-after")).toBeNull();
-    expect(response.headers.get("x-should-retry")).toBe("false");
-    const body = (await response.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe("upstream_unavailable");
-    expect(body.error.message).toMatch(/in (299|300) s/);
   });
 
   test("a breaker that half-opens sooner than the cap: its honest wait, and clients may retry", async () => {
-    const { h } = start("chat");
-    await fetch(`${h.url}/api/admin/proxy/providers/chat/breaker/open`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ cooldown_ms: 5_000 }),
-    });
-    const response = await fetch(`${h.url}/v1/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", max_tokens: 5, messages: [{ role: "user", content: "x" }] }),
-    });
-    expect(response.status).toBe(529);
-    expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(4);
-    expect(Number(response.headers.get("retry-after"))).toBeLessThanOrEqual(5);
-    expect(response.headers.get("x-should-retry")).toBeNull();
-    expect(((await response.json()) as { error: { type: string } }).error.type).toBe("overloaded_error");
-  });
-
-  test("while a provider asks to wait, a request is answered 429 at once without asking it again", async () => {
-    // agentd itself waits out at most 1 s here, so the 20 s wait goes to the client.
-    const { up, h } = start("responses", { retry_after_cap_ms: 1000 });
-    up.setDefault({ kind: "http_error", status: 429, headers: { "retry-after": "20" } });
-    const post = () =>
-      fetch(`${h.url}/v1/messages`, {
+    await against("chat", async ({ h }) => {
+      await fetch(`${h.url}/api/admin/proxy/providers/${h.proxy.status()[0]!.name}/breaker/open`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ cooldown_ms: 5_000 }),
+      });
+      const response = await fetch(`${h.url}/v1/messages`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ model: "gpt-test", max_tokens: 5, messages: [{ role: "user", content: "x" }] }),
       });
-    const first = await post();
-    expect(first.status).toBe(429);
-    const second = await post();
-    expect(second.status).toBe(429);
-    expect(((await second.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
-    expect(Number(second.headers.get("retry-after"))).toBeGreaterThanOrEqual(19);
-    expect(Number(second.headers.get("retry-after"))).toBeLessThanOrEqual(20);
-    expect(up.completionRequests()).toHaveLength(1);
+      expect(response.status).toBe(529);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(4);
+      expect(Number(response.headers.get("retry-after"))).toBeLessThanOrEqual(5);
+      expect(response.headers.get("x-should-retry")).toBeNull();
+      expect(((await response.json()) as { error: { type: string } }).error.type).toBe("overloaded_error");
+    });
+  });
+
+  test("while a provider asks to wait, a request is answered 429 at once without asking it again", async () => {
+    // agentd itself waits out at most 1 s here, so the 20 s wait goes to the client.
+    await against(
+      "responses",
+      async ({ up, h }) => {
+        up.setDefault({ kind: "http_error", status: 429, headers: { "retry-after": "20" } });
+        const post = () =>
+          fetch(`${h.url}/v1/messages`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "gpt-test", max_tokens: 5, messages: [{ role: "user", content: "x" }] }),
+          });
+        const first = await post();
+        expect(first.status).toBe(429);
+        const second = await post();
+        expect(second.status).toBe(429);
+        expect(((await second.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
+        expect(Number(second.headers.get("retry-after"))).toBeGreaterThanOrEqual(19);
+        expect(Number(second.headers.get("retry-after"))).toBeLessThanOrEqual(20);
+        expect(up.completionRequests()).toHaveLength(1);
+      },
+      { retry_after_cap_ms: 1000 },
+    );
   });
 
   test("a rate limit holds back only the model it was for", async () => {
-    const { up, h } = start("chat", { retry_after_cap_ms: 1000 });
-    up.enqueue({ kind: "http_error", status: 429, headers: { "retry-after": "20" } }, { kind: "text", text: "other model" });
-    const post = (model: string) =>
-      fetch(`${h.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model, messages: [{ role: "user", content: "x" }] }),
-      });
-    expect((await post("gpt-a")).status).toBe(429);
-    expect((await post("gpt-b")).status).toBe(200);
-    expect((await post("gpt-a")).status).toBe(429);
-    expect(up.completionRequests().map((r) => r.body.model)).toEqual(["gpt-a", "gpt-b"]);
+    await against(
+      "chat",
+      async ({ up, h }) => {
+        up.enqueue({ kind: "http_error", status: 429, headers: { "retry-after": "20" } }, { kind: "text", text: "other model" });
+        const post = (model: string) =>
+          fetch(`${h.url}/v1/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model, messages: [{ role: "user", content: "x" }] }),
+          });
+        expect((await post("gpt-a")).status).toBe(429);
+        expect((await post("gpt-b")).status).toBe(200);
+        expect((await post("gpt-a")).status).toBe(429);
+        expect(up.completionRequests().map((r) => r.body.model)).toEqual(["gpt-a", "gpt-b"]);
+      },
+      { retry_after_cap_ms: 1000 },
+    );
   });
 
   test("a rate limit longer than the cap: no Retry-After, and clients show the error instead of waiting", async () => {
-    const { up, h } = start("chat", { client_retry_after_cap_ms: 10_000 });
-    up.setDefault({ kind: "http_error", status: 429, headers: { "retry-after": "600" } });
-    const response = await fetch(`${h.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "x" }] }),
-    });
-    expect(response.status).toBe(429);
-    expect(response.headers.get("retry-after")).toBeNull();
-    expect(((await response.json()) as { error: { message: string } }).error.message).toContain("wait 600 s");
-    expect(response.headers.get("x-should-retry")).toBe("false");
-    expect(up.completionRequests()).toHaveLength(1);
+    await against(
+      "chat",
+      async ({ up, h }) => {
+        up.setDefault({ kind: "http_error", status: 429, headers: { "retry-after": "600" } });
+        const response = await fetch(`${h.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "x" }] }),
+        });
+        expect(response.status).toBe(429);
+        expect(response.headers.get("retry-after")).toBeNull();
+        expect(((await response.json()) as { error: { message: string } }).error.message).toContain("wait 600 s");
+        expect(response.headers.get("x-should-retry")).toBe("false");
+        expect(up.completionRequests()).toHaveLength(1);
+      },
+      { client_retry_after_cap_ms: 10_000 },
+    );
   });
 });

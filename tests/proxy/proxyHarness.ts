@@ -30,12 +30,33 @@ export interface ProxyHarness {
 /** Fast retries unless a test says otherwise. */
 const TEST_DEFAULTS = { retry_base_ms: 10, retry_max_ms: 40 };
 
+/**
+ * Every harness open at once gets the log lines (the log sink is one per process); each keeps the
+ * lines of its own providers and those naming none (or "none": no provider answered), so cases
+ * running side by side stay apart when their providers' names differ.
+ */
+const openHarnesses = new Set<{ providers: ReadonlySet<string>; logs: LogRecord[] }>();
+let sinkInstalled = false;
+
+function collectLogs(providers: ReadonlySet<string>): { logs: LogRecord[]; stop(): void } {
+  if (!sinkInstalled) {
+    sinkInstalled = true;
+    setLogSink((line) => {
+      const record = parseLogLine(line);
+      if (!record) return;
+      for (const harness of openHarnesses)
+        if (typeof record.provider !== "string" || record.provider === "none" || harness.providers.has(record.provider))
+          harness.logs.push(record);
+    });
+  }
+  const entry = { providers, logs: [] as LogRecord[] };
+  openHarnesses.add(entry);
+  return { logs: entry.logs, stop: () => openHarnesses.delete(entry) };
+}
+
 export function startProxy(options: { providers: ProviderInput[]; config?: Record<string, unknown>; db?: Database }): ProxyHarness {
-  const logs: LogRecord[] = [];
-  setLogSink((line) => {
-    const record = parseLogLine(line);
-    if (record) logs.push(record);
-  });
+  const collector = collectLogs(new Set(options.providers.map((p) => String((p as { name?: unknown }).name))));
+  const logs = collector.logs;
   const db = options.db ?? openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
   const proxy = createProxy({
     providers: options.providers.map((p) => providerConfigSchema.parse(p)),
@@ -55,6 +76,7 @@ export function startProxy(options: { providers: ProviderInput[]; config?: Recor
     logs,
     events: (name) => logs.filter((r) => r.event === name),
     close: async () => {
+      collector.stop();
       await proxy.close();
       await server.stop(true);
       if (!options.db) db.close();
