@@ -90,7 +90,8 @@ async function runAgent(upstream: ScriptedUpstream, sidecar: "off" | "info"): Pr
     db,
     dataDir,
     config: {
-      agent: agentConfigSchema.parse({ max_steps: STEPS_PER_TURN, debug: { level: sidecar } }),
+      // Every step makes the same call with the same result: the repeat stop must not end the turn first.
+      agent: agentConfigSchema.parse({ max_steps: STEPS_PER_TURN, max_repeated_calls: STEPS_PER_TURN + 1, debug: { level: sidecar } }),
       approvals: approvalsConfigSchema.parse({}),
       services: [],
     },

@@ -22,6 +22,8 @@ import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tool
 import { LocalToolTarget } from "./toolTarget.ts";
 import { createServiceTools } from "./serviceTools.ts";
 import { TurnEngine } from "./turnEngine.ts";
+import { CallRecorder } from "./callRecorder.ts";
+import { ToolCallPipeline } from "./toolCallPipeline.ts";
 import { DirectCalls } from "./directCalls.ts";
 import { SessionChannels } from "./sessionChannels.ts";
 import { AgentTelemetry } from "./agentTelemetry.ts";
@@ -142,25 +144,36 @@ export function createAgent(options: CreateAgentOptions): Agent {
     return found;
   };
   const telemetry = new AgentTelemetry(options.tracer, (name) => catalog.byName.has(name));
-  const writtenFiles = new WrittenFileStore(db);
+  // One pipeline and one recorder for the agent's calls and MCP clients' alike.
+  const recorder = new CallRecorder({ sessions, events, toolCalls, channels, telemetry, agent: agentConfig, logger });
+  const pipeline = new ToolCallPipeline({
+    sessions,
+    toolCalls,
+    approvals,
+    catalog,
+    agent: agentConfig,
+    approvalsConfig,
+    logger,
+    telemetry,
+    recorder,
+    writtenFiles: new WrittenFileStore(db),
+  });
   const engine = new TurnEngine({
     sessions,
     events,
     toolCalls,
     approvals,
-    writtenFiles,
     catalog,
     target,
     client,
     channels,
     agent: agentConfig,
-    approvalsConfig,
     logger,
     telemetry,
+    pipeline,
   });
   engine.recoverInterrupted();
   const calls = new DirectCalls({
-    writtenFiles,
     sessions,
     events,
     toolCalls,
@@ -169,8 +182,9 @@ export function createAgent(options: CreateAgentOptions): Agent {
     local,
     channels,
     agent: agentConfig,
-    approvalsConfig,
     logger,
+    telemetry,
+    pipeline,
   });
   // A decided approval continues what paused: the agent's turn, or a client's direct call.
   const resumer = {
@@ -219,8 +233,9 @@ export function createAgent(options: CreateAgentOptions): Agent {
       telemetry.metricsText(
         approvals.pending().map((a) => a.created_at),
         engine.runningCount,
+        pipeline.judgedSessions,
       ),
-    // The engine and direct calls read this object at each call: replaced in place, it is the new policy.
+    // The pipeline reads this object at each call: replaced in place, it is the new policy.
     setApprovals: (next) => {
       Object.assign(approvalsConfig, next);
     },

@@ -126,4 +126,10 @@ export const agentMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 213,
+    name: "agent_messages_turn",
+    // A direct call reads its own turn's messages; without this it would scan its whole session per call.
+    sql: "CREATE INDEX agent_messages_turn ON agent_messages (turn_id, id);",
+  },
 ];

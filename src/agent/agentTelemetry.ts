@@ -1,12 +1,25 @@
 import { CounterFamily, familiesText, HistogramFamily, labelText } from "../core/metrics/index.ts";
 import { NOOP_TRACER, type Span, type Tracer } from "../telemetry/index.ts";
 
+/** Who made a call: the agent's model, or an MCP client directly. */
+export type CallOrigin = "agent" | "mcp";
+
+/** The call a tool span is about. */
+export interface ToolSpanCall {
+  sessionId: string;
+  turnId: string;
+  recordId: string;
+  tool: string;
+  callId: string;
+  via: CallOrigin;
+}
+
 const DECISION_BUCKETS_S = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 14400, 86400];
 
 /**
  * The agent's metrics and spans: a turn is an `invoke_agent` span, each tool call an
- * `execute_tool` span under it, and a wait for a person's decision an `agentd.approval.wait` span
- * under its call. Spans live in memory: a turn that outlives the worker (paused for approval
+ * `execute_tool` span under it (an MCP client's direct call is an `execute_tool` span of its own),
+ * and a wait for a person's decision an `agentd.approval.wait` span under its call. Spans live in memory: a turn that outlives the worker (paused for approval
  * across a restart) is not traced past it.
  */
 export class AgentTelemetry {
@@ -55,25 +68,32 @@ export class AgentTelemetry {
     span.end(reason === "error" ? { type: "turn_failed" } : undefined);
   }
 
-  /** A call begins: it runs now, or waits for a decision first (the span covers both). */
-  toolStarted(turnId: string, recordId: string, tool: string, callId: string): void {
-    if (!this.tracer.enabled || this.#toolSpans.has(recordId)) return;
-    const turn = this.#turnSpans.get(turnId);
+  /**
+   * A call begins: it runs now, or waits for a decision first (the span covers both). An agent's
+   * call is a child of its turn's span; a direct (MCP) call has no turn span and starts its own trace.
+   */
+  toolStarted(call: ToolSpanCall): void {
+    if (!this.tracer.enabled || this.#toolSpans.has(call.recordId)) return;
+    const turn = this.#turnSpans.get(call.turnId);
+    const name = this.#toolName(call.tool);
     this.#toolSpans.set(
-      recordId,
-      this.tracer.startSpan(`execute_tool ${this.#toolName(tool)}`, {
+      call.recordId,
+      this.tracer.startSpan(`execute_tool ${name}`, {
         parent: turn,
         attributes: {
           "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": this.#toolName(tool),
-          "gen_ai.tool.call.id": callId,
+          "gen_ai.tool.name": name,
+          "gen_ai.tool.call.id": call.callId,
+          "gen_ai.conversation.id": call.sessionId,
+          "agentd.call.via": call.via,
         },
       }),
     );
   }
 
-  toolEnded(recordId: string, tool: string, outcome: string): void {
-    this.#toolCalls.inc(labelText({ tool: this.#toolName(tool), outcome }));
+  /** Agent calls count in agentd_agent_tool_calls_total; MCP calls have their own family (agentd_mcp_tool_calls_total). */
+  toolEnded(recordId: string, tool: string, outcome: string, via: CallOrigin): void {
+    if (via === "agent") this.#toolCalls.inc(labelText({ tool: this.#toolName(tool), outcome }));
     const span = this.#toolSpans.get(recordId);
     if (!span) return;
     this.#toolSpans.delete(recordId);
@@ -81,13 +101,13 @@ export class AgentTelemetry {
     span.end(outcome === "ok" ? undefined : { type: outcome });
   }
 
-  approvalRequested(turnId: string, recordId: string, tool: string, callId: string, approvalId: string, scope: string): void {
+  approvalRequested(call: ToolSpanCall, approvalId: string, scope: string): void {
     if (!this.tracer.enabled) return;
-    this.toolStarted(turnId, recordId, tool, callId);
+    this.toolStarted(call);
     this.#approvalSpans.set(
       approvalId,
       this.tracer.startSpan("agentd.approval.wait", {
-        parent: this.#toolSpans.get(recordId),
+        parent: this.#toolSpans.get(call.recordId),
         attributes: { "agentd.approval.id": approvalId, "agentd.approval.scope": scope },
       }),
     );
@@ -102,8 +122,11 @@ export class AgentTelemetry {
     span.end();
   }
 
-  /** `pendingSince`: when each pending approval was asked for (epoch ms). */
-  metricsText(pendingSince: readonly number[], runningTurns: number, now = Date.now()): string {
+  /**
+   * `pendingSince`: when each pending approval was asked for (epoch ms); `heldSessions`: sessions
+   * whose text-check state is in memory (idle ones hold none, so it must not grow with the store).
+   */
+  metricsText(pendingSince: readonly number[], runningTurns: number, heldSessions: number, now = Date.now()): string {
     const pending = new CounterFamily("agentd_agent_approvals_pending", "Tool calls waiting for a person's decision.", "gauge");
     pending.set("", pendingSince.length);
     const oldest = new CounterFamily(
@@ -114,7 +137,13 @@ export class AgentTelemetry {
     oldest.set("", pendingSince.length ? (now - Math.min(...pendingSince)) / 1000 : 0);
     const running = new CounterFamily("agentd_agent_turns_running", "Agent turns running now.", "gauge");
     running.set("", runningTurns);
-    return familiesText([this.#turns, this.#toolCalls, this.#decisions, pending, oldest, running]);
+    const held = new CounterFamily(
+      "agentd_agent_sessions_held",
+      "Sessions whose per-session text-check state the worker holds in memory (busy ones, or a half-typed terminal line).",
+      "gauge",
+    );
+    held.set("", heldSessions);
+    return familiesText([this.#turns, this.#toolCalls, this.#decisions, pending, oldest, running, held]);
   }
 
   #toolName(tool: string): string {

@@ -180,6 +180,16 @@ export class SessionStore {
       .run(sessionId, turnId, message.role, JSON.stringify(message), Date.now());
   }
 
+  /** One turn's messages (by the turn index: a long session's other messages are not read). */
+  turnMessages(turnId: string): StoredMessage[] {
+    return this.db
+      .query<Omit<StoredMessage, "body"> & { body: string }, [string]>(
+        "SELECT id, turn_id, role, body, ts FROM agent_messages WHERE turn_id = ? ORDER BY id",
+      )
+      .all(turnId)
+      .map((row) => ({ ...row, body: JSON.parse(row.body) as ChatMessage }));
+  }
+
   messages(sessionId: string): StoredMessage[] {
     return this.db
       .query<Omit<StoredMessage, "body"> & { body: string }, [string]>(

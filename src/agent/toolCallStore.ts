@@ -125,6 +125,14 @@ export class ToolCallStore {
       .map(toRecord);
   }
 
+  /** A turn's calls, in the order the model listed them. */
+  forTurn(turnId: string): ToolCallRecord[] {
+    return this.db
+      .query<Row, [string]>("SELECT * FROM agent_tool_calls WHERE turn_id = ? ORDER BY step, ordinal")
+      .all(turnId)
+      .map(toRecord);
+  }
+
   forSession(sessionId: string): ToolCallRecord[] {
     return this.db
       .query<Row, [string]>("SELECT * FROM agent_tool_calls WHERE session_id = ? ORDER BY created_at, step, ordinal")

@@ -1,16 +1,8 @@
 import { AgentdError, errorMessage } from "../core/errors/index.ts";
-import type { Logger } from "../core/log/index.ts";
 import type { ToolDefinition, ToolTarget } from "../core/tools/toolDefinition.ts";
-import type { ToolCallOutcome, ToolCallStore } from "./toolCallStore.ts";
-import { clipToolResult, toolResultText } from "./toolResultText.ts";
-import { redactText } from "../core/redaction/index.ts";
+import type { ToolCallOutcome } from "./toolCallStore.ts";
+import { toolResultText } from "./toolResultText.ts";
 import type { ToolErrorBody } from "./toolArguments.ts";
-
-/** What a turn gives the runner to report through: stored events and the sidecar. */
-export interface TurnReporter {
-  event(type: "tool.start" | "tool.progress" | "tool.end", data: Record<string, unknown>): void;
-  sidecar(kind: string, fields: Record<string, unknown>): void;
-}
 
 export interface ToolRun {
   recordId: string;
@@ -18,8 +10,6 @@ export interface ToolRun {
   sessionId: string;
   tool: ToolDefinition;
   args: unknown;
-  /** Redacted arguments, for events and logs. */
-  shownArgs: unknown;
   target: ToolTarget;
   signal: AbortSignal;
   /** Allowed in the sudo scope and a bare escalation: its argv starts without no_new_privs. */
@@ -27,16 +17,17 @@ export interface ToolRun {
 }
 
 export interface ToolRunOptions {
-  store: ToolCallStore;
-  logger: Logger;
   progressIntervalMs: number;
-  resultMaxBytes: number;
+  /** The tool's own progress, and "still running" when it is silent for an interval. */
+  progress(message: string, fields: Record<string, unknown> & { elapsed_ms: number }): void;
 }
 
 export interface ToolRunResult {
   outcome: ToolCallOutcome;
-  /** The tool message content for the model. */
+  /** The whole result text (or `{"error": …}`), before it is clipped for the model. */
   content: string;
+  error?: ToolErrorBody;
+  durationMs: number;
 }
 
 /** The content the model gets for a call that did not produce a result. */
@@ -45,31 +36,19 @@ export function errorContent(error: ToolErrorBody): string {
 }
 
 /**
- * Runs one validated tool call on its target with a timeout, progress ticks and cancellation,
- * and records it at start and end (store, log line, event, sidecar) whatever happens.
+ * Runs one validated tool call on its target with a timeout, progress ticks and cancellation;
+ * whatever happens it returns how the call ended. Recording it is the CallRecorder's job.
  */
-export async function runToolCall(run: ToolRun, options: ToolRunOptions, report: TurnReporter): Promise<ToolRunResult | undefined> {
-  if (!options.store.start(run.recordId)) return undefined;
-  const { tool, callId } = run;
+export async function runToolCall(run: ToolRun, options: ToolRunOptions): Promise<ToolRunResult> {
+  const { tool } = run;
   const started = performance.now();
-  const base = { session: run.sessionId, tool: tool.name, call_id: callId };
-  options.logger.info("tool.start", { ...base, target: run.target.name });
-  report.event("tool.start", { call_id: callId, tool: tool.name, arguments: run.shownArgs, target: run.target.name });
-  report.sidecar("tool.start", {
-    call_id: callId,
-    tool: tool.name,
-    arguments: run.shownArgs,
-    target: run.target.name,
-    timeout_ms: tool.timeoutMs,
-  });
-
   const controller = new AbortController();
   const onTurnAbort = () => controller.abort(run.signal.reason);
   run.signal.addEventListener("abort", onTurnAbort, { once: true });
   let lastProgress = performance.now();
   const progress = (message: string, fields?: Record<string, unknown>) => {
     lastProgress = performance.now();
-    report.event("tool.progress", { call_id: callId, tool: tool.name, elapsed_ms: Math.round(lastProgress - started), message, ...fields });
+    options.progress(message, { elapsed_ms: Math.round(lastProgress - started), ...fields });
   };
   const ticker = setInterval(() => {
     if (performance.now() - lastProgress >= options.progressIntervalMs * 0.9) progress("still running");
@@ -124,31 +103,6 @@ export async function runToolCall(run: ToolRun, options: ToolRunOptions, report:
   }
   // A timed-out tool is told to stop; its late result, if any, is dropped.
   if (outcome === "timeout") controller.abort(new Error("timeout"));
-
-  const outputBytes = Buffer.byteLength(content);
-  const clipped = clipToolResult(content, options.resultMaxBytes);
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-  options.store.finish(run.recordId, { outcome, durationMs, outputBytes, errorCode: error?.code, errorMessage: error?.message });
-  const fields = { ...base, outcome, duration_ms: durationMs, output_bytes: outputBytes, error: error?.message };
-  if (outcome === "ok") options.logger.info("tool.end", fields);
-  else options.logger.warn("tool.end", { ...fields, error_code: error?.code });
-  report.event("tool.end", {
-    call_id: callId,
-    tool: tool.name,
-    outcome,
-    duration_ms: durationMs,
-    output_bytes: outputBytes,
-    ...(error ? { error } : {}),
-    preview: redactText(clipToolResult(content, 2000).text),
-  });
-  report.sidecar("tool.end", {
-    call_id: callId,
-    tool: tool.name,
-    outcome,
-    duration_ms: durationMs,
-    output_bytes: outputBytes,
-    error,
-    result: clipped.text,
-  });
-  return { outcome, content: clipped.text };
+  return { outcome, content, ...(error ? { error } : {}), durationMs };
 }

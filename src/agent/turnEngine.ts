@@ -1,30 +1,20 @@
-import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tools/toolDefinition.ts";
+import { LOCAL_TARGET, type ToolTarget } from "../core/tools/toolDefinition.ts";
 import type OpenAI from "openai";
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { errorMessage } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
-import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
-import { TooManyPendingApprovalsError, type ApprovalRecord, type ApprovalStore } from "./approvalStore.ts";
-import { callVerdict, deniedMessage, type CallVerdictContext } from "./callVerdict.ts";
-import { callSummary, commandLineOf } from "./callSubject.ts";
-import { streamModelStep } from "./modelStep.ts";
-import { requestSummary } from "./sidecarFetch.ts";
-import { redactSecrets } from "../core/redaction/index.ts";
+import type { ApprovalStore } from "./approvalStore.ts";
+import type { CallSite } from "./callRecorder.ts";
+import { modelStep } from "./modelStep.ts";
+import { repeatedCall, repeatedCallMessage } from "./repeatedCall.ts";
 import { runInBackground } from "../core/process/index.ts";
-import { SESSION_HEADER, type SessionChannels } from "./sessionChannels.ts";
+import type { SessionChannels } from "./sessionChannels.ts";
 import type { AgentEventType, SessionEvents } from "./sessionEvents.ts";
 import type { ChatMessage, SessionRecord, SessionStore } from "./sessionStore.ts";
-import { argumentsByCallId, argumentValue, parseToolArguments } from "./toolArguments.ts";
+import { argumentsByCallId } from "./toolArguments.ts";
 import type { ToolCatalog } from "./toolCatalog.ts";
-import type { ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
-import { runToolCall, type TurnReporter } from "./toolRunner.ts";
-import { clipToolResult } from "./toolResultText.ts";
-import { CommandJudge, type WrittenFiles } from "./shell/commandJudge.ts";
-import { AmbiguousCommandError } from "./shell/ambiguousText.ts";
-import { approvalRequest } from "./approvalRequest.ts";
-import { askPerson, type ApprovalQuestionDeps } from "./approvalQuestion.ts";
-import { UnrunAnswers } from "./unrunAnswers.ts";
+import type { ToolCallStore } from "./toolCallStore.ts";
+import type { ToolCallPipeline } from "./toolCallPipeline.ts";
 import type { AgentTelemetry } from "./agentTelemetry.ts";
 
 export interface TurnEngineDeps {
@@ -32,17 +22,16 @@ export interface TurnEngineDeps {
   events: SessionEvents;
   toolCalls: ToolCallStore;
   approvals: ApprovalStore;
-  /** What each session wrote, for the text check (kept across restarts). */
-  writtenFiles?: WrittenFiles;
   catalog: ToolCatalog;
   target(name: string): ToolTarget;
   /** The agent's one model client. */
   client: OpenAI;
   channels: SessionChannels;
   agent: AgentConfig;
-  approvalsConfig: ApprovalsConfig;
   logger: Logger;
   telemetry: AgentTelemetry;
+  /** Judges, asks about, runs and records each call (shared with MCP's direct calls). */
+  pipeline: ToolCallPipeline;
 }
 
 interface RunningTurn {
@@ -55,30 +44,14 @@ type StepResult = "continue" | "paused";
 
 class TurnCancelled extends Error {}
 
-/** A call the policy asks a person about, as judged. */
-interface AskedCall {
-  tool: ToolDefinition;
-  args: unknown;
-  raw: unknown;
-  command: string | undefined;
-  scope: string;
-  reason: string;
-  escalation: readonly string[] | undefined;
-}
-
 /**
  * Runs turns: model step, tool calls in the order the model listed them, pauses for approval,
  * and resumes a paused turn once its approvals are decided. One turn per session at a time.
  */
 export class TurnEngine {
   readonly #running = new Map<string, RunningTurn>();
-  readonly #judge: CommandJudge;
-  readonly #answers: UnrunAnswers;
 
-  constructor(private readonly deps: TurnEngineDeps) {
-    this.#judge = new CommandJudge(deps.writtenFiles);
-    this.#answers = new UnrunAnswers(deps);
-  }
+  constructor(private readonly deps: TurnEngineDeps) {}
 
   get runningCount(): number {
     return this.#running.size;
@@ -124,7 +97,7 @@ export class TurnEngine {
         this.deps.telemetry.approvalDecided(approval.id, "cancelled", decidedBy, Date.now() - approval.created_at);
     }
     const step = this.deps.sessions.getTurn(turnId).steps;
-    this.#answers.remaining(sessionId, turnId, "cancelled", {
+    this.deps.pipeline.recorder.remaining(sessionId, turnId, "cancelled", {
       code: "cancelled",
       message: "The user cancelled the turn before this call ran",
     });
@@ -134,7 +107,7 @@ export class TurnEngine {
   /** Turns a previous worker left running: their open calls are answered as interrupted and the turn ends. */
   recoverInterrupted(): void {
     for (const turn of this.deps.sessions.runningTurns()) {
-      this.#answers.remaining(turn.session_id, turn.id, "interrupted", {
+      this.deps.pipeline.recorder.remaining(turn.session_id, turn.id, "interrupted", {
         code: "interrupted",
         message: "agentd restarted while this call was pending",
       });
@@ -161,6 +134,7 @@ export class TurnEngine {
       // Ended or paused: the session's sidecar is written out and nothing of it stays open.
       this.deps.channels.release(sessionId);
       this.deps.events.forget(sessionId);
+      this.deps.pipeline.forget(sessionId);
     });
   }
 
@@ -168,21 +142,33 @@ export class TurnEngine {
     let step = 0;
     try {
       const session = this.deps.sessions.get(sessionId);
-      const history = this.deps.sessions.messages(sessionId).map((m) => m.body);
+      const stored = this.deps.sessions.messages(sessionId);
+      const history = stored.map((m) => m.body);
+      // The turn's own messages start here (history grows as the turn goes on).
+      const turnStart = Math.max(
+        0,
+        stored.findIndex((m) => m.turn_id === turnId),
+      );
       step = this.deps.sessions.getTurn(turnId).steps;
       if (resuming && (await this.#runCalls(session, turnId, step, history, signal)) === "paused") return;
       for (;;) {
+        const repeat = repeatedCall(history.slice(turnStart), this.deps.agent.max_repeated_calls);
+        if (repeat) {
+          // The model is looping: another step would most likely make the same call again.
+          this.deps.logger.warn("turn.repeated_call", { session: sessionId, turn: turnId, tool: repeat.tool, times: repeat.times });
+          return this.#end(sessionId, turnId, step, "repeated_call", { error: repeatedCallMessage(repeat), tool: repeat.tool });
+        }
         if (step >= this.deps.agent.max_steps) return this.#end(sessionId, turnId, step, "max_steps");
         step++;
         this.deps.sessions.setTurnStatus(turnId, "running", step);
-        const answer = await this.#modelStep(session, turnId, step, history, signal);
+        const answer = await modelStep(this.deps, session, turnId, step, history, signal);
         if (answer.tool_calls === undefined) return this.#end(sessionId, turnId, step, "stop", { content: answer.content ?? "" });
         if ((await this.#runCalls(session, turnId, step, history, signal)) === "paused") return;
       }
     } catch (error) {
       if (signal.aborted) {
         const reason = signal.reason instanceof TurnCancelled ? signal.reason.message : "cancelled";
-        this.#answers.remaining(sessionId, turnId, "cancelled", {
+        this.deps.pipeline.recorder.remaining(sessionId, turnId, "cancelled", {
           code: "cancelled",
           message: "The turn was cancelled before this call ran",
         });
@@ -196,146 +182,47 @@ export class TurnEngine {
         ...(status ? { status } : {}),
       });
       this.deps.channels.get(sessionId).sidecar?.write("error", { turn: turnId, step, error: errorMessage(error), status });
-      this.#answers.remaining(sessionId, turnId, "error", { code: "turn_failed", message: "The turn failed before this call ran" });
+      this.deps.pipeline.recorder.remaining(sessionId, turnId, "error", {
+        code: "turn_failed",
+        message: "The turn failed before this call ran",
+      });
       this.#end(sessionId, turnId, step, "error", { error: errorMessage(error) });
     }
   }
 
-  async #modelStep(
-    session: SessionRecord,
-    turnId: string,
-    step: number,
-    history: ChatMessage[],
-    signal: AbortSignal,
-  ): Promise<ChatMessage> {
-    const channel = this.deps.channels.get(session.id);
-    const messages = [{ role: "system", content: this.deps.agent.system_prompt }, ...history] as ChatCompletionMessageParam[];
-    const request = { model: session.model, messages, tools: this.deps.catalog.forModel, temperature: this.deps.agent.temperature };
-    if (channel.sidecar) channel.note = requestSummary(request as never, this.deps.agent.debug.level);
-    const traceparent = this.deps.telemetry.traceparent(turnId);
-    const gathered = await streamModelStep(
-      this.deps.client,
-      request,
-      {
-        signal,
-        headers: { ...(channel.sidecar ? { [SESSION_HEADER]: session.id } : {}), ...(traceparent ? { traceparent } : {}) },
-      },
-      (delta) => this.#emit(session.id, turnId, "text.delta", { step, delta }),
-    );
-    const message: ChatMessage = { role: "assistant", content: gathered.content || null };
-    if (gathered.toolCalls.length > 0) {
-      message.tool_calls = gathered.toolCalls.map((call) => ({
-        id: call.id,
-        type: "function",
-        function: { name: call.name, arguments: call.arguments },
-      }));
-    }
-    this.deps.sessions.addMessage(session.id, turnId, message);
-    history.push(message);
-    gathered.toolCalls.forEach((call, ordinal) => {
-      const tool = this.deps.catalog.byName.get(call.name);
-      this.deps.toolCalls.plan({
-        sessionId: session.id,
-        turnId,
-        step,
-        ordinal,
-        callId: call.id,
-        tool: call.name,
-        scope: tool?.scope ?? null,
-        arguments: redactSecrets(argumentValue(call.arguments)),
-      });
-    });
-    return message;
-  }
-
   /** Runs the step's calls still open, in order; stops at calls that need a decision. */
   async #runCalls(session: SessionRecord, turnId: string, step: number, history: ChatMessage[], signal: AbortSignal): Promise<StepResult> {
-    const open = this.deps.toolCalls.unfinished(turnId);
+    const { pipeline } = this.deps;
     const argumentText = argumentsByCallId(history);
-    const verdictContext: CallVerdictContext = {
-      approvals: this.deps.approvals,
-      approvalsConfig: this.deps.approvalsConfig,
-      policy: { ...this.deps.approvalsConfig.policy, ...session.policy },
-      grants: this.deps.approvals.grants(session.id),
-    };
-    const waiting: ToolCallRecord[] = [];
-    for (const record of open) {
+    const task = history.findLast((message) => message.role === "user")?.content;
+    let waiting = false;
+    for (const record of this.deps.toolCalls.unfinished(turnId)) {
       if (signal.aborted) throw signal.reason;
-      const tool = this.deps.catalog.byName.get(record.tool);
-      if (!tool) {
-        this.#answers.unrun(session.id, turnId, record, history, "error", {
-          code: "unknown_tool",
-          message: `There is no tool named ${record.tool}; available: ${[...this.deps.catalog.byName.keys()].join(", ")}`,
-        });
-        continue;
-      }
-      const parsed = parseToolArguments(tool, argumentText.get(record.call_id) ?? "");
-      if (!parsed.ok) {
-        this.#answers.unrun(session.id, turnId, record, history, "error", parsed.error);
-        continue;
-      }
-      const command = commandLineOf(tool, parsed.args);
-      // A call that already waited is judged by the user's answer; judging it again would re-read typed text.
-      let escalation: string[] | undefined;
-      try {
-        escalation = record.status === "awaiting_approval" ? undefined : await this.#judge.judge(session.id, tool, parsed.args);
-      } catch (error) {
-        // Text bash would read otherwise than a card shows it: the model is told why and may write it plainly.
-        if (!(error instanceof AmbiguousCommandError)) throw error;
-        this.#answers.unrun(session.id, turnId, record, history, "error", { code: error.code, message: error.message });
-        continue;
-      }
-      const { verdict, scope, reason } = callVerdict(record, tool, command, verdictContext, escalation);
-      if (waiting.length > 0 || verdict === "ask") {
+      const site: CallSite = { sessionId: session.id, turnId, record, history, via: "agent" };
+      const call = await pipeline.judge(site, argumentText.get(record.call_id) ?? "");
+      if (!call) continue;
+      if (waiting || call.verdict === "ask") {
         // Once one call waits, later calls wait too, so the model's order is kept.
-        const call = { tool, args: parsed.args, raw: parsed.raw, command, scope, reason, escalation };
-        if (verdict === "ask" && record.status !== "awaiting_approval" && !(await this.#ask(session.id, turnId, record, history, call)))
-          continue;
-        waiting.push(record);
+        const question = call.verdict === "ask" && record.status !== "awaiting_approval";
+        if (!question || (await pipeline.ask(site, call, typeof task === "string" ? task : ""))) waiting = true;
         continue;
       }
-      if (verdict === "deny") {
-        this.#answers.unrun(session.id, turnId, record, history, "denied", { code: "denied", message: deniedMessage(tool, reason) });
+      if (call.verdict === "deny") {
+        pipeline.deny(site, call);
         continue;
       }
       // Read per call, not from `session`: a hop earlier in this turn may have switched the host.
-      const targetName = tool.hostBound ? this.deps.sessions.get(session.id).target : LOCAL_TARGET;
+      const targetName = call.tool.hostBound ? this.deps.sessions.get(session.id).target : LOCAL_TARGET;
       const approvedFor = record.approval_id ? this.deps.approvals.get(record.approval_id).target : null;
-      if (tool.hostBound && approvedFor !== null && approvedFor !== targetName) {
+      if (call.tool.hostBound && approvedFor !== null && approvedFor !== targetName) {
         // The person allowed it on the host the card named; it runs there or not at all.
-        this.#answers.unrun(session.id, turnId, record, history, "error", {
+        pipeline.unrun(site, "error", {
           code: "target_changed",
-          message: `${tool.name} was approved to run on ${approvedFor}, but the session now runs on ${targetName}: it was not run; call it again to ask`,
+          message: `${call.tool.name} was approved to run on ${approvedFor}, but the session now runs on ${targetName}: it was not run; call it again to ask`,
         });
         continue;
       }
-      const target = this.deps.target(targetName);
-      this.deps.telemetry.toolStarted(turnId, record.id, tool.name, record.call_id);
-      const result = await runToolCall(
-        {
-          recordId: record.id,
-          callId: record.call_id,
-          sessionId: session.id,
-          tool,
-          args: parsed.args,
-          shownArgs: redactSecrets(parsed.raw),
-          target,
-          signal,
-          // Only a bare sudo call allowed in the sudo scope starts without no_new_privs.
-          ...(scope === "sudo" ? { privilegedArgv: await this.#judge.privilegedArgv(tool, parsed.args) } : {}),
-        },
-        {
-          store: this.deps.toolCalls,
-          logger: this.deps.logger,
-          progressIntervalMs: this.deps.agent.progress_interval_ms,
-          resultMaxBytes: this.deps.agent.tool_result_max_bytes,
-        },
-        this.#reporter(session.id, turnId),
-      );
-      if (result) {
-        this.deps.telemetry.toolEnded(record.id, tool.name, result.outcome);
-        this.#answers.toolMessage(session.id, turnId, history, record.call_id, result.content);
-      }
+      await pipeline.run(site, call, this.deps.target(targetName), { signal });
       if (signal.aborted) throw signal.reason;
     }
     const pending = this.deps.approvals.forTurn(turnId).filter((a) => a.status === "pending");
@@ -349,55 +236,8 @@ export class TurnEngine {
       scope: a.scope,
       summary: a.summary,
     }));
-    this.#emit(session.id, turnId, "approval_required", { step, approvals, decisions: ["allow_once", "allow_session", "deny"] });
-    this.deps.channels.get(session.id).sidecar?.write("approval.required", { turn: turnId, step, approvals });
+    pipeline.recorder.approvalRequired(session.id, turnId, step, approvals);
     return "paused";
-  }
-
-  /**
-   * Records the question for a person. False when the session already has as many calls waiting as
-   * allowed: the call is then answered at once with the error, and nothing is queued.
-   */
-  async #ask(sessionId: string, turnId: string, record: ToolCallRecord, history: ChatMessage[], call: AskedCall): Promise<boolean> {
-    const { tool, command, scope, escalation } = call;
-    const target = this.deps.sessions.get(sessionId).target;
-    // Shown on the card word by word: a bare escalation allowed in the sudo scope is exec'd as these words.
-    const argv = scope === "sudo" ? await this.#judge.privilegedArgv(tool, call.args) : undefined;
-    const task = history.findLast((message) => message.role === "user")?.content;
-    const request = approvalRequest({
-      command,
-      raw: call.raw,
-      target,
-      task: typeof task === "string" ? task : "",
-      reasons: escalation,
-      argv,
-    });
-    let approval: ApprovalRecord;
-    try {
-      approval = askPerson(this.#questions(), {
-        sessionId,
-        turnId,
-        record,
-        tool: tool.name,
-        scope,
-        summary: callSummary(tool, redactSecrets(call.raw), command),
-        request,
-        target,
-        reason: call.reason,
-        ...(escalation ? { escalation } : {}),
-      });
-    } catch (error) {
-      if (!(error instanceof TooManyPendingApprovalsError)) throw error;
-      this.#answers.unrun(sessionId, turnId, record, history, "error", { code: error.code, message: error.message });
-      return false;
-    }
-    this.deps.telemetry.approvalRequested(turnId, record.id, tool.name, record.call_id, approval.id, scope);
-    return true;
-  }
-
-  #questions(): ApprovalQuestionDeps {
-    const { approvals, toolCalls, logger } = this.deps;
-    return { approvals, toolCalls, logger, maxPending: this.deps.approvalsConfig.max_pending_per_session };
   }
 
   #end(sessionId: string, turnId: string, steps: number, reason: string, extra: Record<string, unknown> = {}): void {
@@ -407,27 +247,14 @@ export class TurnEngine {
     this.#emit(sessionId, turnId, "turn.end", { reason, steps, ...extra });
     this.deps.channels.get(sessionId).sidecar?.write("turn.end", { turn: turnId, reason, steps, ...extra });
     // Idle sessions hold no file open: a worker with thousands of sessions must not run out of fds.
-    if (!this.#running.has(sessionId)) this.deps.channels.release(sessionId);
+    if (!this.#running.has(sessionId)) {
+      this.deps.channels.release(sessionId);
+      this.deps.pipeline.forget(sessionId);
+    }
     this.deps.logger.info("turn.end", { session: sessionId, turn: turnId, reason, steps });
   }
 
   #emit(sessionId: string, turnId: string, type: AgentEventType, data: Record<string, unknown>): void {
     this.deps.events.append(sessionId, turnId, type, data);
-  }
-
-  #reporter(sessionId: string, turnId: string): TurnReporter {
-    return {
-      event: (type, data) => this.#emit(sessionId, turnId, type, data),
-      // At info level a result is kept to its start; full level keeps what the model got.
-      sidecar: (kind, fields) =>
-        this.deps.channels
-          .get(sessionId)
-          .sidecar?.write(
-            kind,
-            this.deps.agent.debug.level === "full" || typeof fields.result !== "string"
-              ? fields
-              : { ...fields, result: clipToolResult(fields.result, 2000).text },
-          ),
-    };
   }
 }

@@ -17,6 +17,7 @@ import type { LogFields, Logger } from "../../src/core/log/index.ts";
 import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
 import { createErrorHandler } from "../../src/http/errorResponse.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
+import type { Span, SpanAttributes, Tracer } from "../../src/telemetry/index.ts";
 
 export interface LogEntry extends LogFields {
   level: string;
@@ -28,6 +29,40 @@ export function recordingLogger(entries: LogEntry[] = []): Logger & { entries: L
   const write = (level: string) => (event: string, fields?: LogFields) => void entries.push({ level, event, ...fields });
   const logger = { entries, debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), child: () => logger };
   return logger;
+}
+
+export interface RecordedSpan {
+  name: string;
+  parent: RecordedSpan | string | undefined;
+  attributes: SpanAttributes;
+  ended: boolean;
+  error?: { type: string; message?: string };
+}
+
+/** A tracer that keeps every span it starts, as the OTLP exporter would receive them. */
+export function recordingTracer(): Tracer & { spans: RecordedSpan[] } {
+  const spans: RecordedSpan[] = [];
+  const handles = new Map<Span, RecordedSpan>();
+  return {
+    enabled: true,
+    spans,
+    startSpan(name, options = {}) {
+      const parent = typeof options.parent === "string" ? options.parent : options.parent ? handles.get(options.parent) : undefined;
+      const recorded: RecordedSpan = { name, parent, attributes: { ...options.attributes }, ended: false };
+      const span: Span = {
+        traceparent: () => undefined,
+        setAttributes: (attributes) => Object.assign(recorded.attributes, attributes),
+        end: (error) => {
+          if (recorded.ended) throw new Error(`span ${name} ended twice`);
+          recorded.ended = true;
+          if (error) recorded.error = error;
+        },
+      };
+      handles.set(span, recorded);
+      spans.push(recorded);
+      return span;
+    },
+  };
 }
 
 export interface SseEvent {
@@ -46,6 +81,8 @@ export interface HarnessOptions {
   /** Reuse a data dir (and its store) from an earlier harness: a worker restart. */
   dataDir?: string;
   upstream?: ScriptedUpstream;
+  /** Turns, tool calls and approval waits become spans on it (recordingTracer). */
+  tracer?: Tracer;
 }
 
 export interface Harness {
@@ -92,6 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     tools: options.tools ?? [],
     logger,
     heartbeatMs: options.heartbeatMs,
+    tracer: options.tracer,
   });
   const app = new Hono();
   app.onError(createErrorHandler(logger));

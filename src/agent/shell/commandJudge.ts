@@ -52,8 +52,22 @@ export class CommandJudge {
     return privilegedArgvOf(cmd);
   }
 
+  /**
+   * Drops what is kept for a session gone idle: its written files come back from the store on its
+   * next call. A half-typed terminal line lives in memory only and is kept, or a word split across
+   * two turns (`sud` then `o id`) would be read in halves.
+   */
   forget(sessionId: string): void {
+    const state = this.#sessions.get(sessionId);
+    if (!state) return;
+    if ([...state.typed.values()].some((line) => line !== "")) return;
+    if (!this.writtenFiles && state.written.size > 0) return;
     this.#sessions.delete(sessionId);
+  }
+
+  /** Sessions whose state is held in memory. */
+  get size(): number {
+    return this.#sessions.size;
   }
 
   async #exec(state: SessionShellState, args: Record<string, unknown>): Promise<string[]> {

@@ -42,3 +42,28 @@ test("typing into a terminal agentd cannot look into (a hop's) asks; into a loca
     0,
   );
 });
+
+test("forget lets an idle session go, but keeps a half-typed terminal line so a word split across turns is still read whole", async () => {
+  const path = join(makeTempDir("agentd-judge-"), "agentd.db");
+  const db = openStore({ path, migrations: [...baseMigrations, ...agentMigrations] });
+  const sessions = new SessionStore(db);
+  const judge = new CommandJudge(new WrittenFileStore(db));
+  const shell = { name: "write_stdin", inputReader: () => ({ comm: "bash", privileged: false }) } as unknown as ToolDefinition;
+
+  const wrote = sessions.create({ model: "m", target: "local", policy: {} }).id;
+  expect(await judge.judge(wrote, tool("exec_command"), { cmd: "echo id > later.sh" })).toEqual([]);
+  judge.forget(wrote);
+  expect(judge.size).toBe(0);
+  // Read back from the store on its next call.
+  expect((await judge.judge(wrote, tool("exec_command"), { cmd: "./later.sh" })).length).toBeGreaterThan(0);
+
+  const typing = sessions.create({ model: "m", target: "local", policy: {} }).id;
+  expect(await judge.judge(typing, shell, { session_id: "t1", chars: "sud" })).toEqual([]);
+  judge.forget(typing);
+  expect((await judge.judge(typing, shell, { session_id: "t1", chars: "o id\n" })).length).toBeGreaterThan(0);
+  // The line is complete now: nothing is left that only memory holds.
+  judge.forget(wrote);
+  judge.forget(typing);
+  expect(judge.size).toBe(0);
+  db.close();
+});

@@ -14,6 +14,8 @@ export const agentConfigSchema = z
     /** Model name sent to the proxy; a session may choose another. */
     model: z.string().min(1).default("gpt-4o-mini"),
     max_steps: z.number().int().min(1).max(500).default(25),
+    /** A turn stops when the model makes the same call (same arguments, same result) this many times in a row. */
+    max_repeated_calls: z.number().int().min(2).max(500).default(3),
     system_prompt: z.string().default(DEFAULT_SYSTEM_PROMPT),
     temperature: z.number().min(0).max(2).optional(),
     /** A running tool call emits tool.progress at least this often. */
