@@ -1,5 +1,6 @@
 // The transcript helpers alone: the agent's index.ts would load the whole agent (and the openai SDK) into a client command.
 import { transcriptLine, type StreamedEvent, type TranscriptOutput } from "../agent/terminalTranscript.ts";
+import { stripAnsi, terminalText } from "../status/terminalText.ts";
 import { humanDuration } from "./humanDuration.ts";
 
 /** Lines of a tool's output shown under its end line. */
@@ -25,8 +26,8 @@ function readPreview(preview: unknown): ToolResultView {
   } catch {
     // Not JSON: the preview is the tool's text itself.
   }
-  const lines = output
-    .replace(/\r+\n/g, "\n")
+  // Colours and cursor moves dropped: the terminal guard would print them as \x1b[…, and they are not agentd's to play.
+  const lines = terminalText(output)
     .replace(/\s+$/, "")
     .split("\n")
     .filter((line, i, all) => line || i < all.length - 1);
@@ -39,7 +40,8 @@ function toolEnd(d: Record<string, unknown>): string {
   const failed = d.outcome === "error" || d.outcome === "timeout" || (exitCode !== undefined && exitCode !== 0);
   const error = d.error as { message?: unknown; code?: unknown } | undefined;
   const what = d.outcome === "ok" && exitCode !== undefined ? `${exitCode === 0 ? "ok" : "failed"}, exit ${exitCode}` : String(d.outcome);
-  const head = `${failed ? "✗" : "←"} ${d.tool} ${what} in ${humanDuration(Number(d.duration_ms ?? 0))}${error ? `: ${error.message ?? error.code}` : ""}`;
+  const why = error ? `: ${stripAnsi(String(error.message ?? error.code))}` : "";
+  const head = `${failed ? "✗" : "←"} ${d.tool} ${what} in ${humanDuration(Number(d.duration_ms ?? 0))}${why}`;
   return [head, ...tail.map((line) => `  │ ${line}`)].join("\n");
 }
 
@@ -47,7 +49,9 @@ function toolEnd(d: Record<string, unknown>): string {
 export function runTranscriptLine(event: StreamedEvent): TranscriptOutput {
   const d = event.data;
   if (event.type === "tool.end") return { note: toolEnd(d) };
+  // The model's own text may quote coloured output; a sequence split across two deltas still reaches the guard, which shows it escaped.
+  if (event.type === "text.delta") return { text: stripAnsi(String(d.delta ?? "")) };
   if (event.type === "tool.progress")
-    return { note: `  … ${d.tool} ${d.message ?? "running"} (${humanDuration(Number(d.elapsed_ms ?? 0))})` };
+    return { note: `  … ${d.tool} ${stripAnsi(String(d.message ?? "running"))} (${humanDuration(Number(d.elapsed_ms ?? 0))})` };
   return transcriptLine(event);
 }

@@ -1,6 +1,9 @@
 import type { Hono } from "hono";
 import type { HealthCheck } from "./health/index.ts";
 import type { ToolDefinition } from "./tools/toolDefinition.ts";
+import type { ConfigChange, ReloadReport } from "./configChange.ts";
+
+export type { ConfigChange, ReloadReport } from "./configChange.ts";
 
 /** Routes a capability (or the status page) serves, and where the worker's app mounts them. */
 export interface Mount {
@@ -15,7 +18,8 @@ export interface Mount {
 
 /**
  * One capability of the worker (proxy, pty, files, hop, watchdog, agent), as the worker composes
- * it: what it mounts, the tools it gives the agent, what it reports, and how it stops. Each
+ * it: what it mounts, the tools it gives the agent, what it reports, how it takes a reloaded
+ * config, and how it stops. Each
  * capability's index.ts has one factory returning this shape (with typed extras the page reads).
  */
 export interface Capability {
@@ -26,6 +30,11 @@ export interface Capability {
   healthChecks?: () => HealthCheck[];
   /** Prometheus text the capability renders itself. */
   metricsText?: () => string;
+  /**
+   * A config reload: applies what it can of the changed keys it owns, in place (nothing open is
+   * dropped), and names those that only a restart applies.
+   */
+  reload(change: ConfigChange): ReloadReport;
   /** Stops timers, sessions and connections; safe to call twice. */
   close(): Promise<void>;
 }

@@ -1,22 +1,28 @@
 import { loadConfig, type AgentdConfig } from "../core/config/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
+import type { ReloadReport } from "../core/configChange.ts";
 
-/** What a reload changes in the running worker: providers and the approval policy. */
+/** The running worker: each capability applies what it can and names what needs a restart. */
 export interface ReloadTarget {
-  reloadConfig(config: AgentdConfig): void;
+  reloadConfig(config: AgentdConfig): ReloadReport;
 }
+
+const RESTART_NOTE = "config changed, needs a restart to apply:";
 
 /**
  * The worker's side of a config reload (SIGHUP, forwarded by the supervisor): re-reads the file and
  * applies what can change without a restart, so no connection, terminal or turn is dropped. An
  * invalid file keeps the running config; the problem stays in `notes` (shown by /health and the
- * page) until a later reload succeeds. Bind, port, data dir and log settings need a restart.
+ * page) until a later reload succeeds. A changed key only a restart applies stays in `notes` too,
+ * until agentd restarts.
  */
-export type ReloadOutcome = { result: "reloaded" } | { result: "failed"; problem: string };
+export type ReloadOutcome = { result: "reloaded"; applied: string[]; needs_restart: string[] } | { result: "failed"; problem: string };
 
 export class WorkerConfigReload {
   #reloads = 0;
+  /** Keys changed since start that only a restart applies: the note /health shows until then. */
+  readonly #pendingRestart = new Set<string>();
   #waiters: Array<(outcome: ReloadOutcome) => void> = [];
 
   constructor(
@@ -48,10 +54,19 @@ export class WorkerConfigReload {
     try {
       const text = readText ? await readText() : undefined;
       const loaded = loadConfig({ explicitPath: this.options.configPath, ...(text === undefined ? {} : { text }) });
-      this.options.target.reloadConfig(loaded.config);
-      notes.splice(0, notes.length, ...loaded.notes);
-      logger.info("config.reloaded", { file: loaded.path ?? null, providers: loaded.config.providers.length, reloads: this.#reloads });
-      return { result: "reloaded" };
+      const report = this.options.target.reloadConfig(loaded.config);
+      for (const key of report.applied) this.#pendingRestart.delete(key);
+      for (const key of report.needsRestart) this.#pendingRestart.add(key);
+      const pending = [...this.#pendingRestart].sort();
+      notes.splice(0, notes.length, ...loaded.notes, ...(pending.length ? [`${RESTART_NOTE} ${pending.join(", ")}`] : []));
+      logger.info("config.reloaded", {
+        file: loaded.path ?? null,
+        providers: loaded.config.providers.length,
+        reloads: this.#reloads,
+        applied: report.applied,
+        needs_restart: report.needsRestart,
+      });
+      return { result: "reloaded", applied: report.applied, needs_restart: report.needsRestart };
     } catch (error) {
       // A bad file (ConfigError) or a monitor that could not read it: the old config stays.
       if (!(error instanceof AgentdError)) throw error;

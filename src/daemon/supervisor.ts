@@ -226,6 +226,7 @@ async function supervise(
     new WatchdogRuntime({
       config: next.watchdog,
       alerts: next.alerts,
+      providers: next.providers,
       tracer: tracing.tracer,
       db,
       log: log.child("watchdog"),

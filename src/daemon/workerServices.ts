@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { createAgentCapability } from "../agent/index.ts";
 import type { Mount } from "../core/capability.ts";
+import { combineReports, ConfigChange, type ReloadReport } from "../core/configChange.ts";
 import { configSecretValues, type AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
@@ -56,11 +57,17 @@ export interface WorkerServices {
   healthSources: Record<string, HealthSource>;
   metricsText: Array<() => string>;
   statusSources: Omit<StatusSources, "health" | "worker">;
-  /** A config reload (SIGHUP): providers and the approval policy change in place; nothing is dropped. */
-  reloadConfig(config: AgentdConfig): void;
+  /**
+   * A config reload (SIGHUP): each capability applies what it can in place (nothing is dropped);
+   * the answer names the changed keys applied and those that need a restart.
+   */
+  reloadConfig(config: AgentdConfig): ReloadReport;
   /** Closes the capabilities in reverse start order: the agent first (it cancels turns that use PTYs and the proxy). */
   close(): Promise<void>;
 }
+
+/** What the worker itself took at start: the listener, the log, the supervisor's policy, the data dir. */
+const WORKER_RESTART_ONLY = ["data_dir", "server", "log", "supervisor"];
 
 /** The agent's requests never touch a socket (localFetch), but they pass the loopback Host check. */
 const LOCAL_MODEL_BASE_URL = "http://127.0.0.1/v1";
@@ -72,6 +79,8 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
   const secretValues = (next: AgentdConfig) => configSecretValues(next, options.envReferences ?? [], process.env);
   withholdSecretValues([...secretValues(config), ...(options.localApiKey ? [options.localApiKey] : [])]);
   const readFileMaxBytes = config.agent.read_file_max_bytes;
+  // The config in force: replaced by each reload, and what the next one is compared with.
+  let current = config;
   const { stack, value: services } = await CapabilityStack.compose(async (stack) => {
     // First in, last out: spans the other capabilities end while closing are still exported.
     const tracing = await startTracing(config.telemetry, "worker", logger.child("telemetry"));
@@ -122,9 +131,9 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         db,
         // What a silence may name beyond the built-in catalog and the checks.
         configuredNames: () => [
-          ...config.providers.map((p) => p.name),
-          ...config.watchdog.checks.flatMap((c) => [c.name, `check:${c.name}`, `check.${c.type}`]),
-          ...config.watchdog.signatures.flatMap((s) => [s.id, s.component]),
+          ...current.providers.map((p) => p.name),
+          ...current.watchdog.checks.flatMap((c) => [c.name, `check:${c.name}`, `check.${c.type}`]),
+          ...current.watchdog.signatures.flatMap((s) => [s.id, s.component]),
         ],
       }),
     );
@@ -175,10 +184,12 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
         incidentAction: (id, decision, decidedBy) => watchdog.decideAction(id, decision, decidedBy),
       },
     };
-    const reloadConfig = (next: AgentdConfig) => {
+    const reloadConfig = (next: AgentdConfig): ReloadReport => {
       withholdSecretValues(secretValues(next));
-      proxy.replaceProviders(next.providers);
-      agent.agent.setApprovals(next.approvals);
+      const change = new ConfigChange(current, next);
+      current = next;
+      const reports = stack.started.map((capability) => capability.reload(change));
+      return combineReports(change, [...reports, change.report(WORKER_RESTART_ONLY, WORKER_RESTART_ONLY)], config);
     };
     return { pty, statusSources, reloadConfig };
   });

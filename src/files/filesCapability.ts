@@ -24,6 +24,8 @@ export function createFilesCapability(options: {
       createReadFileTool({ maxBytes: options.readFileMaxBytes, files }) as ToolDefinition,
       createWriteFileTool(files) as ToolDefinition,
     ],
+    // read_file's limit is fixed when the tool is made.
+    reload: (change) => change.report(["agent.read_file_max_bytes"], ["agent.read_file_max_bytes"]),
     // Holds nothing open.
     close: async () => undefined,
   };

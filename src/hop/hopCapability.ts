@@ -1,4 +1,5 @@
 import type { Capability } from "../core/capability.ts";
+import type { HopsConfig } from "../core/config/sections/hopConfig.ts";
 import type { ToolDefinition, ToolTarget } from "../core/tools/toolDefinition.ts";
 import { createLogger } from "../core/log/index.ts";
 import { createHopManager, type HopManagerOptions } from "./hopManager.ts";
@@ -20,7 +21,11 @@ export interface HopCapability extends Capability {
 
 /** Hops: /api/hops and the hop tool. Closing ends the tunnels only: the remote agentds keep running. */
 export function createHopCapability(options: HopManagerOptions & { readFileMaxBytes: number }): HopCapability {
-  const manager = createHopManager(options);
+  // Each connection reads this object when it connects or reconnects, and the manager when it
+  // expires failed hops: a reload replaces it in place, so open hops stay up and follow it at
+  // their next connection.
+  const config: HopsConfig = structuredClone(options.config);
+  const manager = createHopManager({ ...options, config });
   const overviews = new RemoteOverviews(manager, options.logger ?? createLogger("hop"));
   return {
     name: "hop",
@@ -34,6 +39,11 @@ export function createHopCapability(options: HopManagerOptions & { readFileMaxBy
       return createHopToolTarget(manager, name, { readFileMaxBytes: options.readFileMaxBytes });
     },
     metricsText: () => hopMetricsText(manager.list()),
+    reload: (change) => {
+      Object.assign(config, structuredClone(change.after.hops));
+      // The hop tool's file limit is the agent's setting, fixed when the tool was made.
+      return change.report(["hops", "agent.read_file_max_bytes"], ["agent.read_file_max_bytes"]);
+    },
     close: () => manager.close(),
   };
 }

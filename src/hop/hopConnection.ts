@@ -112,16 +112,26 @@ export class HopConnection {
     this.inBackground("hop.resume_failed", () => this.reconnect(since + this.deps.config.reconnect_give_up_s * 1000));
   }
 
-  /** Ends the tunnel and the SSH chain; with `stopRemote`, stops the remote agentd first. */
-  async close(stopRemote: boolean): Promise<boolean> {
+  /**
+   * Ends the tunnel and the SSH chain; with `stopRemote`, stops the remote agentd first. `ranAgentd`
+   * says an agentd was started there by an earlier connection (a hop that failed to come back after
+   * a restart, or one known only from the store): it is then stopped over a connection of its own,
+   * so it is not left running with no hop to reach it.
+   */
+  async close(stopRemote: boolean, ranAgentd = false): Promise<boolean> {
     this.stopping.abort();
     let stopped = false;
-    const ssh = this.chain?.target;
-    if (stopRemote && ssh && this.mode === "agentd" && this.remoteDir && this.state !== "reconnecting") {
-      stopped = await stopRemoteDaemon(ssh, this.remoteDir, COMMAND_TIMEOUT_MS).catch((error: unknown) => {
+    const ssh = this.state === "connected" ? this.chain?.target : undefined;
+    const stop = (run: () => Promise<boolean>) =>
+      run().catch((error: unknown) => {
         this.deps.log.warn("hop.stop_remote_failed", { hop: this.spec.name, error });
         return false;
       });
+    if (stopRemote && ssh && this.mode === "agentd" && this.remoteDir) {
+      stopped = await stop(() => stopRemoteDaemon(ssh, this.remoteDir!, COMMAND_TIMEOUT_MS));
+    } else if (stopRemote && (this.mode === "agentd" || (this.mode === null && ranAgentd))) {
+      this.dropChain();
+      stopped = await stop(() => this.stopOverNewConnection());
     }
     if (this.remoteClient instanceof FallbackClient) this.remoteClient.dropAllSessions();
     await this.tunnel?.close();
@@ -131,13 +141,34 @@ export class HopConnection {
     return stopped;
   }
 
-  /** Connects the chain; probes and installs on the first success (mode unknown), else checks the remote agentd. */
-  private async establish(progress: (event: HopProgress) => void, acceptNew: boolean): Promise<void> {
+  /** Connects once, finds the remote agentd's directory as a first connection does, and stops it. */
+  private async stopOverNewConnection(): Promise<boolean> {
+    const chain = await this.connect(false);
+    try {
+      const remoteDir = this.remoteDir ?? (await this.probeRemoteDir(chain.target));
+      return await stopRemoteDaemon(chain.target, remoteDir, COMMAND_TIMEOUT_MS);
+    } finally {
+      chain.end();
+    }
+  }
+
+  private async probeRemoteDir(ssh: Client): Promise<string> {
+    const probe = await runRemote(ssh, probeScript(this.deps.config.remote_dir), COMMAND_TIMEOUT_MS);
+    const facts = parseProbeOutput(probe.stdout);
+    if (!facts.home)
+      throw new HopError(
+        "hop_remote_command_failed",
+        `The remote probe did not report a home directory (exit ${probe.code}): ${probe.stderr.trim().slice(0, 300)}`,
+      );
+    this.facts = facts;
+    return resolveRemotePath(this.deps.config.remote_dir, facts.home);
+  }
+
+  /** The SSH chain to the target, checked against known_hosts, with the hop's identity. */
+  private async connect(acceptNew: boolean): Promise<SshChain> {
     const { config, log } = this.deps;
-    const chainText = [...this.spec.via, this.spec.target].map(formatDestination).join(" → ");
-    progress({ step: "connect", message: `connecting to ${chainText}` });
     const { utils } = await loadSsh2();
-    const chain = await connectChain({
+    return connectChain({
       chain: [...this.spec.via, this.spec.target],
       auth: (destination) =>
         planAuth(
@@ -156,21 +187,20 @@ export class HopConnection {
       keepaliveCountMax: config.keepalive_count_max,
       log,
     });
+  }
+
+  /** Connects the chain; probes and installs on the first success (mode unknown), else checks the remote agentd. */
+  private async establish(progress: (event: HopProgress) => void, acceptNew: boolean): Promise<void> {
+    const chainText = [...this.spec.via, this.spec.target].map(formatDestination).join(" → ");
+    progress({ step: "connect", message: `connecting to ${chainText}` });
+    const chain = await this.connect(acceptNew);
     this.chain = chain;
     const ssh = chain.target;
 
     if (this.mode === null) {
       progress({ step: "probe", message: "probing the remote host" });
-      const probe = await runRemote(ssh, probeScript(config.remote_dir), COMMAND_TIMEOUT_MS);
-      const facts = parseProbeOutput(probe.stdout);
-      if (!facts.home)
-        throw new HopError(
-          "hop_remote_command_failed",
-          `The remote probe did not report a home directory (exit ${probe.code}): ${probe.stderr.trim().slice(0, 300)}`,
-        );
-      this.facts = facts;
-      this.remoteDir = resolveRemotePath(config.remote_dir, facts.home);
-      await this.installAndStart(ssh, facts, progress);
+      this.remoteDir = await this.probeRemoteDir(ssh);
+      await this.installAndStart(ssh, this.facts!, progress);
     } else if (this.mode === "agentd") {
       await this.restartIfGone(ssh);
     }
@@ -264,7 +294,8 @@ export class HopConnection {
     this.tunnel?.dropConnections();
     if (this.remoteClient instanceof FallbackClient) this.remoteClient.dropAllSessions();
     this.setState("reconnecting");
-    log.warn("hop.disconnected", { hop: this.spec.name });
+    // `host` names the incident's component (hop:{host}): the hop's name, which `agentd hops` shows.
+    log.warn("hop.disconnected", { hop: this.spec.name, host: this.spec.name });
     await this.reconnect(Date.now() + config.reconnect_give_up_s * 1000);
   }
 
@@ -284,7 +315,7 @@ export class HopConnection {
       onFailure: (error, attempt, nextMs) => {
         this.lastError = (error as Error).message;
         this.setState("reconnecting");
-        log.warn("hop.reconnect_failed", { hop: this.spec.name, attempt, error, next_ms: nextMs });
+        log.warn("hop.reconnect_failed", { hop: this.spec.name, host: this.spec.name, attempt, error, next_ms: nextMs });
       },
       isFinal: (error) => error instanceof HopError && (error.code === "hop_host_key_changed" || error.code === "hop_host_unknown"),
     });

@@ -119,34 +119,42 @@ export function createHopManager(options: HopManagerOptions): HopManager {
       ),
     );
 
+  // What an earlier worker ran on each resumed hop: kept until this worker's connection finds out
+  // itself, so the record still says an agentd runs there (for `hop --close --stop-remote`).
+  const earlierModes = new Map<string, HopInfo["mode"]>();
   const persist = (hop: HopConnection) => {
     if (stopping) return;
     const info = infoOf(hop);
-    store.save({ ...info, identity: hop.spec.identity ?? null, mode: info.mode, last_error: info.last_error ?? info.fallback_reason });
+    const mode = info.mode ?? earlierModes.get(info.name) ?? null;
+    store.save({ ...info, identity: hop.spec.identity ?? null, mode, last_error: info.last_error ?? info.fallback_reason });
     log.info("hop.state", { hop: info.name, state: info.state, mode: info.mode });
   };
 
   const connection = (spec: HopSpec, openedAt?: number) =>
     new HopConnection(spec, { config: options.config, binary, log: log.child(spec.name), onChange: persist, openedAt });
 
-  const resume = (record: HopRecord) => {
+  /** A stored hop's spec; accept_new is never kept: the key it accepted is in known_hosts now. */
+  const specOf = (record: HopRecord): HopSpec => {
     const user = localUserName();
+    return {
+      name: record.name,
+      target: parseDestination(record.destination, user),
+      via: record.via.map((hop) => parseDestination(hop, user)),
+      identity: record.identity ?? undefined,
+      acceptNew: false,
+    };
+  };
+
+  const resume = (record: HopRecord) => {
     let spec: HopSpec;
     try {
-      const via = record.via.map((hop) => parseDestination(hop, user));
-      // accept_new is never kept: the key it accepted is in known_hosts now.
-      spec = {
-        name: record.name,
-        target: parseDestination(record.destination, user),
-        via,
-        identity: record.identity ?? undefined,
-        acceptNew: false,
-      };
+      spec = specOf(record);
     } catch (error) {
       store.markClosed(record.name, `Cannot reopen the hop after a restart: ${(error as Error).message}`, Date.now());
       log.warn("hop.resume_failed", { hop: record.name, error });
       return;
     }
+    earlierModes.set(record.name, record.mode as HopInfo["mode"]);
     const hop = connection(spec, record.opened_at);
     hops.set(record.name, hop);
     log.info("hop.resuming", { hop: record.name, previous_state: record.state });
@@ -244,10 +252,16 @@ export function createHopManager(options: HopManagerOptions): HopManager {
       return hop.client;
     },
     async closeHop(name, closeOptions = {}) {
-      const hop = live(name);
+      // Any name `hops` lists: a hop closed before this worker started is rebuilt from its record,
+      // so its remote agentd can still be stopped.
+      const record = store.list().find((stored) => stored.name === name);
+      const kept = hops.get(name);
+      if (!kept && !record) throw new HopError("hop_not_found", `No hop named ${name}; agentd hops lists them`);
+      if (!kept) earlierModes.set(name, record!.mode as HopInfo["mode"]);
+      const hop = kept ?? connection(specOf(record!), record!.opened_at);
       // Whether an agentd ran there is known before closing: fallback mode never started one.
-      const ranAgentd = hop.mode === "agentd";
-      const stopped = await hop.close(closeOptions.stopRemote ?? false);
+      const ranAgentd = (hop.mode ?? earlierModes.get(name)) === "agentd";
+      const stopped = await hop.close(closeOptions.stopRemote ?? false, ranAgentd);
       const remote = stopped ? "stopped" : ranAgentd ? "running" : "none";
       log.info("hop.closed", { hop: name, stopped_remote: stopped, remote_agentd: remote });
       return { name, stopped_remote: stopped, remote_agentd: remote };

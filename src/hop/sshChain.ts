@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Duplex } from "node:stream";
 import type * as Ssh2 from "ssh2";
@@ -40,8 +40,23 @@ export interface SshChain {
   end(): void;
 }
 
+/**
+ * The known_hosts text; none yet is an empty file. One agentd cannot read (a path under another
+ * user's home: started as root, the worker runs as the service user) is refused by name, since
+ * calling every host "not known" would send the operator to --accept-new, which cannot write it either.
+ */
 function readKnownHosts(path: string): string {
-  return existsSync(path) ? readFileSync(path, "utf8") : "";
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return "";
+    throw new HopError(
+      "hop_host_unknown",
+      `Cannot read ${path} (${code ?? (error as Error).message}) as uid ${process.getuid?.() ?? "?"}, so no host key can be checked. Set hops.known_hosts to a file this user can read and write, then agentd reload.`,
+      { cause: error, details: { known_hosts: path } },
+    );
+  }
 }
 
 function appendKnownHost(path: string, line: string): void {

@@ -43,6 +43,8 @@ export function createMcpCapability(options: McpCapabilityOptions): Capability {
           samples: [{ value: routes.size() }],
         },
       ]),
+    // No section of its own: the tools and approvals it serves are the agent's, reloaded there.
+    reload: () => ({ applied: [], needsRestart: [] }),
     close: () => routes.close(),
   };
 }

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Capability } from "../core/capability.ts";
+import type { Capability, ConfigChange, ReloadReport } from "../core/capability.ts";
 import type { Hono } from "hono";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
@@ -39,24 +39,46 @@ export interface Proxy {
   metricsText(): string;
   /** Stops the maintenance timer and writes pending rollups. */
   close(): Promise<void>;
-  /** A config reload: the providers to route to from now on. */
-  replaceProviders(providers: readonly ProviderConfig[]): void;
+  /** A config reload: the providers, retry settings and maintenance interval from now on; names what needs a restart. */
+  reload(change: ConfigChange): ReloadReport;
 }
+
+/**
+ * Proxy settings a reload applies; any other needs a restart (breakers keep the settings they were
+ * built with, the stores their expiry, the /v1 mount its body limit).
+ */
+const PROXY_LIVE = [
+  "providers",
+  "proxy.max_attempts",
+  "proxy.max_total_attempts",
+  "proxy.retry_base_ms",
+  "proxy.retry_max_ms",
+  "proxy.retry_after_cap_ms",
+  "proxy.client_retry_after_cap_ms",
+  "proxy.timeout_raise_max_factor",
+  "proxy.maintenance_interval_ms",
+];
 
 export function createProxy(options: CreateProxyOptions): Proxy {
   const logger = options.logger ?? createLogger("proxy");
-  const core = new ProxyCore(options.providers, options.config, options.db, logger, options.tracer);
+  // Its own copy: a reload changes it in place.
+  const core = new ProxyCore(options.providers, structuredClone(options.config), options.db, logger, options.tracer);
   const routes = createProxyRoutes(core, logger);
   const adminRoutes = createAdminRoutes(core, logger);
   adminRoutes.onError(proxyErrorHandler(logger));
-  const timer = setInterval(() => {
+  const maintain = () => {
     try {
       core.maintain();
     } catch (error) {
       logger.error("proxy.maintenance_failed", { error });
     }
-  }, options.config.maintenance_interval_ms);
-  timer.unref();
+  };
+  const startTimer = (intervalMs: number) => {
+    const started = setInterval(maintain, intervalMs);
+    started.unref();
+    return started;
+  };
+  let timer = startTimer(options.config.maintenance_interval_ms);
   let closed = false;
   return {
     routes,
@@ -64,7 +86,26 @@ export function createProxy(options: CreateProxyOptions): Proxy {
     status: () => core.providers.map(providerStatus),
     healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
     metricsText: () => core.metricsText(),
-    replaceProviders: (providers) => core.replaceProviders(providers),
+    reload: (change) => {
+      const next = change.after.proxy;
+      if (change.touches("providers")) core.replaceProviders(change.after.providers);
+      // Dispatches read these settings as they go: the next attempt or retry follows the new ones.
+      Object.assign(core.settings, {
+        baseMs: next.retry_base_ms,
+        maxMs: next.retry_max_ms,
+        retryAfterCapMs: next.retry_after_cap_ms,
+        clientRetryAfterCapMs: next.client_retry_after_cap_ms,
+        maxAttemptsPerProvider: next.max_attempts,
+        maxTotalAttempts: next.max_total_attempts,
+      });
+      // The admin route reads its cap at each request.
+      core.config.timeout_raise_max_factor = next.timeout_raise_max_factor;
+      if (change.touches("proxy.maintenance_interval_ms") && !closed) {
+        clearInterval(timer);
+        timer = startTimer(next.maintenance_interval_ms);
+      }
+      return change.reportLive(["providers", "proxy"], PROXY_LIVE);
+    },
     close: async () => {
       if (closed) return;
       closed = true;
@@ -76,7 +117,6 @@ export function createProxy(options: CreateProxyOptions): Proxy {
 
 export interface ProxyCapability extends Capability {
   status(): ProviderStatus[];
-  replaceProviders(providers: readonly ProviderConfig[]): void;
 }
 
 /** The proxy as the worker mounts it: /v1 under the proxy's own body limit, admin routes for loopback peers only. */
@@ -91,7 +131,7 @@ export function createProxyCapability(options: CreateProxyOptions): ProxyCapabil
     healthChecks: proxy.healthChecks,
     metricsText: proxy.metricsText,
     status: proxy.status,
-    replaceProviders: proxy.replaceProviders,
+    reload: proxy.reload,
     close: proxy.close,
   };
 }

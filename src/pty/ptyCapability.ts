@@ -1,4 +1,6 @@
 import type { Capability } from "../core/capability.ts";
+import { assignLive } from "../core/configChange.ts";
+import type { PtyConfig } from "../core/config/sections/ptyConfig.ts";
 import { PtyManager, type PtyManagerOptions } from "./ptyManager.ts";
 import { createPtyRoutes } from "./ptyRoutes.ts";
 import type { PtySessionInfo } from "./ptySchemas.ts";
@@ -10,9 +12,18 @@ export interface PtyCapability extends Capability {
   sessions(): PtySessionInfo[];
 }
 
+/**
+ * PTY settings only a restart applies: the tool-output store keeps its bounds, and who commands
+ * run as was resolved (and the account checked) at start.
+ */
+const PTY_RESTART_ONLY = ["pty.tool_output_max_bytes", "pty.tool_output_max_age_s", "pty.run_as"];
+
 /** Terminals: /api/pty (a hop's local side drives them) and the exec_command family of tools. */
 export function createPtyCapability(options: PtyManagerOptions & { targets?: TerminalTargets }): PtyCapability {
-  const manager = new PtyManager(options);
+  // The manager and its launcher read this object at each open, sweep and close: a reload replaces
+  // its live settings in place, so sessions already open keep running and the next one follows.
+  const config: PtyConfig = structuredClone(options.config);
+  const manager = new PtyManager({ ...options, config });
   return {
     name: "pty",
     routes: [{ path: "/api/pty", app: createPtyRoutes(manager, options.targets) }],
@@ -20,6 +31,10 @@ export function createPtyCapability(options: PtyManagerOptions & { targets?: Ter
     healthChecks: () => manager.healthChecks(),
     sessions: () => manager.list(),
     metricsText: () => ptyMetricsText(manager.list()),
+    reload: (change) => {
+      assignLive(config, change.after.pty, "pty", PTY_RESTART_ONLY);
+      return change.report(["pty"], PTY_RESTART_ONLY);
+    },
     close: () => manager.close(),
   };
 }

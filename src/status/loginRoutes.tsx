@@ -3,7 +3,7 @@ import { deleteCookie, setCookie } from "hono/cookie";
 import { timingSafeEqual } from "node:crypto";
 import { TOKEN_COOKIE } from "../http/bearerAuth.ts";
 import { sameOriginGuard } from "../http/csrfGuard.ts";
-import { Layout, renderDocument, STATUS_CSP } from "./statusLayout.tsx";
+import { Layout, pageTitle, renderDocument, STATUS_CSP } from "./statusLayout.tsx";
 
 /** Paths bearerAuth must let through, so a browser without the token can reach the form. */
 export const LOGIN_PATHS: readonly string[] = ["/login"];
@@ -18,7 +18,7 @@ function sameSecret(given: string, expected: string): boolean {
 
 function LoginPage({ error, next }: { error?: string; next: string }) {
   return (
-    <Layout title="agentd — sign in" single>
+    <Layout title={pageTitle("sign in")} single>
       <section class="card">
         <h2>Sign in</h2>
         <p class="note">This agentd listens beyond the local host, so its page needs the API token (the file token in its data dir).</p>

@@ -7,6 +7,7 @@ import { IncidentTable, SessionTable } from "./statusTables.tsx";
 import { ApprovalsCard } from "./statusQueue.tsx";
 import { VerdictBanner } from "./statusVerdict.tsx";
 import { SilencesCard } from "./statusSilences.tsx";
+import { ChecksCard } from "./statusChecksCard.tsx";
 
 function HealthCard({ health }: { health: HealthDocument }) {
   const checks = Object.entries(health.checks).flatMap(([key, list]) => list.map((check) => ({ key, ...check })));
@@ -143,43 +144,7 @@ const SECTIONS: { [K in SectionName]: (props: { data: StatusSnapshot[K]; now: nu
       </SectionBody>
     </Card>
   ),
-  watchdog: ({ data, now }) => (
-    <Card name="watchdog">
-      <SectionBody section={data} empty={EMPTY_TEXT.watchdog}>
-        <table>
-          <thead>
-            <tr>
-              <th>Check</th>
-              <th class="opt">Kind</th>
-              <th>State</th>
-              <th class="opt">Changed</th>
-              <th>Output</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.rows.map((c) => (
-              <tr>
-                <td>
-                  <code>{c.name}</code>
-                </td>
-                <td class="opt">
-                  {c.kind}
-                  {c.severity === "critical" ? <Pill text="critical" tone="fail" /> : null}
-                </td>
-                <td>
-                  <Pill text={c.state} />
-                </td>
-                <td class="opt">
-                  <Ago at={c.last_change} now={now} />
-                </td>
-                <td class="text">{c.output ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </SectionBody>
-    </Card>
-  ),
+  watchdog: ({ data, now }) => <ChecksCard data={data} now={now} />,
   incidents: ({ data, now }) => (
     <Card
       name="incidents"

@@ -11,7 +11,7 @@ import { verdictTitle } from "./statusVerdict.tsx";
 function StatusPage({ snapshot }: { snapshot: StatusSnapshot }) {
   const now = Date.parse(snapshot.generated_at);
   return (
-    <Layout title={verdictTitle(snapshot.verdict)} generatedAt={now} live>
+    <Layout title={verdictTitle(snapshot.verdict, snapshot.host)} host={snapshot.host} generatedAt={now} live>
       {SECTION_NAMES.map((name) => sectionElement(name, snapshot[name], now) as Child)}
     </Layout>
   );

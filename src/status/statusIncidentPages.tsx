@@ -1,12 +1,9 @@
 import type { Incident, IncidentEvent } from "../watchdog/index.ts";
-import { formatTime } from "./statusFormat.ts";
-import { Ago } from "./statusCard.tsx";
-import { IncidentActionRequest } from "./statusIncidentAction.tsx";
 import { IncidentRowView, IncidentTable } from "./statusTables.tsx";
-import { incidentTimeline } from "./statusIncidentTimeline.ts";
-import { Layout, renderDocument } from "./statusLayout.tsx";
+import { Layout, pageTitle, renderDocument } from "./statusLayout.tsx";
 import type { PageWindow } from "./statusPagination.ts";
-import type { IncidentFilter, IncidentRow } from "./statusSnapshot.ts";
+import type { IncidentFilter, IncidentRow, WatchdogCheckRow } from "./statusSnapshot.ts";
+import { IncidentDetailPage } from "./statusIncidentDetail.tsx";
 
 const INCIDENT_FILTERS: readonly IncidentFilter[] = ["all", "open", "acknowledged", "resolved", "unresolved"];
 
@@ -48,7 +45,7 @@ export interface IncidentListProps {
 
 function IncidentListPage({ filter, window, rows, now }: IncidentListProps) {
   return (
-    <Layout title="agentd — incidents" generatedAt={now} live single>
+    <Layout title={pageTitle("incidents")} generatedAt={now} live single>
       <section class="card">
         <h2>Incidents</h2>
         <nav class="filters" aria-label="filter">
@@ -75,68 +72,12 @@ function IncidentListPage({ filter, window, rows, now }: IncidentListProps) {
   );
 }
 
-function IncidentDetailPage({ incident, events, now }: { incident: Incident; events: IncidentEvent[]; now: number }) {
-  const { details, action_request: request, ...row } = incident;
-  const facts: Array<[string, string | number]> = [
-    ["dedup key", incident.dedup_key],
-    ["category", incident.category],
-    ["severity", incident.severity],
-    ["first seen", formatTime(incident.first_seen)],
-    ["last seen", formatTime(incident.last_seen)],
-    ["count", incident.count],
-    ["tier", incident.tier ?? "-"],
-    ["action", incident.action ?? "-"],
-    ["verdict", incident.verdict ?? "-"],
-  ];
-  return (
-    <Layout title={`agentd — incident ${incident.id}`} generatedAt={now} live single>
-      <section class="card">
-        <h2>
-          Incident {incident.id}: {incident.title}
-        </h2>
-        <div class="table-wrap">
-          <IncidentTable rows={[row]} now={now} />
-        </div>
-        <dl class="facts">
-          {facts.map(([label, value]) => (
-            <>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </>
-          ))}
-        </dl>
-      </section>
-      {request && <IncidentActionRequest request={request} now={now} />}
-      <section class="card">
-        <h2>Timeline</h2>
-        <ol class="timeline">
-          {incidentTimeline(incident, events).map((entry) => (
-            <li>
-              <span class="mono">{formatTime(entry.at)}</span> (<Ago at={entry.at} now={now} />) {entry.label}
-              {entry.by ? ` by ${entry.by}` : ""}
-              {entry.note ? `: ${entry.note}` : ""}
-            </li>
-          ))}
-        </ol>
-      </section>
-      <section class="card">
-        <h2>Details</h2>
-        {Object.keys(details).length === 0 ? (
-          <p class="empty">No details recorded.</p>
-        ) : (
-          <pre class="details">{JSON.stringify(details, null, 2)}</pre>
-        )}
-      </section>
-    </Layout>
-  );
-}
-
 export function renderIncidentListPage(props: IncidentListProps): string {
   return renderDocument(<IncidentListPage {...props} />);
 }
 
-export function renderIncidentPage(incident: Incident, events: IncidentEvent[], now: number): string {
-  return renderDocument(<IncidentDetailPage incident={incident} events={events} now={now} />);
+export function renderIncidentPage(incident: Incident, events: IncidentEvent[], now: number, check?: WatchdogCheckRow): string {
+  return renderDocument(<IncidentDetailPage incident={incident} events={events} check={check} now={now} />);
 }
 
 /** The answer to an Acknowledge/Resolve click: the incident's row, swapped in place by htmx. */

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import type { Child } from "hono/jsx";
 import { STATUS_ASSETS } from "./statusAssets.ts";
 import { formatTime } from "./statusFormat.ts";
@@ -15,8 +16,15 @@ const HTMX_CONFIG = JSON.stringify({
   refreshOnHistoryMiss: true,
 });
 
+/** A tab's title: what the page is, then the host, since a fleet of tabs must tell their hosts apart. */
+export function pageTitle(what: string, host: string = hostname()): string {
+  return `${what} · ${host} · agentd`;
+}
+
 export interface LayoutProps {
   title: string;
+  /** The host the page is about (the snapshot's when there is one). */
+  host?: string;
   /** Epoch ms of the data shown: printed so a page saved or seen without JavaScript says how old it is. */
   generatedAt?: number;
   /** Pages that poll get htmx, the page script and the connection banner; the login page gets none. */
@@ -25,7 +33,7 @@ export interface LayoutProps {
   children?: Child;
 }
 
-export function Layout({ title, generatedAt, live = false, single = false, children }: LayoutProps) {
+export function Layout({ title, host = hostname(), generatedAt, live = false, single = false, children }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -38,9 +46,14 @@ export function Layout({ title, generatedAt, live = false, single = false, child
         {live && <script src={STATUS_ASSETS.htmx.path} defer></script>}
         {live && <script src={STATUS_ASSETS.script.path} defer></script>}
       </head>
-      <body>
+      <body data-host={host}>
         <header class="top">
-          <h1>agentd</h1>
+          <h1>
+            agentd{" "}
+            <span class="host" data-field="host">
+              {host}
+            </span>
+          </h1>
           <nav>
             <a href="/status">Status</a>
             <a href="/status/incidents">Incidents</a>
@@ -50,7 +63,8 @@ export function Layout({ title, generatedAt, live = false, single = false, child
         </header>
         {live && (
           <p id="connection-lost" class="banner" role="alert" hidden>
-            Connection lost: agentd is not answering. Its numbers are hidden until it answers again; retrying every few seconds.
+            Connection lost: agentd is not answering. Below, greyed, is the last data it gave (see the time above); retrying every few
+            seconds.
           </p>
         )}
         <main class={single ? "single" : undefined}>{children}</main>

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { SessionTranscript } from "../agent/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 import { badgeRoutes } from "./badgeRoutes.ts";
 import { sameOriginGuard } from "../http/csrfGuard.ts";
@@ -31,6 +32,9 @@ export function statusRoutes(source: StatusSource): Hono {
   app.route("/", badgeRoutes(source));
   app.use("/status/*", sameOriginGuard());
   app.route("/", decisionRoutes(source.decisions));
+
+  // The daemon's address alone, as a person types it, opens the page (for every format: curl -L too).
+  app.get("/", (c) => c.redirect("/status", 302));
 
   app.get("/status", async (c) => {
     const snapshot = await source.snapshot();
@@ -79,14 +83,18 @@ export function statusRoutes(source: StatusSource): Hono {
     }
   });
 
-  app.get("/status/incidents/:id", (c) => {
+  app.get("/status/incidents/:id", async (c) => {
     const incident = source.incident(parseId(c.req.param("id")));
     const events = source.incidentEvents(incident.id);
     switch (formatOf(c)) {
       case "json":
         return sendJson(c, { ...incident, timeline: incidentTimeline(incident, events) });
-      case "html":
-        return sendHtml(c, renderIncidentPage(incident, events, Date.now()));
+      case "html": {
+        const component = incident.details.component;
+        const checks = typeof component === "string" && component.startsWith("check:") ? await source.section("watchdog") : undefined;
+        const check = checks?.rows.find((row) => `check:${row.name}` === component);
+        return sendHtml(c, renderIncidentPage(incident, events, Date.now(), check));
+      }
       case "text":
         return sendText(c, renderIncidentText(incident, events, Date.now()));
     }
@@ -100,23 +108,29 @@ export function statusRoutes(source: StatusSource): Hono {
     return c.redirect(returnPath(c, `/status/incidents/${id}`), 303);
   });
 
-  app.get("/status/sessions/:id", (c) => {
+  /** A session's transcript with its approvals still waiting (read from the one queue, so the buttons are the queue's). */
+  const transcriptView = async (transcript: SessionTranscript) => {
+    const queue = await source.section("approvals");
+    return { transcript, pending: queue.rows.filter((row) => row.session_id === transcript.session.id), now: Date.now() };
+  };
+
+  app.get("/status/sessions/:id", async (c) => {
     const transcript = source.transcript(c.req.param("id"));
     if (!transcript) throw new AgentdError("not_found", NOT_CONFIGURED.sessions);
     switch (formatOf(c)) {
       case "json":
         return sendJson(c, { ...transcript, entries: transcriptEntries(transcript) });
       case "html":
-        return sendHtml(c, renderTranscriptPage(transcript, Date.now()));
+        return sendHtml(c, renderTranscriptPage(await transcriptView(transcript)));
       case "text":
         return sendText(c, renderTranscriptText(transcript, Date.now()));
     }
   });
 
-  app.get("/status/sessions/:id/fragment", (c) => {
+  app.get("/status/sessions/:id/fragment", async (c) => {
     const transcript = source.transcript(c.req.param("id"));
     if (!transcript) throw new AgentdError("not_found", NOT_CONFIGURED.sessions);
-    return sendHtml(c, renderTranscriptFragment(transcript, Date.now()));
+    return sendHtml(c, renderTranscriptFragment(await transcriptView(transcript)));
   });
 
   app.get("/status/sessions", (c) => {

@@ -1,7 +1,7 @@
 /**
  * The page's own script, served from the binary next to htmx (no inline script, so a strict CSP
  * holds): pauses polling while the tab is hidden, shows the "connection lost" banner when a poll
- * fails or times out (and clears it on the next good one), copies the verdict's title and time to
+ * fails or times out (and clears it on the next good one) with OFFLINE in <title>, copies the verdict's title and time to
  * <title> and the header, and turns an approval's answer into a line of text in place of its buttons.
  */
 export const STATUS_JS = `(function () {
@@ -13,10 +13,24 @@ export const STATUS_JS = `(function () {
     var config = event.detail.requestConfig;
     return (config && config.elt) || event.detail.elt;
   }
+  var pageTitle = document.title;
+  // Offline, the last-known data stays (greyed by the stylesheet) and the title says OFFLINE with the last verdict;
+  // back online, the verdict's own title returns.
   function setOffline(offline) {
     document.body.classList.toggle("offline", offline);
     var banner = document.getElementById("connection-lost");
     if (banner) banner.hidden = !offline;
+    var verdict = document.getElementById("section-verdict");
+    var host = document.body.getAttribute("data-host") || "";
+    if (offline) {
+      var last = verdict && verdict.getAttribute("data-status");
+      var title = "OFFLINE · " + host + (last ? " · last known " + last.toUpperCase() : "") + " · agentd";
+      if (document.title !== title) document.title = title;
+    } else if (verdict && verdict.getAttribute("data-title")) {
+      document.title = verdict.getAttribute("data-title");
+    } else if (document.title !== pageTitle) {
+      document.title = pageTitle;
+    }
   }
   document.addEventListener("htmx:beforeRequest", function (event) {
     var elt = event.detail.elt;

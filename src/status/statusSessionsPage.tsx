@@ -1,13 +1,13 @@
 import { SessionTable } from "./statusTables.tsx";
 import { Pager } from "./statusIncidentPages.tsx";
-import { Layout, renderDocument } from "./statusLayout.tsx";
+import { Layout, pageTitle, renderDocument } from "./statusLayout.tsx";
 import type { PageWindow } from "./statusPagination.ts";
 import { NOT_CONFIGURED } from "./statusSource.ts";
 import type { SessionRow } from "./statusSnapshot.ts";
 
 function SessionListPage({ page, now }: { page: { window: PageWindow; rows: SessionRow[] } | undefined; now: number }) {
   return (
-    <Layout title="agentd — sessions" generatedAt={now} live single>
+    <Layout title={pageTitle("sessions")} generatedAt={now} live single>
       <section class="card">
         <h2>Agent sessions</h2>
         {!page ? (

@@ -1,5 +1,5 @@
 import { Card, SectionBody } from "./statusCard.tsx";
-import { formatUptime } from "./statusFormat.ts";
+import { formatTime, formatUptime } from "./statusFormat.ts";
 import { EMPTY_TEXT } from "./statusSections.ts";
 import type { SilenceRow, StatusSection } from "./statusSnapshot.ts";
 
@@ -23,7 +23,8 @@ export function SilencesCard({ data, now }: { data: StatusSection<SilenceRow>; n
                   <code>{silence.target}</code>
                 </td>
                 <td>
-                  <time datetime={new Date(silence.until).toISOString()}>in {formatUptime((silence.until - now) / 1000)}</time>
+                  <time datetime={new Date(silence.until).toISOString()}>{formatTime(silence.until)}</time>{" "}
+                  <span class="note">(in {formatUptime((silence.until - now) / 1000)})</span>
                 </td>
                 <td class="text">{silence.reason ?? ""}</td>
               </tr>

@@ -1,6 +1,7 @@
 import type { SessionTranscript } from "../agent/index.ts";
 import type { HealthDocument, HealthStatus } from "../core/health/index.ts";
 import type { Incident, IncidentEvent, IncidentState, Silence } from "../watchdog/index.ts";
+import type { CheckResult } from "./checkHistory.ts";
 import type { PageDecisions } from "./decisionRoutes.ts";
 import type { HostVerdict } from "./hostVerdict.ts";
 
@@ -55,6 +56,10 @@ export interface WatchdogCheckRow {
   /** When the state last changed (epoch ms). */
   last_change: number | null;
   output?: string;
+  /** When the latest silence covering this check ends (epoch ms); absent when none does. */
+  silenced_until?: number;
+  /** Its recent results, oldest first, as this worker saw them (kept in memory: see checkHistory.ts). */
+  history?: CheckResult[];
 }
 
 export type IncidentRow = Omit<Incident, "details">;

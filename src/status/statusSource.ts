@@ -2,6 +2,8 @@ import { hostname } from "node:os";
 import type { SessionTranscript } from "../agent/index.ts";
 import type { HealthDocument } from "../core/health/index.ts";
 import type { Incident, IncidentStore } from "../watchdog/index.ts";
+import { CheckHistory } from "./checkHistory.ts";
+import { checkRowsForPage } from "./checkRows.ts";
 import { hostVerdict } from "./hostVerdict.ts";
 import { applySilences, type SilencedInput } from "./verdictSilences.ts";
 import type { PageDecisions } from "./decisionRoutes.ts";
@@ -100,6 +102,7 @@ function verdictFacts(incidents: IncidentStore, checks: WatchdogCheckRow[], sile
 
 export function createStatusSource(sources: StatusSources): StatusSource {
   const { incidents } = sources;
+  const checkHistory = new CheckHistory();
   const verdictOf = (
     health: HealthDocument,
     watchdog: StatusSection<WatchdogCheckRow>,
@@ -124,7 +127,14 @@ export function createStatusSource(sources: StatusSources): StatusSource {
     health: sources.health,
     worker: async () => sources.worker(),
     providers: () => readSection(sources.providers, NOT_CONFIGURED.providers, "the providers"),
-    watchdog: () => readSection(sources.watchdogChecks, NOT_CONFIGURED.watchdog, "the watchdog checks"),
+    watchdog: async () => {
+      const [checks, silences] = await Promise.all([
+        readSection(sources.watchdogChecks, NOT_CONFIGURED.watchdog, "the watchdog checks"),
+        readers.silences(),
+      ]);
+      const history = checkHistory.observe(checks.rows, Date.now());
+      return { ...checks, rows: checkRowsForPage(checks.rows, silences.rows, history) };
+    },
     incidents: async () => {
       try {
         const counts = {

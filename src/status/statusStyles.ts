@@ -9,7 +9,8 @@ export const STATUS_CSS = `
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 a{color:var(--link)}
 header.top{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:baseline;padding:.6rem 1rem;border-bottom:1px solid var(--line);background:var(--card)}
-header.top h1{font-size:1.05rem;margin:0}
+header.top h1{font-size:1.05rem;margin:0;overflow-wrap:anywhere}
+header.top h1 .host{font-weight:400;color:var(--muted)}
 header.top nav{display:flex;gap:.8rem}
 header.top .generated{color:var(--muted);font-size:.85rem;margin-left:auto}
 main{max-width:72rem;margin:0 auto;padding:.75rem;display:grid;gap:.75rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,30rem),1fr))}
@@ -51,7 +52,7 @@ mark.redacted{background:var(--warn-bg);color:var(--fg);outline:1px solid var(--
 .result,.approval-result{font-weight:600;margin:.3rem 0 0}
 .approval-error{color:var(--fail)}
 .banner{position:sticky;top:0;z-index:1;margin:0;padding:.6rem 1rem;background:var(--fail-bg);color:var(--fail);border-bottom:1px solid var(--fail);font-weight:600}
-body.offline main{display:none}
+body.offline main{opacity:.5;filter:grayscale(1)}
 .pager{display:flex;gap:1rem;align-items:center;margin:.6rem 0 0;flex-wrap:wrap}
 .filters{display:flex;gap:.6rem;flex-wrap:wrap;margin:0 0 .5rem}
 .filters a[aria-current]{font-weight:700;text-decoration:none;color:var(--fg)}
@@ -68,6 +69,15 @@ section.card.attention-warn{border:2px solid var(--warn)}
 ol.transcript{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
 ol.transcript li{border-bottom:1px solid var(--line);padding-bottom:.4rem}
 ol.transcript .role{font-weight:600;text-transform:uppercase;font-size:.75rem;color:var(--muted)}
+.history{display:inline-flex;gap:2px;vertical-align:middle}
+.history .cell{display:inline-block;width:.5rem;height:1rem;border-radius:2px;border:1px solid currentColor}
+.history .cell.tone-fail{background:var(--fail)}
+.history .cell.tone-pass{background:var(--pass)}
+.history .cell.tone-warn{background:var(--warn)}
+.silenced{color:var(--warn)}
+li.tool-call.failed{border-left:3px solid var(--fail);padding-left:.4rem}
+.waiting{border:2px solid var(--warn);border-radius:8px;padding:.4rem .6rem;margin:.4rem 0}
+ul.plain{margin:0;padding-left:1rem}
 footer{color:var(--muted);font-size:.8rem;text-align:center;padding:0 1rem 1rem}
 @media (max-width:480px){main{padding:.4rem;gap:.5rem}.opt{display:none}td.text{min-width:6rem}header.top .generated{margin-left:0}th,td{padding-right:.35rem}}
 `;

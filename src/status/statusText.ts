@@ -121,7 +121,7 @@ export function renderStatusText(snapshot: StatusSnapshot, options: TextOptions 
           c.kind,
           paint(c.state, stateTone(c.state)),
           formatAge(c.last_change, now),
-          c.output ?? "",
+          `${c.silenced_until !== undefined ? `silenced until ${formatTime(c.silenced_until)}; ` : ""}${c.output ?? ""}`,
         ]),
       ),
     ),

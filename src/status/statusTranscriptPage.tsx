@@ -3,16 +3,18 @@ import type { SessionTranscript } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import { Ago, Pill, POLL_INTERVAL, POLL_REQUEST } from "./statusCard.tsx";
 import { formatMs } from "./statusFormat.ts";
-import { Layout, renderDocument } from "./statusLayout.tsx";
+import { Layout, pageTitle, renderDocument } from "./statusLayout.tsx";
+import { ApprovalItem } from "./statusQueue.tsx";
+import type { ApprovalRow } from "./statusSnapshot.ts";
+import { terminalText } from "./terminalText.ts";
 import { transcriptEntries, type TranscriptCall } from "./transcriptView.ts";
 
 function ToolCallItem({ detail, now }: { detail: TranscriptCall; now: number }) {
   const { call } = detail;
-  const failed = detail.exit_code !== null ? detail.exit_code !== 0 : call.outcome !== null && call.outcome !== "ok";
   return (
-    <li class="tool-call" data-call={call.id}>
+    <li class={detail.failed ? "tool-call failed" : "tool-call"} data-call={call.id} data-result={detail.result}>
       <span class="role">tool call</span> <strong>{call.tool}</strong>{" "}
-      <Pill text={call.outcome ?? call.status} tone={failed ? "fail" : call.outcome === "ok" ? "pass" : "warn"} />
+      <Pill text={detail.result} tone={detail.failed ? "fail" : detail.result === "ok" ? "pass" : "warn"} />
       {detail.exit_code !== null && (
         <>
           {" "}
@@ -33,14 +35,37 @@ function ToolCallItem({ detail, now }: { detail: TranscriptCall; now: number }) 
           ) : null}
         </p>
       ))}
-      {call.error_message && <p class="error">{redactText(call.error_message)}</p>}
+      {call.error_message && <p class="error">{redactText(terminalText(call.error_message))}</p>}
       {detail.output_tail !== null && <pre class="details output">{revealInvisibleChars(detail.output_tail)}</pre>}
     </li>
   );
 }
 
+/** What the session waits for, with the same decide buttons as the page's approval queue. */
+function WaitingDecisions({ pending, now }: { pending: ApprovalRow[]; now: number }) {
+  return (
+    <div class="waiting" data-field="waiting">
+      <p>
+        <Pill text="waiting for a decision" tone="warn" />
+      </p>
+      <ul class="approvals">
+        {pending.map((approval) => (
+          <ApprovalItem approval={approval} now={now} />
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export interface TranscriptView {
+  transcript: SessionTranscript;
+  /** The session's approvals still waiting, from the page's one queue. */
+  pending: ApprovalRow[];
+  now: number;
+}
+
 /** The transcript as one polled fragment: the page's only live part, and without JavaScript a snapshot. */
-export function TranscriptSection({ transcript, now }: { transcript: SessionTranscript; now: number }) {
+export function TranscriptSection({ transcript, pending, now }: TranscriptView) {
   const { session } = transcript;
   const path = `/status/sessions/${encodeURIComponent(session.id)}`;
   const entries = transcriptEntries(transcript);
@@ -62,6 +87,7 @@ export function TranscriptSection({ transcript, now }: { transcript: SessionTran
         <Pill text={session.state} />
       </h2>
       {session.title && <p class="meta">task: {redactText(session.title)}</p>}
+      {pending.length > 0 && <WaitingDecisions pending={pending} now={now} />}
       {entries.length === 0 ? (
         <p class="empty">Nothing in this session yet.</p>
       ) : (
@@ -82,14 +108,14 @@ export function TranscriptSection({ transcript, now }: { transcript: SessionTran
   );
 }
 
-export function renderTranscriptFragment(transcript: SessionTranscript, now: number): string {
-  return String(<TranscriptSection transcript={transcript} now={now} />);
+export function renderTranscriptFragment(view: TranscriptView): string {
+  return String(<TranscriptSection {...view} />);
 }
 
-export function renderTranscriptPage(transcript: SessionTranscript, now: number): string {
+export function renderTranscriptPage(view: TranscriptView): string {
   return renderDocument(
-    <Layout title={`agentd — session ${transcript.session.id}`} generatedAt={now} live single>
-      <TranscriptSection transcript={transcript} now={now} />
+    <Layout title={pageTitle(`session ${view.transcript.session.id}`)} generatedAt={view.now} live single>
+      <TranscriptSection {...view} />
     </Layout>,
   );
 }

@@ -1,10 +1,11 @@
+import { hostname } from "node:os";
 import { POLL_INTERVAL, POLL_REQUEST } from "./statusCard.tsx";
 import { formatTime } from "./statusFormat.ts";
 import type { HostVerdict } from "./hostVerdict.ts";
 
-/** The tab's title: the verdict first, so a tab among many still tells it. */
-export function verdictTitle(verdict: HostVerdict): string {
-  return verdict.status === "pass" ? "agentd — pass" : `agentd — ${verdict.status.toUpperCase()}: ${verdict.reason}`;
+/** The tab's title: the verdict first, then the host, so a tab among many (a fleet) still tells both. */
+export function verdictTitle(verdict: HostVerdict, host: string = hostname()): string {
+  return verdict.status === "pass" ? `pass · ${host} · agentd` : `${verdict.status.toUpperCase()} · ${host} · ${verdict.reason}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { SessionTranscript } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import { revealInvisibleChars } from "../core/text/index.ts";
 import { formatAge, formatMs } from "./statusFormat.ts";
+import { terminalText } from "./terminalText.ts";
 import { transcriptEntries } from "./transcriptView.ts";
 
 function indent(text: string): string[] {
@@ -23,15 +24,15 @@ export function renderTranscriptText(transcript: SessionTranscript, now: number)
       lines.push(`${entry.role.toUpperCase()}  ${formatAge(entry.ts, now)}`, ...indent(entry.text));
       continue;
     }
-    const { call, exit_code, output_tail, approvals } = entry.detail;
-    const mark = exit_code !== null ? (exit_code === 0 ? "✓" : "✗") : call.outcome === "ok" ? "✓" : call.outcome ? "✗" : "…";
+    const { call, exit_code, output_tail, approvals, result, failed } = entry.detail;
+    const mark = failed ? "✗" : result === "ok" ? "✓" : call.outcome ? "–" : "…";
     const exit = exit_code !== null ? ` exit ${exit_code}` : "";
     lines.push(
-      `${mark} ${call.tool}  ${call.outcome ?? call.status}${exit}  ${formatMs(call.duration_ms)}  ${revealInvisibleChars(JSON.stringify(call.arguments))}`,
+      `${mark} ${call.tool}  ${result}${exit}  ${formatMs(call.duration_ms)}  ${revealInvisibleChars(JSON.stringify(call.arguments))}`,
     );
     for (const approval of approvals)
       lines.push(`  approval ${approval.id}: ${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ""}`);
-    if (call.error_message) lines.push(`  error: ${redactText(call.error_message)}`);
+    if (call.error_message) lines.push(`  error: ${redactText(terminalText(call.error_message))}`);
     if (output_tail) lines.push(...indent(output_tail));
   }
   return `${lines.join("\n")}\n`;

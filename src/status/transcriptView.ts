@@ -1,5 +1,6 @@
 import type { ApprovalView, SessionTranscript, ToolCallRecord } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
+import { terminalText } from "./terminalText.ts";
 
 /** How much of a tool's output the transcript shows: its end, where errors and exit codes are. */
 const TAIL_LINES = 20;
@@ -10,6 +11,10 @@ export interface TranscriptCall {
   /** The end of the output the tool returned to the model, secrets redacted. */
   output_tail: string | null;
   exit_code: number | null;
+  /** What the call came to in one word: "failed" for a command that ran and exited non-zero, else its outcome or status. */
+  result: string;
+  /** Ran and failed (non-zero exit, error, timeout); a denied or cancelled call did not run, so it did not fail. */
+  failed: boolean;
   approvals: ApprovalView[];
 }
 
@@ -45,6 +50,13 @@ function resultOf(content: string): { output: string; exit_code: number | null }
   return { output: content, exit_code: null };
 }
 
+/** The call's word and whether it failed: the exit code decides when there is one, since the tool's "ok" only says it ran. */
+function callResult(call: ToolCallRecord, exitCode: number | null): { result: string; failed: boolean } {
+  if (exitCode !== null && exitCode !== 0) return { result: "failed", failed: true };
+  const result = call.outcome ?? call.status;
+  return { result, failed: call.outcome === "error" || call.outcome === "timeout" };
+}
+
 /**
  * The session in reading order: each user and assistant message, each tool call under the
  * message that asked for it with its output tail, exit code, duration and approvals. Pure.
@@ -57,10 +69,13 @@ export function transcriptEntries(transcript: SessionTranscript): TranscriptEntr
   const detail = (call: ToolCallRecord): TranscriptCall => {
     const result = results.get(call.call_id);
     const parsed = result === undefined ? undefined : resultOf(result);
+    const exitCode = parsed?.exit_code ?? null;
     return {
       call,
-      output_tail: parsed ? redactText(tail(parsed.output)) : null,
-      exit_code: parsed?.exit_code ?? null,
+      // Escape sequences go before the tail is cut and before redaction, so a colour code can neither split a secret nor fill the tail.
+      output_tail: parsed ? redactText(tail(terminalText(parsed.output))) : null,
+      exit_code: exitCode,
+      ...callResult(call, exitCode),
       approvals: transcript.approvals.filter((approval) => approval.tool_call_id === call.id),
     };
   };
@@ -69,7 +84,7 @@ export function transcriptEntries(transcript: SessionTranscript): TranscriptEntr
   for (const message of transcript.messages) {
     if (message.role !== "user" && message.role !== "assistant") continue;
     const body = text(message.body.content);
-    if (body) entries.push({ type: "message", role: message.role, text: redactText(body), ts: message.ts });
+    if (body) entries.push({ type: "message", role: message.role, text: redactText(terminalText(body)), ts: message.ts });
     const asked = Array.isArray(message.body.tool_calls) ? (message.body.tool_calls as Array<{ id?: unknown }>) : [];
     for (const ask of asked) {
       const call = transcript.tool_calls.find((c) => c.call_id === ask.id && c.turn_id === message.turn_id && !shown.has(c.id));

@@ -6,6 +6,8 @@ export function createTelemetryCapability(tracing: Tracing): Capability {
   return {
     name: "telemetry",
     metricsText: tracing.metricsText,
+    // The exporter and its queue are made once, at start.
+    reload: (change) => change.report(["telemetry"], ["telemetry"]),
     close: () => tracing.shutdown(),
   };
 }

@@ -13,10 +13,12 @@ import { IncidentVerifier } from "./incidentVerifier.ts";
 import { PatternMemory } from "./decide/patternMemory.ts";
 import { describePortHolder } from "./actions/portHolder.ts";
 import type { ProxyAdmin } from "./actions/proxyAdmin.ts";
+import type { ServedModels } from "./actions/providerAlternatives.ts";
 import { Redactor } from "../core/redaction/index.ts";
 import { RuleEngine, toRule } from "./decide/ruleEngine.ts";
 import type { Decision, Signal } from "./checks/signal.ts";
 import { SignatureMatcher } from "./checks/signatureMatcher.ts";
+import { unknownErrorSignal } from "./checks/unknownErrors.ts";
 import { SilenceStore } from "./incidents/silenceStore.ts";
 import { silenceTargetsOf } from "./incidents/silenceTargets.ts";
 import { Escalation } from "./escalation.ts";
@@ -25,7 +27,10 @@ import { Tier3Advisor } from "./decide/tier3Advisor.ts";
 import { scopeOf, type IncidentScope } from "./decide/actionScope.ts";
 import { alsoAlerts } from "./decide/alertPolicy.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
-import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
+import type { CheckConfig, WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
+import { runCommand } from "../core/process/index.ts";
+import type { DiagnosticRunner } from "./decide/tier3Investigation.ts";
+import { readHostFacts } from "./hostFacts.ts";
 import type { WatchdogCounters } from "./watchdogCounters.ts";
 import type { Tracer } from "../telemetry/index.ts";
 import { WatchdogTracing } from "./watchdogTracing.ts";
@@ -51,6 +56,20 @@ export interface WatchdogDeps {
   queueMax?: number;
   /** Actions and their verifications become spans; off unless telemetry is configured. */
   tracer?: Tracer;
+  /** The configured providers and the models each serves: a switch away from a model's only provider is skipped. */
+  providers?: readonly ServedModels[];
+  /** Runs tier 3's read-only diagnostics; by default confined, as the command user. */
+  diagnose?: DiagnosticRunner;
+}
+
+/** Tier 3's diagnostics run as the agent's commands do: as the command user, no_new_privs, no secrets. */
+const runDiagnostic: DiagnosticRunner = (argv, timeoutMs) => runCommand({ argv, timeoutMs, maxOutputBytes: 4096, confined: true });
+
+/** The check an incident is about (`check:<name>`), or the one that verifies its signature. */
+function checkOfIncident(config: WatchdogConfig, tracked: TrackedIncident): CheckConfig | undefined {
+  const named = tracked.fingerprint.startsWith("check:") ? tracked.fingerprint.slice("check:".length) : undefined;
+  const verifying = config.signatures.find((s) => tracked.signals.has(s.id) && s.verify_check)?.verify_check;
+  return config.checks.find((c) => c.name === (named ?? verifying));
 }
 
 /** What a decision started (an action, a webhook), or nothing. */
@@ -108,11 +127,13 @@ export class Watchdog {
     const rules = [...config.rules, ...(config.default_rules ? DEFAULT_RULES : [])].map(toRule);
     this.#rules = new RuleEngine(rules, config.rule_reset_s * 1000);
     this.alerts = new AlertSink(this.store, log, config.webhook, this.#now);
-    this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts);
+    this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts, () => deps.providers);
     this.approvals = new CommandApprovals(this.store, this.alerts, log, config, this.#now);
     this.#configuredSignatures = new Set(config.signatures.map((s) => s.id));
     this.#redactor = new Redactor([config.tier3.api_key, ...Object.values(config.webhook?.headers ?? {}), ...(deps.secrets ?? [])]);
-    const advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands));
+    const advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands), deps.diagnose ?? runDiagnostic, (text) =>
+      this.#redactor.redact(text),
+    );
     this.#escalation = new Escalation({
       config,
       store: this.store,
@@ -122,6 +143,8 @@ export class Watchdog {
       health: deps.health,
       recentLines: () => this.#recent,
       scope: (tracked) => this.#scope(tracked),
+      checkOf: (tracked) => checkOfIncident(config, tracked),
+      hostFacts: () => readHostFacts(),
       now: this.#now,
     });
     this.#tracker = new IncidentTracker({ config, db, log, store: this.store, approvals: this.approvals });
@@ -157,7 +180,10 @@ export class Watchdog {
   ingestLine(line: string, file?: string): Promise<void> | undefined {
     this.#recent.push(line);
     if (this.#recent.length > RECENT_LINES) this.#recent.shift();
-    const signal = this.matcher.match(line, this.#now());
+    // A watched file's error line no signature knows still opens an incident, so tier 3 sees novel failures.
+    const signal =
+      this.matcher.match(line, this.#now()) ??
+      (file !== undefined ? unknownErrorSignal(this.#redactor.redact(line), file, this.#now()) : undefined);
     if (signal && file !== undefined && signal.component === "worker") signal.component = `log:${file}`;
     return signal ? this.report(signal) : undefined;
   }
@@ -278,6 +304,13 @@ export class Watchdog {
   /** Tier 2, tier 3 or an alert; tier 3's model call runs outside the queue. */
   #decideUnmatched(tracked: TrackedIncident, fromTier: number, failedAction?: string): Started {
     const plan = this.#escalation.plan(tracked, fromTier, failedAction);
+    const waited = tracked.waitingTier3;
+    tracked.waitingTier3 = plan.kind === "queue";
+    if (plan.kind === "queue") {
+      if (waited) return undefined;
+      this.store.addEvent(tracked.id, "queued", `waiting for tier 3 (${plan.reason}); asked once the limit allows`, {}, this.#now());
+      return plan.alert ? this.#act(tracked, plan.alert) : undefined;
+    }
     if (plan.kind === "act") return this.#act(tracked, plan.decision);
     if (plan.kind === "none") return undefined;
     return this.#launch(tracked, "advice", plan.call, (advice) =>
@@ -374,7 +407,8 @@ export class Watchdog {
    */
   #afterAction(tracked: TrackedIncident, decision: Decision, result: ActionResult): Started {
     const { log } = this.deps;
-    this.store.addEvent(tracked.id, result.ok ? "action_done" : "action_failed", result.detail, { action: decision.action }, this.#now());
+    const kind = result.skipped ? "action_skipped" : result.ok ? "action_done" : "action_failed";
+    this.store.addEvent(tracked.id, kind, result.detail, { action: decision.action }, this.#now());
     if (decision.action === "alert") {
       tracked.alerted = true;
       this.#tracing.concluded(tracked.id, decision.tier, decision.action, "none");
@@ -386,8 +420,8 @@ export class Watchdog {
       this.#verifier.conclude(tracked, decision.tier, decision.action, `the action failed: ${result.detail}`, decision.command);
       return this.#tracker.isTracked(tracked) ? this.#decideUnmatched(tracked, decision.tier, decision.action) : undefined;
     }
-    if (decision.action === "ignore") {
-      const why = "ignoring changes nothing, so there is nothing to verify or learn";
+    if (decision.action === "ignore" || result.skipped) {
+      const why = result.skipped ? result.detail : "ignoring changes nothing, so there is nothing to verify or learn";
       this.#verifier.unverified(tracked, decision.tier, decision.action, why);
       return undefined;
     }
@@ -417,6 +451,30 @@ export class Watchdog {
     );
   }
 
+  /**
+   * Decides again what waited: an incident whose silence ended (lifted or expired) gets the tier
+   * action and alert it was spared, and one that waited for a rate-limited tier 3 is asked once the
+   * limit allows (oldest first: each tick's incidents are visited in the order they opened).
+   */
+  #redecide(tracked: TrackedIncident, now: number): Started {
+    if (!this.#tracker.isTracked(tracked) || this.#jobs.busy(tracked.id) || tracked.verification || tracked.approval) return undefined;
+    if (tracked.silenceNoted) {
+      const latest = tracked.latestSignals().sort((a, b) => b.ts - a.ts)[0];
+      if (!latest || this.#stillSilenced(tracked, now)) return undefined;
+      tracked.silenceNoted = false;
+      this.store.addEvent(tracked.id, "silence_ended", "silence ended while the incident is open: deciding it now", {}, now);
+      return this.#decideFor(tracked, { ...latest, ts: now });
+    }
+    return tracked.waitingTier3 && !this.#escalation.tier3Refuses() ? this.#decideUnmatched(tracked, 2) : undefined;
+  }
+
+  /** A silence still covers one of the incident's signals. */
+  #stillSilenced(tracked: TrackedIncident, now: number): boolean {
+    return tracked
+      .latestSignals()
+      .some((signal) => this.silences.covering(silenceTargetsOf(signal.id, signal.component), now) !== undefined);
+  }
+
   #tick(): Started {
     const now = this.#now();
     this.#tracker.forgetClosedByOperator();
@@ -426,9 +484,9 @@ export class Watchdog {
       if (this.#jobs.busy(tracked.id)) continue;
       const polled = tracked.approval ? this.#pollApproval(tracked) : undefined;
       const reviewed = this.#jobs.busy(tracked.id) ? undefined : this.#verifier.review(tracked, now);
+      const redecided = this.#redecide(tracked, now);
       this.#tracker.save(tracked);
-      if (polled !== undefined) started.push(polled);
-      if (reviewed !== undefined) started.push(reviewed);
+      for (const one of [polled, reviewed, redecided]) if (one !== undefined) started.push(one);
     }
     return started.length > 0 ? Promise.all(started).then(() => undefined) : undefined;
   }

@@ -53,6 +53,9 @@ export function createWatchdogCapability(options: { db: Database; configuredName
       decide: (requestId, decision, decidedBy) => requests.decideRequest(requestId, decision, decidedBy, Date.now()),
     },
     decideAction: (incidentId, decision, decidedBy) => requests.decide(incidentId, decision, decidedBy, Date.now()),
+    // The supervisor runs the checks and the alerting: it re-read the same file and replaced its
+    // watchdog before passing the reload on, and the names a silence may take are read at each use.
+    reload: (change) => change.report(["watchdog", "alerts"], []),
     // The store is the worker's; nothing else is held open.
     close: async () => undefined,
   };

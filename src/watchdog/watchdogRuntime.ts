@@ -13,6 +13,7 @@ import { hostname } from "node:os";
 import type { AlertsConfig } from "../core/config/sections/alertsConfig.ts";
 import { AlertmanagerSink } from "./actions/alertmanagerSink.ts";
 import type { Tracer } from "../telemetry/index.ts";
+import type { ServedModels } from "./actions/providerAlternatives.ts";
 
 export interface WatchdogRuntimeOptions {
   config: WatchdogConfig;
@@ -23,6 +24,8 @@ export interface WatchdogRuntimeOptions {
   secrets?: Iterable<string | undefined>;
   workerPid: () => number | undefined;
   restartWorker: (reason: string, pid?: number) => Promise<string>;
+  /** The configured providers (name, models, aliases): whether a switch has somewhere to fail over to. */
+  providers?: readonly ServedModels[];
   /** Alertmanager targets for incidents; none by default. */
   alerts?: AlertsConfig;
   tracer?: Tracer;
@@ -60,6 +63,7 @@ export class WatchdogRuntime {
       checkPassedSince: (name, since) => this.checks.passedSince(name, since),
       secrets,
       tracer: options.tracer,
+      ...(options.providers ? { providers: options.providers } : {}),
     });
     this.#alertmanager = options.alerts?.alertmanager.length
       ? new AlertmanagerSink({

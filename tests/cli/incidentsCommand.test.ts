@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { userInfo } from "node:os";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { openStore } from "../../src/core/store/index.ts";
 import { ActionRequestStore, IncidentStore, type ActionRequest, type Incident, type IncidentEvent } from "../../src/watchdog/index.ts";
@@ -164,22 +165,29 @@ describe("agentd incidents against the daemon found through --data-dir (its read
     });
   }, 60_000);
 
-  test("ack then resolve move the incident forward and record the CLI as the actor", async () => {
+  test("ack then resolve move the incident forward and record the person behind the CLI (sudo's user, else the OS user)", async () => {
     const id = seeded.check.id;
-    const acked = await incidents(home, "--data-dir", dataDir, "ack", String(id));
+    const acked = await runAgentd(["incidents", "--data-dir", dataDir, "ack", String(id)], {
+      cwd: home,
+      env: { HOME: home, SUDO_USER: "alice" },
+    });
     expect(acked.stderr).toBe("");
     expect(acked.code).toBe(0);
     expect(acked.stdout).toBe(`#${id} acknowledged: Check db failing — check:db\n`);
-    expect(readIncident(dataDir, id).incident).toMatchObject({ state: "acknowledged", details: { acknowledged_by: "cli" } });
+    expect(readIncident(dataDir, id).incident).toMatchObject({ state: "acknowledged", details: { acknowledged_by: "alice (cli)" } });
 
     const listed = await incidents(home, "--data-dir", dataDir, "--state", "acknowledged", "--json");
     expect((JSON.parse(listed.stdout) as Incident[]).map((r) => r.id)).toEqual([id]);
 
-    const resolved = await incidents(home, "--data-dir", dataDir, "resolve", String(id), "--json");
+    const resolved = await runAgentd(["incidents", "--data-dir", dataDir, "resolve", String(id), "--json"], {
+      cwd: home,
+      env: { HOME: home, SUDO_USER: undefined },
+    });
     expect(resolved.stderr).toBe("");
     expect(resolved.code).toBe(0);
-    expect(JSON.parse(resolved.stdout)).toMatchObject({ id, state: "resolved", details: { resolved_by: "cli" } });
-    expect(readIncident(dataDir, id).timeline.map((e) => e.message)).toEqual(["acknowledged by cli", "resolved by cli"]);
+    const me = `${userInfo().username} (cli)`;
+    expect(JSON.parse(resolved.stdout)).toMatchObject({ id, state: "resolved", details: { resolved_by: me } });
+    expect(readIncident(dataDir, id).timeline.map((e) => e.message)).toEqual(["acknowledged by alice (cli)", `resolved by ${me}`]);
   }, 60_000);
 
   test("approve allows the waiting command once, recorded as the CLI; show tells it; a second decision is refused", async () => {
@@ -314,10 +322,12 @@ describe("agentd incidents against a running daemon (--url)", () => {
 
     const resolved = await incidents(home, "--url", url, "resolve", String(seeded.crash.id), "--json");
     expect(resolved.code).toBe(0);
+    // The person behind the CLI: sudo's user when the test runs under sudo, else the OS user.
+    const cliPerson = `${process.env.SUDO_USER || userInfo().username} (cli)`;
     expect(JSON.parse(resolved.stdout)).toMatchObject({
       id: seeded.crash.id,
       state: "resolved",
-      details: { acknowledged_by: "cli", resolved_by: "cli" },
+      details: { acknowledged_by: cliPerson, resolved_by: cliPerson },
     });
 
     const remaining = await incidents(home, "--url", url, "--json");

@@ -21,7 +21,7 @@ function alive(pid: number): boolean {
 
 /** A capability that only notes when it is closed. */
 function noting(name: string, closed: string[]): Capability {
-  return { name, close: async () => void closed.push(name) };
+  return { name, reload: () => ({ applied: [], needsRestart: [] }), close: async () => void closed.push(name) };
 }
 
 describe("capabilities start in order", () => {

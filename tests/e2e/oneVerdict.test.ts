@@ -82,7 +82,7 @@ describe("one verdict everywhere", () => {
     expect(seen.healthJson.verdict.reason).toBe(seen.status.reason);
     expect(seen.status.reason).toStartWith("critical incident open: Check db failing");
     expect(seen.pageStatus).toBe("fail");
-    expect(seen.title).toStartWith("agentd — FAIL: ");
+    expect(seen.title).toMatch(/^FAIL · [^·]+ · critical /);
     expect(seen.badge).toContain("agentd: fail");
     // agentd itself is fine: its /health answers 200 and --self exits 0, so no runtime restarts it.
     expect(seen.healthJson).toMatchObject({ http: 200, own: "warn" });

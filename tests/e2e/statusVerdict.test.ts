@@ -117,7 +117,7 @@ describe("the host's verdict", () => {
       /^critical (incident open: Check db failing|check failing: db)/,
     );
     expect(await verdict.textContent()).toContain("critical check failing: db");
-    expect(await page.title()).toStartWith("agentd — FAIL: critical ");
+    expect(await page.title()).toMatch(/^FAIL · [^·]+ · critical /);
     expect(await page.evaluate<string>("document.querySelector('main').firstElementChild.id")).toBe("section-verdict");
     const badge = await (await fetch(`${ready.url}/badge.svg`)).text();
     expect(badge).toContain("agentd: fail");
@@ -266,7 +266,7 @@ describe("a page that recovers", () => {
     const before = await page.locator("header.top .generated").textContent();
     // The tab title follows the verdict fragment, not just the first load.
     await page.evaluate("document.title = 'stale'");
-    await waitFor("the title to refresh", async () => ((await page.title()).startsWith("agentd — FAIL: critical ") ? true : undefined), {
+    await waitFor("the title to refresh", async () => (/^FAIL · [^·]+ · critical /.test(await page.title()) ? true : undefined), {
       timeoutMs: 2 * POLL_MS + 2000,
     });
     // The page's CSP forbids eval: Playwright's waitForFunction cannot run here, so poll the text.

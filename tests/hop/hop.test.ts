@@ -90,6 +90,29 @@ describe("hops against a real OpenSSH server", () => {
     expect(manager.get("t").state).toBe("closed");
   }, 60_000);
 
+  test("a known_hosts agentd cannot read is refused by name, not called an unknown host to accept", async () => {
+    // A directory stands for a file agentd may not read (root reads any file it is given).
+    const unreadable = makeTempDir("agentd-hop-unreadable-");
+    // Its own store: the hops the later tests count are this suite's manager's.
+    const otherDb = openStore({ path: join(unreadable, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
+    const other = createHopManager({
+      db: otherDb,
+      dataDir: local,
+      config: { ...config, known_hosts: unreadable },
+      selfBinaryPath: binary,
+      logger: recordingLogger(logLines),
+    });
+    const error = (await other
+      .open({ destination: dest, identity: target.clientKeyPath, name: "unreadable", accept_new: true })
+      .catch((e: unknown) => e)) as { code: string; message: string };
+    await other.close();
+    otherDb.close();
+    expect(error.code).toBe("hop_host_unknown");
+    expect(error.message).toContain(`Cannot read ${unreadable} (EISDIR)`);
+    expect(error.message).toContain("hops.known_hosts");
+    expect(error.message).not.toContain("--accept-new");
+  }, 60_000);
+
   test("--accept-new adds the key; the first hop uploads, verifies and starts agentd there", async () => {
     const steps = new Set<string>();
     const hop = await manager.open({ destination: dest, identity: target.clientKeyPath, name: "t", accept_new: true }, (event) =>

@@ -131,4 +131,20 @@ describe("resuming hops after a worker restart", () => {
     expect(second.get("h").state).toBe("closed");
     expect(() => second.client("h")).toThrow(expect.objectContaining({ code: "hop_not_found" }));
   });
+
+  test("a hop listed closed from the record closes by that name; stopping its remote agentd when unreachable says it runs on", async () => {
+    const db = freshStore();
+    const port = await closedPort();
+    new HopStore(db).save(record("gone", "closed", { destination: `ops@127.0.0.1:${port}`, last_error: "host key not known" }));
+    const local = makeTempDir("agentd-hop-resume-local-");
+    const config = hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false });
+    const manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: undefined });
+    managers.push(manager);
+    expect(manager.list().map((hop) => [hop.name, hop.state])).toEqual([["gone", "closed"]]);
+    // The host cannot be reached to stop it: agentd says the remote agentd still runs, not "no hop".
+    expect(await manager.closeHop("gone", { stopRemote: true })).toEqual({ name: "gone", stopped_remote: false, remote_agentd: "running" });
+    // The record still says an agentd ran there, so a later --stop-remote still tries.
+    expect(await manager.closeHop("gone")).toEqual({ name: "gone", stopped_remote: false, remote_agentd: "running" });
+    await expect(manager.closeHop("never")).rejects.toMatchObject({ code: "hop_not_found" });
+  });
 });

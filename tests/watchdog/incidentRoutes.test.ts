@@ -23,6 +23,34 @@ function app(store: IncidentStore): Hono {
 }
 
 describe("/api/incidents", () => {
+  test("an ack names the person the CLI sends (?user=); a name that cannot be a user name is refused, not stored", async () => {
+    harness = createHarness({});
+    const store = new IncidentStore(harness.db);
+    const incident = store.open({
+      fingerprint: "worker",
+      pattern: "worker.crashed",
+      title: "Worker",
+      category: "daemon",
+      severity: "critical",
+      now: 1000,
+    });
+    const api = app(store);
+    const refused = await api.request(`/api/incidents/${incident.id}/ack?by=cli&user=${encodeURIComponent("<img src=x>")}`, {
+      method: "POST",
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string; param: string } }).error).toMatchObject({
+      code: "invalid_request",
+      param: "user",
+    });
+    expect(store.get(incident.id).state).toBe("open");
+    const acked = await api.request(`/api/incidents/${incident.id}/ack?by=cli&user=alice.smith`, { method: "POST" });
+    expect(((await acked.json()) as { incident: { details: Record<string, unknown> } }).incident.details.acknowledged_by).toBe(
+      "alice.smith (cli)",
+    );
+    expect(store.timeline(incident.id).map((e) => e.message)).toEqual(["acknowledged by alice.smith (cli)"]);
+  });
+
   test("list, show with timeline, acknowledge, resolve; bad input is a JSON error", async () => {
     harness = createHarness({});
     const store = new IncidentStore(harness.db);

@@ -5,6 +5,7 @@ import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { createLogger, setLogSink } from "../../src/core/log/index.ts";
 import { HttpProxyAdmin } from "../../src/watchdog/actions/proxyAdmin.ts";
 import { Watchdog } from "../../src/watchdog/watchdog.ts";
+import type { ServedModels } from "../../src/watchdog/actions/providerAlternatives.ts";
 import { watchdogConfigSchema, type WatchdogConfig } from "../../src/core/config/sections/watchdogConfig.ts";
 
 export interface AdminCall {
@@ -64,7 +65,11 @@ export interface Harness {
   close(): void;
 }
 
-export function createHarness(configInput: Record<string, unknown>, adminUrl?: string, options: { queueMax?: number } = {}): Harness {
+export function createHarness(
+  configInput: Record<string, unknown>,
+  adminUrl?: string,
+  options: { queueMax?: number; providers?: ServedModels[] } = {},
+): Harness {
   const config = watchdogConfigSchema.parse(configInput);
   const db = openStore({ path: ":memory:", migrations: allMigrations });
   const logLines: string[] = [];
@@ -92,6 +97,7 @@ export function createHarness(configInput: Record<string, unknown>, adminUrl?: s
     secrets: ["sk-test-secret-key-123456"],
     now: () => clock.now,
     ...(options.queueMax !== undefined ? { queueMax: options.queueMax } : {}),
+    ...(options.providers ? { providers: options.providers } : {}),
   });
   return {
     watchdog,

@@ -1,4 +1,5 @@
 import { describeRequestStatus, type ActionDecision, type ActionRequest, type Incident, type IncidentEvent } from "../../watchdog/index.ts";
+import { userInfo } from "node:os";
 import { UsageError, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonJson, daemonTargetFrom } from "../daemonClient.ts";
 
@@ -26,10 +27,27 @@ function openBackend(values: Record<string, string | boolean | undefined>): Back
       (await call<{ incidents: Incident[] }>(`?limit=${limit}${state === "all" ? "" : `&state=${state}`}`)).incidents,
     show: (id) => call(`/${id}`),
     setState: async (id, state) =>
-      (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}?by=cli`, "POST")).incident,
+      (await call<{ incident: Incident }>(`/${id}/${state === "acknowledged" ? "ack" : "resolve"}?by=cli${personQuery()}`, "POST"))
+        .incident,
     decide: async (id, decision) =>
       (await call<{ request: ActionRequest }>(`/${id}/action`, "POST", { decision, decided_by: "cli" })).request,
   };
+}
+
+/**
+ * The person behind this CLI, sent so an ack names them: the user who ran sudo when there is one
+ * (root acts for them), else the OS user. Nothing when the uid has no name.
+ */
+function personQuery(): string {
+  let name = process.env.SUDO_USER;
+  if (!name) {
+    try {
+      name = userInfo().username;
+    } catch {
+      return "";
+    }
+  }
+  return `&user=${encodeURIComponent(name)}`;
 }
 
 function time(ms: number): string {

@@ -1,14 +1,11 @@
 import type { Command } from "../command.ts";
+import { describeReload, type ReloadAnswer } from "../reloadSummary.ts";
 import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonError, daemonFetch, daemonTargetFrom } from "../daemonClient.ts";
-
-interface ReloadAnswer {
-  result: "reloaded" | "failed";
-  problem?: string;
-}
 
 export const reloadCommand: Command = {
   path: ["reload"],
-  summary: "Make the running agentd re-read its config (as SIGHUP does). Exit 0 reloaded, 1 invalid config, 2 unreachable.",
+  summary:
+    "Make the running agentd re-read its config (as SIGHUP does) and print what changed, what it applied and what needs a restart. Exit 0 reloaded, 1 invalid config, 2 unreachable.",
   usage: "agentd reload [--url URL]",
   options: { ...DAEMON_OPTIONS },
   help: [
@@ -22,7 +19,7 @@ export const reloadCommand: Command = {
     if (!response.ok && response.status !== 503 && response.status !== 504) throw daemonError(response.status, text);
     const answer = JSON.parse(text) as ReloadAnswer;
     if (answer.result === "reloaded") {
-      process.stdout.write(`agentd at ${target.url} reloaded its config\n`);
+      process.stdout.write(describeReload(target.url, answer));
       return 0;
     }
     process.stderr.write(`agentd: config reload failed: ${answer.problem ?? "unknown reason"}\n`);

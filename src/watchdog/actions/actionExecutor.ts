@@ -1,6 +1,8 @@
 import { runCommand } from "../../core/process/index.ts";
 import { errorMessage } from "../../core/errors/index.ts";
 import type { AlertSink } from "./alertSink.ts";
+import { detectLaunchHost, launchArgv, type LaunchHost } from "./serviceLaunch.ts";
+import { failoverTargets, type ServedModels } from "./providerAlternatives.ts";
 import type { ProviderTimeout, ProxyAdmin } from "./proxyAdmin.ts";
 import type { Signal } from "../checks/signal.ts";
 import { outOfScope, type IncidentScope } from "../decide/actionScope.ts";
@@ -24,6 +26,8 @@ export interface ActionTarget {
 export interface ActionResult {
   ok: boolean;
   detail: string;
+  /** The action was not carried out because it would do harm here: nothing to verify or learn. */
+  skipped?: boolean;
 }
 
 export interface WorkerControl {
@@ -60,6 +64,10 @@ export class ActionExecutor {
     private readonly worker: WorkerControl,
     private readonly proxy: ProxyAdmin,
     private readonly alerts: AlertSink,
+    /** The configured providers and their models; undefined when not known (then switches are not second-guessed). */
+    private readonly providers: () => readonly ServedModels[] | undefined = () => undefined,
+    /** Where a command may start what must outlive agentd (a restarted service). */
+    private readonly launchHost: LaunchHost = detectLaunchHost(),
   ) {}
 
   async execute(action: ActionName, target: ActionTarget): Promise<ActionResult> {
@@ -87,6 +95,8 @@ export class ActionExecutor {
       case "switch_provider": {
         const provider = providerOf(target);
         if (!provider) return { ok: false, detail: `${action} needs a provider and the incident names none` };
+        const alone = action === "switch_provider" ? this.#noFailover(provider, target) : undefined;
+        if (alone) return { ok: true, skipped: true, detail: alone };
         const detail =
           action === "open_breaker"
             ? await this.proxy.openBreaker(provider, limits.breaker_open_ms, target.reason)
@@ -113,6 +123,18 @@ export class ActionExecutor {
     }
   }
 
+  /**
+   * Switching away from the only provider of a model fails every request for it with 503 for the
+   * whole switch instead of the upstream's own short 429s: then the switch is skipped.
+   */
+  #noFailover(provider: string, target: ActionTarget): string | undefined {
+    const providers = this.providers();
+    if (providers === undefined) return undefined;
+    const model = target.signals.map((s) => s.fields.model).find((m): m is string => typeof m === "string" && m.length > 0);
+    if (failoverTargets(providers, provider, model).length > 0) return undefined;
+    return `switch_provider skipped: no other provider serves ${model ? `model ${model}` : "its models"}; switching ${provider} away would answer 503 for ${Math.round(this.config.limits.breaker_open_ms / 1000)} s instead of the upstream's own rate limit`;
+  }
+
   async #runCommand(name: string | undefined, approved: boolean): Promise<ActionResult> {
     const command = name ? this.config.commands[name] : undefined;
     if (!name || !command)
@@ -122,7 +144,8 @@ export class ActionExecutor {
         ok: false,
         detail: `command ${name} needs service_control approval (a person allows it, or pre_approved in watchdog.commands.${name})`,
       };
-    const result = await runCommand({ argv: command.argv, timeoutMs: command.timeout_ms, maxOutputBytes: 2048 });
+    const argv = launchArgv(command.argv, name, this.launchHost, Date.now());
+    const result = await runCommand({ argv, timeoutMs: command.timeout_ms, maxOutputBytes: 2048 });
     if (result.exit_code === 0) return { ok: true, detail: `${name}: exit 0` };
     const how = result.timed_out
       ? `timed out after ${command.timeout_ms} ms`

@@ -6,6 +6,7 @@ import { ActionRequestStore } from "./actionRequestStore.ts";
 import type { IncidentState, IncidentStore } from "./incidentStore.ts";
 import { SilenceStore } from "./silenceStore.ts";
 import { checkSilenceTarget, type SilenceNames } from "./silenceTargets.ts";
+import { actorLabel } from "./actorLabel.ts";
 import { readObjectBody, readValidatedBody } from "../../http/requestBody.ts";
 import { queryInt } from "../../http/queryNumber.ts";
 
@@ -30,10 +31,11 @@ const silenceBody = z.object({
   reason: z.string().optional(),
 });
 
-/** Who moves an incident: `?by=cli` from the CLI, else the API. */
-function actor(c: Context): Decider {
+/** Who moves an incident: `?by=cli` from the CLI, else the API; `?user=` names the person (the CLI sends its OS user). */
+function actor(c: Context): string {
   const by = c.req.query("by");
-  return by !== undefined && (DECIDERS as readonly string[]).includes(by) ? (by as Decider) : "api";
+  const via = by !== undefined && (DECIDERS as readonly string[]).includes(by) ? (by as Decider) : "api";
+  return actorLabel(via, c.req.query("user"));
 }
 
 /** `{decision: "allow"|"deny", decided_by?}` as JSON or as form fields. */

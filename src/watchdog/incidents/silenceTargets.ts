@@ -6,7 +6,15 @@ import type { Incident } from "./incidentStore.ts";
 import type { Silence } from "./silenceStore.ts";
 
 /** Signals the supervisor makes itself, outside the signature catalog. */
-const SUPERVISOR_SIGNALS = ["worker.crashed", "worker.unresponsive", "worker.unhealthy", "check.flapping", "disk.full", "store.corrupt"];
+const SUPERVISOR_SIGNALS = [
+  "worker.crashed",
+  "worker.unresponsive",
+  "worker.unhealthy",
+  "check.flapping",
+  "disk.full",
+  "store.corrupt",
+  "log.unknown_error",
+];
 
 /** Components named after something (`provider:openai`): any name after the prefix is taken, as is the bare name. */
 const NAMED_COMPONENT = /^(provider|tool|hop|check):.+$/;

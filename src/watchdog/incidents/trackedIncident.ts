@@ -39,6 +39,7 @@ export interface TrackedState {
   unmatched_decided: boolean;
   alerted: boolean;
   silence_noted: boolean;
+  waiting_tier3?: boolean;
   verification?: Omit<Verification, "triggers"> & { triggers: string[] };
 }
 
@@ -54,6 +55,8 @@ export class TrackedIncident {
   unmatchedDecided = false;
   alerted = false;
   silenceNoted = false;
+  /** Tier 3 was rate-limited when this incident needed it: asked again once the limit allows. */
+  waitingTier3 = false;
 
   constructor(
     readonly id: number,
@@ -94,6 +97,7 @@ export class TrackedIncident {
       unmatched_decided: this.unmatchedDecided,
       alerted: this.alerted,
       silence_noted: this.silenceNoted,
+      waiting_tier3: this.waitingTier3,
       ...(v ? { verification: { ...v, triggers: [...v.triggers] } } : {}),
     };
   }
@@ -108,6 +112,7 @@ export class TrackedIncident {
     this.unmatchedDecided = saved.unmatched_decided;
     this.alerted = this.alerted || saved.alerted;
     this.silenceNoted = saved.silence_noted;
+    this.waitingTier3 = saved.waiting_tier3 ?? false;
     if (saved.verification) this.verification = { ...saved.verification, triggers: new Set(saved.verification.triggers) };
   }
 

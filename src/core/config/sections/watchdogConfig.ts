@@ -116,6 +116,13 @@ const tier3Schema = z
     allowed_actions: z
       .array(z.enum(ACTIONS))
       .default(["restart_worker", "open_breaker", "switch_provider", "raise_timeout", "alert", "ignore"]),
+    /** Read-only diagnostics the model may run (as the command user) before it proposes; 0 calls turns them off. */
+    investigate: z
+      .strictObject({
+        max_calls: z.number().int().min(0).max(20).default(3),
+        max_seconds: z.number().positive().max(300).default(20),
+      })
+      .prefault({}),
   })
   .prefault({});
 
