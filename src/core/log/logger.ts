@@ -86,9 +86,17 @@ export function createLogger(component: string): Logger {
   const write = (level: LogLevel, event: string, fields?: LogFields) => {
     if (LEVEL_RANK[level] < LEVEL_RANK[state.level]) return;
     const record: LogRecord = { ts: new Date().toISOString(), level, component, event };
+    let flat = true;
     // A field named like a fixed key ("component", "event") must not rewrite it.
-    if (fields) for (const key in fields) if (!Object.hasOwn(record, key)) record[key] = fields[key];
-    state.sink(formatLogLine(record), level);
+    if (fields)
+      for (const key in fields)
+        if (!Object.hasOwn(record, key)) {
+          const value = fields[key];
+          record[key] = value;
+          if (value !== null && typeof value === "object") flat = false;
+        }
+    // Only an object can hold an Error: a record of plain values skips the replacer (the hot proxy.request line).
+    state.sink(flat ? JSON.stringify(record) : formatLogLine(record), level);
   };
   return {
     debug: (event, fields) => write("debug", event, fields),
