@@ -14,6 +14,7 @@ const CACHE_MS = 250;
 export class ClientConnections {
   private counts = new Map<string, number>();
   private readAt = Number.NEGATIVE_INFINITY;
+  private most = 0;
 
   constructor(
     private port: number,
@@ -29,12 +30,24 @@ export class ClientConnections {
   }
 
   count(address: string): number {
+    return this.fresh().get(normalise(address)) ?? 0;
+  }
+
+  /** The most connections any one address holds: at or under a limit, no address is over it. */
+  busiest(): number {
+    this.fresh();
+    return this.most;
+  }
+
+  private fresh(): Map<string, number> {
     const now = performance.now();
     if (now - this.readAt > CACHE_MS) {
       this.counts = this.read();
+      this.most = 0;
+      for (const n of this.counts.values()) if (n > this.most) this.most = n;
       this.readAt = now;
     }
-    return this.counts.get(normalise(address)) ?? 0;
+    return this.counts;
   }
 
   private read(): Map<string, number> {

@@ -31,7 +31,8 @@ function carriesToken(request: Request, token: string | undefined): boolean {
  */
 export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fetch {
   return async (request, server) => {
-    const address = server.requestIP(request)?.address;
+    // Asking the peer's address is a syscall: only worth it while some address is over the limit.
+    const address = limits.connections.busiest() > limits.maxPerClient ? server.requestIP(request)?.address : undefined;
     if (
       address &&
       limits.connections.count(address) > limits.maxPerClient &&

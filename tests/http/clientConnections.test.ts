@@ -51,5 +51,8 @@ describe("ClientConnections", () => {
     expect(connections.count("::ffff:10.1.2.3")).toBe(2);
     expect(connections.count("fe80:0:0:0:0:0:0:1")).toBe(1);
     expect(connections.count("FE80::1")).toBe(1);
+    // What the connection cap checks before it asks a request's peer address.
+    expect(connections.busiest()).toBe(2);
+    expect(new ClientConnections(7070, [], () => []).busiest()).toBe(0);
   });
 });
