@@ -7,7 +7,8 @@
  *   node_modules/.bin/bun bench/relay.ts      (or: bun run bench relay)
  *
  * Targets (issue 23): CPU per request ≤ 1.5× the relay's, streamed and not; c=32 throughput ≥ 0.7×;
- * c=1 p50 ≤ relay + 0.05 ms; stream TTFB ≤ relay + 0.1 ms; idle RSS ≤ 90 MB and PSS ≤ 60 MB.
+ * c=1 p50 ≤ relay + 0.05 ms; stream TTFB ≤ relay + 0.1 ms; telemetry on (OTLP export, the telemetry
+ * row: a second agentd against the first, not the relay) ≤ +10 % CPU; idle RSS ≤ 90 MB and PSS ≤ 60 MB.
  * Every process it starts is stopped by its pid at the end.
  */
 import type { Subprocess } from "bun";
@@ -76,6 +77,19 @@ async function runRelay(portFile: string, upstream: string): Promise<void> {
         body: await req.arrayBuffer(),
       });
       return new Response(response.body, { status: response.status, headers: { "content-type": response.headers.get("content-type")! } });
+    },
+  });
+  writeFileSync(portFile, String(server.port));
+}
+
+/** A collector stand-in for the telemetry row: takes OTLP/HTTP exports and throws them away. */
+async function runCollector(portFile: string): Promise<void> {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      await req.arrayBuffer();
+      return Response.json({});
     },
   });
   writeFileSync(portFile, String(server.port));
@@ -209,21 +223,35 @@ async function orchestrate(): Promise<void> {
     const relay = self("--relay", join(dir, "relay"), upstreamUrl);
     const relayUrl = `http://127.0.0.1:${await waitForFile(join(dir, "relay"), relay)}/v1/chat/completions`;
 
-    const dataDir = join(dir, "data");
-    const config = join(dir, "agentd.jsonc");
-    writeFileSync(config, JSON.stringify({ providers: [{ name: "bench", base_url: upstreamUrl, api_key: "k" }] }));
-    const agentd = Bun.spawn([AGENTD, "serve", "--config", config, "--data-dir", dataDir, "--port", "0", "--bind", "127.0.0.1"], {
-      stdout: "ignore",
-      stderr: "inherit",
-      env,
-    });
-    children.push(agentd);
-    const ready = await waitForFile(join(dataDir, "ready.json"), agentd);
-    const agentdUrl = `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`;
-    const agentdPids = () => [agentd.pid, workerPid(dataDir)];
+    const providers = [{ name: "bench", base_url: upstreamUrl, api_key: "k" }];
+    /** An agentd serving `config`; its supervisor and worker pids and its chat URL. */
+    const startAgentd = async (name: string, config: Record<string, unknown>) => {
+      const dataDir = join(dir, name);
+      const configPath = join(dir, `${name}.jsonc`);
+      writeFileSync(configPath, JSON.stringify(config));
+      const child = Bun.spawn([AGENTD, "serve", "--config", configPath, "--data-dir", dataDir, "--port", "0", "--bind", "127.0.0.1"], {
+        stdout: "ignore",
+        stderr: "inherit",
+        env,
+      });
+      children.push(child);
+      const ready = await waitForFile(join(dataDir, "ready.json"), child);
+      return {
+        url: `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`,
+        pids: () => [child.pid, workerPid(dataDir)],
+      };
+    };
+    const plain = await startAgentd("data", { providers });
+    const agentdUrl = plain.url;
+    const agentdPids = plain.pids;
     await Bun.sleep(2_000);
+    // Before a second agentd starts: PSS splits the pages processes share among them.
     const idle = agentdPids().map(memoryOf);
     const relayIdle = memoryOf(relay.pid);
+    // Telemetry on: every request is also a span exported over OTLP/HTTP to a local collector.
+    const collector = self("--collector", join(dir, "collector"));
+    const collectorUrl = `http://127.0.0.1:${await waitForFile(join(dir, "collector"), collector)}`;
+    const traced = await startAgentd("traced", { providers, telemetry: { otlp: { endpoint: collectorUrl } } });
 
     const sides = () => ({ relay: new Side(relayUrl, () => [relay.pid]), agentd: new Side(agentdUrl, agentdPids) });
     const warm = sides();
@@ -235,6 +263,11 @@ async function orchestrate(): Promise<void> {
     await interleaved(c32.relay, c32.agentd, request(false), 32, 6000, 5);
     const s1 = sides();
     await interleaved(s1.relay, s1.agentd, request(true), 1, 400, 5);
+    // agentd against itself with telemetry on, c=32.
+    const off = new Side(agentdUrl, agentdPids);
+    const on = new Side(traced.url, traced.pids);
+    await interleaved(new Side(agentdUrl, agentdPids), new Side(traced.url, traced.pids), request(false), 8, 2000, 1);
+    await interleaved(off, on, request(false), 32, 6000, 3);
 
     const us = (v: number) => v.toFixed(1);
     const ms = (v: number) => v.toFixed(3);
@@ -285,6 +318,13 @@ async function orchestrate(): Promise<void> {
         "≤ +0.1 ms",
       ],
       [
+        "agentd CPU per request, c=32, telemetry off | on (OTLP export) (µs)",
+        us(off.cpuPerRequestUs()),
+        us(on.cpuPerRequestUs()),
+        `+${(((on.cpuPerRequestUs() - off.cpuPerRequestUs()) / off.cpuPerRequestUs()) * 100).toFixed(1)} %`,
+        "≤ +10 %",
+      ],
+      [
         "idle RSS (MB; agentd: supervisor + worker)",
         relayIdle.rss.toFixed(1),
         `${idle[0]!.rss.toFixed(1)} + ${idle[1]!.rss.toFixed(1)}`,
@@ -314,4 +354,5 @@ async function orchestrate(): Promise<void> {
 
 if (role === "--upstream") await runUpstream(process.argv[3]!);
 else if (role === "--relay") await runRelay(process.argv[3]!, process.argv[4]!);
+else if (role === "--collector") await runCollector(process.argv[3]!);
 else await orchestrate();
