@@ -318,7 +318,7 @@ async function orchestrate(): Promise<void> {
         "≤ +0.1 ms",
       ],
       [
-        "agentd CPU per request, c=32, telemetry off | on (OTLP export) (µs)",
+        "agentd CPU per request, c=32, telemetry off → on (OTLP export), µs",
         us(off.cpuPerRequestUs()),
         us(on.cpuPerRequestUs()),
         `+${(((on.cpuPerRequestUs() - off.cpuPerRequestUs()) / off.cpuPerRequestUs()) * 100).toFixed(1)} %`,
