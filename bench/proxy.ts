@@ -100,7 +100,8 @@ async function runProxy(portFile: string, upstreamUrl: string, otlpEndpoint?: st
   const { Hono } = await import("hono");
   const { createProxy, providerConfigSchema, proxyConfigSchema, proxyMigrations } = await import("../src/proxy/index.ts");
   const { baseMigrations, openStore } = await import("../src/core/store/index.ts");
-  const { startTracing, telemetryConfigSchema } = await import("../src/telemetry/index.ts");
+  const { startTracing } = await import("../src/telemetry/index.ts");
+  const { telemetryConfigSchema } = await import("../src/core/config/sections/telemetryConfig.ts");
   const { createLogger } = await import("../src/core/log/index.ts");
   const tracing = await startTracing(telemetryConfigSchema.parse({ otlp: { endpoint: otlpEndpoint } }), "bench", createLogger("telemetry"));
   const db = openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });

@@ -12,7 +12,6 @@ import {
   parseLogLine,
   readLines,
   RotatingFile,
-  formatForOutput,
   setLogLevel,
   setLogSink,
   type LogLevel,
@@ -22,6 +21,7 @@ import { ensureApiToken, isLoopbackAddress, UntrustedTokenError } from "../http/
 // The two files alone: the watchdog's index also brings its routes, tools and config schema (zod).
 import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
 import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
+import { peekEventName } from "../watchdog/checks/signatureMatcher.ts";
 // The file alone: the telemetry index also brings its config schema (zod).
 import { startTracing } from "../telemetry/tracing.ts";
 import { allMigrations } from "./allMigrations.ts";
@@ -53,6 +53,7 @@ import { startMonitor } from "./monitor/startMonitor.ts";
 import { claimDataDir } from "./dataDirLock.ts";
 import { loadConfigInChild } from "./configHandoff.ts";
 import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
+import { SupervisorLogOutput } from "./supervisorLogOutput.ts";
 
 const log = createLogger("supervisor");
 
@@ -140,20 +141,9 @@ async function supervise(
   }
   const logPath = join(dataDir, "logs", "agentd.log");
   const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
-  let logFileProblem: string | undefined;
-  const stdoutFormat = options.logFormat ?? "json";
-  const writeLine = (line: string) => {
-    process.stdout.write(`${formatForOutput(line, stdoutFormat)}\n`);
-    try {
-      logFile.write(line);
-      logFileProblem = undefined;
-    } catch (error) {
-      // A full disk must not stop the supervisor reading the worker: stdout still gets every line.
-      const message = (error as Error).message;
-      if (message !== logFileProblem) process.stderr.write(`agentd: cannot write ${logPath}: ${message}\n`);
-      logFileProblem = message;
-    }
-  };
+  const logOutput = new SupervisorLogOutput(logFile, logPath, options.logFormat ?? "json");
+  const writeLine = logOutput.write;
+  process.on("exit", logOutput.flush);
   setLogSink(writeLine);
   installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
@@ -255,8 +245,9 @@ async function supervise(
   let listening: { url: string; pid: number } | undefined;
   const onWorkerLine = (pid: number) => (line: string) => {
     writeLine(line);
-    const record = parseLogLine(line);
-    if (record?.event === "http.listening" && typeof record.port === "number") {
+    // Only one event matters here: the others are not parsed.
+    const record = peekEventName(line) === "http.listening" ? parseLogLine(line) : undefined;
+    if (record && typeof record.port === "number") {
       port = record.port;
       if (typeof record.url === "string") {
         listening = { url: record.url, pid };

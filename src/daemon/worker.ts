@@ -38,6 +38,17 @@ const log = createLogger("worker");
 
 /** The worker: owns the HTTP server and the sessions; runs until SIGTERM, then drains. */
 export async function runWorker(options: ServeOptions): Promise<number> {
+  // Started by a root supervisor as its service user: what needs root, the monitor does.
+  const monitor = process.env[MONITOR_ENV] === "1" ? new MonitorClient(log.child("monitor")) : undefined;
+  try {
+    return await serveWorker(options, monitor);
+  } finally {
+    // The channel keeps the process alive: a worker that stopped (or could not listen) must exit.
+    monitor?.close();
+  }
+}
+
+async function serveWorker(options: ServeOptions, monitor: MonitorClient | undefined): Promise<number> {
   const hardening = hardenProcess();
   installProcessErrorHandlers(log);
   // SIGHUP's default ends the process: a reload the supervisor forwards before the app exists waits.
@@ -45,8 +56,6 @@ export async function runWorker(options: ServeOptions): Promise<number> {
   const reloadRequested = () => onReload();
   process.on("SIGHUP", reloadRequested);
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
-  // Started by a root supervisor as its service user: what needs root, the monitor does.
-  const monitor = process.env[MONITOR_ENV] === "1" ? new MonitorClient(log.child("monitor")) : undefined;
   const configText = monitor ? await monitorConfigText(monitor) : undefined;
   const {
     config,

@@ -5,6 +5,7 @@ import { errorResponse } from "./errorResponse.ts";
 import { peerFacts } from "./peerFacts.ts";
 import { peerVerdict } from "./peerVerdict.ts";
 import { carriesToken } from "./requestToken.ts";
+import { checkMiddleware, type RequestCheck } from "./requestGate.ts";
 
 export interface AgentPeerGuardOptions {
   /** Paths of decision routes: only a person, never the agent, may post to them (any method but GET and HEAD). */
@@ -63,12 +64,12 @@ export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [
  * whatever credential the request carries. A decision from anyone else still needs the decision
  * token when one is set: 401 decision_needs_token.
  */
-export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandler {
-  return async (c, next) => {
-    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+export function agentPeerCheck(options: AgentPeerGuardOptions): RequestCheck {
+  return (c) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return undefined;
     const decision = options.paths.some((path) => path.test(c.req.path));
     const direct = !decision && (options.directCallPaths ?? []).some((path) => path.test(c.req.path));
-    if (!decision && !direct) return next();
+    if (!decision && !direct) return undefined;
     const facts = peerFacts(c, options.commandUid !== undefined);
     const verdict = peerVerdict(facts, options.commandUid);
     const fields = {
@@ -111,6 +112,11 @@ export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandle
             ),
       );
     }
-    return next();
+    return undefined;
   };
+}
+
+/** agentPeerCheck as a middleware. */
+export function agentPeerGuard(options: AgentPeerGuardOptions): MiddlewareHandler {
+  return checkMiddleware(agentPeerCheck(options));
 }

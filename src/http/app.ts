@@ -1,17 +1,18 @@
-import { Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { Hono } from "hono";
 import { AgentdError } from "../core/errors/index.ts";
 import type { Mount } from "../core/capability.ts";
 import type { Logger } from "../core/log/index.ts";
 import { renderPrometheus, type MetricFamily } from "../core/metrics/index.ts";
-import { agentPeerGuard, type AgentPeerGuardOptions } from "./agentPeerGuard.ts";
-import { bearerAuth } from "./bearerAuth.ts";
-import { sameOriginGuard } from "./csrfGuard.ts";
+import { agentPeerCheck, type AgentPeerGuardOptions } from "./agentPeerGuard.ts";
+import { bearerCheck } from "./bearerAuth.ts";
+import { bodyLimits } from "./bodyLimits.ts";
+import { sameOriginCheck } from "./csrfGuard.ts";
 import { createErrorHandler, errorResponse } from "./errorResponse.ts";
-import { loopbackHostOnly } from "./hostGuard.ts";
+import { loopbackHostCheck } from "./hostGuard.ts";
 import { loopbackOnly } from "./loopbackOnly.ts";
 import { probeRoutes, type ProbeDeps } from "./probeRoutes.ts";
 import { RequestCounter } from "./requestCounter.ts";
+import { type RequestCheck, requestGate } from "./requestGate.ts";
 
 export type { Mount } from "../core/capability.ts";
 
@@ -32,50 +33,27 @@ export interface AppDeps extends Omit<ProbeDeps, "requestsTotal"> {
   agentPeers?: Omit<AgentPeerGuardOptions, "logger">;
 }
 
-function limitMiddleware(maxSize: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize,
-    onError: (c) => errorResponse(c, new AgentdError("body_too_large", `Request body is larger than the limit of ${maxSize} bytes`)),
-  });
-}
-
-function underPath(path: string, prefix: string): boolean {
-  return prefix === "/" || path === prefix || path.startsWith(`${prefix}/`);
-}
-
-/**
- * One body limit per request, the one of the mount that serves it: a limit per mount as a
- * middleware would stack (a root mount's limit would also cover /v1, overriding the proxy's).
- */
-function bodyLimits(mounts: readonly Mount[], defaultBytes: number): MiddlewareHandler {
-  const own = mounts
-    .filter((mount) => mount.bodyLimitBytes !== undefined)
-    .sort((a, b) => b.path.length - a.path.length)
-    .map((mount) => ({ path: mount.path, limit: limitMiddleware(mount.bodyLimitBytes!) }));
-  const fallback = limitMiddleware(defaultBytes);
-  return (c, next) => (own.find((entry) => underPath(c.req.path, entry.path))?.limit ?? fallback)(c, next);
-}
-
 export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter } {
   const requests = new RequestCounter();
   const app = new Hono();
-  app.onError(createErrorHandler(deps.logger));
+  const onError = createErrorHandler(deps.logger);
+  app.onError(onError);
   app.notFound((c) => errorResponse(c, new AgentdError("not_found", `No route for ${c.req.method} ${c.req.path}`)));
-  app.use(requests.middleware());
+  const checks: RequestCheck[] = [];
   // Before auth: a decision from the agent's commands is refused whatever credential it carries.
-  if (deps.agentPeers) app.use(agentPeerGuard({ ...deps.agentPeers, logger: deps.logger }));
+  if (deps.agentPeers) checks.push(agentPeerCheck({ ...deps.agentPeers, logger: deps.logger }));
   if (deps.requiredToken)
-    app.use(
-      bearerAuth({
+    checks.push(
+      bearerCheck({
         token: deps.requiredToken,
         exempt: ["/livez", ...(deps.publicPaths ?? [])],
         loginPath: deps.publicPaths?.includes("/login") ? "/login" : undefined,
       }),
     );
-  else app.use(loopbackHostOnly());
+  else checks.push(loopbackHostCheck);
   // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.
-  app.use(sameOriginGuard());
-  app.use(bodyLimits(deps.mounts, deps.bodyLimitBytes));
+  checks.push(sameOriginCheck);
+  app.use(requestGate({ checks, limited: bodyLimits(deps.mounts, deps.bodyLimitBytes), counter: requests, onError }));
 
   const probes: ProbeDeps = { ...deps, requestsTotal: () => requests.total };
   app.route("/", probeRoutes(probes));

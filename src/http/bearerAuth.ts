@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { checkMiddleware, type RequestCheck } from "./requestGate.ts";
 import { getCookie } from "hono/cookie";
 import { AgentdError } from "../core/errors/index.ts";
 import { errorResponse } from "./errorResponse.ts";
@@ -20,16 +21,16 @@ function wantsPage(method: string, accept: string, path: string): boolean {
 }
 
 /** Requires `Authorization: Bearer <token>` (or the page's HttpOnly cookie) on a non-loopback bind. */
-export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
-  return async (c, next) => {
-    if (options.exempt.includes(c.req.path)) return next();
+export function bearerCheck(options: BearerAuthOptions): RequestCheck {
+  return (c) => {
+    if (options.exempt.includes(c.req.path)) return undefined;
     const header = c.req.header("authorization") ?? "";
     // Anthropic's clients send their key as x-api-key (Claude Code's ANTHROPIC_API_KEY): agentd's token there too.
     const apiKey = c.req.path.startsWith("/v1/messages") ? c.req.header("x-api-key") : undefined;
     const given = header.toLowerCase().startsWith("bearer ")
       ? header.slice(7).trim()
       : (apiKey?.trim() ?? getCookie(c, TOKEN_COOKIE) ?? "");
-    if (given && sameToken(given, options.token)) return next();
+    if (given && sameToken(given, options.token)) return undefined;
     if (options.loginPath && wantsPage(c.req.method, c.req.header("accept") ?? "", c.req.path)) {
       const url = new URL(c.req.url);
       return c.redirect(`${options.loginPath}?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
@@ -43,4 +44,9 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
       ),
     );
   };
+}
+
+/** bearerCheck as a middleware. */
+export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler {
+  return checkMiddleware(bearerCheck(options));
 }

@@ -1,21 +1,26 @@
 import { readFileSync } from "node:fs";
+import { type DiagSocket, diagEstablishedOn } from "./socketDiag.ts";
 
 const ESTABLISHED = "01";
 /** /proc/net/tcp is read at most this often: 4,000 sockets are 600 kB of text. */
 const CACHE_MS = 250;
 
 /**
- * Open TCP connections to the server's port, per client address, as the kernel lists them in
- * /proc/net/tcp and tcp6. Bun.serve tells no one when a connection opens or closes, and idle
+ * Open TCP connections to the server's port, per client address, as the kernel lists them: through
+ * sock_diag (filtered by port in the kernel), else in /proc/net/tcp and tcp6 (the whole table as
+ * text, read and split here). Bun.serve tells no one when a connection opens or closes, and idle
  * keep-alive sockets never reach a handler; the kernel's table sees them all.
  */
 export class ClientConnections {
   private counts = new Map<string, number>();
   private readAt = Number.NEGATIVE_INFINITY;
+  private most = 0;
 
   constructor(
     private port: number,
     private readonly tables: readonly string[] = ["/proc/net/tcp", "/proc/net/tcp6"],
+    /** The kernel's own list; undefined answers (no sock_diag here) fall back to the tables. */
+    private readonly established: (port: number) => DiagSocket[] | undefined = diagEstablishedOn,
   ) {}
 
   /** The port actually bound (asked for port 0, the kernel chose). */
@@ -25,16 +30,36 @@ export class ClientConnections {
   }
 
   count(address: string): number {
+    return this.fresh().get(normalise(address)) ?? 0;
+  }
+
+  /** The most connections any one address holds: at or under a limit, no address is over it. */
+  busiest(): number {
+    this.fresh();
+    return this.most;
+  }
+
+  private fresh(): Map<string, number> {
     const now = performance.now();
     if (now - this.readAt > CACHE_MS) {
       this.counts = this.read();
+      this.most = 0;
+      for (const n of this.counts.values()) if (n > this.most) this.most = n;
       this.readAt = now;
     }
-    return this.counts.get(normalise(address)) ?? 0;
+    return this.counts;
   }
 
   private read(): Map<string, number> {
     const counts = new Map<string, number>();
+    const sockets = this.established(this.port);
+    if (sockets) {
+      for (const socket of sockets) {
+        const address = normalise(formatAddress(socket.remote.address));
+        counts.set(address, (counts.get(address) ?? 0) + 1);
+      }
+      return counts;
+    }
     const port = this.port.toString(16).toUpperCase().padStart(4, "0");
     for (const table of this.tables) {
       let text: string;
@@ -59,7 +84,12 @@ function decodeAddress(hex: string): string {
   const bytes: number[] = [];
   for (let word = 0; word < hex.length; word += 8)
     for (let i = 6; i >= 0; i -= 2) bytes.push(Number.parseInt(hex.slice(word + i, word + i + 2), 16));
-  if (bytes.length === 4) return bytes.join(".");
+  return formatAddress(bytes);
+}
+
+/** 4 bytes as dotted IPv4, 16 as eight hex groups (normalise() gives the one spelling). */
+function formatAddress(bytes: ArrayLike<number>): string {
+  if (bytes.length === 4) return Array.from(bytes).join(".");
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
   return groups.join(":");

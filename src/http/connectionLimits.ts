@@ -2,6 +2,7 @@ import type { Server } from "bun";
 import { sameToken } from "./requestToken.ts";
 import { AgentdError, errorBody } from "../core/errors/index.ts";
 import type { ClientConnections } from "./clientConnections.ts";
+import { whenStreamEnds } from "./streamEnd.ts";
 
 export interface ConnectionLimits {
   /** Seconds a connection may stay silent between requests (and a handler that is not streaming). */
@@ -25,12 +26,13 @@ function carriesToken(request: Request, token: string | undefined): boolean {
  * `idleTimeoutS` (Bun.serve's idleTimeout; a connection that never sends its headers closes after
  * uWS's own 10 s). A request in progress is exempt while its handler works (a model call may take
  * minutes) and while a stream (SSE) is open; the timeout comes back when the answer is handed over
- * or the stream ends. A client address holding more than `maxPerClient` connections gets 503 and
+ * or the stream ends (told by the stream's maker when it can: streamEnd.ts). A client address holding more than `maxPerClient` connections gets 503 and
  * `Connection: close`, fast, so one client cannot take every descriptor.
  */
 export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fetch {
   return async (request, server) => {
-    const address = server.requestIP(request)?.address;
+    // Asking the peer's address is a syscall: only worth it while some address is over the limit.
+    const address = limits.connections.busiest() > limits.maxPerClient ? server.requestIP(request)?.address : undefined;
     if (
       address &&
       limits.connections.count(address) > limits.maxPerClient &&
@@ -51,6 +53,7 @@ export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fe
       restore();
       return response;
     }
+    if (whenStreamEnds(response.body, restore)) return response;
     const body = response.body.pipeThrough(new TransformStream({ flush: restore }));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };

@@ -1,6 +1,7 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { AgentdError } from "../core/errors/index.ts";
 import { errorResponse } from "./errorResponse.ts";
+import { checkMiddleware } from "./requestGate.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -31,21 +32,24 @@ export function judgeRequestOrigin(headers: { secFetchSite?: string; origin?: st
 }
 
 /** Refuses cross-site POST/PUT/PATCH/DELETE with 403 `csrf_rejected`; reads are never blocked. */
+export function sameOriginCheck(c: Context): Response | undefined {
+  if (SAFE_METHODS.has(c.req.method)) return undefined;
+  const verdict = judgeRequestOrigin({
+    secFetchSite: c.req.header("sec-fetch-site"),
+    origin: c.req.header("origin"),
+    host: c.req.header("host") ?? new URL(c.req.url).host,
+  });
+  if (verdict.allowed) return undefined;
+  return errorResponse(
+    c,
+    new AgentdError(
+      "csrf_rejected",
+      `Refused a cross-site ${c.req.method} to ${c.req.path}: ${verdict.reason}. State changes are accepted from this agentd's own pages only.`,
+    ),
+  );
+}
+
+/** sameOriginCheck as a middleware. */
 export function sameOriginGuard(): MiddlewareHandler {
-  return async (c, next) => {
-    if (SAFE_METHODS.has(c.req.method)) return next();
-    const verdict = judgeRequestOrigin({
-      secFetchSite: c.req.header("sec-fetch-site"),
-      origin: c.req.header("origin"),
-      host: c.req.header("host") ?? new URL(c.req.url).host,
-    });
-    if (verdict.allowed) return next();
-    return errorResponse(
-      c,
-      new AgentdError(
-        "csrf_rejected",
-        `Refused a cross-site ${c.req.method} to ${c.req.path}: ${verdict.reason}. State changes are accepted from this agentd's own pages only.`,
-      ),
-    );
-  };
+  return checkMiddleware(sameOriginCheck);
 }

@@ -1,6 +1,7 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { AgentdError } from "../core/errors/index.ts";
 import { errorResponse } from "./errorResponse.ts";
+import { checkMiddleware } from "./requestGate.ts";
 import { isLoopbackAddress } from "./token.ts";
 
 /** The host name of a Host header ("127.0.0.1:7070", "[::1]:7070", "localhost"). */
@@ -16,19 +17,22 @@ export function hostnameOf(hostHeader: string): string {
  * page whose DNS name was rebound to 127.0.0.1 sends its own name as Host (and as Origin), so
  * same-origin checks pass; this refuses it before it reaches a route that runs commands.
  */
+export function loopbackHostCheck(c: Context): Response | undefined {
+  const header = c.req.header("host");
+  // Browsers always send Host: a request without one (HTTP/1.0 probes, in-process calls) is no rebinding.
+  if (header === undefined) return undefined;
+  const host = hostnameOf(header).replace(/\.$/, "");
+  if (isLoopbackAddress(host)) return undefined;
+  return errorResponse(
+    c,
+    new AgentdError(
+      "bad_host",
+      `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`,
+    ),
+  );
+}
+
+/** loopbackHostCheck as a middleware. */
 export function loopbackHostOnly(): MiddlewareHandler {
-  return async (c, next) => {
-    const header = c.req.header("host");
-    // Browsers always send Host: a request without one (HTTP/1.0 probes, in-process calls) is no rebinding.
-    if (header === undefined) return next();
-    const host = hostnameOf(header).replace(/\.$/, "");
-    if (isLoopbackAddress(host)) return next();
-    return errorResponse(
-      c,
-      new AgentdError(
-        "bad_host",
-        `Refused Host "${host}": agentd on a loopback address answers loopback names only (127.0.0.1, localhost, ::1)`,
-      ),
-    );
-  };
+  return checkMiddleware(loopbackHostCheck);
 }

@@ -1,20 +1,9 @@
-import type { MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
 import type { MetricFamily } from "../core/metrics/index.ts";
 
-/** Counts requests by matched route and status, for /metrics and /health's requests_total. */
+/** Counts requests by matched route and status, for /metrics and /health's requests_total (requestGate.ts records them). */
 export class RequestCounter {
   #counts = new Map<string, { route: string; method: string; status: number; count: number }>();
   total = 0;
-
-  middleware(): MiddlewareHandler {
-    return async (c, next) => {
-      await next();
-      const last = routePath(c, -1);
-      const route = last && last !== "*" && last !== "/*" ? last : "unmatched";
-      this.record(c.req.method, route, c.res.status);
-    };
-  }
 
   record(method: string, route: string, status: number): void {
     this.total++;

@@ -21,6 +21,9 @@ const NLMSG_ERROR = 2;
 const NLMSG_DONE = 3;
 const IPPROTO_TCP = 6;
 const MSG_DONTWAIT = 0x40;
+const ALL_STATES = 0xffffffff;
+/** 1 << TCP_ESTABLISHED. */
+const ESTABLISHED_ONLY = 1 << 1;
 const REQUEST_BYTES = 72;
 /** nlmsghdr (16) + inet_diag_msg (72): family, state, timer, retrans, sockid (48), expires, rqueue, wqueue, uid, inode. */
 const MESSAGE_BYTES = 88;
@@ -79,9 +82,12 @@ export function encodeDiagRequest(ends: SocketEnds): Uint8Array | undefined {
   return bytes;
 }
 
-/** The request for every socket of a family whose own port is `localPort` and remote port `remotePort`. Pure. */
-export function encodePortsRequest(family: "ipv4" | "ipv6", localPort: number, remotePort: number): Uint8Array {
-  return header(family === "ipv4" ? AF_INET : AF_INET6, NLM_F_REQUEST | NLM_F_DUMP, localPort, remotePort);
+/**
+ * The request for every socket of a family whose own port is `localPort` and remote port
+ * `remotePort` (0: any), in the states of the `states` bit mask (bit n: TCP state n). Pure.
+ */
+export function encodePortsRequest(family: "ipv4" | "ipv6", localPort: number, remotePort: number, states = ALL_STATES): Uint8Array {
+  return header(family === "ipv4" ? AF_INET : AF_INET6, NLM_F_REQUEST | NLM_F_DUMP, localPort, remotePort, states);
 }
 
 export type DiagReply = { sockets: DiagSocket[]; done: boolean } | "absent" | undefined;
@@ -123,6 +129,15 @@ export function diagSocketsBetween(localPort: number, remotePort: number): DiagS
   return reply === "absent" ? undefined : reply;
 }
 
+/** Every established TCP socket, IPv4 and IPv6, whose own port is `localPort` (a server's side of its connections); undefined when sock_diag is not available. */
+export function diagEstablishedOn(localPort: number): DiagSocket[] | undefined {
+  const reply = ask([
+    encodePortsRequest("ipv4", localPort, 0, ESTABLISHED_ONLY),
+    encodePortsRequest("ipv6", localPort, 0, ESTABLISHED_ONLY),
+  ]);
+  return reply === "absent" ? undefined : reply;
+}
+
 /** Sends each request in turn on one netlink socket and gathers every answer; undefined on any failure. */
 function ask(requests: readonly Uint8Array[]): DiagSocket[] | "absent" | undefined {
   const c = loadLibc();
@@ -154,7 +169,7 @@ function ask(requests: readonly Uint8Array[]): DiagSocket[] | "absent" | undefin
   }
 }
 
-function header(family: number, flags: number, localPort: number, remotePort: number): Uint8Array {
+function header(family: number, flags: number, localPort: number, remotePort: number, states = ALL_STATES): Uint8Array {
   const bytes = new Uint8Array(REQUEST_BYTES);
   const view = new DataView(bytes.buffer);
   view.setUint32(0, REQUEST_BYTES, true);
@@ -163,7 +178,7 @@ function header(family: number, flags: number, localPort: number, remotePort: nu
   view.setUint32(8, 1, true);
   bytes[16] = family;
   bytes[17] = IPPROTO_TCP;
-  view.setUint32(20, 0xffffffff, true); // every state
+  view.setUint32(20, states, true);
   view.setUint16(24, localPort, false);
   view.setUint16(26, remotePort, false);
   // The cookie: INET_DIAG_NOCOOKIE, look the socket up by its addresses alone.

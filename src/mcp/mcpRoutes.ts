@@ -1,7 +1,11 @@
 import { Hono } from "hono";
 import type { Logger } from "../core/log/index.ts";
 import { runInBackground } from "../core/process/index.ts";
-import { type ConnectionDeps, McpConnection } from "./mcpConnection.ts";
+import type { ConnectionDeps, McpConnection } from "./mcpConnection.ts";
+
+// The MCP SDK (and the ajv it brings) loads with the first session: a worker no MCP client uses
+// does not carry it (some 10 MB).
+let connectionModule: Promise<typeof import("./mcpConnection.ts")> | undefined;
 
 export interface McpRoutes {
   app: Hono;
@@ -46,6 +50,8 @@ export function createMcpRoutes(deps: ConnectionDeps & { idleMs: number; logger:
       return connection.transport.handleRequest(c.req.raw);
     }
     if (c.req.method !== "POST") return rpcError(400, "Without an Mcp-Session-Id header, only an initialize request (POST) is served");
+    connectionModule ??= import("./mcpConnection.ts");
+    const { McpConnection } = await connectionModule;
     const connection: McpConnection = new McpConnection(deps, {
       opened: (sessionId) => hooks.opened(sessionId, connection),
       closed: hooks.closed,

@@ -3,5 +3,4 @@ export type { Span, SpanAttributes, SpanKind, SpanOptions, Tracer } from "./trac
 export { startTracing } from "./tracing.ts";
 export type { Tracing } from "./tracing.ts";
 export { createTelemetryCapability } from "./telemetryCapability.ts";
-export { telemetryConfigSchema } from "../core/config/sections/telemetryConfig.ts";
 export type { TelemetryConfig } from "../core/config/sections/telemetryConfig.ts";

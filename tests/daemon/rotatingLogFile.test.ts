@@ -77,3 +77,19 @@ describe("RotatingFile", () => {
     expect(readFileSync(whole, "utf8")).toBe(`${line(1)}\n`);
   });
 });
+
+describe("RotatingFile.writeLines", () => {
+  test("many lines at once rotate exactly where one at a time would", () => {
+    const dir = makeTempDir();
+    const one = new RotatingFile({ path: join(dir, "one", "a.log"), maxBytes: 1000, keep: 3 });
+    const many = new RotatingFile({ path: join(dir, "many", "a.log"), maxBytes: 1000, keep: 3 });
+    const lines = Array.from({ length: 55 }, (_, i) => line(i));
+    for (const l of lines) one.write(l);
+    many.writeLines(lines.slice(0, 7));
+    many.writeLines(lines.slice(7, 31));
+    many.writeLines([]);
+    many.writeLines(lines.slice(31));
+    for (const name of ["a.log", "a.log.1", "a.log.2", "a.log.3"])
+      expect(readFileSync(join(dir, "many", name), "utf8")).toBe(readFileSync(join(dir, "one", name), "utf8"));
+  });
+});

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Committed } from "../../src/proxy/upstream/dispatcher.ts";
 import type { ProviderRuntime } from "../../src/proxy/upstream/providerRuntime.ts";
+import { whenStreamEnds } from "../../src/http/streamEnd.ts";
 import { relayStream, type RelayShape } from "../../src/proxy/upstream/relayStream.ts";
 import { UpstreamAttempt } from "../../src/proxy/upstream/upstreamAttempt.ts";
 import type { UpstreamFailure } from "../../src/proxy/upstream/upstreamFailure.ts";
@@ -9,21 +10,21 @@ const encoder = new TextEncoder();
 const timeouts = { connect_ms: 60_000, first_byte_ms: 60_000, idle_ms: 60_000, total_ms: 60_000 };
 
 /** An upstream body made of exactly these reads (no socket: a local Response over a stream). */
-function upstreamReads(reads: string[]): Response {
+function upstreamReads(reads: string[], then: "close" | "hang" = "close"): Response {
   let i = 0;
   return new Response(
     new ReadableStream<Uint8Array>({
       pull(controller) {
         if (i < reads.length) controller.enqueue(encoder.encode(reads[i++]!));
-        else controller.close();
+        else if (then === "close") controller.close();
+        else return new Promise(() => {});
       },
     }),
   );
 }
 
-/** Relays through a shape that frames each event's data as `[data]`; returns what each pull sent. */
-async function relayed(reads: string[]): Promise<{ writes: string[]; outcome: string | undefined; failure: UpstreamFailure | undefined }> {
-  const response = upstreamReads(reads);
+async function committedOver(reads: string[], then: "close" | "hang" = "close"): Promise<Extract<Committed, { kind: "stream" }>> {
+  const response = upstreamReads(reads, then);
   const attempt = new UpstreamAttempt(new AbortController().signal, timeouts);
   const first = (await attempt.nextEvent(response))!;
   const firstData = first.data === "[DONE]" ? "[DONE]" : (JSON.parse(first.data) as Record<string, unknown>);
@@ -39,6 +40,12 @@ async function relayed(reads: string[]): Promise<{ writes: string[]; outcome: st
     sentAt: 0,
     attempts: 1,
   } as Extract<Committed, { kind: "stream" }>;
+  return committed;
+}
+
+/** Relays through a shape that frames each event's data as `[data]`; returns what each pull sent. */
+async function relayed(reads: string[]): Promise<{ writes: string[]; outcome: string | undefined; failure: UpstreamFailure | undefined }> {
+  const committed = await committedOver(reads);
   let outcome: string | undefined;
   let failure: UpstreamFailure | undefined;
   const shape: RelayShape = {
@@ -75,5 +82,38 @@ describe("relayStream", () => {
     expect(writes).toEqual(['[open][{"n":1}]', '[{"n":2}][failed malformed]']);
     expect(outcome).toBe("error");
     expect(failure?.kind).toBe("malformed");
+  });
+
+  test("the stream reports its end to the server, whether it closed or the client cancelled it", async () => {
+    const shape: RelayShape = {
+      opening: () => "",
+      event: (event) => ({ frames: `[${event.data}]`, end: event.data === "[DONE]" }),
+      endedEarly: () => "",
+      failed: () => "",
+      done: () => {},
+    };
+    const closing = relayStream(await committedOver(['data: {"n":1}\n\n', "data: [DONE]\n\n"]), shape, () => {});
+    let closedEnds = 0;
+    expect(whenStreamEnds(closing, () => closedEnds++)).toBe(true);
+    expect(closedEnds).toBe(0);
+    for await (const _ of closing);
+    expect(closedEnds).toBe(1);
+    // A watcher that comes after the end runs at once.
+    whenStreamEnds(closing, () => closedEnds++);
+    expect(closedEnds).toBe(2);
+
+    // An upstream that goes silent: only the client's cancel ends this one.
+    const cancelled = relayStream(await committedOver(['data: {"n":1}\n\n'], "hang"), shape, () => {});
+    let cancelledEnds = 0;
+    whenStreamEnds(cancelled, () => cancelledEnds++);
+    const reader = cancelled.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('[{"n":1}]');
+    expect(cancelledEnds).toBe(0);
+    await reader.cancel();
+    expect(cancelledEnds).toBe(1);
+  });
+
+  test("a stream nobody reports on is left to the caller", () => {
+    expect(whenStreamEnds(new ReadableStream(), () => {})).toBe(false);
   });
 });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { BUN, PROJECT_ROOT } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { createLogger } from "../../src/core/log/index.ts";
-import { startTracing, telemetryConfigSchema } from "../../src/telemetry/index.ts";
+import { startTracing } from "../../src/telemetry/index.ts";
+import { telemetryConfigSchema } from "../../src/core/config/sections/telemetryConfig.ts";
 import { freePort } from "./support/monitoringServers.ts";
 import { waitFor } from "../support/waitFor.ts";
 
@@ -24,7 +25,8 @@ describe("tracing off and on", () => {
       [
         `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/workerApp.ts"))});`,
         `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/supervisor.ts"))});`,
-        `const { startTracing, telemetryConfigSchema } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/telemetry/index.ts"))});`,
+        `const { startTracing } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/telemetry/index.ts"))});`,
+        `const { telemetryConfigSchema } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/core/config/sections/telemetryConfig.ts"))});`,
         `const { createLogger } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/core/log/index.ts"))});`,
         `const tracing = await startTracing(telemetryConfigSchema.parse({}), "worker", createLogger("probe"));`,
         "const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry'));",
@@ -38,6 +40,25 @@ describe("tracing off and on", () => {
     const result = JSON.parse(out.trim().split("\n").at(-1)!) as { enabled: boolean; loaded: string[]; modules: number };
     expect(result.modules).toBeGreaterThan(50);
     expect(result).toMatchObject({ enabled: false, loaded: [] });
+  });
+
+  test("the supervisor does not load zod: its config comes as plain JSON and tier 3's answer is checked by hand", async () => {
+    const script = join(makeTempDir("agentd-sup-modules-"), "probe.ts");
+    writeFileSync(
+      script,
+      [
+        `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/supervisor.ts"))});`,
+        "const loaded = Object.keys(require.cache).filter((k) => k.includes('/zod/'));",
+        "console.log(JSON.stringify({ loaded, modules: Object.keys(require.cache).length }));",
+      ].join("\n"),
+    );
+    const proc = Bun.spawn([BUN, script], { stdout: "pipe", stderr: "pipe" });
+    const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const result = JSON.parse(out.trim().split("\n").at(-1)!) as { loaded: string[]; modules: number };
+    expect(result.modules).toBeGreaterThan(50);
+    expect(result.loaded).toEqual([]);
   });
 
   test("a collector that is down: spans past the queue bound are dropped and counted, the rest fail to export and are counted", async () => {

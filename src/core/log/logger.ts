@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { LineBatcher } from "./lineBatcher.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -16,21 +17,21 @@ export interface LogRecord extends LogFields {
   event: string;
 }
 
-export type LogSink = (line: string) => void;
+/** Receives each formatted line; `level` lets a batching sink send warnings and errors promptly. */
+export type LogSink = (line: string, level: LogLevel) => void;
 
 interface LoggerState {
   level: LogLevel;
   sink: LogSink;
 }
 
-// Lines of one event-loop turn go out in one write: on a busy proxy a write per request line
-// costs more than the request itself. Every line is still written, in order.
-let pending = "";
-const flushPending = () => {
-  const bytes = Buffer.from(pending);
-  pending = "";
+// Lines go out in batches (LineBatcher): at most one write per LOG_BATCH_MS, warnings and errors on
+// the next turn. Every line is still written, in order; a SIGKILL can lose the last batch's lines.
+const LOG_BATCH_MS = 10;
+const writeStdout = (text: string) => {
+  const bytes = Buffer.from(text);
   try {
-    // Synchronous: nothing waits in a userland buffer that an abrupt exit would drop.
+    // Synchronous: once a batch goes, no part of it waits in a userland buffer an abrupt exit would drop.
     const written = writeSync(1, bytes);
     if (written < bytes.length) process.stdout.write(bytes.subarray(written));
   } catch (error) {
@@ -38,14 +39,10 @@ const flushPending = () => {
     if ((error as NodeJS.ErrnoException).code !== "EPIPE") process.stdout.write(bytes);
   }
 };
-const batchedStdout: LogSink = (line) => {
-  if (pending === "") setImmediate(flushPending);
-  pending += `${line}\n`;
-};
-// A process that exits before the next turn (process.exit, an uncaught error) still writes them.
-process.on("exit", () => {
-  if (pending) writeSync(1, pending);
-});
+const stdoutBatch = new LineBatcher({ write: writeStdout, intervalMs: LOG_BATCH_MS });
+const batchedStdout: LogSink = (line, level) => stdoutBatch.add(line, level === "warn" || level === "error");
+// A process that exits before the next write (process.exit, an uncaught error) still writes them.
+process.on("exit", () => stdoutBatch.flush());
 
 // One process-wide state: every component's logger writes to the same sink at the same level.
 const state: LoggerState = {
@@ -89,9 +86,17 @@ export function createLogger(component: string): Logger {
   const write = (level: LogLevel, event: string, fields?: LogFields) => {
     if (LEVEL_RANK[level] < LEVEL_RANK[state.level]) return;
     const record: LogRecord = { ts: new Date().toISOString(), level, component, event };
+    let flat = true;
     // A field named like a fixed key ("component", "event") must not rewrite it.
-    if (fields) for (const key in fields) if (!Object.hasOwn(record, key)) record[key] = fields[key];
-    state.sink(formatLogLine(record));
+    if (fields)
+      for (const key in fields)
+        if (!Object.hasOwn(record, key)) {
+          const value = fields[key];
+          record[key] = value;
+          if (value !== null && typeof value === "object") flat = false;
+        }
+    // Only an object can hold an Error: a record of plain values skips the replacer (the hot proxy.request line).
+    state.sink(flat ? JSON.stringify(record) : formatLogLine(record), level);
   };
   return {
     debug: (event, fields) => write("debug", event, fields),

@@ -30,13 +30,34 @@ export class RotatingFile {
   }
 
   write(line: string): void {
-    const data = line.endsWith("\n") ? line : `${line}\n`;
-    const bytes = Buffer.byteLength(data);
-    if (this.#size > 0 && this.#size + bytes > this.options.maxBytes) this.#rotate();
+    this.writeLines([line]);
+  }
+
+  /** Several lines in as few appends as rotation allows: one, unless the file fills up between them. */
+  writeLines(lines: readonly string[]): void {
+    let chunk = "";
+    let chunkBytes = 0;
+    for (const line of lines) {
+      const data = line.endsWith("\n") ? line : `${line}\n`;
+      const bytes = Buffer.byteLength(data);
+      const size = this.#size + chunkBytes;
+      if (size > 0 && size + bytes > this.options.maxBytes) {
+        if (chunk) this.#append(chunk, chunkBytes);
+        chunk = "";
+        chunkBytes = 0;
+        this.#rotate();
+      }
+      chunk += data;
+      chunkBytes += bytes;
+    }
+    if (chunk) this.#append(chunk, chunkBytes);
+  }
+
+  #append(data: string, bytes: number): void {
     try {
       appendFileSync(this.options.path, data);
     } catch (error) {
-      // A full disk can take part of the line: cut it back so the file stays one JSON object a line.
+      // A full disk can take part of the lines: cut them back so the file stays one JSON object a line.
       try {
         truncateSync(this.options.path, this.#size);
       } catch {

@@ -34,6 +34,12 @@ export class MonitorClient {
     });
   }
 
+  /** The worker is done: nothing more is asked, and the channel no longer keeps the process alive. */
+  close(): void {
+    this.#failAll("the worker is stopping");
+    process.disconnect?.();
+  }
+
   #answer(reply: MonitorReply): void {
     const pending = this.#pending.get(reply?.id);
     if (!pending) {

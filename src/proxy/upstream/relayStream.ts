@@ -1,3 +1,4 @@
+import { reportsItsEnd } from "../../http/streamEnd.ts";
 import { ClientGoneError } from "./clientGone.ts";
 import { parseStreamData, type Committed } from "./dispatcher.ts";
 import type { EventSourceMessage } from "./sseDecoder.ts";
@@ -41,12 +42,14 @@ export function relayStream(
   };
   let opened = false;
   let finished = false;
+  let ended = () => {};
   const finish = (outcome: "ok" | "error" | "client_gone", failure?: UpstreamFailure) => {
     if (finished) return;
     finished = true;
+    ended();
     shape.done(outcome, failure);
   };
-  return new ReadableStream<Uint8Array>({
+  const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       // Frames built in this pull but not yet sent: on a failure they go out before the error frames.
       let frames = "";
@@ -106,4 +109,7 @@ export function relayStream(
       finish("client_gone");
     },
   });
+  // The server then follows the stream's end without a TransformStream of its own.
+  ended = reportsItsEnd(stream);
+  return stream;
 }

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type OpenAI from "openai";
-import { z } from "zod";
 import { errorMessage } from "../../core/errors/index.ts";
+import { checkTier3Answer } from "./tier3Answer.ts";
 import { Tier3Usage, type Tier3Refusal } from "./tier3Limits.ts";
 import { actionsInScope, type IncidentScope } from "./actionScope.ts";
 import { answerKey, type LearnKey } from "./patternMemory.ts";
@@ -215,29 +215,21 @@ export class Tier3Advisor {
     } catch {
       return { ok: false, reason: `tier 3 answer is not JSON: ${content.slice(0, 120)}`, refusal: "invalid_answer" };
     }
-    const schema = z.strictObject({
-      action: z.enum(allowed as [ActionName, ...ActionName[]]),
-      reason: z.string().min(1).max(2000),
-      confidence: z.number().min(0).max(1),
-      evidence: z.string().max(4000).optional(),
-      hypothesis: z.string().max(2000).optional(),
-      ...(commands.length ? { command: z.enum(["", ...commands] as [string, ...string[]]) } : {}),
-    });
-    const result = schema.safeParse(value);
-    if (!result.success)
+    const result = checkTier3Answer(value, allowed, commands);
+    if (!result.ok)
       return {
         ok: false,
-        reason: `tier 3 answer does not fit the schema (${result.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; ")}): ${content.slice(0, 500)}`,
+        reason: `tier 3 answer does not fit the schema (${result.issues.join("; ")}): ${content.slice(0, 500)}`,
         refusal: "invalid_answer",
       };
-    if (result.data.confidence < this.config.min_confidence) {
+    if (result.answer.confidence < this.config.min_confidence) {
       return {
         ok: false,
-        reason: `tier 3 suggested ${result.data.action} with confidence ${result.data.confidence} (< ${this.config.min_confidence}): ${result.data.reason}`,
+        reason: `tier 3 suggested ${result.answer.action} with confidence ${result.answer.confidence} (< ${this.config.min_confidence}): ${result.answer.reason}`,
         refusal: "low_confidence",
       };
     }
-    const { command, ...answer } = result.data as typeof result.data & { command?: string };
+    const { command, ...answer } = result.answer;
     if (answer.action !== "run_command") return { ok: true, ...answer };
     if (!command) return { ok: false, reason: "tier 3 chose run_command without naming a configured command", refusal: "invalid_answer" };
     return { ok: true, ...answer, command };

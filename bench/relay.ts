@@ -1,0 +1,358 @@
+/**
+ * The whole compiled agentd (supervisor + worker, as `./agentd serve` runs) against the floor of
+ * its own runtime: a bare Bun relay (Bun.serve whose handler forwards the body with fetch and
+ * returns the upstream's body). Same scripted upstream, same load client, rounds interleaved so
+ * machine load falls on both alike; every figure is printed as a ratio to the relay's.
+ *
+ *   node_modules/.bin/bun bench/relay.ts      (or: bun run bench relay)
+ *
+ * Targets (issue 23): CPU per request ≤ 1.5× the relay's, streamed and not; c=32 throughput ≥ 0.7×;
+ * c=1 p50 ≤ relay + 0.05 ms; stream TTFB ≤ relay + 0.1 ms; telemetry on (OTLP export, the telemetry
+ * row: a second agentd against the first, not the relay) ≤ +10 % CPU; idle RSS ≤ 90 MB and PSS ≤ 60 MB.
+ * Every process it starts is stopped by its pid at the end.
+ */
+import type { Subprocess } from "bun";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENTD, ensureBinary } from "../tests/support/binary.ts";
+
+const role = process.argv[2];
+const STREAM_CHUNKS = 20;
+const CHAT_JSON = JSON.stringify({
+  id: "chatcmpl-bench",
+  object: "chat.completion",
+  created: 0,
+  model: "bench",
+  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+});
+
+async function runUpstream(portFile: string): Promise<void> {
+  const encoder = new TextEncoder();
+  const chunks = Array.from({ length: STREAM_CHUNKS }, (_, i) =>
+    encoder.encode(
+      `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{"content":"t${i} "},"finish_reason":null}]}\n\n`,
+    ),
+  );
+  const finish = encoder.encode(
+    'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":20,"total_tokens":25}}\n\ndata: [DONE]\n\n',
+  );
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const body = (await req.json()) as { stream?: boolean };
+      if (!body.stream) return new Response(CHAT_JSON, { headers: { "content-type": "application/json" } });
+      let i = 0;
+      return new Response(
+        new ReadableStream({
+          pull(controller) {
+            if (i < chunks.length) controller.enqueue(chunks[i++]!);
+            else {
+              controller.enqueue(finish);
+              controller.close();
+            }
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    },
+  });
+  writeFileSync(portFile, String(server.port));
+}
+
+/** The floor: what any Bun proxy must at least do. */
+async function runRelay(portFile: string, upstream: string): Promise<void> {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const response = await fetch(`${upstream}${url.pathname.slice(3)}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: await req.arrayBuffer(),
+      });
+      return new Response(response.body, { status: response.status, headers: { "content-type": response.headers.get("content-type")! } });
+    },
+  });
+  writeFileSync(portFile, String(server.port));
+}
+
+/** A collector stand-in for the telemetry row: takes OTLP/HTTP exports and throws them away. */
+async function runCollector(portFile: string): Promise<void> {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      await req.arrayBuffer();
+      return Response.json({});
+    },
+  });
+  writeFileSync(portFile, String(server.port));
+}
+
+async function waitForFile(path: string, child: Subprocess): Promise<string> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      const text = readFileSync(path, "utf8");
+      if (text) return text;
+    } catch {
+      // Not written yet.
+    }
+    if (child.exitCode !== null) throw new Error(`bench child exited with ${child.exitCode}`);
+    if (performance.now() > deadline) throw new Error(`bench child did not announce itself in ${path}`);
+    await Bun.sleep(20);
+  }
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function memoryOf(pid: number): { rss: number; pss: number } {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)![1]) / 1024;
+  return { rss: kb("Rss"), pss: kb("Pss") };
+}
+
+const request = (stream: boolean) =>
+  JSON.stringify({
+    model: "bench",
+    stream,
+    messages: [{ role: "user", content: "hi" }],
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  });
+
+async function one(url: string, payload: string): Promise<{ ms: number; ttfb: number }> {
+  const started = performance.now();
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
+  const reader = response.body!.getReader();
+  let ttfb = -1;
+  for (;;) {
+    const { done } = await reader.read();
+    if (ttfb < 0) ttfb = performance.now() - started;
+    if (done) break;
+  }
+  if (response.status !== 200) throw new Error(`status ${response.status} from ${url}`);
+  return { ms: performance.now() - started, ttfb };
+}
+
+class Side {
+  readonly ms: number[] = [];
+  readonly ttfb: number[] = [];
+  seconds = 0;
+  requests = 0;
+  cpu = 0;
+  /** CPU seconds by process, in the order pids() lists them (agentd: supervisor, worker). */
+  readonly cpuByProcess: number[] = [];
+
+  constructor(
+    readonly url: string,
+    readonly pids: () => number[],
+  ) {}
+
+  async round(payload: string, concurrency: number, count: number): Promise<void> {
+    const pids = this.pids();
+    const before = pids.map(cpuSeconds);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < count) {
+          const { ms, ttfb } = await one(this.url, payload);
+          this.ms.push(ms);
+          this.ttfb.push(ttfb);
+        }
+      }),
+    );
+    this.seconds += (performance.now() - started) / 1000;
+    this.requests += count;
+    pids.forEach((pid, i) => {
+      const spent = cpuSeconds(pid) - before[i]!;
+      this.cpu += spent;
+      this.cpuByProcess[i] = (this.cpuByProcess[i] ?? 0) + spent;
+    });
+  }
+
+  p50(of: number[]): number {
+    const sorted = [...of].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]!;
+  }
+
+  cpuPerRequestUs(): number {
+    return (this.cpu / this.requests) * 1e6;
+  }
+
+  /** "supervisor + worker" µs per request. */
+  cpuSplitUs(): string {
+    return this.cpuByProcess.map((seconds) => ((seconds / this.requests) * 1e6).toFixed(1)).join(" + ");
+  }
+}
+
+/** Rounds alternate relay, agentd, relay, agentd… with the same payload and concurrency. */
+async function interleaved(relay: Side, agentd: Side, payload: string, concurrency: number, perRound: number, rounds: number) {
+  for (let i = 0; i < rounds; i++) {
+    await relay.round(payload, concurrency, perRound);
+    await agentd.round(payload, concurrency, perRound);
+  }
+}
+
+function workerPid(dataDir: string): number {
+  return (JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number }).pid;
+}
+
+async function orchestrate(): Promise<void> {
+  await ensureBinary();
+  const dir = mkdtempSync(join(tmpdir(), "agentd-bench-relay-"));
+  const children: Subprocess[] = [];
+  const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "4096" };
+  const self = (...args: string[]) => {
+    const child = Bun.spawn([process.execPath, import.meta.path, ...args], { stdout: "ignore", stderr: "inherit", env });
+    children.push(child);
+    return child;
+  };
+  try {
+    const upstream = self("--upstream", join(dir, "upstream"));
+    const upstreamUrl = `http://127.0.0.1:${await waitForFile(join(dir, "upstream"), upstream)}/v1`;
+    const relay = self("--relay", join(dir, "relay"), upstreamUrl);
+    const relayUrl = `http://127.0.0.1:${await waitForFile(join(dir, "relay"), relay)}/v1/chat/completions`;
+
+    const providers = [{ name: "bench", base_url: upstreamUrl, api_key: "k" }];
+    /** An agentd serving `config`; its supervisor and worker pids and its chat URL. */
+    const startAgentd = async (name: string, config: Record<string, unknown>) => {
+      const dataDir = join(dir, name);
+      const configPath = join(dir, `${name}.jsonc`);
+      writeFileSync(configPath, JSON.stringify(config));
+      const child = Bun.spawn([AGENTD, "serve", "--config", configPath, "--data-dir", dataDir, "--port", "0", "--bind", "127.0.0.1"], {
+        stdout: "ignore",
+        stderr: "inherit",
+        env,
+      });
+      children.push(child);
+      const ready = await waitForFile(join(dataDir, "ready.json"), child);
+      return {
+        url: `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`,
+        pids: () => [child.pid, workerPid(dataDir)],
+      };
+    };
+    const plain = await startAgentd("data", { providers });
+    const agentdUrl = plain.url;
+    const agentdPids = plain.pids;
+    await Bun.sleep(2_000);
+    // Before a second agentd starts: PSS splits the pages processes share among them.
+    const idle = agentdPids().map(memoryOf);
+    const relayIdle = memoryOf(relay.pid);
+    // Telemetry on: every request is also a span exported over OTLP/HTTP to a local collector.
+    const collector = self("--collector", join(dir, "collector"));
+    const collectorUrl = `http://127.0.0.1:${await waitForFile(join(dir, "collector"), collector)}`;
+    const traced = await startAgentd("traced", { providers, telemetry: { otlp: { endpoint: collectorUrl } } });
+
+    const sides = () => ({ relay: new Side(relayUrl, () => [relay.pid]), agentd: new Side(agentdUrl, agentdPids) });
+    const warm = sides();
+    await interleaved(warm.relay, warm.agentd, request(false), 8, 2000, 1);
+    await interleaved(warm.relay, warm.agentd, request(true), 8, 500, 1);
+    const c1 = sides();
+    await interleaved(c1.relay, c1.agentd, request(false), 1, 1000, 5);
+    const c32 = sides();
+    await interleaved(c32.relay, c32.agentd, request(false), 32, 6000, 5);
+    const s1 = sides();
+    await interleaved(s1.relay, s1.agentd, request(true), 1, 400, 5);
+    // agentd against itself with telemetry on, c=32.
+    const off = new Side(agentdUrl, agentdPids);
+    const on = new Side(traced.url, traced.pids);
+    await interleaved(new Side(agentdUrl, agentdPids), new Side(traced.url, traced.pids), request(false), 8, 2000, 1);
+    await interleaved(off, on, request(false), 32, 6000, 3);
+
+    const us = (v: number) => v.toFixed(1);
+    const ms = (v: number) => v.toFixed(3);
+    const ratio = (a: number, b: number) => `×${(a / b).toFixed(2)}`;
+    const rows: string[][] = [
+      [
+        "CPU per request, c=32 (µs, all its processes)",
+        us(c32.relay.cpuPerRequestUs()),
+        us(c32.agentd.cpuPerRequestUs()),
+        ratio(c32.agentd.cpuPerRequestUs(), c32.relay.cpuPerRequestUs()),
+        "≤ ×1.5",
+      ],
+      ["… agentd's split, c=32 (µs: supervisor + worker)", "", c32.agentd.cpuSplitUs(), "", ""],
+      [
+        "throughput, c=32 (req/s)",
+        (c32.relay.requests / c32.relay.seconds).toFixed(0),
+        (c32.agentd.requests / c32.agentd.seconds).toFixed(0),
+        ratio(c32.agentd.requests / c32.agentd.seconds, c32.relay.requests / c32.relay.seconds),
+        "≥ ×0.7",
+      ],
+      [
+        "CPU per request, c=1 (µs)",
+        us(c1.relay.cpuPerRequestUs()),
+        us(c1.agentd.cpuPerRequestUs()),
+        ratio(c1.agentd.cpuPerRequestUs(), c1.relay.cpuPerRequestUs()),
+        "≤ ×1.5",
+      ],
+      [
+        "p50 latency, c=1 (ms)",
+        ms(c1.relay.p50(c1.relay.ms)),
+        ms(c1.agentd.p50(c1.agentd.ms)),
+        `+${ms(c1.agentd.p50(c1.agentd.ms) - c1.relay.p50(c1.relay.ms))} ms`,
+        "≤ +0.05 ms",
+      ],
+      [
+        `CPU per streamed request (${STREAM_CHUNKS} chunks), c=1 (µs)`,
+        us(s1.relay.cpuPerRequestUs()),
+        us(s1.agentd.cpuPerRequestUs()),
+        ratio(s1.agentd.cpuPerRequestUs(), s1.relay.cpuPerRequestUs()),
+        "≤ ×1.5",
+      ],
+      ["… agentd's split, streamed (µs: supervisor + worker)", "", s1.agentd.cpuSplitUs(), "", ""],
+      [
+        "stream TTFB p50, c=1 (ms)",
+        ms(s1.relay.p50(s1.relay.ttfb)),
+        ms(s1.agentd.p50(s1.agentd.ttfb)),
+        `+${ms(s1.agentd.p50(s1.agentd.ttfb) - s1.relay.p50(s1.relay.ttfb))} ms`,
+        "≤ +0.1 ms",
+      ],
+      [
+        "agentd CPU per request, c=32, telemetry off → on (OTLP export), µs",
+        us(off.cpuPerRequestUs()),
+        us(on.cpuPerRequestUs()),
+        `+${(((on.cpuPerRequestUs() - off.cpuPerRequestUs()) / off.cpuPerRequestUs()) * 100).toFixed(1)} %`,
+        "≤ +10 %",
+      ],
+      [
+        "idle RSS (MB; agentd: supervisor + worker)",
+        relayIdle.rss.toFixed(1),
+        `${idle[0]!.rss.toFixed(1)} + ${idle[1]!.rss.toFixed(1)}`,
+        `${(idle[0]!.rss + idle[1]!.rss).toFixed(1)} MB`,
+        "≤ 90 MB",
+      ],
+      [
+        "idle PSS (MB)",
+        relayIdle.pss.toFixed(1),
+        `${idle[0]!.pss.toFixed(1)} + ${idle[1]!.pss.toFixed(1)}`,
+        `${(idle[0]!.pss + idle[1]!.pss).toFixed(1)} MB`,
+        "≤ 60 MB",
+      ],
+    ];
+    console.log(
+      `\nagentd (compiled, supervisor + worker) vs a bare Bun relay — Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, loopback, rounds interleaved\n`,
+    );
+    console.log("| measure | bare relay | agentd | agentd vs relay | target |");
+    console.log("| --- | ---: | ---: | ---: | --- |");
+    for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+  } finally {
+    for (const child of children) child.kill();
+    await Promise.all(children.map((child) => child.exited));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (role === "--upstream") await runUpstream(process.argv[3]!);
+else if (role === "--relay") await runRelay(process.argv[3]!, process.argv[4]!);
+else if (role === "--collector") await runCollector(process.argv[3]!);
+else await orchestrate();

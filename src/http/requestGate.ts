@@ -1,0 +1,50 @@
+import type { Context, MiddlewareHandler, Next } from "hono";
+import { routePath } from "hono/route";
+import type { RequestCounter } from "./requestCounter.ts";
+
+/** A check made before any route: a Response refuses the request, undefined lets it through. */
+export type RequestCheck = (c: Context) => Response | undefined;
+
+/** One check as a middleware of its own, where it guards a few routes only. */
+export function checkMiddleware(check: RequestCheck): MiddlewareHandler {
+  return async (c, next) => check(c) ?? next();
+}
+
+export interface RequestGateOptions {
+  /** In order; the first refusal answers. */
+  checks: readonly RequestCheck[];
+  /** Runs the rest of the chain under the body limit of the request's path (bodyLimits.ts). */
+  limited: (c: Context, next: Next) => Promise<Response | undefined>;
+  counter: RequestCounter;
+  /** The app's error handler, for a check that throws. */
+  onError: (error: Error, c: Context) => Response | Promise<Response>;
+}
+
+/**
+ * Every request's checks and its count in one middleware: each middleware is one more async step
+ * per request, and the proxy's requests are many. Counted after the answer, refusals too.
+ */
+export function requestGate(options: RequestGateOptions): MiddlewareHandler {
+  return async (c, next) => {
+    try {
+      const refused = firstRefusal(options.checks, c);
+      if (refused) c.res = refused;
+      else {
+        const answer = await options.limited(c, next);
+        if (answer) c.res = answer;
+      }
+    } catch (error) {
+      c.res = await options.onError(error as Error, c);
+    }
+    const last = routePath(c, -1);
+    options.counter.record(c.req.method, last && last !== "*" && last !== "/*" ? last : "unmatched", c.res.status);
+  };
+}
+
+function firstRefusal(checks: readonly RequestCheck[], c: Context): Response | undefined {
+  for (const check of checks) {
+    const refused = check(c);
+    if (refused) return refused;
+  }
+  return undefined;
+}
