@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 // Neither the schemas nor zod: the config comes from a child as plain JSON (configHandoff.ts).
 import { resolveDataDir } from "../core/config/dataDir.ts";
 import { NO_CONFIG_SEARCH_ENV } from "../core/config/configSearch.ts";
@@ -407,7 +407,8 @@ function spawnWorker(
         [CHILD_TMPDIR_ENV]: process.env.TMPDIR ?? "",
         AGENTD_WORKER_RESTARTS: String(restarts),
         [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
-        ...(split ? { [MONITOR_ENV]: "1" } : {}),
+        // The service user's own home is the data dir it shares: its SSH files for hops are <data_dir>/.ssh, never root's.
+        ...(split ? { [MONITOR_ENV]: "1", HOME: dirname(privateTmp), USER: split.account.user, LOGNAME: split.account.user } : {}),
         ...(rootWorkerReason ? { [ROOT_WORKER_ENV]: rootWorkerReason } : {}),
       },
     }),
