@@ -1,6 +1,6 @@
 // The transcript helpers alone: the agent's index.ts would load the whole agent (and the openai SDK) into a client command.
 import { transcriptLine, type StreamedEvent, type TranscriptOutput } from "../agent/terminalTranscript.ts";
-import { stripAnsi, terminalText } from "../status/terminalText.ts";
+import { stripAnsi, terminalText } from "../core/text/index.ts";
 import { humanDuration } from "./humanDuration.ts";
 
 /** Lines of a tool's output shown under its end line. */

@@ -32,6 +32,12 @@ export const execCommandArgs = z.strictObject({
   strip_ansi: stripAnsiFlag,
 });
 
+/**
+ * What the model and MCP clients send: the same as the API's, but escape sequences are removed
+ * unless they ask for them, so colour codes never reach a model (`agentd exec` keeps them).
+ */
+export const execCommandToolArgs = execCommandArgs.extend({ strip_ansi: stripAnsiFlag.default(true) });
+
 export const writeStdinArgs = z.strictObject({
   session_id: sessionId,
   chars: z
@@ -96,3 +102,5 @@ export interface PtyCloseResult {
   output: string;
   truncated: boolean;
 }
+
+export const writeStdinToolArgs = writeStdinArgs.extend({ strip_ansi: stripAnsiFlag.default(true) });

@@ -1,7 +1,7 @@
 import { defineTool, ToolError, type ToolDefinition } from "../core/tools/toolDefinition.ts";
 import type { PtyManager } from "./ptyManager.ts";
 import { PtyError } from "./ptyErrors.ts";
-import { closeSessionArgs, execCommandArgs, listSessionsArgs, writeStdinArgs } from "./ptySchemas.ts";
+import { closeSessionArgs, execCommandToolArgs, listSessionsArgs, writeStdinToolArgs } from "./ptySchemas.ts";
 
 // The slowest call waits the longest yield (30 s) or a close's three grace periods; this leaves headroom.
 const TOOL_TIMEOUT_MS = 60_000;
@@ -24,7 +24,7 @@ export function createPtyTools(manager: PtyManager): ToolDefinition[] {
       description:
         "Run a shell command in a new pseudo-terminal. Returns its output once it exits, or after yield_time_ms with a session_id " +
         "to keep talking to it (write_stdin) when it is still running (REPLs, prompts, long builds).",
-      parameters: execCommandArgs,
+      parameters: execCommandToolArgs,
       scope: "exec",
       hostBound: true,
       timeoutMs: TOOL_TIMEOUT_MS,
@@ -42,7 +42,7 @@ export function createPtyTools(manager: PtyManager): ToolDefinition[] {
       description:
         "Type characters into a running session and return the output produced since the last read. " +
         "Control characters work: \\u0003 is Ctrl-C, \\u0004 is Ctrl-D. Empty chars only reads.",
-      parameters: writeStdinArgs,
+      parameters: writeStdinToolArgs,
       scope: "exec",
       hostBound: true,
       timeoutMs: TOOL_TIMEOUT_MS,

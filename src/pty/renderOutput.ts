@@ -1,4 +1,4 @@
-import { stripAnsi } from "./stripAnsi.ts";
+import { stripAnsi } from "../core/text/index.ts";
 import { maxBytesForTokens, splitHeadTail, truncationMarker } from "./truncation.ts";
 
 export interface RenderOptions {

@@ -6,7 +6,7 @@ import { IncidentActionRequest } from "./statusIncidentAction.tsx";
 import { incidentTimeline } from "./statusIncidentTimeline.ts";
 import { Layout, pageTitle } from "./statusLayout.tsx";
 import type { WatchdogCheckRow } from "./statusSnapshot.ts";
-import { terminalText } from "./terminalText.ts";
+import { terminalText } from "../core/text/index.ts";
 
 /** Details the page shows in words elsewhere (who and when for state changes, the component). */
 const SHOWN_DETAILS = /^(component|signal|(acknowledged|resolved)_(at|by))$/;

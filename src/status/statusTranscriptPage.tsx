@@ -6,7 +6,7 @@ import { formatMs } from "./statusFormat.ts";
 import { Layout, pageTitle, renderDocument } from "./statusLayout.tsx";
 import { ApprovalItem } from "./statusQueue.tsx";
 import type { ApprovalRow } from "./statusSnapshot.ts";
-import { terminalText } from "./terminalText.ts";
+import { terminalText } from "../core/text/index.ts";
 import { transcriptEntries, type TranscriptCall } from "./transcriptView.ts";
 
 function ToolCallItem({ detail, now }: { detail: TranscriptCall; now: number }) {

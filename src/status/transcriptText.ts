@@ -2,7 +2,7 @@ import type { SessionTranscript } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import { revealInvisibleChars } from "../core/text/index.ts";
 import { formatAge, formatMs } from "./statusFormat.ts";
-import { terminalText } from "./terminalText.ts";
+import { terminalText } from "../core/text/index.ts";
 import { transcriptEntries } from "./transcriptView.ts";
 
 function indent(text: string): string[] {

@@ -1,6 +1,6 @@
 import type { ApprovalView, SessionTranscript, ToolCallRecord } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
-import { terminalText } from "./terminalText.ts";
+import { terminalText } from "../core/text/index.ts";
 
 /** How much of a tool's output the transcript shows: its end, where errors and exit codes are. */
 const TAIL_LINES = 20;

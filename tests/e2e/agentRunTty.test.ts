@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager, type PtyCommandResult } from "../../src/pty/index.ts";
-import { stripAnsi } from "../../src/pty/stripAnsi.ts";
+import { stripAnsi } from "../../src/core/text/index.ts";
 import { ensureBinary } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { daemonToken } from "../support/daemonTokens.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { chooseEviction } from "../../src/pty/evictionPolicy.ts";
 import { looksSecret } from "../../src/core/process/index.ts";
 import { childEnv, clampYield, EXEC_YIELD, resolveShell, shellArgv, STDIN_YIELD } from "../../src/pty/spawnRequest.ts";
-import { stripAnsi } from "../../src/pty/stripAnsi.ts";
+import { stripAnsi } from "../../src/core/text/index.ts";
 import { decodeWaitStatus } from "../../src/pty/waitStatus.ts";
 
 describe("decodeWaitStatus", () => {

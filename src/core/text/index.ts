@@ -1,1 +1,2 @@
 export { hasInvisibleChars, oneLine, revealInvisibleChars } from "./invisibleChars.ts";
+export { stripAnsi, terminalText } from "./terminalText.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { stripAnsi, terminalText } from "../../src/status/terminalText.ts";
+import { stripAnsi, terminalText } from "../../../src/core/text/index.ts";
 
 const ESC = "\u001b";
 
