@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { ChatOpenAI } from "@langchain/openai";
@@ -10,15 +10,9 @@ import { type ClientPath, startPath, WIRES } from "./clientPaths.ts";
 /**
  * Each real client against each upstream fault, on both paths: it raises its own rate-limit or
  * server-error type (never a parse error), and its retries are bounded: every client is given
- * maxRetries 1, agentd max_attempts 2, so the upstream sees at most 2 × 2 attempts.
+ * maxRetries 1, agentd max_attempts 2, so the upstream sees at most 2 × 2 attempts. Each case
+ * has its own upstream and proxy, so the cases run side by side.
  */
-
-let path: ClientPath | undefined;
-
-afterEach(async () => {
-  await path?.close();
-  path = undefined;
-});
 
 type Fault = "429" | "500" | "cut";
 const FAULTS: Record<Fault, Reply> = {
@@ -93,20 +87,24 @@ function expectClientType(client: string, fault: Fault, error: unknown): void {
 }
 
 for (const wire of WIRES) {
-  describe(`client faults, ${wire} upstream`, () => {
+  describe.concurrent(`client faults, ${wire} upstream`, () => {
     for (const [client, run] of Object.entries(CLIENTS)) {
       for (const fault of ["429", "500", "cut"] as const) {
         test(`${client}: upstream ${fault}`, async () => {
-          path = startPath(wire);
-          path.up.setDefault(FAULTS[fault]);
-          const error = await run(path.baseURL, fault === "cut").then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-          expectClientType(client, fault, error);
-          const attempts = path.up.completionRequests().length;
-          expect(attempts).toBeGreaterThanOrEqual(1);
-          expect(attempts).toBeLessThanOrEqual(fault === "cut" ? 2 : MAX_UPSTREAM_ATTEMPTS);
+          const path: ClientPath = startPath(wire);
+          try {
+            path.up.setDefault(FAULTS[fault]);
+            const error = await run(path.baseURL, fault === "cut").then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            expectClientType(client, fault, error);
+            const attempts = path.up.completionRequests().length;
+            expect(attempts).toBeGreaterThanOrEqual(1);
+            expect(attempts).toBeLessThanOrEqual(fault === "cut" ? 2 : MAX_UPSTREAM_ATTEMPTS);
+          } finally {
+            await path.close();
+          }
         });
       }
     }
