@@ -71,7 +71,7 @@ describe("agentd hop --close", () => {
     const result = await agentd("hop", "--close", "NOPE", "--url", daemon.url);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toBe("agentd hop: No hop named NOPE; open one with agentd hop user@host\n");
+    expect(result.stderr).toBe("agentd hop: No hop named NOPE; agentd hops lists them\n");
     // The daemon is unharmed and still lists no hops.
     expect(JSON.parse((await agentd("hops", "--url", daemon.url, "--json")).stdout)).toEqual([]);
   }, 60_000);
