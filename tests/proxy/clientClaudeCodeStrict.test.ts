@@ -1,7 +1,7 @@
 /**
  * The real Claude Code CLI through agentd to upstreams as strict as OpenAI's (a `user` over 64
  * characters is a 400, reasoning only as a summary asked for): a Bash round trip with thinking on
- * a chat and on a Responses upstream, and a rate limit and an open breaker that each end in
+ * a chat and on a Responses upstream, parallel tool use with thinking on all three wires, and a rate limit and an open breaker that each end in
  * Claude Code's own error instead of a frozen or overloaded session.
  */
 import { afterEach, describe, expect, test } from "bun:test";
@@ -58,6 +58,38 @@ describe("Claude Code against strict upstreams", () => {
       expect(sent[1]!.body.prompt_cache_key).toBe(sent[0]!.body.prompt_cache_key);
       expect(sent[1]!.body.user).toBe(sent[0]!.body.user);
       if (wire === "responses") expect(sent[0]!.body.reasoning).toMatchObject({ summary: "auto" });
+      expect(h.events("upstream.error")).toHaveLength(0);
+    }, 90_000);
+  }
+
+  for (const wire of ["chat", "responses", "anthropic"] as const) {
+    test(`${wire}: parallel tool use with thinking: both Bash calls run, both results go back in one request`, async () => {
+      up = startScriptedUpstream({ wires: [wire], strict: wire !== "anthropic" });
+      h = startProxy({ providers: [{ name: wire, base_url: up.url, wire, aliases: { "claude-*": "gpt-test" } }] });
+      const call = (id: string, command: string) => ({ id, name: "Bash", arguments: JSON.stringify({ command }) });
+      up.enqueue(
+        {
+          kind: "text",
+          reasoning: "Two files, at once.",
+          toolCalls: [call("call_a", "echo one > a.txt && cat a.txt"), call("call_b", "echo two > b.txt && cat b.txt")],
+        },
+        { kind: "text", text: "Both done." },
+      );
+      const run = await runClaude({
+        baseURL: h.url,
+        prompt: "write a.txt and b.txt",
+        env: { MAX_THINKING_TOKENS: "8000", CLAUDE_CODE_MAX_RETRIES: "0" },
+      });
+      expect(run.result).toMatchObject({ subtype: "success", is_error: false, result: "Both done." });
+      expect(readFileSync(join(run.workdir, "a.txt"), "utf8")).toBe("one\n");
+      expect(readFileSync(join(run.workdir, "b.txt"), "utf8")).toBe("two\n");
+      expect(run.blocks("tool_use").map((b) => b.id)).toEqual(["call_a", "call_b"]);
+      expect(run.blocks("thinking")[0]).toMatchObject({ thinking: "Two files, at once." });
+      const sent = up.completionRequests();
+      expect(sent).toHaveLength(2);
+      // Both results in the one follow-up request, whatever the upstream's wire calls them.
+      const followUp = JSON.stringify(sent[1]!.body);
+      for (const text of ["call_a", "call_b", "one", "two"]) expect(followUp).toContain(text);
       expect(h.events("upstream.error")).toHaveLength(0);
     }, 90_000);
   }
