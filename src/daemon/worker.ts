@@ -33,6 +33,7 @@ import { createWorkerApp } from "./workerApp.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
 import { WorkerConfigReload } from "./configReload.ts";
 import { createReloadRoutes } from "./reloadRoutes.ts";
+import { socketHandlers, type SocketSession } from "../proxy/index.ts";
 
 const log = createLogger("worker");
 
@@ -154,7 +155,7 @@ async function serveWorker(options: ServeOptions, monitor: MonitorClient | undef
     extraMounts: [{ path: "/api/admin/reload", app: createReloadRoutes({ reloader: () => reload, askSupervisor }), loopbackOnly: true }],
   });
 
-  let server: Server<undefined>;
+  let server: Server<SocketSession>;
   try {
     // The port is known once listening: the connection count reads the kernel's table for it.
     const connections = new ClientConnections(port);
@@ -170,6 +171,8 @@ async function serveWorker(options: ServeOptions, monitor: MonitorClient | undef
       port,
       fetch: withConnectionLimits((request, bunServer) => app.fetch(request, bunServer), limits),
       idleTimeout: config.server.idle_timeout_s,
+      // The Responses API's WebSocket (GET /v1/responses), upgraded by its route after agentd's checks.
+      websocket: socketHandlers,
     });
     connections.listenOn(server.port!);
   } catch (error) {
@@ -227,7 +230,7 @@ async function serveWorker(options: ServeOptions, monitor: MonitorClient | undef
 }
 
 /** Stops accepting, lets in-flight requests finish up to the deadline, then closes what is left. */
-async function drain(server: Server<undefined>, deadlineMs: number): Promise<void> {
+async function drain(server: Server<SocketSession>, deadlineMs: number): Promise<void> {
   if ((await raceTimeout(server.stop(false), deadlineMs)) === "timeout") {
     log.warn("worker.drain_timeout", { pending_requests: server.pendingRequests });
     await server.stop(true);

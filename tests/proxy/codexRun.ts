@@ -30,6 +30,8 @@ export interface CodexOptions {
   config?: string[];
   /** Extra lines for [model_providers.agentd]. */
   provider?: string[];
+  /** Codex's built-in `openai` provider pointed at agentd (`openai_base_url`) instead of a custom one. */
+  builtin?: boolean;
 }
 
 /** The config.toml this project documents for Codex (docs/http-api.md "Clients"), plus the test's extras. */
@@ -58,10 +60,30 @@ export function codexConfig(baseURL: string, config: string[] = [], provider: st
   ].join("\n");
 }
 
+/** The built-in provider's config: only its base URL moves; the key comes from OPENAI_API_KEY. */
+export function builtinCodexConfig(baseURL: string, config: string[] = []): string {
+  return [
+    'model = "gpt-test"',
+    `openai_base_url = "${baseURL}"`,
+    "check_for_update_on_startup = false",
+    ...config,
+    "",
+    "[analytics]",
+    "enabled = false",
+    "",
+    "[feedback]",
+    "enabled = false",
+    "",
+  ].join("\n");
+}
+
 export async function runCodex(options: CodexOptions): Promise<CodexRun> {
   const home = makeTempDir("agentd-codex-");
   const workdir = makeTempDir("agentd-codex-work-");
-  await Bun.write(join(home, "config.toml"), codexConfig(options.baseURL, options.config, options.provider));
+  const config = options.builtin
+    ? builtinCodexConfig(options.baseURL, options.config)
+    : codexConfig(options.baseURL, options.config, options.provider);
+  await Bun.write(join(home, "config.toml"), config);
   const dead = "http://127.0.0.1:9";
   const child = Bun.spawn(
     [CODEX, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", options.prompt],
@@ -72,6 +94,7 @@ export async function runCodex(options: CodexOptions): Promise<CodexRun> {
         HOME: home,
         CODEX_HOME: home,
         AGENTD_CLIENT_KEY: "client-key",
+        OPENAI_API_KEY: "client-key",
         HTTP_PROXY: dead,
         HTTPS_PROXY: dead,
         ALL_PROXY: dead,

@@ -7,6 +7,7 @@ import { ModelCatalog } from "./modelsRoute.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { NO_PROVIDER_MESSAGE, ProxyError } from "../upstream/proxyError.ts";
 import { handleResponses } from "./responsesRoute.ts";
+import { upgradeResponses } from "./responsesSocket.ts";
 import { messagesErrorHandler } from "./messagesErrors.ts";
 import { handleCountTokens, handleMessages } from "./messagesRoute.ts";
 import { handleCompact, handleInputTokens } from "./responsesUtilityRoutes.ts";
@@ -53,6 +54,10 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   app.post(
     "/responses",
     guard((c) => handleResponses(c, core)),
+  );
+  app.get(
+    "/responses",
+    guard((c) => upgradeResponses(c, core, app, logger)),
   );
   app.post(
     "/responses/input_tokens",

@@ -21,20 +21,14 @@ import { UpstreamFailure } from "../upstream/upstreamFailure.ts";
 import { anthropicToChatCompletion, AnthropicStreamToChat } from "../translate/anthropicToChatAnswer.ts";
 import { chatToAnthropic } from "../translate/chatToAnthropic.ts";
 import { passedResponseHeaders } from "../upstream/upstreamHeaders.ts";
+import { asksForCompaction } from "../translate/compaction.ts";
+import { compactThroughChat } from "./compactionTurn.ts";
+import { finishTurn, type Turn } from "./responsesTurn.ts";
 
 type Json = Record<string, unknown>;
 type StreamCommitted = Extract<Committed, { kind: "stream" }>;
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
-
-interface Turn {
-  core: ProxyCore;
-  model: string;
-  t0: number;
-  /** Input items of the whole conversation up to and including this request. */
-  history: unknown[];
-  store: boolean;
-}
 
 /**
  * POST /v1/responses: translated to Chat Completions for chat upstreams, passed through to
@@ -47,6 +41,12 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   assertResponsesToolNames(body.tools);
   const { model, earlier, resolved } = read;
   let routes = core.routes(model, ["chat", "responses", "anthropic"]);
+  if (asksForCompaction(resolved)) {
+    // A Responses provider compacts natively; without one, the chat model writes the summary.
+    const native = routes.filter((r) => r.provider.config.wire === "responses");
+    if (native.length === 0) return compactThroughChat(c.req.raw, core, body, read, routes, t0);
+    routes = native;
+  }
   const payloads: { chat?: WirePayload; responses?: WirePayload; anthropic?: WirePayload } = {};
   if (routes.some((r) => r.provider.config.wire !== "responses")) {
     try {
@@ -112,34 +112,6 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
 
 function translateWhole(completion: Json, shell: ResponseShell, textPlan: ToolCallTextPlan | undefined): Json {
   return chatCompletionToResponse(textPlan ? toolCallTextInCompletion(completion, textPlan) : completion, shell);
-}
-
-function usageOf(response: Json | undefined): { input: number; output: number } {
-  const usage = response?.usage as { input_tokens?: number; output_tokens?: number } | undefined;
-  return { input: usage?.input_tokens ?? 0, output: usage?.output_tokens ?? 0 };
-}
-
-function finishTurn(
-  turn: Turn,
-  committed: Committed,
-  response: Json | undefined,
-  ttftMs: number | undefined,
-  outcome: "ok" | "error" | "client_gone" = "ok",
-): void {
-  if (response && outcome === "ok" && turn.store) turn.core.responses.save(turn.history, response);
-  const usage = usageOf(response);
-  turn.core.recorder.record({
-    provider: committed.provider,
-    model: turn.model,
-    outcome,
-    status: 200,
-    ttftMs,
-    totalMs: performance.now() - turn.t0,
-    tokensIn: usage.input,
-    tokensOut: usage.output,
-    attempts: committed.attempts,
-    trace: turn.core.traceOf(committed),
-  });
 }
 
 function frames(events: readonly ResponsesEvent[]): string {

@@ -1,5 +1,6 @@
 import { invalidRequest, unsupportedParameter } from "../upstream/proxyError.ts";
 import { noteDropped } from "./droppedFields.ts";
+import { compactionMessage, compactionSummary } from "./compaction.ts";
 import { CUSTOM_INPUT, flatName } from "./responsesTools.ts";
 
 /** Responses input items as Chat Completions messages. */
@@ -56,6 +57,13 @@ export function inputToMessages(input: unknown, dropped: string[] = []): ChatMes
         // Reasoning from an earlier turn; a chat request has no slot for it.
         noteDropped(dropped, "input.reasoning");
         break;
+      case "compaction": {
+        // agentd's own compaction is a summary; another server's is encrypted, unreadable here.
+        const summary = compactionSummary(item);
+        if (summary === undefined) noteDropped(dropped, "input.compaction");
+        else messages.push(compactionMessage(summary));
+        break;
+      }
       case "item_reference":
         throw unsupportedParameter(`input[${index}]`, "an item_reference must be resolved before translation");
       default:
