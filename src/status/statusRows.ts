@@ -1,12 +1,12 @@
 import type { SessionSummary, QueuedApproval } from "../agent/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import type { HopInfo, RemoteOverview } from "../hop/index.ts";
-import type { ProviderStatus } from "../proxy/index.ts";
+import type { ProxyProviderStatus } from "../proxy/index.ts";
 import type { PtySessionInfo } from "../pty/index.ts";
 import type { ApprovalRow, HopRow, ProviderRow, PtySessionRow, SessionRow } from "./statusSnapshot.ts";
 
 /** Maps each capability's own records onto the rows the status page shows. Pure. */
-export function providerRow(status: ProviderStatus): ProviderRow {
+export function providerRow(status: ProxyProviderStatus): ProviderRow {
   const degraded = status.state === "ok" && status.error_rate >= 0.2;
   return {
     name: status.name,
@@ -17,6 +17,7 @@ export function providerRow(status: ProviderStatus): ProviderRow {
     errors: status.errors,
     p50_ms: status.p50_ms,
     p95_ms: status.p95_ms,
+    tool_calls: status.tool_calls,
   };
 }
 

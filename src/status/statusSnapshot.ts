@@ -1,6 +1,7 @@
 import type { SessionTranscript } from "../agent/index.ts";
 import type { HealthDocument, HealthStatus } from "../core/health/index.ts";
 import type { Incident, IncidentEvent, IncidentState, Silence } from "../watchdog/index.ts";
+import type { ProxyProviderStatus } from "../proxy/index.ts";
 import type { CheckResult } from "./checkHistory.ts";
 import type { PageDecisions } from "./decisionRoutes.ts";
 import type { HostVerdict } from "./hostVerdict.ts";
@@ -44,6 +45,8 @@ export interface ProviderRow {
   errors: number;
   p50_ms: number | null;
   p95_ms: number | null;
+  /** Per model: answers to requests that offered tools, and the shares with calls found in text, repaired or unparseable. */
+  tool_calls?: ProxyProviderStatus["tool_calls"];
 }
 
 export interface WatchdogCheckRow {

@@ -9,6 +9,7 @@ import { clearQuirks, listQuirks } from "../upstream/quirkStore.ts";
 import type { AttemptTimeouts } from "../upstream/upstreamAttempt.ts";
 
 const openSchema = z.strictObject({ cooldown_ms: z.number().int().positive().optional(), reason: z.string().max(500).optional() });
+const modelSwitchSchema = z.strictObject({ duration_ms: z.number().int().positive(), reason: z.string().max(500).optional() });
 const timeoutsSchema = z.strictObject({
   connect_ms: z.number().int().positive().optional(),
   first_byte_ms: z.number().int().positive().optional(),
@@ -19,7 +20,8 @@ const timeoutsSchema = z.strictObject({
 
 /**
  * What the watchdog may do to the proxy (mounted behind a loopback-only guard by the lead):
- * open or close a provider's breaker, raise its timeouts within bounds, list or clear quirks.
+ * open or close a provider's breaker, switch it away for one model, raise its timeouts within
+ * bounds, list or clear quirks.
  */
 export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
   const app = new Hono();
@@ -37,6 +39,16 @@ export function createAdminRoutes(core: ProxyCore, logger: Logger): Hono {
     const applied = provider.breaker.forceOpen(body.cooldown_ms ?? core.config.breaker.cooldown_5xx_ms);
     logger.warn("proxy.admin", { action: "breaker_open", provider: provider.name, cooldown_ms: applied, reason: body.reason });
     return c.json(providerStatus(provider));
+  });
+
+  // One model's requests go to the other providers first for a while; the provider's other models are untouched.
+  app.post("/providers/:name/models/:model/switch", async (c) => {
+    const provider = providerOr404(c.req.param("name"));
+    const model = c.req.param("model");
+    const body = await readValidatedBody(c.req.raw, modelSwitchSchema);
+    const until = core.modelSwitches.switchAway(provider.name, model, body.duration_ms, Date.now());
+    logger.warn("proxy.admin", { action: "model_switch", provider: provider.name, model, until, reason: body.reason });
+    return c.json({ provider: provider.name, model, until });
   });
 
   app.post("/providers/:name/breaker/close", (c) => {

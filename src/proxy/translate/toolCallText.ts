@@ -12,6 +12,11 @@ export interface TextToolCall extends RepairedCall {
   family: string;
 }
 
+/** Told of each block at a format's own marker that stayed text: an attempted call the client will not see. */
+export interface UnparsedSink {
+  unparsedBlock(family: string, block: string): void;
+}
+
 export interface ScanOutput {
   text: string;
   calls: TextToolCall[];
@@ -30,6 +35,7 @@ type State =
 export class ToolCallTextScanner {
   readonly #formats: FormatSet;
   readonly #tools: ToolSchemas;
+  readonly #sink: UnparsedSink | undefined;
   /** Formats by their opening marker, in the order they are tried. */
   readonly #byOpen = new Map<string, BlockFormat[]>();
   readonly #longestOpen: number;
@@ -42,9 +48,10 @@ export class ToolCallTextScanner {
   /** Until text other than whitespace is released, the answer may still be a whole-answer call. */
   #atStart: boolean;
 
-  constructor(formats: FormatSet, tools: ToolSchemas) {
+  constructor(formats: FormatSet, tools: ToolSchemas, sink?: UnparsedSink) {
     this.#formats = formats;
     this.#tools = tools;
+    this.#sink = sink;
     for (const format of formats.blocks) {
       const list = this.#byOpen.get(format.open) ?? [];
       list.push(format);
@@ -110,6 +117,7 @@ export class ToolCallTextScanner {
         // A closer split across deltas starts at most its length back from the end.
         this.#searched = Math.max(0, this.#buffer.length - Math.max(0, ...closers.map((c) => c.length)) + 1);
         if (this.#buffer.length > MAX_BLOCK) {
+          this.#noteUnparsed(state.formats, state.open, this.#buffer, "");
           this.#emit(out, state.open + this.#buffer);
           this.#buffer = "";
           this.#state = { kind: "text" };
@@ -156,8 +164,15 @@ export class ToolCallTextScanner {
       out.calls.push(...calls);
       return parsed.after ?? "";
     }
+    this.#noteUnparsed(state.formats, state.open, content, closer);
     this.#emit(out, state.open + content + closer);
     return "";
+  }
+
+  /** A block its formats did not take counts as a failed call only when each says it was meant as one. */
+  #noteUnparsed(formats: readonly BlockFormat[], open: string, content: string, closer: string): void {
+    if (this.#sink && formats.every((format) => format.meantAsCall?.(content) ?? true))
+      this.#sink.unparsedBlock(formats[0]!.family, open + content + closer);
   }
 
   #wholeCalls(answer: string): TextToolCall[] | undefined {
@@ -238,8 +253,8 @@ function firstOf(text: string, markers: Iterable<string>, from = 0): { at: numbe
 }
 
 /** Parses a whole text at once. */
-export function parseToolCallText(text: string, formats: FormatSet, tools: ToolSchemas): ScanOutput {
-  const scanner = new ToolCallTextScanner(formats, tools);
+export function parseToolCallText(text: string, formats: FormatSet, tools: ToolSchemas, sink?: UnparsedSink): ScanOutput {
+  const scanner = new ToolCallTextScanner(formats, tools, sink);
   const first = scanner.push(text);
   const rest = scanner.end();
   return { text: first.text + rest.text, calls: [...first.calls, ...rest.calls] };

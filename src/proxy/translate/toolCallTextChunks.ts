@@ -1,19 +1,27 @@
 import { newId } from "./responseObject.ts";
 import { parseToolCallText, ToolCallTextScanner, type ScanOutput, type TextToolCall } from "./toolCallText.ts";
-import { repairCall } from "./toolCallRepair.ts";
+import { repairCall, resolveToolName } from "./toolCallRepair.ts";
 import type { ToolCallTextPlan } from "./toolCallTextSetup.ts";
 
 type Json = Record<string, unknown>;
 
+interface ToolCallDelta {
+  index?: number;
+  function?: { name?: unknown };
+}
+
 interface Choice {
   index?: number;
-  delta?: { content?: string | null; tool_calls?: { index?: number }[] } & Json;
+  delta?: { content?: string | null; tool_calls?: ToolCallDelta[] } & Json;
   finish_reason?: string | null;
 }
 
 /**
  * Rewrites a chat chunk stream: text that is a tool call becomes `delta.tool_calls`, the rest
  * stays content, and `finish_reason: "stop"` becomes "tool_calls" when calls were found.
+ * Structured calls the upstream streams keep flowing as they come: only a name that arrives whole
+ * in one delta is repaired (prefix, case); their argument deltas are never held back to be
+ * repaired, so argument repairs apply to whole answers and to calls found in text only.
  */
 export class ToolCallTextChunks {
   readonly #scanner: ToolCallTextScanner;
@@ -26,7 +34,7 @@ export class ToolCallTextChunks {
 
   constructor(plan: ToolCallTextPlan) {
     this.#plan = plan;
-    this.#scanner = new ToolCallTextScanner(plan.formats, plan.tools);
+    this.#scanner = new ToolCallTextScanner(plan.formats, plan.tools, plan.report);
   }
 
   push(chunk: Json): Json[] {
@@ -34,7 +42,10 @@ export class ToolCallTextChunks {
     const choice = (chunk.choices as Choice[] | undefined)?.[0];
     if (!choice) return [chunk];
     const out: Json[] = [];
-    for (const call of choice.delta?.tool_calls ?? []) this.#nextIndex = Math.max(this.#nextIndex, (call.index ?? 0) + 1);
+    for (const call of choice.delta?.tool_calls ?? []) {
+      this.#nextIndex = Math.max(this.#nextIndex, (call.index ?? 0) + 1);
+      if (typeof call.function?.name === "string") this.#repairName(call.function as { name: string });
+    }
     const content = choice.delta?.content;
     if (typeof content === "string" && content !== "") {
       const scanned = this.#scanner.push(content);
@@ -73,6 +84,15 @@ export class ToolCallTextChunks {
     return [{ ...this.#template, choices: [{ index: 0, delta, finish_reason: null }] }];
   }
 
+  /** In place: the chunk is this stream's own parse of the upstream's event. */
+  #repairName(fn: { name: string }): void {
+    if (this.#plan.tools.has(fn.name)) return;
+    const resolved = resolveToolName(fn.name, this.#plan.tools);
+    if (!resolved) return;
+    fn.name = resolved.name;
+    this.#plan.report.repairs.push(...resolved.repairs);
+  }
+
   #deltas(calls: readonly TextToolCall[]): Json[] {
     this.#found = true;
     note(this.#plan, calls);
@@ -95,7 +115,8 @@ export function toolCallTextInCompletion(completion: Json, plan: ToolCallTextPla
   if (!choice?.message) return completion;
   const structured = (choice.message.tool_calls ?? []).map((call) => repairStructured(call, plan));
   const content = choice.message.content;
-  const scanned: ScanOutput = typeof content === "string" ? parseToolCallText(content, plan.formats, plan.tools) : { text: "", calls: [] };
+  const scanned: ScanOutput =
+    typeof content === "string" ? parseToolCallText(content, plan.formats, plan.tools, plan.report) : { text: "", calls: [] };
   if (scanned.calls.length === 0 && structured.every((call, i) => call === choice.message?.tool_calls?.[i])) return completion;
   note(plan, scanned.calls);
   const toolCalls = [

@@ -2,6 +2,7 @@ import type { ProviderConfig } from "../../core/config/sections/providerConfig.t
 import { compileGlob } from "../upstream/modelMatcher.ts";
 import { formatSet, type FormatSet, type ToolSchemas } from "./toolCallFormats/index.ts";
 import type { RepairKind } from "./toolCallRepair.ts";
+import type { UnparsedSink } from "./toolCallText.ts";
 
 /** What reading tool calls in text needs for one request: the formats to look for and the declared tools. */
 export interface ToolCallTextPlan {
@@ -10,10 +11,22 @@ export interface ToolCallTextPlan {
   report: ToolCallReport;
 }
 
+/** The first unparseable block an answer kept only this long: enough to see the format, bounded for logs. */
+const SAMPLE_CHARS = 300;
+
 /** What was found and repaired in one answer, for the `x-agentd-repaired` header and the metrics. */
-export class ToolCallReport {
+export class ToolCallReport implements UnparsedSink {
   readonly families: string[] = [];
   readonly repairs: RepairKind[] = [];
+  /** The family of each block at a format's own marker that did not become calls: the model tried, the client got text. */
+  readonly unparsed: string[] = [];
+  /** The opening text of the first of them. */
+  unparsedSample: string | undefined;
+
+  unparsedBlock(family: string, block: string): void {
+    this.unparsed.push(family);
+    this.unparsedSample ??= block.slice(0, SAMPLE_CHARS);
+  }
 
   /** Each repair kind once, in the order first seen. */
   repairKinds(): RepairKind[] {

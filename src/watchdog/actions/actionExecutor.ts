@@ -54,6 +54,12 @@ function providerOf(target: Pick<ActionTarget, "component" | "signals">): string
   return named?.fields.provider as string | undefined;
 }
 
+/** The model of a model-scoped incident (`model:<model>@<provider>`): a switch there moves that model only. */
+function switchedModel(target: Pick<ActionTarget, "component" | "signals">): string | undefined {
+  if (!target.component.startsWith("model:")) return undefined;
+  return target.signals.map((s) => s.fields.model).find((m): m is string => typeof m === "string" && m.length > 0);
+}
+
 /**
  * Carries out one action. Never destructive on its own: a command needs pre-approval in config or a
  * person's allow, and an action must fit the incident's component (see actionScope).
@@ -95,8 +101,11 @@ export class ActionExecutor {
       case "switch_provider": {
         const provider = providerOf(target);
         if (!provider) return { ok: false, detail: `${action} needs a provider and the incident names none` };
-        const alone = action === "switch_provider" ? this.#noFailover(provider, target) : undefined;
+        const model = action === "switch_provider" ? switchedModel(target) : undefined;
+        const alone = action === "switch_provider" ? this.#noFailover(provider, target, model !== undefined) : undefined;
         if (alone) return { ok: true, skipped: true, detail: alone };
+        if (model !== undefined)
+          return { ok: true, detail: await this.proxy.switchModel(provider, model, limits.breaker_open_ms, target.reason) };
         const detail =
           action === "open_breaker"
             ? await this.proxy.openBreaker(provider, limits.breaker_open_ms, target.reason)
@@ -125,13 +134,15 @@ export class ActionExecutor {
 
   /**
    * Switching away from the only provider of a model fails every request for it with 503 for the
-   * whole switch instead of the upstream's own short 429s: then the switch is skipped.
+   * whole switch instead of the upstream's own short 429s, and a switch for one model only would
+   * change nothing: then the switch is skipped.
    */
-  #noFailover(provider: string, target: ActionTarget): string | undefined {
+  #noFailover(provider: string, target: ActionTarget, modelOnly: boolean): string | undefined {
     const providers = this.providers();
     if (providers === undefined) return undefined;
     const model = target.signals.map((s) => s.fields.model).find((m): m is string => typeof m === "string" && m.length > 0);
     if (failoverTargets(providers, provider, model).length > 0) return undefined;
+    if (modelOnly) return `switch_provider skipped: no other provider serves model ${model}; there is nothing to fail over to`;
     return `switch_provider skipped: no other provider serves ${model ? `model ${model}` : "its models"}; switching ${provider} away would answer 503 for ${Math.round(this.config.limits.breaker_open_ms / 1000)} s instead of the upstream's own rate limit`;
   }
 

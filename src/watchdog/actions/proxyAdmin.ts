@@ -7,6 +7,8 @@ export interface ProxyAdmin {
   openBreaker(provider: string, cooldownMs: number, reason: string): Promise<string>;
   /** Routes new requests away from the provider for a while (failover to the next). */
   switchProvider(provider: string, durationMs: number, reason: string): Promise<string>;
+  /** Routes one model's requests to the other providers first for a while; the provider's other models are untouched. */
+  switchModel(provider: string, model: string, durationMs: number, reason: string): Promise<string>;
   raiseTimeout(provider: string, timeout: ProviderTimeout, factor: number, maxMs: number, reason: string): Promise<string>;
 }
 
@@ -20,6 +22,7 @@ class AdminCallError extends AgentdError {
  * The worker's proxy admin routes (loopback only, see src/proxy/adminRoutes.ts):
  *   GET  /api/admin/proxy/providers                       current state and timeouts
  *   POST /api/admin/proxy/providers/{name}/breaker/open   {cooldown_ms, reason}
+ *   POST /api/admin/proxy/providers/{name}/models/{model}/switch   {duration_ms, reason}
  *   POST /api/admin/proxy/providers/{name}/timeouts       {<timeout>: ms, reason}  (the proxy caps raises)
  * Switching provider is opening its breaker for a while: the router then fails over to the next one.
  */
@@ -38,6 +41,13 @@ export class HttpProxyAdmin implements ProxyAdmin {
 
   switchProvider(provider: string, durationMs: number, reason: string): Promise<string> {
     return this.openBreaker(provider, durationMs, reason);
+  }
+
+  switchModel(provider: string, model: string, durationMs: number, reason: string): Promise<string> {
+    return this.#call("POST", `/providers/${encodeURIComponent(provider)}/models/${encodeURIComponent(model)}/switch`, {
+      duration_ms: durationMs,
+      reason,
+    }).then((r) => r.summary);
   }
 
   async raiseTimeout(provider: string, timeout: ProviderTimeout, factor: number, maxMs: number, reason: string): Promise<string> {

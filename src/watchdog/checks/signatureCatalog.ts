@@ -139,6 +139,15 @@ export const BUILTIN_SIGNATURES: readonly SignatureConfig[] = [
     event: "proxy.quirk_learned",
     component: "provider:{provider}",
   },
+  {
+    // One incident per model and provider: the model's own output format is what fails, not the provider.
+    id: "proxy.tool_calls_unparsed",
+    title: "A model's tool calls in text do not parse",
+    category: "format",
+    severity: "warning",
+    event: "proxy.tool_calls_unparsed",
+    component: "model:{model}@{provider}",
+  },
   // D — clients: agent tools, PTY sessions, hops
   {
     id: "tool.timeout",

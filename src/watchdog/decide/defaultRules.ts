@@ -36,6 +36,9 @@ export const DEFAULT_RULES: readonly RuleConfig[] = [
   rule("raise-first-byte-timeout", "upstream.first_byte_timeout", 3, 300, "raise_timeout", [300, 900]),
   rule("raise-idle-timeout", "upstream.stream_idle_timeout", 3, 300, "raise_timeout", [300, 900]),
   rule("alert-malformed", "upstream.malformed", 5, 300, "alert", [300]),
+  // A model whose calls keep reaching the client as text: its agents stall. Failing over is skipped
+  // (and the incident says so) when no other provider serves the model.
+  rule("switch-on-unparsed-tool-calls", "proxy.tool_calls_unparsed", 5, 300, "switch_provider", [300, 900]),
   rule("alert-store-corrupt", "store.corrupt", 1, 60, "alert", [0]),
   rule("alert-disk-full", "disk.full", 1, 60, "alert", [0]),
   rule("alert-out-of-memory", "worker.out_of_memory", 1, 60, "alert", [0]),

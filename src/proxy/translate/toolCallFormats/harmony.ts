@@ -24,7 +24,25 @@ function harmonyCall(content: string): BlockParse | undefined {
   return call ? { calls: [call] } : undefined;
 }
 
+/** Only a message addressed to a function was meant as a call; analysis and final messages were not. */
+function addressedToFunction(content: string): boolean {
+  const at = content.indexOf(MESSAGE);
+  return RECIPIENT.test(at === -1 ? content : content.slice(0, at));
+}
+
 const CLOSE = ["<|call|>", "<|end|>", "<|return|>"];
 
-export const harmonyStart: BlockFormat = { family: "harmony", open: "<|start|>", close: CLOSE, parse: harmonyCall };
-export const harmonyChannel: BlockFormat = { family: "harmony", open: "<|channel|>", close: CLOSE, parse: harmonyCall };
+export const harmonyStart: BlockFormat = {
+  family: "harmony",
+  open: "<|start|>",
+  close: CLOSE,
+  parse: harmonyCall,
+  meantAsCall: addressedToFunction,
+};
+export const harmonyChannel: BlockFormat = {
+  family: "harmony",
+  open: "<|channel|>",
+  close: CLOSE,
+  parse: harmonyCall,
+  meantAsCall: addressedToFunction,
+};

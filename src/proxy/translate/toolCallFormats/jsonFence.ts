@@ -30,4 +30,6 @@ export const jsonFence: BlockFormat = {
     const body = content.slice(newline + 1).trimStart();
     return body !== "" && body[0] !== "{" && body[0] !== "[";
   },
+  // Prose fences JSON of every kind: one that is not a call says nothing of what the model meant.
+  meantAsCall: () => false,
 };

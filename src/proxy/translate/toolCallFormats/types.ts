@@ -30,6 +30,11 @@ export interface BlockFormat {
    * format, so the block streams on as text instead of being held to its end.
    */
   rejects?(content: string): boolean;
+  /**
+   * For a marker that also opens what is no call (a code fence, harmony's analysis channel): whether
+   * content this format did not parse was still meant as one. Absent: every block at the marker was.
+   */
+  meantAsCall?(content: string): boolean;
 }
 
 /** A format with no marker, recognised only when it is the whole answer (Llama 3 JSON, pythonic lists). */
