@@ -266,6 +266,8 @@ async function orchestrate(): Promise<void> {
     // agentd against itself with telemetry on, c=32.
     const off = new Side(agentdUrl, agentdPids);
     const on = new Side(traced.url, traced.pids);
+    // The traced agentd has served nothing yet: bring its JIT to where the other's is, or the row measures warm-up.
+    await new Side(traced.url, traced.pids).round(request(false), 32, 30_000);
     await interleaved(new Side(agentdUrl, agentdPids), new Side(traced.url, traced.pids), request(false), 8, 2000, 1);
     await interleaved(off, on, request(false), 32, 6000, 3);
 

@@ -7,6 +7,7 @@ import { createAdminRoutes } from "./routes/adminRoutes.ts";
 import type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
 import { providersHealth, providerStatus, type ProviderStatus } from "./upstream/providerStatus.ts";
 import { ProxyCore } from "./state/proxyCore.ts";
+import type { ToolCallModelSummary } from "./state/toolCallStats.ts";
 import { createProxyRoutes, proxyErrorHandler } from "./routes/proxyRoutes.ts";
 import type { Tracer } from "../telemetry/index.ts";
 
@@ -18,7 +19,11 @@ export { clearQuirks, listQuirks } from "./upstream/quirkStore.ts";
 export type { StoredQuirk } from "./upstream/quirkStore.ts";
 export { ProxyError, NO_PROVIDER_MESSAGE } from "./upstream/proxyError.ts";
 export { normalizeBaseUrl } from "./upstream/upstreamUrl.ts";
+export { socketHandlers, type SocketSession } from "./routes/socketSession.ts";
 export type { ProxyErrorCode } from "./upstream/proxyError.ts";
+
+/** A provider as /status shows it: its state and, per model, how its answers to requests that offered tools came out. */
+export type ProxyProviderStatus = ProviderStatus & { tool_calls: ToolCallModelSummary[] };
 
 export interface CreateProxyOptions {
   providers: ProviderConfig[];
@@ -34,7 +39,7 @@ export interface Proxy {
   routes: Hono;
   /** Mount at "/api/admin/proxy" behind a loopback-only guard. */
   adminRoutes: Hono;
-  status(): ProviderStatus[];
+  status(): ProxyProviderStatus[];
   healthChecks(): HealthCheck[];
   metricsText(): string;
   /** Stops the maintenance timer and writes pending rollups. */
@@ -83,7 +88,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
   return {
     routes,
     adminRoutes,
-    status: () => core.providers.map(providerStatus),
+    status: () => core.providers.map((p) => ({ ...providerStatus(p), tool_calls: core.metrics.toolCalls.forProvider(p.name) })),
     healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
     metricsText: () => core.metricsText(),
     reload: (change) => {
@@ -116,7 +121,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
 }
 
 export interface ProxyCapability extends Capability {
-  status(): ProviderStatus[];
+  status(): ProxyProviderStatus[];
 }
 
 /** The proxy as the worker mounts it: /v1 under the proxy's own body limit, admin routes for loopback peers only. */

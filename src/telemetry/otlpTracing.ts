@@ -1,30 +1,13 @@
 import { hostname } from "node:os";
-import {
-  defaultTextMapGetter,
-  ROOT_CONTEXT,
-  SpanKind as OtelSpanKind,
-  SpanStatusCode,
-  trace,
-  type Context,
-  type Span as OtelSpan,
-  type Tracer as OtelTracer,
-} from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { TelemetryConfig } from "../core/config/sections/telemetryConfig.ts";
 import { VERSION } from "../core/version.ts";
-import { BoundedSpanProcessor, CountingExporter, type SpanCounts } from "./spanQueue.ts";
+import type { AttributeValue, FinishedSpan } from "./otlpJson.ts";
+import { SpanBatch, type SpanCounts } from "./spanBatch.ts";
+import { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from "./traceContext.ts";
 import type { Span, SpanAttributes, SpanKind, SpanOptions, Tracer } from "./tracer.ts";
 
-const KINDS: Record<SpanKind, OtelSpanKind> = {
-  client: OtelSpanKind.CLIENT,
-  server: OtelSpanKind.SERVER,
-  internal: OtelSpanKind.INTERNAL,
-};
-
-const propagator = new W3CTraceContextPropagator();
+/** OTLP's SpanKind numbers. */
+const KINDS: Record<SpanKind, number> = { internal: 1, server: 2, client: 3 };
 
 /** `http://collector:4318` → `http://collector:4318/v1/traces`; a URL already ending so is kept. */
 export function tracesUrl(endpoint: string): string {
@@ -33,60 +16,85 @@ export function tracesUrl(endpoint: string): string {
   return url.toString();
 }
 
-function cleanAttributes(attributes: SpanAttributes): Record<string, string | number | boolean> {
-  const clean: Record<string, string | number | boolean> = {};
-  for (const key in attributes) {
-    const value = attributes[key];
-    if (value !== undefined) clean[key] = value;
-  }
-  return clean;
-}
-
+/**
+ * One span: plain fields while it runs, handed to the batch when it ends. A span under an unsampled
+ * parent (the client's `traceparent` said so) keeps the trace going downstream but is not exported,
+ * as OpenTelemetry's default parent-based sampler does.
+ */
 class OtlpSpan implements Span {
-  constructor(readonly span: OtelSpan) {}
+  readonly #attributes: Record<string, AttributeValue> = {};
+  readonly #startMs = performance.now();
+  #ended = false;
 
-  /** Written directly (W3C trace context, version 00): the propagator's contexts and carrier cost more per request. */
-  traceparent(): string | undefined {
-    const { traceId, spanId, traceFlags } = this.span.spanContext();
-    return `00-${traceId}-${spanId}-0${traceFlags & 1}`;
+  constructor(
+    private readonly batch: SpanBatch,
+    readonly traceId: string,
+    readonly spanId: string,
+    private readonly parentSpanId: string | undefined,
+    readonly sampled: boolean,
+    private readonly name: string,
+    private readonly kind: number,
+    attributes: SpanAttributes | undefined,
+  ) {
+    if (attributes) this.setAttributes(attributes);
+  }
+
+  traceparent(): string {
+    return formatTraceparent(this.traceId, this.spanId, this.sampled);
   }
 
   setAttributes(attributes: SpanAttributes): void {
+    if (this.#ended) return;
     for (const key in attributes) {
       const value = attributes[key];
-      if (value !== undefined) this.span.setAttribute(key, value);
+      if (value !== undefined) this.#attributes[key] = value;
     }
   }
 
+  /** Ends the span once; later calls change nothing. */
   end(error?: { type: string; message?: string }): void {
-    if (error) {
-      this.span.setAttribute("error.type", error.type);
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-    }
-    this.span.end();
+    if (this.#ended) return;
+    if (error) this.#attributes["error.type"] = error.type;
+    this.#ended = true;
+    if (!this.sampled) return;
+    const finished: FinishedSpan = {
+      traceId: this.traceId,
+      spanId: this.spanId,
+      parentSpanId: this.parentSpanId,
+      name: this.name,
+      kind: this.kind,
+      startMs: this.#startMs,
+      endMs: performance.now(),
+      attributes: this.#attributes,
+      error: error ? { message: error.message } : undefined,
+    };
+    this.batch.add(finished);
   }
 }
 
 class OtlpTracer implements Tracer {
   readonly enabled = true;
 
-  constructor(private readonly tracer: OtelTracer) {}
+  constructor(private readonly batch: SpanBatch) {}
 
   startSpan(name: string, options: SpanOptions = {}): Span {
-    const span = this.tracer.startSpan(
-      name,
-      { kind: KINDS[options.kind ?? "internal"], attributes: options.attributes ? cleanAttributes(options.attributes) : undefined },
-      this.#parentContext(options.parent),
-    );
-    return new OtlpSpan(span);
-  }
-
-  #parentContext(parent: Span | string | undefined): Context {
-    if (parent === undefined) return ROOT_CONTEXT;
-    if (parent instanceof OtlpSpan) return trace.setSpan(ROOT_CONTEXT, parent.span);
-    if (typeof parent !== "string") return ROOT_CONTEXT;
-    // A client's traceparent: the span continues the client's trace (a malformed one starts a new trace).
-    return propagator.extract(ROOT_CONTEXT, { traceparent: parent }, defaultTextMapGetter);
+    const kind = KINDS[options.kind ?? "internal"];
+    const parent = options.parent;
+    let traceId: string;
+    let parentSpanId: string | undefined;
+    let sampled = true;
+    if (parent instanceof OtlpSpan) {
+      traceId = parent.traceId;
+      parentSpanId = parent.spanId;
+      sampled = parent.sampled;
+    } else {
+      // A client's traceparent: the span continues the client's trace (a malformed one starts a new trace).
+      const remote = typeof parent === "string" ? parseTraceparent(parent) : undefined;
+      traceId = remote?.traceId ?? newTraceId();
+      parentSpanId = remote?.spanId;
+      sampled = remote?.sampled ?? true;
+    }
+    return new OtlpSpan(this.batch, traceId, newSpanId(), parentSpanId, sampled, name, kind, options.attributes);
   }
 }
 
@@ -97,35 +105,28 @@ export interface OtlpTracing {
   shutdown(): Promise<void>;
 }
 
-/** The OpenTelemetry SDK: spans batched in a bounded queue and exported over OTLP/HTTP (JSON). */
+/** Spans recorded as plain objects, batched in a bounded queue and exported over OTLP/HTTP (JSON). */
 export function startOtlpTracing(config: TelemetryConfig["otlp"] & { endpoint: string }, processName: string): OtlpTracing {
-  const counts: SpanCounts = { exported: 0, dropped_queue_full: 0, dropped_export_failed: 0 };
-  const exporter = new CountingExporter(
-    new OTLPTraceExporter({ url: tracesUrl(config.endpoint), headers: config.headers, timeoutMillis: config.timeout_ms }),
-    counts,
+  const batch = new SpanBatch(
+    {
+      url: tracesUrl(config.endpoint),
+      headers: config.headers,
+      maxQueueSize: config.max_queue_size,
+      maxExportBatchSize: Math.min(config.max_export_batch_size, config.max_queue_size),
+      scheduledDelayMs: config.scheduled_delay_ms,
+      timeoutMs: config.timeout_ms,
+    },
+    {
+      resource: {
+        "service.name": config.service_name,
+        "service.version": VERSION,
+        "service.instance.id": `${hostname()}:${process.pid}`,
+        "host.name": hostname(),
+        "process.pid": process.pid,
+        "agentd.process": processName,
+      },
+      scope: { name: "agentd", version: VERSION },
+    },
   );
-  const batch = new BatchSpanProcessor({
-    exporter,
-    maxQueueSize: config.max_queue_size,
-    maxExportBatchSize: Math.min(config.max_export_batch_size, config.max_queue_size),
-    scheduledDelayMillis: config.scheduled_delay_ms,
-    exportTimeoutMillis: config.timeout_ms,
-  });
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({
-      "service.name": config.service_name,
-      "service.version": VERSION,
-      "service.instance.id": `${hostname()}:${process.pid}`,
-      "host.name": hostname(),
-      "process.pid": process.pid,
-      "agentd.process": processName,
-    }),
-    spanProcessors: [new BoundedSpanProcessor(batch, exporter, config.max_queue_size, counts)],
-  });
-  // No global registration: agentd passes parents explicitly, so nothing else is patched.
-  return {
-    tracer: new OtlpTracer(provider.getTracer("agentd", VERSION)),
-    counts,
-    shutdown: () => provider.shutdown(),
-  };
+  return { tracer: new OtlpTracer(batch), counts: batch.counts, shutdown: () => batch.shutdown() };
 }

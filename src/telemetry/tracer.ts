@@ -1,6 +1,6 @@
 /**
- * agentd's tracing seam. Capabilities start spans through this interface only; the OpenTelemetry
- * SDK behind it is loaded (by dynamic import) when `telemetry.otlp.endpoint` is set. Off, every
+ * agentd's tracing seam. Capabilities start spans through this interface only; the OTLP exporter
+ * behind it is loaded (by dynamic import) when `telemetry.otlp.endpoint` is set. Off, every
  * call lands on one shared no-op span, and hot paths check `enabled` to skip even building
  * attributes.
  */

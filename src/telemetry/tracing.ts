@@ -1,7 +1,7 @@
 import type { TelemetryConfig } from "../core/config/sections/telemetryConfig.ts";
 import type { Logger } from "../core/log/index.ts";
 import { familiesText, CounterFamily, labelText } from "../core/metrics/index.ts";
-import type { SpanCounts } from "./spanQueue.ts";
+import type { SpanCounts } from "./spanBatch.ts";
 import { NOOP_TRACER, type Tracer } from "./tracer.ts";
 
 /** Tracing as a process runs it: a tracer (the no-op one when off), its counters, its shutdown. */
@@ -16,8 +16,8 @@ export interface Tracing {
 const OFF: Tracing = { tracer: NOOP_TRACER, metricsText: () => "", shutdown: async () => undefined };
 
 /**
- * Starts tracing when `telemetry.otlp.endpoint` is set. Off, the OpenTelemetry packages are not
- * even loaded: the SDK comes in by dynamic import, so a daemon without a collector pays nothing.
+ * Starts tracing when `telemetry.otlp.endpoint` is set. Off, the exporter is not even loaded: it
+ * comes in by dynamic import, so a daemon without a collector pays nothing.
  */
 export async function startTracing(config: TelemetryConfig, processName: string, logger: Logger): Promise<Tracing> {
   const endpoint = config.otlp.endpoint;

@@ -113,6 +113,49 @@ describe("relayStream", () => {
     expect(cancelledEnds).toBe(1);
   });
 
+  test("a shape's passthrough relays events as text: only the ones it declines are parsed, in order and batched per read", async () => {
+    const committed = await committedOver([
+      'data: {"n":1}\n\n',
+      'data: {"skip":2}\n\ndata: {"n":3}\n\ndata: {"skip":4}\n\n',
+      'data: {"skip":5}\n\ndata: [DONE]\n\n',
+    ]);
+    const parsed: unknown[] = [];
+    const shape: RelayShape = {
+      opening: () => "",
+      event: (event, data) => {
+        parsed.push(data);
+        return { frames: `[${event.data}]`, end: data === "[DONE]" };
+      },
+      passthrough: (event) => (event.data.includes("skip") ? `<${event.data}>` : undefined),
+      endedEarly: () => "",
+      failed: () => "",
+      done: () => {},
+    };
+    const writes: string[] = [];
+    for await (const chunk of relayStream(committed, shape, () => {})) writes.push(new TextDecoder().decode(chunk));
+    expect(writes).toEqual(['[{"n":1}]', '<{"skip":2}>[{"n":3}]<{"skip":4}>', '<{"skip":5}>[[DONE]]']);
+    expect(parsed).toEqual([{ n: 1 }, { n: 3 }, "[DONE]"]);
+  });
+
+  test("an event the passthrough declines is still checked: a bad one after relayed ones fails the stream", async () => {
+    const committed = await committedOver(['data: {"n":1}\n\n', 'data: {"skip":2}\n\ndata: {nope\n\n']);
+    let outcome: string | undefined;
+    const shape: RelayShape = {
+      opening: () => "",
+      event: (event) => ({ frames: `[${event.data}]`, end: false }),
+      passthrough: (event) => (event.data.includes("skip") ? `<${event.data}>` : undefined),
+      endedEarly: () => "[ended]",
+      failed: (f) => `[failed ${f.kind}]`,
+      done: (o) => {
+        outcome = o;
+      },
+    };
+    const writes: string[] = [];
+    for await (const chunk of relayStream(committed, shape, () => {})) writes.push(new TextDecoder().decode(chunk));
+    expect(writes).toEqual(['[{"n":1}]', '<{"skip":2}>[failed malformed]']);
+    expect(outcome).toBe("error");
+  });
+
   test("a stream nobody reports on is left to the caller", () => {
     expect(whenStreamEnds(new ReadableStream(), () => {})).toBe(false);
   });

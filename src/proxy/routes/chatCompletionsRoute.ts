@@ -7,6 +7,7 @@ import type { Route } from "../upstream/providerRouter.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { invalidRequest } from "../upstream/proxyError.ts";
 import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
+import { chatChunkNeedsParse } from "../upstream/chatChunkScan.ts";
 import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { responseToChatCompletion } from "../translate/responseToChatCompletion.ts";
 import { ResponsesStreamToChat } from "../translate/responsesStreamToChatChunks.ts";
@@ -172,6 +173,8 @@ export function chatShape(
       if (rewriter) return { frames: frameChunks(rewriter.push(data)), end: false };
       return { frames: `data: ${event.data}\n\n`, end: false };
     },
+    // The tool-call text rewriter reads every content delta; without it only some chunks are parsed.
+    passthrough: rewriter ? undefined : (event) => (chatChunkNeedsParse(event.data) ? undefined : `data: ${event.data}\n\n`),
     endedEarly() {
       if (!finished) throw upstreamCutShort();
       return `${rewriter ? frameChunks(rewriter.end()) : ""}data: [DONE]\n\n`;

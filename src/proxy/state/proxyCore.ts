@@ -15,6 +15,7 @@ import { routeModel, type Route, type RouteCandidate } from "../upstream/provide
 import { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import { ProxyError } from "../upstream/proxyError.ts";
 import { ProxyMetrics } from "./proxyMetrics.ts";
+import { ModelSwitches } from "./modelSwitches.ts";
 import { QuirkStore } from "../upstream/quirkStore.ts";
 import { RequestRecorder } from "./requestRecorder.ts";
 import { ResponseStore } from "./responseStore.ts";
@@ -27,6 +28,8 @@ import { startRequestTrace, type RequestTrace } from "./requestTrace.ts";
 export class ProxyCore {
   readonly providers: ProviderRuntime[];
   readonly metrics = new ProxyMetrics();
+  /** Providers the watchdog switched away from for one model (its tool calls keep failing there). */
+  readonly modelSwitches = new ModelSwitches();
   readonly rollups = new RollupBuffer();
   readonly recorder: RequestRecorder;
   readonly responses: ResponseStore;
@@ -97,7 +100,7 @@ export class ProxyCore {
         latencyMs: provider.health.latencyMs(),
       });
     }
-    const routes = routeModel(candidates, model);
+    const routes = this.modelSwitches.order(routeModel(candidates, model), model, Date.now());
     if (routes.length === 0) {
       throw new ProxyError(
         "model_not_found",

@@ -1,6 +1,7 @@
 import { CounterFamily, labelText } from "../../core/metrics/index.ts";
 import type { BreakerState } from "../upstream/circuitBreaker.ts";
 import { GenAiMetrics, type GenAiOperation } from "./genAiMetrics.ts";
+import { ToolCallStats, type ToolAnswerFindings } from "./toolCallStats.ts";
 
 /** Counters and histograms of proxied requests, rendered as Prometheus text. Hand-written: it is small. */
 
@@ -37,6 +38,8 @@ interface Series {
   model: string;
   /** `…,route="…",status="…"` by `route status`. */
   responses: Map<string, string>;
+  /** `provider="…",model="…"`, built at this series' first answer to a request that offered tools. */
+  toolLabels?: string;
 }
 
 /** One finished request, as /metrics counts it. */
@@ -85,6 +88,20 @@ export class ProxyMetrics {
     "agentd_proxy_tool_call_repairs_total",
     "Tool calls repaired against the declared tools, by provider, model and kind of repair.",
   );
+  readonly #toolAnswers = new CounterFamily(
+    "agentd_proxy_tool_answers_total",
+    "Answers to requests that offered tools (text read for calls), by provider and model.",
+  );
+  readonly #toolAnswerFindings = new CounterFamily(
+    "agentd_proxy_tool_answer_findings_total",
+    "Answers to requests that offered tools with at least one call found in text (text_calls), repaired (repaired) or markup that did not parse (unparsed), by provider, model and finding.",
+  );
+  readonly #unparsedBlocks = new CounterFamily(
+    "agentd_proxy_tool_calls_unparsed_total",
+    "Blocks at a tool-call format's marker that did not become calls (the client got them as text), by provider, model and format.",
+  );
+  /** The same answers per model, for the status summary. */
+  readonly toolCalls = new ToolCallStats();
 
   request(r: MeasuredRequest): void {
     const series = this.#seriesFor(r.provider, r.model);
@@ -125,6 +142,22 @@ export class ProxyMetrics {
     for (const kind of repairs) this.#toolCallRepairs.inc(`${labels},kind="${kind}"`);
   }
 
+  /**
+   * One answer to a request that offered tools, whatever it held: the base of the per-model rates.
+   * `unparsedFormats` holds one format per unparseable block (from the fixed family list).
+   */
+  toolAnswer(provider: string, model: string, findings: ToolAnswerFindings, unparsedFormats: readonly string[]): void {
+    const series = this.#seriesFor(provider, model);
+    series.toolLabels ??= labelText({ provider, model: series.model });
+    const labels = series.toolLabels;
+    this.#toolAnswers.inc(labels);
+    if (findings.textCalls > 0) this.#toolAnswerFindings.inc(`${labels},finding="text_calls"`);
+    if (findings.repairs > 0) this.#toolAnswerFindings.inc(`${labels},finding="repaired"`);
+    if (findings.unparsed > 0) this.#toolAnswerFindings.inc(`${labels},finding="unparsed"`);
+    for (const format of unparsedFormats) this.#unparsedBlocks.inc(`${labels},format="${format}"`);
+    this.toolCalls.record(provider, series.model, findings);
+  }
+
   /** The metrics text, with each provider's breaker state (1 for the state it is in). */
   text(breakers: ReadonlyArray<{ provider: string; state: BreakerState }> = []): string {
     const lines: string[] = [];
@@ -145,6 +178,9 @@ export class ProxyMetrics {
     this.#genAi.text(lines);
     this.#textToolCalls.text(lines);
     this.#toolCallRepairs.text(lines);
+    this.#toolAnswers.text(lines);
+    this.#toolAnswerFindings.text(lines);
+    this.#unparsedBlocks.text(lines);
     const breaker = new CounterFamily("agentd_proxy_breaker_state", "Each provider's circuit breaker: 1 for its current state.", "gauge");
     for (const { provider, state } of breakers)
       for (const candidate of BREAKER_STATES) breaker.set(labelText({ provider, state: candidate }), candidate === state ? 1 : 0);

@@ -37,7 +37,5 @@ export function startRequestTrace(tracer: Tracer, plan: DispatchPlan, model: str
   });
   const traceparent = span.traceparent();
   if (!traceparent) return { trace: { route, operation, span, firstProvider }, plan };
-  const clientHeaders = new Headers(plan.clientHeaders);
-  clientHeaders.set("traceparent", traceparent);
-  return { trace: { route, operation, span, firstProvider }, plan: { ...plan, clientHeaders } };
+  return { trace: { route, operation, span, firstProvider }, plan: { ...plan, traceparent } };
 }

@@ -39,6 +39,8 @@ export interface DispatchPlan {
   /** Set for a passthrough endpoint: sent to it instead of the wire's completion endpoint. */
   endpoint?: PassthroughEndpoint;
   clientHeaders: Headers;
+  /** agentd's own span, sent upstream in place of the client's `traceparent` so the upstream joins the trace under it. */
+  traceparent?: string;
   signal: AbortSignal;
   /** The route template the request came in on, for /metrics and traces. */
   route?: string;
@@ -223,6 +225,7 @@ async function runAttempt(
   const wire = provider.config.wire;
   const url = plan.endpoint ? provider.baseUrl + plan.endpoint.path : provider.completionUrl;
   const headers = upstreamRequestHeaders(plan.clientHeaders, provider.config.api_key, plan.stream, wire);
+  if (plan.traceparent) headers.traceparent = plan.traceparent;
   const response = await attempt.open(url, headers, payload.text, plan.stream);
   const translated = plan.payloads[wire]?.dropped ?? NONE;
   const dropped = payload.quirkDropped.length === 0 ? translated : [...new Set([...translated, ...payload.quirkDropped])];

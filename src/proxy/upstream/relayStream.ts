@@ -15,6 +15,11 @@ export interface RelayShape {
    * agentd ended it (a stop sequence), then with `cut: true` so the rest is not read but aborted.
    */
   event(event: EventSourceMessage, data: Record<string, unknown> | "[DONE]"): { frames: string; end: boolean; cut?: boolean };
+  /**
+   * The frames for an event relayed from its text alone, or undefined when its data must be parsed
+   * (and go to `event`): a passthrough skips JSON.parse on the events that carry nothing it reads.
+   */
+  passthrough?(event: EventSourceMessage): string | undefined;
   /** Closing frames when the upstream ended without its end marker but had finished its answer; throws when it had not. */
   endedEarly(): string;
   /** Error frames after a failure once the client already got bytes: never a silent 200. */
@@ -57,9 +62,11 @@ export function relayStream(
         if (!opened) frames = shape.opening();
         opened = true;
         for (;;) {
-          let next = pending;
-          pending = undefined;
-          if (!next) {
+          let out: { frames: string; end: boolean; cut?: boolean };
+          if (pending) {
+            out = shape.event(pending.event, pending.data);
+            pending = undefined;
+          } else {
             const event = await attempt.nextEvent(response);
             if (event === undefined) {
               frames += shape.endedEarly();
@@ -69,9 +76,9 @@ export function relayStream(
               finish("ok");
               return;
             }
-            next = { event, data: parseStreamData(event, response.status) };
+            const text = shape.passthrough?.(event);
+            out = text !== undefined ? { frames: text, end: false } : shape.event(event, parseStreamData(event, response.status));
           }
-          const out = shape.event(next.event, next.data);
           frames += out.frames;
           if (out.end) {
             if (out.cut) attempt.abort();

@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { chatChunkNeedsParse } from "../../src/proxy/upstream/chatChunkScan.ts";
+
+const delta = (content: string, extra = "") =>
+  `{"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]${extra}}`;
+
+describe("chatChunkNeedsParse", () => {
+  test("a plain content delta is relayed as text, also with usage:null on it (include_usage)", () => {
+    expect(chatChunkNeedsParse(delta("hello"))).toBe(false);
+    expect(chatChunkNeedsParse(delta("hello", ',"usage":null'))).toBe(false);
+    expect(chatChunkNeedsParse(delta("hello", ' , "usage" : null'))).toBe(false);
+  });
+
+  test("a chunk with a finish_reason or usage is parsed, however it is spaced", () => {
+    expect(chatChunkNeedsParse(delta("", "").replace('"finish_reason":null', '"finish_reason":"stop"'))).toBe(true);
+    expect(chatChunkNeedsParse(delta("", "").replace('"finish_reason":null', '"finish_reason" :\n "length"'))).toBe(true);
+    expect(chatChunkNeedsParse(delta("", ',"usage":{"prompt_tokens":5,"completion_tokens":2}'))).toBe(true);
+    expect(chatChunkNeedsParse(delta("", ',"usage": {}'))).toBe(true);
+    // The second choice finishing counts as much as the first.
+    expect(chatChunkNeedsParse(`{"choices":[{"finish_reason":null},{"finish_reason":"stop"}]}`)).toBe(true);
+  });
+
+  test("errors are parsed, so an error inside a 200 stream still fails it", () => {
+    expect(chatChunkNeedsParse('{"error":{"message":"overloaded"}}')).toBe(true);
+    expect(chatChunkNeedsParse('{"type":"error","message":"x"}')).toBe(true);
+    expect(chatChunkNeedsParse('{"type":"response.failed","response":{}}')).toBe(true);
+  });
+
+  test("what is not one JSON object is parsed (and so reported), [DONE] included", () => {
+    expect(chatChunkNeedsParse("[DONE]")).toBe(true);
+    expect(chatChunkNeedsParse('{"id": "chatcmpl-broken", "choices": [')).toBe(true);
+    expect(chatChunkNeedsParse("")).toBe(true);
+    expect(chatChunkNeedsParse(` ${delta("x")}`)).toBe(true);
+  });
+
+  test("a key's name written inside content is escaped, and does not force a parse", () => {
+    expect(chatChunkNeedsParse(delta('the "usage" and "finish_reason":"stop" words'))).toBe(false);
+  });
+
+  test("a string that ends with the key's name costs a parse rather than a missed field", () => {
+    expect(chatChunkNeedsParse(delta('say "usage'))).toBe(true);
+    expect(chatChunkNeedsParse('{"choices":[{"delta":{"content":"usage"}}]}')).toBe(true);
+  });
+});
