@@ -17,6 +17,7 @@ const COMMANDS: CommandEntry[] = [
   { path: ["doctor"], load: async () => (await import("./commands/doctor.ts")).doctorCommand },
   { path: ["providers"], load: async () => (await import("./commands/providers.ts")).providersCommand },
   { path: ["run"], load: async () => (await import("./commands/run.ts")).runCommand },
+  { path: ["attach"], load: async () => (await import("./commands/attach.ts")).attachCommand },
   { path: ["approve"], load: async () => (await import("./commands/approve.ts")).approveCommand },
   { path: ["mcp"], load: async () => (await import("./commands/mcp.ts")).mcpCommand },
   { path: ["debug"], load: async () => (await import("./commands/debug.ts")).debugCommand },

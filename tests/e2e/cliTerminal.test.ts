@@ -156,7 +156,7 @@ describe("agentd run on a terminal", () => {
     const started = await term.waitFor(w, "the tool start", (s) => s.includes("→ exec_command"));
     const sessionId = sessionOf(started);
     term.keys(w, "C-c");
-    await term.waitFor(w, "the Ctrl-C question", (s) => s.includes("[c]ancel the turn, [d]etach"));
+    await term.waitFor(w, "the Ctrl-C question", (s) => s.includes("[c]ancel the turn, [l]eave it running and detach, [w]atch on"));
     term.keys(w, "c");
     const cancelCode = await term.exitCode(w);
     expect({ cancelCode, screen: term.screen(w) }).toEqual({ cancelCode: 130, screen: expect.any(String) });
@@ -165,27 +165,65 @@ describe("agentd run on a terminal", () => {
     expect(view.turns.at(-1)!.status).not.toBe("running");
   }, 120_000);
 
-  test("Ctrl-C then d detaches: the command ends (exit 0), says so, and the turn goes on to its end", async () => {
+  test("at the Ctrl-C question d means nothing (it is deny elsewhere), l detaches and prints the exact agentd attach that follows on", async () => {
+    const cmd = `echo after-attach # ${GATE}`;
     upstream.enqueue(
-      { kind: "text", toolCalls: [{ id: "call_detach", name: "exec_command", arguments: JSON.stringify({ cmd: "sleep 2; echo done" }) }] },
-      { kind: "text", text: "Finished without you." },
+      { kind: "text", toolCalls: [{ id: "call_detach", name: "exec_command", arguments: JSON.stringify({ cmd }) }] },
+      { kind: "text", text: "Finished after the attach." },
     );
-    const w = startRun("wait a little");
-    const started = await term.waitFor(w, "the tool start", (s) => s.includes("→ exec_command"));
-    const sessionId = sessionOf(started);
+    const w = startRun("run it once allowed");
+    const asked = await term.waitFor(w, "the question", (s) => s.includes("[o]nce / [s]ession / [d]eny"));
+    const sessionId = sessionOf(asked);
     term.keys(w, "C-c");
-    await term.waitFor(w, "the Ctrl-C question", (s) => s.includes("[c]ancel the turn, [d]etach"));
+    await term.waitFor(w, "the Ctrl-C question", (s) => s.includes("[l]eave it running and detach"));
     term.keys(w, "d");
+    await term.waitFor(w, "the re-ask", (s) => s.includes("Press c (cancel the turn), l (leave it running) or w (watch on)."));
+    term.keys(w, "l");
     expect(await term.exitCode(w)).toBe(0);
-    expect(term.screen(w)).toContain("Detached: the turn goes on in agentd.");
-    const deadline = Date.now() + 30_000;
-    let state = "";
-    while (Date.now() < deadline) {
-      state = (await api<{ session: { state: string } }>(daemon.url, `/api/sessions/${sessionId}`)).session.state;
-      if (state === "idle") break;
-      await Bun.sleep(200);
-    }
-    expect(state).toBe("idle");
+    const detached = term.screen(w);
+    const line = /^Detached: the turn goes on in agentd\. Re-attach \(Ctrl-C then c cancels it\): (agentd attach .*)$/m.exec(detached);
+    expect(line).not.toBeNull();
+    const reattach = line![1]!;
+    expect(reattach).toMatch(new RegExp(`^agentd attach ${sessionId} --after \\d+$`));
+    // Still waiting for the decision: nobody answered it.
+    const pending = await pendingApproval(sessionId);
+    // Without a terminal, attach cannot ask: it names the decision and the command to follow on (exit 3).
+    const noTty = await runAgentd(["attach", sessionId], { cwd, env: { HOME: cwd, AGENTD_URL: daemon.url } });
+    expect(noTty.code).toBe(3);
+    expect(noTty.stderr).toContain(`agentd approve ${pending.id} once|session|deny`);
+    expect(noTty.stderr).toMatch(new RegExp(`Then follow the turn with: agentd attach ${sessionId} --after \\d+`));
+    expect((await pendingApproval(sessionId)).status).toBe("pending");
+
+    // The printed command, as printed, on another terminal: it asks the pending question, follows the
+    // turn the decision continues, and ends with it.
+    const a = term.start(`cd ${shellQuote(cwd)} && HOME=${shellQuote(cwd)} ${reattach.replace(/^agentd/, shellQuote(binary))}`, {
+      AGENTD_URL: daemon.url,
+      AGENTD_TOKEN: daemonToken(daemon.url) ?? "",
+    });
+    await term.waitFor(a, "the pending question", (s) => s.includes("[o]nce / [s]ession / [d]eny"));
+    expect(term.screen(a)).toStartWith(`session ${sessionId} (awaiting_approval)`);
+    term.keys(a, "o");
+    expect(await term.exitCode(a)).toBe(0);
+    const followed = term.screen(a);
+    expect(followed).toContain("after-attach");
+    expect(followed).toContain("Finished after the attach.");
+    expect((await api<{ session: { state: string } }>(daemon.url, `/api/sessions/${sessionId}`)).session.state).toBe("idle");
+  }, 120_000);
+
+  test("agentd attach on an idle session replays it and exits 0; an unknown session exits 1", async () => {
+    upstream.enqueue({ kind: "text", text: "Nothing to do." });
+    const w = startRun("say nothing");
+    expect(await term.exitCode(w)).toBe(0);
+    const sessionId = sessionOf(term.screen(w));
+    const env = { HOME: cwd, AGENTD_URL: daemon.url };
+    const replay = await runAgentd(["attach", sessionId], { cwd, env });
+    expect({ code: replay.code, stderr: replay.stderr }).toEqual({ code: 0, stderr: `session ${sessionId} (idle)\n` });
+    expect(replay.stdout).toContain("Nothing to do.");
+    const unknown = await runAgentd(["attach", "ses_000000000000"], { cwd, env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("ses_000000000000");
+    const badAfter = await runAgentd(["attach", sessionId, "--after", "abc"], { cwd, env });
+    expect(badAfter.code).toBe(2);
   }, 120_000);
 });
 

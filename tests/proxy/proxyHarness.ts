@@ -11,6 +11,7 @@ import {
   providerConfigSchema,
   proxyConfigSchema,
   proxyMigrations,
+  socketHandlers,
   type Proxy as ProxyService,
 } from "../../src/proxy/index.ts";
 import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
@@ -23,6 +24,8 @@ export interface ProxyHarness {
   proxy: ProxyService;
   db: Database;
   logs: LogRecord[];
+  /** Every request the server took, as "METHOD /path" (an upgrade as "GET /v1/responses upgrade"). */
+  requests: string[];
   events(name: string): LogRecord[];
   close(): Promise<void>;
 }
@@ -66,7 +69,18 @@ export function startProxy(options: { providers: ProviderInput[]; config?: Recor
   const app = new Hono();
   app.route("/v1", proxy.routes);
   app.route("/api/admin/proxy", proxy.adminRoutes);
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, idleTimeout: 0 });
+  const requests: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request, bunServer) => {
+      const upgrade = request.headers.get("upgrade") ? ` ${request.headers.get("upgrade")!.toLowerCase()}` : "";
+      requests.push(`${request.method} ${new URL(request.url).pathname}${upgrade}`);
+      return app.fetch(request, bunServer);
+    },
+    websocket: socketHandlers,
+    idleTimeout: 0,
+  });
   const url = `http://127.0.0.1:${server.port}`;
   return {
     url,
@@ -74,6 +88,7 @@ export function startProxy(options: { providers: ProviderInput[]; config?: Recor
     proxy,
     db,
     logs,
+    requests,
     events: (name) => logs.filter((r) => r.event === name),
     close: async () => {
       collector.stop();

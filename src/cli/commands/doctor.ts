@@ -1,8 +1,8 @@
 import { parse as parseJsonc } from "jsonc-parser";
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createConnection } from "node:net";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { loadConfig, resolveDataDir, type AgentdConfig } from "../../core/config/index.ts";
 import { allMigrations } from "../../daemon/allMigrations.ts";
 import { hopsConfigSchema, type HopsConfig } from "../../core/config/sections/hopConfig.ts";
@@ -48,19 +48,31 @@ function ptyCheck(): DoctorCheck {
   };
 }
 
+/**
+ * The nearest directory of `path` that exists: where `agentd serve` would create what is missing.
+ * Doctor creates nothing there (a data dir or store made by it would carry its owner and umask,
+ * not the modes agentd gives its own), so a missing data dir is judged by what would hold it.
+ */
+function existingAncestor(path: string): string {
+  let dir = resolve(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
 function dataDirCheck(dataDir: string): DoctorCheck {
   return {
     name: "data dir",
     async run() {
       const hint = "use --data-dir or AGENTD_DATA_DIR to pick a directory this user can write";
+      const where = existingAncestor(dataDir);
       try {
-        mkdirSync(dataDir, { recursive: true });
-        const probe = join(dataDir, `.doctor-${process.pid}`);
-        writeFileSync(probe, "ok\n");
-        rmSync(probe);
-        return { name: "data dir", status: "pass", detail: `${dataDir} is writable` };
+        // A scratch entry of its own, so nothing of agentd's is touched; removed at once.
+        rmSync(mkdtempSync(join(where, ".agentd-doctor-")), { recursive: true });
+        const detail =
+          where === resolve(dataDir) ? `${dataDir} is writable` : `${dataDir} does not exist yet; agentd serve can create it in ${where}`;
+        return { name: "data dir", status: "pass", detail };
       } catch (error) {
-        return { name: "data dir", status: "fail", detail: `cannot write in ${dataDir}: ${errorMessage(error)}`, hint };
+        return { name: "data dir", status: "fail", detail: `cannot write in ${where}: ${errorMessage(error)}`, hint };
       }
     },
   };
@@ -70,7 +82,11 @@ function sqliteCheck(dataDir: string): DoctorCheck {
   return {
     name: "sqlite",
     async run() {
-      const path = join(dataDir, "agentd.db");
+      const existing = join(dataDir, "agentd.db");
+      // No store yet: a scratch one on the same file system, removed after, tells the same.
+      const scratch = existsSync(existing) ? undefined : mkdtempSync(join(existingAncestor(dataDir), ".agentd-doctor-"));
+      const path = scratch ? join(scratch, "agentd.db") : existing;
+      const shown = scratch ? `a new store beside ${dataDir}` : existing;
       try {
         const db = openStore({ path, migrations: allMigrations });
         try {
@@ -78,14 +94,16 @@ function sqliteCheck(dataDir: string): DoctorCheck {
         } finally {
           db.close();
         }
-        return { name: "sqlite", status: "pass", detail: `${path} opens and takes a write` };
+        return { name: "sqlite", status: "pass", detail: `${shown} opens and takes a write` };
       } catch (error) {
         return {
           name: "sqlite",
           status: "fail",
-          detail: `${path}: ${errorMessage(error)}`,
+          detail: `${shown}: ${errorMessage(error)}`,
           hint: "the store needs a local file system that supports locks (not every network mount does) and free space",
         };
+      } finally {
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
       }
     },
   };

@@ -4,7 +4,7 @@ import { UsageError, type Command } from "../command.ts";
 
 export const initCommand: Command = {
   path: ["init"],
-  summary: "Write a commented agentd.jsonc with every setting and its default.",
+  summary: "Write a commented agentd.jsonc with every section and the defaults of its common settings.",
   usage: "agentd init [--config FILE] [--force]",
   options: { config: { type: "string", short: "c" }, force: { type: "boolean" } },
   help: ["  -c, --config FILE     where to write it (default ./agentd.jsonc)", "      --force           overwrite an existing file"],

@@ -1,4 +1,8 @@
-/** What `agentd init` writes: every section, commented, with the defaults spelled out. */
+/**
+ * What `agentd init` writes: every section of the schema, commented, with the common settings'
+ * defaults spelled out (docs/configuration.md has the rest). tests/cli/initTemplate.test.ts fails
+ * when a section is added to the schema but not here.
+ */
 export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; trailing commas are fine).
 // Validate with: agentd config check --config agentd.jsonc
 {
@@ -45,6 +49,13 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
     // },
   ],
 
+  // How the proxy retries and fails over between the providers above.
+  "proxy": {
+    // Attempts per request on one provider, then across all of them.
+    "max_attempts": 4,
+    "max_total_attempts": 8,
+  },
+
   "pty": {
     "max_sessions": 64,
     "idle_timeout_s": 1800,
@@ -89,16 +100,38 @@ export const CONFIG_TEMPLATE = `// agentd configuration (JSON with comments; tra
     // A configured command that is not pre_approved waits this long for a person's decision.
     "approval_timeout_s": 3600,
     "checks": [
-      // { "type": "http", "name": "web", "url": "http://127.0.0.1:8080/health" },
+      // A failing "critical" check makes the host's verdict fail; any other severity (default "error") warn.
+      // { "type": "http", "name": "web", "url": "http://127.0.0.1:8080/health", "severity": "critical" },
       // { "type": "disk", "name": "root-disk", "path": "/", "min_free_percent": 10 },
     ],
     "tier3": { "enabled": false },
   },
 
-  // SSH hops (agentd hop user@host).
+  // SSH hops (agentd hop user@host). "~" is the worker's home: started as root, the worker runs as
+  // the "agentd" user whose home is the data dir, so hops read <data_dir>/.ssh, never root's ~/.ssh.
+  // Give hops their own key and known_hosts there rather than your personal ~/.ssh.
   "hops": {
-    "known_hosts": "~/.ssh/known_hosts",
+    // "known_hosts": "/var/lib/agentd/.ssh/known_hosts",
+    // "identity_files": ["/var/lib/agentd/.ssh/id_ed25519"],
     "remote_dir": "~/.agentd",
+  },
+
+  // Incidents as alerts in Prometheus Alertmanager (v2 API), re-sent while they fire.
+  "alerts": {
+    "alertmanager": [
+      // "http://127.0.0.1:9093",
+    ],
+    "resend_interval_s": 60,
+    // "status_url": "https://agentd.example.com/status",
+    "labels": {},
+  },
+
+  // Traces over OTLP/HTTP; off while no endpoint is set.
+  "telemetry": {
+    "otlp": {
+      // "endpoint": "http://127.0.0.1:4318",
+      "service_name": "agentd",
+    },
   },
 }
 `;
