@@ -1,7 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Hono } from "hono";
-import OpenAI from "openai";
 import { AgentdError } from "../core/errors/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
@@ -22,6 +21,7 @@ import { LOCAL_TARGET, type ToolDefinition, type ToolTarget } from "../core/tool
 import { LocalToolTarget } from "./toolTarget.ts";
 import { createServiceTools } from "./serviceTools.ts";
 import { TurnEngine } from "./turnEngine.ts";
+import { lazyModelClient } from "./modelClient.ts";
 import { CallRecorder } from "./callRecorder.ts";
 import { ToolCallPipeline } from "./toolCallPipeline.ts";
 import { DirectCalls } from "./directCalls.ts";
@@ -129,7 +129,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const base = options.fetch ?? globalThis.fetch;
   // One client for every session: the sidecar fetch finds each request's session by its header.
   // Retries and failover are the proxy's job; a retry here would repeat a half-streamed step.
-  const client = new OpenAI({
+  const client = lazyModelClient({
     apiKey: options.modelApiKey ?? "agentd-local",
     baseURL: options.modelBaseUrl,
     maxRetries: 0,

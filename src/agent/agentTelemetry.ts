@@ -14,6 +14,9 @@ export interface ToolSpanCall {
   via: CallOrigin;
 }
 
+/** How a turn ends (turnEngine's `#end` reasons): shown at 0 from the first scrape, so ratios of them work at once. */
+const TURN_END_REASONS = ["stop", "error", "cancelled", "interrupted", "max_steps", "repeated_call"] as const;
+
 const DECISION_BUCKETS_S = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 14400, 86400];
 
 /**
@@ -23,7 +26,12 @@ const DECISION_BUCKETS_S = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 14400, 
  * across a restart) is not traced past it.
  */
 export class AgentTelemetry {
-  readonly #turns = new CounterFamily("agentd_agent_turns_total", "Agent turns that ended, by how they ended.");
+  readonly #turns = new CounterFamily(
+    "agentd_agent_turns_total",
+    "Agent turns that ended, by how they ended.",
+    "counter",
+    TURN_END_REASONS.map((reason) => labelText({ reason })),
+  );
   readonly #toolCalls = new CounterFamily("agentd_agent_tool_calls_total", "Agent tool calls that ended, by tool and outcome.");
   readonly #decisions = new HistogramFamily(
     "agentd_agent_approval_decision_seconds",

@@ -1,6 +1,6 @@
-import type OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { ChatChunkAccumulator, type GatheredMessage } from "./chatChunkAccumulator.ts";
+import type { ModelClient } from "./modelClient.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import { redactSecrets } from "../core/redaction/index.ts";
 import type { AgentTelemetry } from "./agentTelemetry.ts";
@@ -22,12 +22,12 @@ export interface ModelStepRequest {
 
 /** One streamed model call: hands each text delta on as it arrives and returns the whole message. */
 export async function streamModelStep(
-  client: OpenAI,
+  client: ModelClient,
   request: ModelStepRequest,
   { signal, headers }: { signal: AbortSignal; headers: Record<string, string> },
   onDelta: (text: string) => void,
 ): Promise<GatheredMessage> {
-  const stream = await client.chat.completions.create(
+  const stream = await (await client()).chat.completions.create(
     {
       model: request.model,
       messages: request.messages,
@@ -49,7 +49,7 @@ export async function streamModelStep(
 }
 
 export interface ModelStepDeps {
-  client: OpenAI;
+  client: ModelClient;
   agent: AgentConfig;
   catalog: ToolCatalog;
   channels: SessionChannels;

@@ -1,5 +1,5 @@
 import { LOCAL_TARGET, type ToolTarget } from "../core/tools/toolDefinition.ts";
-import type OpenAI from "openai";
+import type { ModelClient } from "./modelClient.ts";
 import { errorMessage } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
@@ -25,7 +25,7 @@ export interface TurnEngineDeps {
   catalog: ToolCatalog;
   target(name: string): ToolTarget;
   /** The agent's one model client. */
-  client: OpenAI;
+  client: ModelClient;
   channels: SessionChannels;
   agent: AgentConfig;
   logger: Logger;
