@@ -163,12 +163,6 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
         samples: [{ value: storeProblem() ? 0 : 1 }],
       },
       {
-        name: "agentd_build_info",
-        help: "The running agentd's version (always 1).",
-        type: "gauge",
-        samples: [{ labels: { version: VERSION }, value: 1 }],
-      },
-      {
         name: "agentd_background_failures_total",
         help: "Background tasks (turns, sweeps, prunes) that failed and were logged.",
         type: "counter",

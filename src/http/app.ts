@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { AgentdError } from "../core/errors/index.ts";
 import type { Mount } from "../core/capability.ts";
 import type { Logger } from "../core/log/index.ts";
-import { renderPrometheus, type MetricFamily } from "../core/metrics/index.ts";
+import { agentdFamilies, buildFacts, processFacts, processFamilies, renderPrometheus, type MetricFamily } from "../core/metrics/index.ts";
 import { agentPeerCheck, type AgentPeerGuardOptions } from "./agentPeerGuard.ts";
 import { bearerCheck } from "./bearerAuth.ts";
 import { bodyLimits } from "./bodyLimits.ts";
@@ -64,15 +64,22 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
       type: "gauge",
       samples: [{ value: (Date.now() - deps.startedAt) / 1000 }],
     };
+    const facts = processFacts();
     const rss: MetricFamily = {
       name: "agentd_resident_memory_bytes",
-      help: "Resident memory of the worker.",
+      help: "Resident memory of the worker (as process_resident_memory_bytes; kept for existing dashboards).",
       type: "gauge",
-      samples: [{ value: process.memoryUsage.rss() }],
+      samples: [{ value: facts.residentBytes }],
     };
     const body =
-      renderPrometheus([requests.metricFamily(), uptime, rss, ...deps.metricFamilies()]) +
-      (await Promise.all(deps.metricsText.map((render) => render()))).join("");
+      renderPrometheus([
+        ...processFamilies(facts),
+        ...agentdFamilies(buildFacts(deps.version), deps.startedAt),
+        requests.metricFamily(),
+        uptime,
+        rss,
+        ...deps.metricFamilies(),
+      ]) + (await Promise.all(deps.metricsText.map((render) => render()))).join("");
     return c.body(body, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
   });
   for (const mount of deps.mounts) {

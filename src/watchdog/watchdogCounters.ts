@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { CounterFamily, familiesText, labelText, renderPrometheus } from "../core/metrics/index.ts";
 import { readCheckRows } from "./checks/checkScheduler.ts";
+import { CheckStateStore } from "./checks/checkStateStore.ts";
 import { SilenceStore } from "./incidents/silenceStore.ts";
 import { silenceTargetsOf } from "./incidents/silenceTargets.ts";
 
@@ -42,8 +43,16 @@ export function watchdogMetricsText(db: Database, now = Date.now()): string {
   return storeMetricsText(db, now) + countersText(readWatchdogCounters(db));
 }
 
-function countersText(counters: WatchdogCounters | undefined): string {
-  if (!counters) return "";
+/** Before the supervisor first stores its counters they are all 0, not absent: `rate()` and alerts work from the first scrape. */
+const NO_COUNTS: WatchdogCounters = {
+  signals_total: 0,
+  signals_merged_total: 0,
+  queue_dropped_total: 0,
+  queue_depth: 0,
+  actions_in_flight: 0,
+};
+
+function countersText(counters: WatchdogCounters = NO_COUNTS): string {
   const actions = new CounterFamily("agentd_watchdog_actions_total", "Watchdog actions that ended, by tier, action and verdict.");
   for (const [key, count] of Object.entries(counters.actions ?? {})) {
     const [tier, action, verdict] = key.split("|");
@@ -99,8 +108,16 @@ function storeMetricsText(db: Database, now: number): string {
     "Each configured check: 1 while an agentd silence covers it (rules leave its failure alone).",
     "gauge",
   );
+  const lastRun = new CounterFamily(
+    "agentd_watchdog_check_last_run_timestamp_seconds",
+    "When each configured check last ran, as a Unix time in seconds (absent until its first run).",
+    "gauge",
+  );
   const active = hasTable(db, "watchdog_silences") ? new SilenceStore(db).active(now) : [];
+  const lastRuns = hasTable(db, "watchdog_check_state") ? new CheckStateStore(db).lastRuns() : new Map<string, number>();
   for (const row of readCheckRows(db)) {
+    const ranAt = lastRuns.get(row.name);
+    if (ranAt !== undefined) lastRun.set(labelText({ check: row.name }), ranAt / 1000);
     // Rows stored before checks had a severity read as "error", the default.
     const severity = row.severity ?? "error";
     for (const state of CHECK_STATES)
@@ -122,7 +139,7 @@ function storeMetricsText(db: Database, now: number): string {
   const silences = new CounterFamily("agentd_watchdog_silences_active", "Silences in force.", "gauge");
   if (hasTable(db, "watchdog_silences"))
     silences.set("", db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM watchdog_silences WHERE until > ?").get(now)!.n);
-  return familiesText([checks, silenced, incidents, silences]);
+  return familiesText([checks, silenced, lastRun, incidents, silences]);
 }
 
 function hasTable(db: Database, name: string): boolean {

@@ -39,6 +39,24 @@ describe("/metrics", () => {
     }
   });
 
+  test("process_* of this process, the worker's start time and the build come before the capabilities' families", async () => {
+    running = startApp({ metricsText: [] });
+    const text = await (await fetch(`${running.url}/metrics`)).text();
+    const value = (name: string) =>
+      Number(
+        text
+          .split("\n")
+          .find((line) => line.startsWith(`${name} `))!
+          .split(" ")[1],
+      );
+    expect(value("agentd_start_time_seconds")).toBe(running.deps.startedAt / 1000);
+    expect(value("process_start_time_seconds")).toBe(performance.timeOrigin / 1000);
+    expect(value("process_open_fds")).toBeGreaterThan(0);
+    expect(value("process_cpu_seconds_total")).toBeGreaterThan(0);
+    expect(text).toContain(`agentd_build_info{version="9.9.9-test",bun_version="${Bun.version}"} 1\n`);
+    expect(text.indexOf("# TYPE process_resident_memory_bytes gauge")).toBeLessThan(text.indexOf("agentd_worker_restarts_total"));
+  });
+
   test("a request's status is counted as answered, 503 included", async () => {
     running = startApp({ readiness: () => ["not yet"] });
     await fetch(`${running.url}/readyz`);

@@ -22,11 +22,18 @@ function series(name: string, labels: string): string {
 export class CounterFamily {
   readonly #values = new Map<string, number>();
 
+  /**
+   * `known` are label sets (as `labelText` writes them) shown at 0 until their first increment, so
+   * `rate()` and alerts on them work from the first scrape rather than from the first event.
+   */
   constructor(
     readonly name: string,
     readonly help: string,
     readonly type: "counter" | "gauge" = "counter",
-  ) {}
+    known: readonly string[] = [],
+  ) {
+    for (const labels of known) this.#values.set(labels, 0);
+  }
 
   inc(labels: string, by = 1): void {
     this.#values.set(labels, (this.#values.get(labels) ?? 0) + by);

@@ -32,6 +32,12 @@ export class CheckStateStore {
     );
   }
 
+  /** When each check last ran (Unix ms): a state is saved after every run, stamped with its time. */
+  lastRuns(): Map<string, number> {
+    const rows = this.db.query<{ name: string; updated_at: number }, []>("SELECT name, updated_at FROM watchdog_check_state").all();
+    return new Map(rows.map((row) => [row.name, row.updated_at]));
+  }
+
   /** Forgets checks no longer configured. */
   keepOnly(names: readonly string[]): void {
     this.db.run(`DELETE FROM watchdog_check_state WHERE name NOT IN (${names.map(() => "?").join(", ")})`, [...names]);
