@@ -170,21 +170,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-/** Waits for a condition with a deadline (no fixed sleeps). */
-export async function waitFor<T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
-
 /** `harness()` for a test file: every harness it starts is closed after each test. */
 export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness> {
   let open: Harness[] = [];

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../src/agent/index.ts";
-import { startHarness, waitFor, type Harness } from "./agentHarness.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { startHarness, type Harness } from "./agentHarness.ts";
 import { echoTool, failingTool, hangingTool } from "./testTools.ts";
 
 let h: Harness | undefined;
@@ -188,8 +189,8 @@ describe("agent loop", () => {
       timeoutMs: 20_000,
       async execute() {
         await waitFor(
-          () => (db!.query("SELECT count(*) AS n FROM agent_events WHERE type = 'tool.progress'").get() as { n: number }).n >= 2,
           "two progress events",
+          () => (db!.query("SELECT count(*) AS n FROM agent_events WHERE type = 'tool.progress'").get() as { n: number }).n >= 2,
         );
         return "done";
       },
@@ -210,7 +211,7 @@ describe("agent loop", () => {
     h.upstream.enqueue({ kind: "text", toolCalls: [{ name: "wait", arguments: "{}" }] }, { kind: "text", text: "stopped" });
     const id = await h.createSession();
     const first = h.send(id, "wait");
-    await waitFor(() => hang.started === 1, "the tool to start");
+    await waitFor("the tool to start", () => hang.started === 1);
     const second = await h.api(`/api/sessions/${id}/messages`, { json: { content: "again" } });
     expect(second.status).toBe(409);
     expect(((await second.json()) as any).error.code).toBe("session_busy");
@@ -257,8 +258,8 @@ describe("finished sessions", () => {
       readdirSync(join(h!.dataDir, "debug")).filter((name) =>
         readFileSync(join(h!.dataDir, "debug", name), "utf8").includes('"kind":"turn.end"'),
       ).length;
-    await waitFor(() => written() === 12 || undefined, "every sidecar to hold its turn.end");
-    await waitFor(() => openSidecars() === 0 || undefined, "debug files to close");
+    await waitFor("every sidecar to hold its turn.end", () => written() === 12 || undefined);
+    await waitFor("debug files to close", () => openSidecars() === 0 || undefined);
     expect(openSidecars()).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { DirectCallAnswer } from "../../src/agent/index.ts";
-import { harnessPerTest, waitFor } from "./agentHarness.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { harnessPerTest } from "./agentHarness.ts";
 import { fakeExecTool } from "./testTools.ts";
 
 const harness = harnessPerTest();
@@ -64,7 +65,7 @@ describe("approvals.max_pending_per_session", () => {
       });
     const first = call(1);
     const second = call(2);
-    await waitFor(() => h.agent.pendingApprovals().length === 2, "two pending approvals");
+    await waitFor("two pending approvals", () => h.agent.pendingApprovals().length === 2);
     const third: DirectCallAnswer = await call(3).answer;
     expect(third.status).toBe("finished");
     expect(third.outcome).toBe("error");
@@ -75,7 +76,7 @@ describe("approvals.max_pending_per_session", () => {
     const [pending] = h.agent.pendingApprovals();
     expect((await h.api(`/api/approvals/${pending!.id}`, { json: { decision: "deny" } })).status).toBe(200);
     const fourth = call(4);
-    await waitFor(() => h.agent.pendingApprovals().some((a) => a.summary.includes("app4")), "the fourth call's approval");
+    await waitFor("the fourth call's approval", () => h.agent.pendingApprovals().some((a) => a.summary.includes("app4")));
     expect(h.agent.pendingApprovals()).toHaveLength(2);
     expect(ran).toEqual([]);
     for (const approval of h.agent.pendingApprovals())

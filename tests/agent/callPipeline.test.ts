@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { defineTool, type DirectCallAnswer, type ToolDefinition } from "../../src/agent/index.ts";
-import { harnessPerTest, recordingTracer, waitFor, type Harness, type RecordedSpan } from "./agentHarness.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { harnessPerTest, recordingTracer, type Harness, type RecordedSpan } from "./agentHarness.ts";
 import { echoTool, fakeExecTool } from "./testTools.ts";
 import { DeltaBatch } from "../../src/agent/deltaBatch.ts";
 import { repeatedCall, repeatedCallMessage } from "../../src/agent/repeatedCall.ts";
@@ -57,7 +58,7 @@ describe("MCP calls go through the same pipeline as the agent's", () => {
     const h = await harness({ tools: [fakeExecTool(ran)], tracer, approvals: { rules: [{ match: `*${GATE}*`, action: "ask" }] } });
     const sessionId = mcpSession(h);
     const { answer } = directCall(h, sessionId, "exec_command", { cmd: `echo ${GATE}` });
-    const pending = await waitFor(() => h.agent.pendingApprovals()[0], "the approval");
+    const pending = await waitFor("the approval", () => h.agent.pendingApprovals()[0]);
     const [tool] = toolSpans(tracer.spans, "exec_command");
     const wait = tracer.spans.find((s) => s.name === "agentd.approval.wait");
     expect(wait).toMatchObject({ parent: tool, ended: false, attributes: { "agentd.approval.id": pending.id } });
@@ -75,7 +76,7 @@ describe("MCP calls go through the same pipeline as the agent's", () => {
     const h = await harness({ tools: [fakeExecTool()], tracer, approvals: { rules: [{ match: `*${GATE}*`, action: "ask" }] } });
     const client = new AbortController();
     const { answer } = directCall(h, mcpSession(h), "exec_command", { cmd: `echo ${GATE}` }, client.signal);
-    await waitFor(() => h.agent.pendingApprovals()[0], "the approval");
+    await waitFor("the approval", () => h.agent.pendingApprovals()[0]);
     client.abort();
     const settled: DirectCallAnswer = await answer;
     expect(settled).toMatchObject({ status: "finished", outcome: "cancelled" });
@@ -104,7 +105,7 @@ describe("per-session state is let go when a session is idle", () => {
       const events = await h.send(id, "write a file");
       expect(events.at(-1)!.data).toMatchObject({ reason: "stop" });
     }
-    await waitFor(() => gauge(h, "agentd_agent_sessions_held") === 0, "no session held");
+    await waitFor("no session held", () => gauge(h, "agentd_agent_sessions_held") === 0);
   });
 
   test("what a session wrote still counts after its state was let go: it comes back from the store", async () => {
@@ -116,7 +117,7 @@ describe("per-session state is let go when a session is idle", () => {
       { kind: "text", text: "written" },
     );
     await h.send(id, "write it");
-    await waitFor(() => gauge(h, "agentd_agent_sessions_held") === 0, "the session let go");
+    await waitFor("the session let go", () => gauge(h, "agentd_agent_sessions_held") === 0);
     // Running the file it wrote is judged in the sudo scope, which asks.
     h.upstream.enqueue({ kind: "text", toolCalls: [{ name: "exec_command", arguments: '{"cmd":"bash mine.sh"}' }] });
     const events = await h.send(id, "run it");
@@ -130,7 +131,7 @@ describe("per-session state is let go when a session is idle", () => {
     const sessionId = mcpSession(h);
     for (const cmd of ["ls", "echo a > b.sh", "pwd"])
       expect(await directCall(h, sessionId, "exec_command", { cmd }).answer).toMatchObject({ outcome: "ok" });
-    await waitFor(() => gauge(h, "agentd_agent_sessions_held") === 0, "no session held");
+    await waitFor("no session held", () => gauge(h, "agentd_agent_sessions_held") === 0);
   });
 });
 
@@ -231,7 +232,7 @@ describe("records: streamed text is coalesced per step", () => {
       throw new Error("store refused");
     }, 1);
     batch.add("x");
-    await waitFor(() => {
+    await waitFor("the timer's failure", () => {
       try {
         // Adds nothing and writes nothing itself: only the timer's write can have failed.
         batch.add("");
@@ -239,7 +240,7 @@ describe("records: streamed text is coalesced per step", () => {
       } catch (error) {
         return (error as Error).message === "store refused";
       }
-    }, "the timer's failure");
+    });
   });
 });
 

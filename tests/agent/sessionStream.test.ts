@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseSidecar } from "../../src/agent/index.ts";
-import { readSse, startHarness, waitFor, type Harness } from "./agentHarness.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { readSse, startHarness, type Harness } from "./agentHarness.ts";
 import { echoTool, hangingTool } from "./testTools.ts";
 
 let h: Harness | undefined;
@@ -21,8 +22,8 @@ describe("session streams", () => {
     const turn = h.send(id, "talk slowly");
     await h.upstream.waitForRequests(1);
     await waitFor(
-      () => (h!.db.query("SELECT count(*) AS n FROM agent_events WHERE type = 'text.delta'").get() as any).n >= 1,
       "the first delta",
+      () => (h!.db.query("SELECT count(*) AS n FROM agent_events WHERE type = 'text.delta'").get() as any).n >= 1,
     );
     const cancel = (await (await h.api(`/api/sessions/${id}/cancel`, { method: "POST" })).json()) as any;
     expect(cancel.cancelled).toBe(true);
@@ -59,11 +60,11 @@ describe("session streams", () => {
     const reader = response.body!.getReader();
     let raw = "";
     while (!raw.includes(": heartbeat")) raw += new TextDecoder().decode((await reader.read()).value);
-    await waitFor(() => gate.started === 1, "the tool to start");
+    await waitFor("the tool to start", () => gate.started === 1);
     client.abort();
     await reader.cancel().catch(() => {});
     release();
-    await waitFor(() => (h!.db.query("SELECT state FROM agent_sessions WHERE id = ?").get(id) as any).state === "idle", "the turn to end");
+    await waitFor("the turn to end", () => (h!.db.query("SELECT state FROM agent_sessions WHERE id = ?").get(id) as any).state === "idle");
     const all = await h.follow(id, 0);
     expect(all.map((e) => e.event)).toEqual(["turn.start", "tool.start", "tool.end", "text.delta", "turn.end"]);
     const tail = await h.follow(id, Number(all[2]!.id));
@@ -137,7 +138,7 @@ describe("session streams", () => {
     h.upstream.enqueue({ kind: "text", toolCalls: [{ name: "wait", arguments: "{}" }] });
     const id = await h.createSession();
     const turn = h.send(id, "wait forever");
-    await waitFor(() => hang.started === 1, "the tool to start");
+    await waitFor("the tool to start", () => hang.started === 1);
     await h.agent.close();
     const events = await turn;
     expect(events.at(-1)!.data).toMatchObject({ reason: "cancelled", cause: "agentd is stopping" });

@@ -6,7 +6,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../support/scripte
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
-import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
+import { preinstallAgentd, stopRemoteAgentd } from "../support/remoteAgentd.ts";
 import { api, personHeaders, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
 // The agent working on a hop, end to end: the compiled ./agentd opens a hop to a real sshd (the
@@ -56,6 +56,7 @@ beforeAll(async () => {
   chmodSync(remoteHome, 0o755);
   writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE, { mode: 0o644 });
   sshd = await startSshd({ env: { HOME: remoteHome } });
+  await preinstallAgentd(join(remoteHome, ".agentd"));
   const local = makeTempDir("agentd-hopagent-local-");
   const knownHosts = join(local, "known_hosts");
   writeFileSync(knownHosts, `${sshd.knownHostsLine}\n`);
@@ -97,7 +98,7 @@ describe("an agent session on a hop, end to end against ./agentd", () => {
     expect(response.status).toBe(201);
     expect(body.hop).toMatchObject({ name: "remote", state: "connected", mode: "agentd" });
     hopName = body.hop.name;
-    expect(existsSync(join(remoteHome, ".agentd", "bin", "agentd"))).toBe(true);
+    expect(existsSync(join(remoteHome, ".agentd", "ready.json"))).toBe(true);
     const listed = await api<{ hops: Array<{ name: string; state: string }> }>(daemon.url, "/api/hops");
     expect(listed.hops.find((h) => h.name === "remote")?.state).toBe("connected");
     // The remote agentd's own gate, read from its /health through the tunnel: it runs as root there.

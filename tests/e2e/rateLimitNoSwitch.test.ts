@@ -24,7 +24,9 @@ describe("switch-on-rate-limit with one provider, end to end against ./agentd", 
   test("the switch is skipped: no breaker forced open, the incident says why", async () => {
     await ensureBinary();
     upstream = startScriptedUpstream({ models: ["gpt-x"] });
-    upstream.setDefault({ kind: "http_error", status: 429, headers: { "retry-after": "1" }, message: "slow down" });
+    // Retry-After 0: each request reaches the upstream at once, so the rule's ten come in well under a
+    // second (a longer wait, answered by agentd itself meanwhile, is covered in tests/proxy/clientRateLimits).
+    upstream.setDefault({ kind: "http_error", status: 429, headers: { "retry-after": "0" }, message: "slow down" });
     const home = makeTempDir("agentd-wd-429-");
     const dataDir = join(home, "data");
     mkdirSync(dataDir);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
-import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
+import { preinstallAgentd, stopRemoteAgentd } from "../support/remoteAgentd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
 import { api, parseSseEvents, personHeaders, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
@@ -37,6 +37,7 @@ beforeAll(async () => {
   upstream = startScriptedUpstream();
   remoteHome = makeTempDir("agentd-reload-remote-");
   sshd = await startSshd({ env: { HOME: remoteHome } });
+  await preinstallAgentd(join(remoteHome, ".agentd"));
   const local = makeTempDir("agentd-reload-local-");
   noHosts = join(local, "no_known_hosts");
   writeFileSync(noHosts, "");

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readLines } from "../../src/core/log/index.ts";
+import { waitFor } from "../support/waitFor.ts";
 
 const BINARY = resolve(import.meta.dir, "../../agentd");
 const DEADLINE_MS = 60_000;
@@ -18,16 +19,6 @@ interface Daemon {
 const started: Daemon[] = [];
 const others: Array<ReturnType<typeof Bun.spawn>> = [];
 const stoppedPids: number[] = [];
-
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs = DEADLINE_MS): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 function startDaemon(watchdog: Record<string, unknown>, supervisor: Record<string, unknown> = {}, port = 0): Daemon {
   const dataDir = mkdtempSync(join(tmpdir(), "agentd-wd-e2e-"));
@@ -50,7 +41,8 @@ function startDaemon(watchdog: Record<string, unknown>, supervisor: Record<strin
     proc,
     dataDir,
     lines,
-    waitForLine: (predicate, after = 0) => waitFor("a log line", () => lines.slice(after).find(predicate)),
+    waitForLine: (predicate, after = 0) =>
+      waitFor("a log line", () => lines.slice(after).find(predicate), { timeoutMs: DEADLINE_MS, intervalMs: 50 }),
   };
   started.push(daemon);
   return daemon;
@@ -112,8 +104,10 @@ describe("watchdog, end to end against ./agentd", () => {
     const second = await daemon.waitForLine((r) => r.event === "http.listening", mark);
     expect(second.port).toBe(first.port);
     expect((await fetch(`${second.url}/livez`)).status).toBe(200);
-    const incident = await waitFor("the incident to resolve", () =>
-      incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.state === "resolved"),
+    const incident = await waitFor(
+      "the incident to resolve",
+      () => incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.state === "resolved"),
+      { timeoutMs: DEADLINE_MS, intervalMs: 50 },
     );
     expect(incident).toMatchObject({
       title: "Worker killed by SIGKILL",
@@ -139,8 +133,10 @@ describe("watchdog, end to end against ./agentd", () => {
     expect(alive(pid)).toBe(false);
     // interval × threshold + timeout, with room for a busy machine.
     expect(detectedMs).toBeLessThan(200 * 3 + 500 + 10_000);
-    const incident = await waitFor("the verdict", () =>
-      incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.verdict === "success"),
+    const incident = await waitFor(
+      "the verdict",
+      () => incidents(daemon.dataDir).find((i) => i.fingerprint === "worker" && i.verdict === "success"),
+      { timeoutMs: DEADLINE_MS, intervalMs: 50 },
     );
     expect(incident).toMatchObject({ title: "Worker does not answer /livez", action: "restart_worker" });
   });

@@ -19,7 +19,8 @@ function closedPort(): Promise<number> {
   });
 }
 
-describe("failed hop attempts expire", () => {
+// Each case owns its managers and stores, so the cases wait out their expiry side by side.
+describe.concurrent("failed hop attempts expire", () => {
   const dbs: Database[] = [];
   const managers: HopManager[] = [];
 
@@ -62,9 +63,15 @@ describe("failed hop attempts expire", () => {
 
   test("failed_expiry_s 0 keeps a failed attempt listed", async () => {
     const { manager } = managerWith(0);
+    // The same failure beside it under failed_expiry_s 1: once that one has expired, so would this.
+    const { manager: control } = managerWith(1);
     const port = await closedPort();
     await manager.open({ destination: `ops@127.0.0.1:${port}`, name: "kept" }).catch(() => undefined);
-    await Bun.sleep(1100);
+    await control.open({ destination: `ops@127.0.0.1:${port}`, name: "control" }).catch(() => undefined);
+    await waitFor("the control attempt to expire", () => !control.list().some((hop) => hop.name === "control"), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     expect(manager.list().find((hop) => hop.name === "kept")?.state).toBe("closed");
   });
 });

@@ -258,12 +258,10 @@ describe("hops against a real OpenSSH server", () => {
   test("a second hop to the same host uploads nothing and reuses the remote agentd", async () => {
     await manager.closeHop("t");
     expect(manager.get("t").state).toBe("closed");
-    const started = performance.now();
     const hop = await open();
     expect(hop.state).toBe("connected");
     expect(hop.upload?.uploaded).toBe(false);
     expect(hop.upload?.wire_bytes).toBe(0);
-    expect(performance.now() - started).toBeLessThan(30_000);
     expect((await manager.client("t").exec({ cmd: "echo again", yield_time_ms: 5000 })).output).toContain("again");
   }, 120_000);
 

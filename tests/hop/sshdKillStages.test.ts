@@ -5,6 +5,7 @@ import { createHopManager, hopMigrations, hopsConfigSchema, type HopManager, typ
 import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
 import type { Logger } from "../../src/core/log/index.ts";
 import { ensureBinary } from "../support/binary.ts";
+import { preinstallAgentd } from "../support/remoteAgentd.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
@@ -165,6 +166,8 @@ describe("sshd killed at every stage of a hop", () => {
   }, 60_000);
 
   test("frozen before its banner (SIGSTOP): the ready timeout fails the hop, and the late close raises nothing", async () => {
+    // Installed already: the open after SIGCONT is about the handshake, not the upload.
+    await preinstallAgentd(join(remoteRoot, "frozen"));
     const manager = newManager(join(remoteRoot, "frozen"), { connect_timeout_ms: 1000 });
     process.kill(sshd.pid(), "SIGSTOP");
     const failure = await failureOf(manager.open(request("frozen", true)));

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { startSshd, type TestSshd } from "../support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
-import { stopRemoteAgentd } from "../support/remoteAgentd.ts";
+import { preinstallAgentd, stopRemoteAgentd } from "../support/remoteAgentd.ts";
 import { api, startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { connectClient, resultText, type ConnectedClient } from "./mcpClient.ts";
 
@@ -27,20 +27,28 @@ beforeAll(async () => {
   chmodSync(remoteHome, 0o755);
   writeFileSync(join(remoteHome, "remote-note.txt"), REMOTE_NOTE, { mode: 0o644 });
   sshd = await startSshd({ env: { HOME: remoteHome } });
+  await preinstallAgentd(join(remoteHome, ".agentd"));
   const local = makeTempDir("agentd-mcphop-local-");
   const knownHosts = join(local, "known_hosts");
   writeFileSync(knownHosts, `${sshd.knownHostsLine}\n`);
   daemon = await startDaemon({
     dataDir: local,
-    config: { hops: { known_hosts: knownHosts, identity_files: [sshd.clientKeyPath], use_agent: false } },
+    config: { hops: { known_hosts: knownHosts, identity_files: [join(local, "hop_ed25519")], use_agent: false } },
   });
+  // The key as an operator keeps it for agentd: the worker's own (it runs as the service user and
+  // cannot read the test's key). Read at each connection, so in time for the hop below.
+  const key = join(local, "hop_ed25519");
+  copyFileSync(sshd.clientKeyPath, key);
+  const worker = statSync(`/proc/${daemon.workerPid()}`);
+  chownSync(key, worker.uid, worker.gid);
   const response = await fetch(`${daemon.url}/api/hops`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ destination: `${sshd.user}@127.0.0.1:${sshd.port}`, name: "remote" }),
     signal: AbortSignal.timeout(240_000),
   });
-  expect(response.status).toBe(201);
+  // The body names the cause when the hop does not open.
+  expect({ status: response.status, body: await response.json() }).toMatchObject({ status: 201 });
   connected = await connectClient("http", daemon.url);
 }, 300_000);
 

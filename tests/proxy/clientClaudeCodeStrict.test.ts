@@ -4,7 +4,7 @@
  * a chat and on a Responses upstream, parallel tool use with thinking on all three wires, and a rate limit and an open breaker that each end in
  * Claude Code's own error instead of a frozen or overloaded session.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
@@ -12,29 +12,37 @@ import { removeTempDirs } from "../support/tempDir.ts";
 import { runClaude } from "./claudeCodeRun.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
 
-let up: ScriptedUpstream | undefined;
-let h: ProxyHarness | undefined;
+const harnesses: Array<{ up: ScriptedUpstream; h: ProxyHarness }> = [];
 
-afterEach(async () => {
-  await h?.close();
-  await up?.close();
-  h = undefined;
-  up = undefined;
+afterAll(async () => {
+  for (const { up, h } of harnesses) {
+    await h.close();
+    await up.close();
+  }
   removeTempDirs();
 });
 
-function start(wire: "chat" | "responses", config: Record<string, unknown> = {}): { up: ScriptedUpstream; h: ProxyHarness } {
-  up = startScriptedUpstream({ wires: [wire], strict: true });
-  h = startProxy({ providers: [{ name: wire, base_url: up.url, wire, aliases: { "claude-*": "gpt-test" } }], config });
+/**
+ * An upstream and a proxy of the case's own: the cases run side by side, each under a provider
+ * name of its own, so each harness keeps only its own log lines.
+ */
+function start(
+  name: string,
+  wire: "chat" | "responses" | "anthropic",
+  options: { strict?: boolean } = {},
+): { up: ScriptedUpstream; h: ProxyHarness } {
+  const up = startScriptedUpstream({ wires: [wire], strict: options.strict ?? true });
+  const h = startProxy({ providers: [{ name, base_url: up.url, wire, aliases: { "claude-*": "gpt-test" } }] });
+  harnesses.push({ up, h });
   return { up, h };
 }
 
 const bash = { id: "call_bash", name: "Bash", arguments: JSON.stringify({ command: "echo strict-ok > proof.txt && cat proof.txt" }) };
 
-describe("Claude Code against strict upstreams", () => {
+describe.concurrent("Claude Code against strict upstreams", () => {
   for (const wire of ["chat", "responses"] as const) {
     test(`${wire}: a Bash round trip with thinking; identifiers fit, nothing refused`, async () => {
-      const { up, h } = start(wire);
+      const { up, h } = start(`${wire}-round-trip`, wire);
       up.enqueue(
         { kind: "text", text: "Running it.", reasoning: "A file must be written.", toolCalls: [bash] },
         { kind: "text", text: "Done: strict-ok." },
@@ -64,8 +72,7 @@ describe("Claude Code against strict upstreams", () => {
 
   for (const wire of ["chat", "responses", "anthropic"] as const) {
     test(`${wire}: parallel tool use with thinking: both Bash calls run, both results go back in one request`, async () => {
-      up = startScriptedUpstream({ wires: [wire], strict: wire !== "anthropic" });
-      h = startProxy({ providers: [{ name: wire, base_url: up.url, wire, aliases: { "claude-*": "gpt-test" } }] });
+      const { up, h } = start(`${wire}-parallel`, wire, { strict: wire !== "anthropic" });
       const call = (id: string, command: string) => ({ id, name: "Bash", arguments: JSON.stringify({ command }) });
       up.enqueue(
         {
@@ -95,7 +102,7 @@ describe("Claude Code against strict upstreams", () => {
   }
 
   test("a 429 with Retry-After: 1, agentd's defaults: Claude Code's rate-limit error on every try, no breaker", async () => {
-    const { up, h } = start("chat");
+    const { up, h } = start("chat-429", "chat");
     up.setDefault({ kind: "http_error", status: 429, headers: { "retry-after": "1" } });
     const started = performance.now();
     const run = await runClaude({ baseURL: h.url, prompt: "hi", env: { CLAUDE_CODE_MAX_RETRIES: "2" } });
@@ -107,8 +114,8 @@ describe("Claude Code against strict upstreams", () => {
   }, 90_000);
 
   test("a breaker held open 300 s: Claude Code gets an overloaded error, not a frozen session", async () => {
-    const { up, h } = start("responses");
-    await fetch(`${h.url}/api/admin/proxy/providers/responses/breaker/open`, {
+    const { up, h } = start("responses-breaker", "responses");
+    await fetch(`${h.url}/api/admin/proxy/providers/responses-breaker/breaker/open`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ cooldown_ms: 300_000 }),

@@ -98,12 +98,3 @@ export function startProxy(options: { providers: ProviderInput[]; config?: Recor
     },
   };
 }
-
-/** Resolves once `predicate` holds, polling each event-loop turn; rejects after `timeoutMs`. */
-export async function waitUntil(predicate: () => boolean, timeoutMs = 3000, what = "a condition"): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
-import { startProxy, waitUntil, type ProxyHarness } from "./proxyHarness.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
 
 let upstreams: ScriptedUpstream[] = [];
 let harness: ProxyHarness | undefined;
@@ -244,7 +245,10 @@ describe("failures after the stream began", () => {
     await reader.read();
     controller.abort();
     await a.waitForDisconnect(0);
-    await waitUntil(() => h.events("proxy.request").some((e) => e.outcome === "client_gone"), 3000, "the client_gone record");
+    await waitFor("the client_gone record", () => h.events("proxy.request").some((e) => e.outcome === "client_gone"), {
+      timeoutMs: 3000,
+      intervalMs: 2,
+    });
   });
 
   test("a client that disconnects while the proxy waits for the first byte aborts the upstream too", async () => {
@@ -275,7 +279,10 @@ describe("circuit breaker", () => {
     expect(h.proxy.healthChecks()[0]).toMatchObject({ key: "proxy:providers", status: "warn" });
     await h.client.chat.completions.create(ask);
     expect(a.completionRequests()).toHaveLength(2);
-    await waitUntil(() => h.proxy.status().find((s) => s.name === "a")!.state === "half_open", 3000, "half-open");
+    await waitFor("half-open", () => h.proxy.status().find((s) => s.name === "a")!.state === "half_open", {
+      timeoutMs: 3000,
+      intervalMs: 2,
+    });
     expect(h.events("breaker.half_open")).toHaveLength(1);
     const { response } = await h.client.chat.completions.create(ask).withResponse();
     expect(response.headers.get("x-agentd-provider")).toBe("a");

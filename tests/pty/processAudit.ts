@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "bun:test";
+import { waitFor } from "../support/waitFor.ts";
 
 /** Test helpers that look at the test process itself: its fds, threads and child processes. */
 
@@ -45,19 +46,9 @@ export function isAlive(pid: number): boolean {
   return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
 }
 
-/** Polls `condition` until it holds or `timeoutMs` passes; returns whether it held. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, intervalMs = 10): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() >= deadline) return false;
-    await Bun.sleep(intervalMs);
-  }
-}
-
 /** The state a test must leave behind: the fds it started with, and no child process, zombie or not. */
 export async function expectNoLeaks(baselineFds: number): Promise<void> {
-  expect(await waitFor(() => childProcesses().length === 0, 3000)).toBe(true);
+  await waitFor("no child process left", () => childProcesses().length === 0, { timeoutMs: 3000 });
   expect(childProcesses()).toEqual([]);
   expect(openFdCount()).toBeLessThanOrEqual(baselineFds);
 }

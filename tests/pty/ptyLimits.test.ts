@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager } from "../../src/pty/index.ts";
-import { childProcesses, expectNoLeaks, openFdCount, threadCount, waitFor } from "./processAudit.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { childProcesses, expectNoLeaks, openFdCount, threadCount } from "./processAudit.ts";
 
 const logLines: string[] = [];
 setLogSink((line) => logLines.push(line));
@@ -87,7 +88,11 @@ describe("session limits", () => {
     const ids = await openCats(pty, 1);
     const exiting = await pty.exec({ cmd: "sleep 0.3", yield_time_ms: 250 });
     ids.push(exiting.session_id!, ...(await openCats(pty, 8)));
-    expect(await waitFor(() => pty.list().find((info) => info.id === exiting.session_id)?.running === false)).toBe(true);
+    await waitFor(
+      "the exiting session to stop running",
+      () => pty.list().find((info) => info.id === exiting.session_id)?.running === false,
+      { timeoutMs: 5000 },
+    );
     // Oldest first: cat (running), sleep (exited), then eight protected recent ones.
     const first = await pty.exec({ cmd: "cat", yield_time_ms: 250 });
     expect(first.warning).toContain(exiting.session_id!);
@@ -105,8 +110,8 @@ describe("session limits", () => {
   test("idle sessions are closed and reaped after the idle timeout", async () => {
     const pty = newManager({ idle_timeout_s: 1 });
     const [id] = await openCats(pty, 1);
-    expect(await waitFor(() => pty.list().length === 0, 5000)).toBe(true);
-    expect(await waitFor(() => childProcesses().length === 0, 3000)).toBe(true);
+    await waitFor("no session listed", () => pty.list().length === 0, { timeoutMs: 5000 });
+    await waitFor("no child process left", () => childProcesses().length === 0, { timeoutMs: 3000 });
     expect(logLines.some((line) => line.includes('"event":"pty.reaped"') && line.includes(id!))).toBe(true);
   }, 15_000);
 });

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager, type PtyCommandResult } from "../../src/pty/index.ts";
 import { ptySessionRow } from "../../src/status/statusRows.ts";
-import { expectNoLeaks, isAlive, openFdCount, waitFor } from "./processAudit.ts";
+import { waitFor } from "../support/waitFor.ts";
+import { expectNoLeaks, isAlive, openFdCount } from "./processAudit.ts";
 
 setLogSink(() => {});
 
@@ -60,9 +61,10 @@ afterEach(async () => {
 
 describe("exec_command", () => {
   test("returns output and exit codes 0, 3 and 127 as soon as the command exits", async () => {
-    const ok = await manager.exec({ cmd: "echo hello" });
+    const ok = await manager.exec({ cmd: "echo hello", yield_time_ms: 30_000 });
     expect(ok).toMatchObject({ session_id: null, output: "hello\r\n", running: false, exit_code: 0, truncated: false, original_bytes: 7 });
-    expect(ok.wall_ms).toBeLessThan(2000);
+    // Returned at the exit, not at the yield deadline it was given (an ordering, not a speed).
+    expect(ok.wall_ms).toBeLessThan(30_000);
     expect((await manager.exec({ cmd: "exit 3" })).exit_code).toBe(3);
     const missing = await manager.exec({ cmd: "no-such-command-agentd" });
     expect(missing.exit_code).toBe(127);
@@ -110,10 +112,11 @@ describe("exec_command", () => {
   test("returns at exit even when a background job still holds the terminal", async () => {
     const result = await manager.exec({ cmd: "sleep 30 & echo bg=$!", yield_time_ms: 10_000 });
     expect(result.exit_code).toBe(0);
-    expect(result.wall_ms).toBeLessThan(5000);
+    // Returned at the exit, before the yield deadline; the job would hold the terminal for 30 s.
+    expect(result.wall_ms).toBeLessThan(10_000);
     const bgPid = Number(/bg=(\d+)/.exec(result.output)![1]);
     // Closing the master hung the terminal up: the job got SIGHUP.
-    expect(await waitFor(() => !isAlive(bgPid))).toBe(true);
+    await waitFor("the background process to end", () => !isAlive(bgPid), { timeoutMs: 5000 });
   });
 
   test("a running command stays a session, listed with its details", async () => {
@@ -175,7 +178,8 @@ describe("write_stdin", () => {
     const id = (await manager.exec({ cmd: "sleep 100", yield_time_ms: 250 })).session_id!;
     const result = await manager.writeStdin({ session_id: id, chars: "\u0003", yield_time_ms: 10_000 });
     expect(result).toMatchObject({ running: false, exit_code: 130, signal: "SIGINT" });
-    expect(result.wall_ms).toBeLessThan(5000);
+    // Returned at the exit, before the yield deadline it was given.
+    expect(result.wall_ms).toBeLessThan(10_000);
   });
 
   test("answers a getpass prompt without the secret being echoed", async () => {
@@ -199,7 +203,7 @@ describe("write_stdin", () => {
 
   test("output of a process that exited in the background is returned once, then the session is gone", async () => {
     const id = (await manager.exec({ cmd: "sleep 0.5; echo done; exit 4", yield_time_ms: 250 })).session_id!;
-    expect(await waitFor(() => manager.list()[0]?.running === false)).toBe(true);
+    await waitFor("the session to stop running", () => manager.list()[0]?.running === false, { timeoutMs: 5000 });
     const result = await manager.writeStdin({ session_id: id, chars: "ignored\n" });
     expect(result).toMatchObject({ running: false, exit_code: 4, warning: "The process has exited; the input was not sent" });
     expect(result.output).toContain("done\r\n");
@@ -225,14 +229,16 @@ describe("close_session", () => {
     expect(isAlive(grandchild)).toBe(true);
     const result = await manager.closeSession({ session_id: id });
     expect(result.signal).toBe("SIGHUP");
-    expect(await waitFor(() => !isAlive(grandchild))).toBe(true);
+    await waitFor("the grandchild to end", () => !isAlive(grandchild), { timeoutMs: 5000 });
   });
 
   test("force sends SIGKILL at once", async () => {
+    // Without force, HUP, TERM and KILL would each wait out this grace (90 s, past the test's
+    // timeout): a close that returns at all skipped them.
+    await manager.close();
+    manager = newManager({ close_grace_ms: 30_000 });
     const id = (await manager.exec({ cmd: "trap '' HUP TERM; sleep 100", yield_time_ms: 250 })).session_id!;
-    const started = performance.now();
     expect(await manager.closeSession({ session_id: id, force: true })).toMatchObject({ exit_code: 137, signal: "SIGKILL" });
-    expect(performance.now() - started).toBeLessThan(200);
   });
 
   test("closing the manager ends every session, stubborn ones included", async () => {

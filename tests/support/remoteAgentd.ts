@@ -1,6 +1,20 @@
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ensureBinary } from "./binary.ts";
 import { isProcessAlive, waitFor } from "./waitFor.ts";
+
+/**
+ * Puts this build of ./agentd where a hop installs it (`<remoteDir>/bin/agentd`, mode 755), so the
+ * hop finds the same sha256 there and skips the upload. Uploading gzips the 134 MB binary (seconds of
+ * CPU each time); tests whose subject is not the upload start from this copy, and the upload itself
+ * is covered by tests/hop/hop.test.ts and tests/hop/sshdKillStages.test.ts.
+ */
+export async function preinstallAgentd(remoteDir: string): Promise<void> {
+  const binary = await ensureBinary();
+  mkdirSync(join(remoteDir, "bin"), { recursive: true });
+  copyFileSync(binary, join(remoteDir, "bin", "agentd"));
+  chmodSync(join(remoteDir, "bin", "agentd"), 0o755);
+}
 
 /**
  * Stops the agentd a hop started under `home` (same machine, another HOME) by the pids in its

@@ -128,7 +128,9 @@ afterAll(async () => {
   removeTempDirs();
 }, 60_000);
 
-describe("agentd silences reach Alertmanager", () => {
+// Each case has a check of its own (web, db, other) and reads only its incident's notifications;
+// the barrier's flushes are observed, never changed: the cases wait on Alertmanager side by side.
+describe.concurrent("agentd silences reach Alertmanager", () => {
   test("a check silenced before it fails: its alert arrives muted, nobody is paged; lifting the silence pages", async () => {
     const silenceId = await silence("web");
     healthy.web = false;

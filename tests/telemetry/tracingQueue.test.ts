@@ -67,10 +67,9 @@ describe("tracing off and on", () => {
     });
     const tracing = await startTracing(config, "test", createLogger("test"));
     expect(tracing.tracer.enabled).toBe(true);
-    const started = performance.now();
+    // Ending a span never waits for the network: the loop runs without awaiting anything, and the
+    // counts below are read before any network turn could have happened.
     for (let i = 0; i < 20; i++) tracing.tracer.startSpan(`span ${i}`).end();
-    // Ending a span never waits for the network.
-    expect(performance.now() - started).toBeLessThan(500);
     // At most the queue (4) plus the one batch being exported (4) are held; the rest are counted.
     const queueFull = count(tracing.metricsText(), 'agentd_telemetry_spans_dropped_total{reason="queue_full"}');
     expect(queueFull).toBeGreaterThanOrEqual(12);

@@ -277,16 +277,15 @@ describe("tier 3 choosing run_command", () => {
 });
 
 describe("tier 3 runs outside the watchdog's queue", () => {
-  test("a model call that stalls 30 s does not hold up a worker crash: its restart starts within 2 s", async () => {
+  test("a model call that stalls 30 s does not hold up a worker crash: its restart starts while the call is still stalled", async () => {
     setup({ timeout_ms: 60_000 });
     upstream.enqueue({ kind: "stall_before_first_byte", ms: 30_000 });
     const slow = harness.watchdog.ingestLine(weirdLine("slow"));
     await upstream.waitForRequests(1);
 
-    const reported = performance.now();
     const crash = harness.watchdog.report(workerCrashSignal({ pid: 4242, code: 137, signal: "SIGKILL", uptime_ms: 5000 }));
-    await waitFor("the restart", () => harness.restarts.length === 1, { timeoutMs: 2000, intervalMs: 10 });
-    expect(performance.now() - reported).toBeLessThan(2000);
+    // Ordered, not timed: the restart comes while the 30 s stall still holds the model call (checked below).
+    await waitFor("the restart", () => harness.restarts.length === 1, { timeoutMs: 20_000, intervalMs: 10 });
     expect(harness.restartTargets).toEqual([4242]);
     await crash;
     // The model call is still under way; more signals for its incident join it without a second call

@@ -163,9 +163,7 @@ describe("command cgroups on this host (root)", () => {
     // Outside the session, forks still work.
     expect(Bun.spawnSync(["true"]).exitCode).toBe(0);
 
-    const killStarted = performance.now();
     expect(await session.kill()).toBe(true);
-    expect(performance.now() - killStarted).toBeLessThan(2500);
     expect(session.pids()).toEqual([]);
     expect(sessionDirs(session).filter((dir) => existsSync(dir))).toEqual([]);
     expect(processesInSubtree()).toEqual([]);

@@ -12,10 +12,9 @@ describe("runCommand", () => {
   });
 
   test("a timeout stops the whole group: a grandchild holding the pipe cannot keep it waiting", async () => {
-    const started = performance.now();
-    const result = await runCommand({ argv: ["sh", "-c", "sleep 30 & echo $!; wait"], timeoutMs: 300, graceMs: 200 });
+    // A grandchild that outlives the test's own timeout: a run that waited for it would never return.
+    const result = await runCommand({ argv: ["sh", "-c", "sleep 1000 & echo $!; wait"], timeoutMs: 300, graceMs: 200 });
     expect(result.timed_out).toBe(true);
-    expect(performance.now() - started).toBeLessThan(10_000);
     const grandchild = Number(result.output.trim().split("\n")[0]);
     expect(grandchild).toBeGreaterThan(0);
     await waitFor("the grandchild to be gone", () => !isProcessAlive(grandchild) || undefined, { timeoutMs: 5000 });
@@ -73,9 +72,8 @@ describe("runCommand leaves nothing behind", () => {
   test("an already aborted signal stops the command at once", async () => {
     const controller = new AbortController();
     controller.abort();
-    const started = performance.now();
     const result = await runCommand({ argv: ["sleep", "5"], timeoutMs: 30_000, signal: controller.signal, graceMs: 200 });
-    expect(result.cancelled).toBe(true);
-    expect(performance.now() - started).toBeLessThan(4000);
+    // A sleep left to run would have exited 0.
+    expect(result).toMatchObject({ cancelled: true, exit_code: null });
   });
 });
