@@ -1,21 +1,11 @@
-import type { Subprocess } from "bun";
 import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 // Neither the schemas nor zod: the config comes from a child as plain JSON (configHandoff.ts).
 import { resolveDataDir } from "../core/config/dataDir.ts";
 import { NO_CONFIG_SEARCH_ENV } from "../core/config/configSearch.ts";
 import type { AgentdConfig } from "../core/config/schema.ts";
 import { configSecretValues } from "../core/config/secretValues.ts";
-import {
-  createLogger,
-  formatLogLine,
-  parseLogLine,
-  readLines,
-  RotatingFile,
-  setLogLevel,
-  setLogSink,
-  type LogLevel,
-} from "../core/log/index.ts";
+import { createLogger, parseLogLine, RotatingFile, setLogLevel, setLogSink, type LogLevel } from "../core/log/index.ts";
 import { openStore, recordEvent, StoreCorruptError, type Database } from "../core/store/index.ts";
 import { ensureApiToken, isLoopbackAddress, UntrustedTokenError } from "../http/token.ts";
 // The two files alone: the watchdog's index also brings its routes, tools and config schema (zod).
@@ -35,20 +25,16 @@ import {
   type Hardening,
   hardenProcess,
   installProcessErrorHandlers,
-  CHILD_TMPDIR_ENV,
-  OPERATOR_UMASK_ENV,
   raceTimeout,
   resolveCommandIdentity,
   runInBackground,
-  trackChild,
 } from "../core/process/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
-import { asWorkerUser, planWorkerSplit, shareDataDir, unlinkedStoreFiles } from "./workerSplit.ts";
-import type { CommandMonitor } from "./monitor/commandMonitor.ts";
-import { MONITOR_ENV, ROOT_WORKER_ENV } from "./monitor/monitorEnv.ts";
+import { planWorkerSplit, shareDataDir, unlinkedStoreFiles } from "./workerSplit.ts";
+import { spawnWorker, stopWorker, type Worker } from "./workerProcess.ts";
 import { startMonitor } from "./monitor/startMonitor.ts";
 import { claimDataDir } from "./dataDirLock.ts";
 import { loadConfigInChild } from "./configHandoff.ts";
@@ -56,8 +42,6 @@ import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts"
 import { SupervisorLogOutput } from "./supervisorLogOutput.ts";
 
 const log = createLogger("supervisor");
-
-type Worker = Subprocess<"ignore", "pipe", "pipe">;
 
 /**
  * `agentd serve`: runs the worker as a child, copies its log lines to stdout and the rotating
@@ -361,82 +345,6 @@ async function supervise(
   log.info("supervisor.stopped", { exit_code: exitCode });
   db.close();
   return exitCode;
-}
-
-function spawnWorker(
-  args: string[],
-  restarts: number,
-  operatorUmask: number,
-  privateTmp: string,
-  onLine: (pid: number) => (line: string) => void,
-  split: { monitor: CommandMonitor; account: WorkerAccount } | undefined,
-  /** Started as root without the split: why the worker stays root, for /health and the page. */
-  rootWorkerReason: string | undefined,
-): Worker {
-  const worker: Worker = trackChild(
-    Bun.spawn(split ? asWorkerUser(args, split.account) : args, {
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-      // The service user may not enter the directory agentd was started in.
-      ...(split ? { cwd: "/" } : {}),
-      ...(split
-        ? {
-            serialization: "json" as const,
-            ipc: (message: unknown) =>
-              runInBackground(
-                "monitor.request",
-                async () => {
-                  const reply = await split.monitor.handle(message);
-                  if (reply && worker.exitCode === null && worker.signalCode === null) worker.send(reply);
-                },
-                {},
-                log,
-              ),
-          }
-        : {}),
-      env: {
-        // Bun's fetch allows 256 connections at once by default; the proxy holds one upstream
-        // connection per open stream, so more concurrent streams would queue behind it.
-        BUN_CONFIG_MAX_HTTP_REQUESTS: "4096",
-        ...process.env,
-        AGENTD_SUPERVISOR_PID: String(process.pid),
-        // Bun unpacks native addons (ssh2's) into TMPDIR and loads them: never from a directory the
-        // agent's commands can write. Commands get the operator's TMPDIR back (withoutSecrets).
-        TMPDIR: privateTmp,
-        [CHILD_TMPDIR_ENV]: process.env.TMPDIR ?? "",
-        AGENTD_WORKER_RESTARTS: String(restarts),
-        [OPERATOR_UMASK_ENV]: operatorUmask.toString(8),
-        // The service user's own home is the data dir it shares: its SSH files for hops are <data_dir>/.ssh, never root's.
-        ...(split ? { [MONITOR_ENV]: "1", HOME: dirname(privateTmp), USER: split.account.user, LOGNAME: split.account.user } : {}),
-        ...(rootWorkerReason ? { [ROOT_WORKER_ENV]: rootWorkerReason } : {}),
-      },
-    }),
-  );
-  const writeLine = onLine(worker.pid);
-  const readFailed = (stream: string) => (error: unknown) => log.error("worker.pipe_error", { pid: worker.pid, stream, error });
-  readLines(worker.stdout, writeLine, { onError: readFailed("stdout") }).catch(readFailed("stdout"));
-  // Anything the worker writes to stderr (a crash before its logger exists) still lands in the log.
-  readLines(
-    worker.stderr,
-    (line) =>
-      writeLine(
-        formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line }),
-      ),
-    { onError: readFailed("stderr") },
-  ).catch(readFailed("stderr"));
-  return worker;
-}
-
-async function stopWorker(worker: Subprocess, graceMs: number): Promise<"SIGTERM" | "SIGKILL"> {
-  worker.kill("SIGTERM");
-  if ((await raceTimeout(worker.exited, graceMs)) === "timeout") {
-    log.warn("worker.kill", { pid: worker.pid, grace_ms: graceMs });
-    worker.kill("SIGKILL");
-    await worker.exited;
-    return "SIGKILL";
-  }
-  return "SIGTERM";
 }
 
 /** Creates the token at first start and says where it is; returns it for the watchdog's probes. */

@@ -3,6 +3,7 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { AgentdError, errorBody, errorMessage } from "../core/errors/index.ts";
 import { createLogger } from "../core/log/index.ts";
+import { runInBackground } from "../core/process/index.ts";
 import { createErrorHandler } from "../http/errorResponse.ts";
 import { readValidatedBody } from "../http/requestBody.ts";
 import type { HopProgress } from "./hopProgress.ts";
@@ -34,7 +35,8 @@ async function readOpenRequest(request: Request) {
  */
 export function createHopRoutes(manager: HopManager, list: () => unknown[] = () => manager.list()): Hono {
   const app = new Hono();
-  app.onError(createErrorHandler(createLogger("hop.http")));
+  const log = createLogger("hop.http");
+  app.onError(createErrorHandler(log));
 
   app.post("/", async (c) => {
     const request = await readOpenRequest(c.req.raw);
@@ -48,7 +50,13 @@ export function createHopRoutes(manager: HopManager, list: () => unknown[] = () 
           if (Date.now() - lastUpload < PROGRESS_EVERY_MS) return;
           lastUpload = Date.now();
         }
-        void stream.writeSSE({ event: "progress", data: JSON.stringify(event) }).catch(() => undefined);
+        // A client gone mid-open fails the write: logged and counted, the open goes on.
+        runInBackground(
+          "hop.progress_write",
+          () => stream.writeSSE({ event: "progress", data: JSON.stringify(event) }),
+          { step: event.step },
+          log,
+        );
       };
       try {
         const hop = await manager.open(request, send);

@@ -1,76 +1,30 @@
-import type { Database } from "bun:sqlite";
-import type { Logger } from "../core/log/index.ts";
-import { ActionExecutor, type ActionResult, type WorkerControl } from "./actions/actionExecutor.ts";
-import { ActionJobs } from "./actionJobs.ts";
-import { AlertSink } from "./actions/alertSink.ts";
-import { CommandApprovals } from "./actions/commandApprovals.ts";
-import { DecisionQueue } from "./decisionQueue.ts";
-import { BUILTIN_SIGNATURES } from "./checks/signatureCatalog.ts";
-import { DEFAULT_RULES } from "./decide/defaultRules.ts";
-import { IncidentStore } from "./incidents/incidentStore.ts";
-import { IncidentTracker } from "./incidentTracker.ts";
-import { IncidentVerifier } from "./incidentVerifier.ts";
-import { PatternMemory } from "./decide/patternMemory.ts";
+import type { ActionExecutor, ActionResult } from "./actions/actionExecutor.ts";
+import type { ActionJobs } from "./actionJobs.ts";
+import type { AlertSink } from "./actions/alertSink.ts";
+import type { CommandApprovals } from "./actions/commandApprovals.ts";
+import type { DecisionQueue } from "./decisionQueue.ts";
+import type { IncidentStore } from "./incidents/incidentStore.ts";
+import type { IncidentTracker } from "./incidentTracker.ts";
+import type { IncidentVerifier } from "./incidentVerifier.ts";
+import type { PatternMemory } from "./decide/patternMemory.ts";
 import { describePortHolder } from "./actions/portHolder.ts";
-import type { ProxyAdmin } from "./actions/proxyAdmin.ts";
-import type { ServedModels } from "./actions/providerAlternatives.ts";
-import { Redactor } from "../core/redaction/index.ts";
-import { RuleEngine, toRule } from "./decide/ruleEngine.ts";
+import type { Redactor } from "../core/redaction/index.ts";
+import type { RuleEngine } from "./decide/ruleEngine.ts";
 import type { Decision, Signal } from "./checks/signal.ts";
-import { SignatureMatcher } from "./checks/signatureMatcher.ts";
+import type { SignatureMatcher } from "./checks/signatureMatcher.ts";
 import { unknownErrorSignal } from "./checks/unknownErrors.ts";
-import { SilenceStore } from "./incidents/silenceStore.ts";
+import type { SilenceStore } from "./incidents/silenceStore.ts";
 import { silenceTargetsOf } from "./incidents/silenceTargets.ts";
-import { Escalation } from "./escalation.ts";
-import type { HealthView } from "./healthView.ts";
-import { Tier3Advisor } from "./decide/tier3Advisor.ts";
+import type { Escalation } from "./escalation.ts";
 import { scopeOf, type IncidentScope } from "./decide/actionScope.ts";
 import { alsoAlerts } from "./decide/alertPolicy.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
-import type { CheckConfig, WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
-import { runCommand } from "../core/process/index.ts";
-import type { DiagnosticRunner } from "./decide/tier3Investigation.ts";
-import { readHostFacts } from "./hostFacts.ts";
 import type { WatchdogCounters } from "./watchdogCounters.ts";
-import type { Tracer } from "../telemetry/index.ts";
 import { WatchdogTracing } from "./watchdogTracing.ts";
+import { composeWatchdog, type WatchdogDeps } from "./watchdogParts.ts";
 
 export type { HealthView } from "./healthView.ts";
-
-export interface WatchdogDeps {
-  config: WatchdogConfig;
-  db: Database;
-  log: Logger;
-  worker: WorkerControl;
-  proxy: ProxyAdmin;
-  /** Whether the worker is up and its probes pass. */
-  health: () => HealthView;
-  /** The debounced state of a configured check, for incidents about it. */
-  checkFailing?: (name: string) => boolean;
-  /** A configured check ran after `since` and passes: what verifies an action on its incident. */
-  checkPassedSince?: (name: string, since: number) => boolean;
-  /** Secrets agentd holds (provider keys, the model key): redacted wherever they would appear. */
-  secrets?: Iterable<string | undefined>;
-  now?: () => number;
-  /** Signals waiting to be decided beyond this many are dropped and counted (default 1000). */
-  queueMax?: number;
-  /** Actions and their verifications become spans; off unless telemetry is configured. */
-  tracer?: Tracer;
-  /** The configured providers and the models each serves: a switch away from a model's only provider is skipped. */
-  providers?: readonly ServedModels[];
-  /** Runs tier 3's read-only diagnostics; by default confined, as the command user. */
-  diagnose?: DiagnosticRunner;
-}
-
-/** Tier 3's diagnostics run as the agent's commands do: as the command user, no_new_privs, no secrets. */
-const runDiagnostic: DiagnosticRunner = (argv, timeoutMs) => runCommand({ argv, timeoutMs, maxOutputBytes: 4096, confined: true });
-
-/** The check an incident is about (`check:<name>`), or the one that verifies its signature. */
-function checkOfIncident(config: WatchdogConfig, tracked: TrackedIncident): CheckConfig | undefined {
-  const named = tracked.fingerprint.startsWith("check:") ? tracked.fingerprint.slice("check:".length) : undefined;
-  const verifying = config.signatures.find((s) => tracked.signals.has(s.id) && s.verify_check)?.verify_check;
-  return config.checks.find((c) => c.name === (named ?? verifying));
-}
+export type { WatchdogDeps } from "./watchdogParts.ts";
 
 /** What a decision started (an action, a webhook), or nothing. */
 type Started = Promise<void> | undefined;
@@ -80,7 +34,6 @@ function both(a: Started, b: Started): Started {
 }
 
 const RECENT_LINES = 200;
-const QUEUE_MAX = 1000;
 
 /**
  * The watchdog's brain: signals in, incidents out. Each signal joins its component's incident;
@@ -117,54 +70,24 @@ export class Watchdog {
   #nextTick: Promise<void> | undefined;
 
   constructor(private readonly deps: WatchdogDeps) {
-    const { config, db, log } = deps;
     this.#now = deps.now ?? Date.now;
     this.#tracing = new WatchdogTracing(deps.tracer);
-    this.store = new IncidentStore(db);
-    this.silences = new SilenceStore(db);
-    this.memory = new PatternMemory(db);
-    this.matcher = new SignatureMatcher([...config.signatures, ...BUILTIN_SIGNATURES]);
-    const rules = [...config.rules, ...(config.default_rules ? DEFAULT_RULES : [])].map(toRule);
-    this.#rules = new RuleEngine(rules, config.rule_reset_s * 1000);
-    this.alerts = new AlertSink(this.store, log, config.webhook, this.#now);
-    this.#executor = new ActionExecutor(config, deps.worker, deps.proxy, this.alerts, () => deps.providers);
-    this.approvals = new CommandApprovals(this.store, this.alerts, log, config, this.#now);
-    this.#configuredSignatures = new Set(config.signatures.map((s) => s.id));
-    this.#redactor = new Redactor([config.tier3.api_key, ...Object.values(config.webhook?.headers ?? {}), ...(deps.secrets ?? [])]);
-    const advisor = new Tier3Advisor(db, config.tier3, Object.keys(config.commands), deps.diagnose ?? runDiagnostic, (text) =>
-      this.#redactor.redact(text),
-    );
-    this.#escalation = new Escalation({
-      config,
-      store: this.store,
-      memory: this.memory,
-      advisor,
-      redactor: this.#redactor,
-      health: deps.health,
+    const parts = composeWatchdog(deps, this.#now, this.#tracing, {
       recentLines: () => this.#recent,
       scope: (tracked) => this.#scope(tracked),
-      checkOf: (tracked) => checkOfIncident(config, tracked),
-      hostFacts: () => readHostFacts(),
-      now: this.#now,
-    });
-    this.#tracker = new IncidentTracker({ config, db, log, store: this.store, approvals: this.approvals });
-    this.#queue = new DecisionQueue({ max: deps.queueMax ?? QUEUE_MAX, log });
-    this.#jobs = new ActionJobs((incidentId, error) => log.error("watchdog.error", { incident_id: incidentId, error }));
-    this.#verifier = new IncidentVerifier({
-      config,
-      log,
-      store: this.store,
-      memory: this.memory,
-      alerts: this.alerts,
-      tracker: this.#tracker,
-      healthy: () => deps.health().ok,
-      checkFailing: (name) => deps.checkFailing?.(name) ?? false,
-      checkPassedSince: (name, since) => deps.checkPassedSince?.(name, since) ?? false,
-      forgetAnswer: (key) => advisor.forgetAnswer(key),
       escalate: (tracked, fromTier, failedAction) => this.#decideUnmatched(tracked, fromTier, failedAction),
-      tracing: this.#tracing,
-      now: this.#now,
     });
+    ({ store: this.store, silences: this.silences, memory: this.memory, matcher: this.matcher, alerts: this.alerts } = parts);
+    this.approvals = parts.approvals;
+    this.#rules = parts.rules;
+    this.#executor = parts.executor;
+    this.#escalation = parts.escalation;
+    this.#redactor = parts.redactor;
+    this.#tracker = parts.tracker;
+    this.#queue = parts.queue;
+    this.#jobs = parts.jobs;
+    this.#verifier = parts.verifier;
+    this.#configuredSignatures = parts.configuredSignatures;
   }
 
   /** Takes over the incidents left unresolved by a previous run, so they can resolve or recur. */
