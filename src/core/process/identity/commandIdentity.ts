@@ -140,32 +140,39 @@ export function localIdentityHost(): IdentityHost {
 }
 
 export function ownPathProblems(own: OwnPaths, who: Who, user: string, host: IdentityHost): string[] {
+  return [
+    ...pathProblems(own.binary, false, who, user, host),
+    ...(own.config ? pathProblems(own.config, true, who, user, host) : []),
+    ...pathProblems(own.dataDir, true, who, user, host),
+  ];
+}
+
+/**
+ * What `who` could do to one of agentd's paths: write it (or rename it away through a directory
+ * above it), and, for a `secret` one, read it. Empty when the path is not there (yet).
+ */
+export function pathProblems(path: string, secret: boolean, who: Who, user: string, host: IdentityHost): string[] {
+  let real: string;
+  try {
+    real = host.realpath(path);
+  } catch {
+    return []; // Not there (yet): nothing a command could reach.
+  }
+  const info = host.stat(real);
+  if (!info) return [];
   const problems: string[] = [];
-  const check = (path: string, secret: boolean) => {
-    let real: string;
-    try {
-      real = host.realpath(path);
-    } catch {
-      return; // Not there (yet): nothing a command could reach.
+  if (controls(info, who)) problems.push(`${user} can write ${real}`);
+  else if (secret && canRead(info, who)) problems.push(`${user} can read ${real}`);
+  for (let child = real, dir = dirname(real); ; child = dir, dir = dirname(dir)) {
+    const parent = host.stat(dir);
+    // In a sticky directory (/tmp) only an entry's owner may rename it away.
+    const sticky = parent !== undefined && parent.uid !== who.uid && (parent.mode & 0o1000) !== 0 && host.stat(child)?.uid !== who.uid;
+    if (parent && controls(parent, who) && !sticky) {
+      problems.push(`${user} can write ${dir}, above ${real}`);
+      break;
     }
-    const info = host.stat(real);
-    if (!info) return;
-    if (controls(info, who)) problems.push(`${user} can write ${real}`);
-    else if (secret && canRead(info, who)) problems.push(`${user} can read ${real}`);
-    for (let child = real, dir = dirname(real); ; child = dir, dir = dirname(dir)) {
-      const parent = host.stat(dir);
-      // In a sticky directory (/tmp) only an entry's owner may rename it away.
-      const sticky = parent !== undefined && parent.uid !== who.uid && (parent.mode & 0o1000) !== 0 && host.stat(child)?.uid !== who.uid;
-      if (parent && controls(parent, who) && !sticky) {
-        problems.push(`${user} can write ${dir}, above ${real}`);
-        break;
-      }
-      if (dir === "/") break;
-    }
-  };
-  check(own.binary, false);
-  if (own.config) check(own.config, true);
-  check(own.dataDir, true);
+    if (dir === "/") break;
+  }
   return problems;
 }
 

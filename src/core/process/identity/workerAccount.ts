@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import { AgentdError } from "../../errors/index.ts";
 import { parsePasswd } from "./accountFiles.ts";
 import type { CommandIdentity, IdentityHost, OwnPaths } from "./commandIdentity.ts";
-import { localIdentityHost, ownPathProblems } from "./commandIdentity.ts";
+import { localIdentityHost, pathProblems } from "./commandIdentity.ts";
 import type { Who } from "./pathAccess.ts";
 
 /** The service user agentd's worker runs as when agentd starts as root and the config names none. */
@@ -45,12 +45,8 @@ export function resolveWorkerAccount(
   if (account.uid === commands.credentials?.uid) return { problem: `${name} is the command user` };
   const who: Who = { uid: account.uid, gids: [account.gid] };
   // The root supervisor runs the binary again (config checks) and reads the config: the worker must not replace either.
-  const writable = ownPathProblems(
-    { binary: own.binary, dataDir: "/", ...(own.config ? { config: own.config } : {}) },
-    who,
-    name,
-    host,
-  ).filter((problem) => problem.includes(" can write "));
+  // Reading the config is the worker's right (it gets it anyway); writing either is not.
+  const writable = [own.binary, ...(own.config ? [own.config] : [])].flatMap((path) => pathProblems(path, false, who, name, host));
   if (writable.length > 0) return { problem: writable.join("; ") };
   const unreachable = unreachablePath([own.binary, own.dataDir], who, host);
   if (unreachable) return { problem: unreachable };
