@@ -33,7 +33,7 @@ import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { restrictDataDir } from "./dataDirAccess.ts";
-import { planWorkerSplit, shareDataDir, unlinkedStoreFiles } from "./workerSplit.ts";
+import { planWorkerSplit, reclaimDataDir, shareDataDir, unlinkedStoreFiles } from "./workerSplit.ts";
 import { spawnWorker, stopWorker, type Worker } from "./workerProcess.ts";
 import { startMonitor } from "./monitor/startMonitor.ts";
 import { claimDataDir } from "./dataDirLock.ts";
@@ -117,8 +117,10 @@ async function supervise(
   // Replaced by a reload: the watchdog's checks, rules and graces follow it; the restart policy keeps its limits.
   let config = initialConfig;
   const sharedWith = "problem" in privileges.split ? undefined : privileges.split;
+  // An earlier start shared the data dir with its worker user; this one runs a root worker.
+  const reclaimed = sharedWith ? false : reclaimDataDir(dataDir);
   const restrictProblem = restrictDataDir(dataDir, sharedWith?.gid);
-  const linked = sharedWith ? unlinkedStoreFiles(dataDir) : { removed: [] };
+  const linked = sharedWith || reclaimed ? unlinkedStoreFiles(dataDir) : { removed: [] };
   if (linked.refused) {
     process.stderr.write(`agentd: ${linked.refused}\n`);
     return 2;
@@ -131,6 +133,11 @@ async function supervise(
   setLogSink(writeLine);
   installProcessErrorHandlers(log);
   if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
+  if (reclaimed)
+    log.warn("data_dir.reclaimed", {
+      data_dir: dataDir,
+      reason: "the worker runs as root this time: the data dir is closed again and a new token made",
+    });
   if (linked.removed.length > 0) log.warn("security.links_removed", { paths: linked.removed });
   if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
   // Created, checked and migrated before the worker starts: the worker then opens a ready store.
@@ -216,7 +223,7 @@ async function supervise(
           return `worker ${pid} is already gone; ${worker.pid} was started since and is left alone`;
         requestedExits.add(worker.pid);
         log.warn("worker.restart", { pid: worker.pid, reason });
-        // A hung worker ignores SIGTERM: the grace stays short, and endOrphanedTerminals ends what it leaves.
+        // A hung worker ignores SIGTERM: the grace stays short, and endTerminals ends what it leaves.
         const how = await stopWorker(worker, config.watchdog.restart_grace_ms);
         return `worker ${worker.pid} stopped (${how}); the supervisor starts a new one`;
       },
@@ -240,17 +247,17 @@ async function supervise(
     }
     watchdog.ingestLine(line);
   };
-  // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more.
-  const endOrphanedTerminals = (workerPid: number) => {
+  // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more. The
+  // monitor started a split worker's commands itself: it ends exactly those, not what a file in the
+  // worker's data dir lists.
+  const endTerminals = async (workerPid: number) => {
     try {
-      const orphans = killOrphanedPtyGroups(join(dataDir, PTY_GROUPS_DIR));
+      const orphans = monitor ? await monitor.workerGone() : killOrphanedPtyGroups(join(dataDir, PTY_GROUPS_DIR));
       if (orphans.length > 0) log.warn("pty.orphans_killed", { worker_pid: workerPid, process_groups: orphans });
     } catch (error) {
       log.error("pty.orphans_failed", { worker_pid: workerPid, error });
     }
   };
-  // The monitor started the worker's commands itself: it ends exactly those, not what a file in the worker's data dir lists.
-  const endTerminals = async (workerPid: number) => (monitor ? monitor.workerGone() : endOrphanedTerminals(workerPid));
   // SIGHUP: the config is checked in a child first; an invalid file changes nothing here and the
   // worker, reading the same file, keeps its config and shows why. Reloads run one at a time.
   let reloading = Promise.resolve();
@@ -286,7 +293,8 @@ async function supervise(
   for (;;) {
     const startedAt = Date.now();
     const workerArgs = [...selfCommand(), "serve", "--worker", ...serveArgs({ ...options, dataDir, port })];
-    if (account) shareDataDir(dataDir, account);
+    if (account)
+      shareDataDir(dataDir, account, { binary: process.execPath, ...(privileges.configPath ? { config: privileges.configPath } : {}) });
     const worker = spawnWorker(
       workerArgs,
       restarts,

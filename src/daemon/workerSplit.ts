@@ -34,30 +34,57 @@ const SUPERVISOR_ENTRIES = new Set(["logs", "agentd.lock"]);
 const HANDED_OVER = ["agentd.db", "agentd.db-wal", "agentd.db-shm", "token", "tmp"];
 const SHARED_MODE = 0o1770;
 
+/** What root reads and runs from inside the data dir, when it lies there: never the worker's to write. */
+export interface RootsOwn {
+  binary: string;
+  config?: string;
+}
+
 /**
  * The data dir shared by the root supervisor and the worker, as /tmp is shared: root's, group the
  * worker's, sticky, so the worker creates and writes its own entries but cannot rename or replace
- * root's (the log directory root writes in, the lock). Root never writes into an entry the worker
- * owns, and hands over only what it created itself, by lchown (a link is never followed). The first
- * time (no worker user has had the directory yet) everything in it but root's own entries is handed over.
+ * root's (the log directory root writes in, the lock, the config root reads). Root never writes into
+ * an entry the worker owns, and hands over only what it created itself, by lchown (a link is never
+ * followed). The first time (no worker user has had the directory yet) everything in it but root's
+ * own entries is handed over.
  */
-export function shareDataDir(dataDir: string, account: WorkerAccount, binary = process.execPath): void {
-  const info = lstatSync(dataDir);
-  const shared = info.uid === 0 && info.gid === account.gid && (info.mode & 0o7777) === SHARED_MODE;
-  if (!shared) {
-    // A hop installs agentd inside its data dir (<data_dir>/bin/agentd): what root runs stays root's.
-    const running = entryHolding(dataDir, binary);
-    for (const entry of readdirSync(dataDir))
-      if (!SUPERVISOR_ENTRIES.has(entry) && entry !== running) handOver(join(dataDir, entry), account);
-    lchownSync(dataDir, 0, account.gid);
-    chmodSync(dataDir, SHARED_MODE);
+export function shareDataDir(dataDir: string, account: WorkerAccount, own: RootsOwn = { binary: process.execPath }): void {
+  if (isShared(dataDir, account.gid)) {
+    for (const entry of HANDED_OVER) {
+      const path = join(dataDir, entry);
+      const entryInfo = lstatOrUndefined(path);
+      if (entryInfo?.uid === 0) lchownSync(path, account.uid, account.gid);
+    }
     return;
   }
-  for (const entry of HANDED_OVER) {
-    const path = join(dataDir, entry);
-    const entryInfo = lstatOrUndefined(path);
-    if (entryInfo?.uid === 0) lchownSync(path, account.uid, account.gid);
-  }
+  // A hop installs agentd inside its data dir (<data_dir>/bin/agentd); an operator may keep the config there.
+  const kept = new Set([...SUPERVISOR_ENTRIES, ...[own.binary, own.config].map((path) => path && entryHolding(dataDir, path))]);
+  for (const entry of readdirSync(dataDir)) if (!kept.has(entry)) chownTree(join(dataDir, entry), account.uid, account.gid);
+  lchownSync(dataDir, 0, account.gid);
+  chmodSync(dataDir, SHARED_MODE);
+}
+
+/**
+ * The data dir of an earlier start that shared it with a worker user, when this start cannot (the
+ * binary moved out of its reach, a port below 1024): root closes it again (mode 700) and takes its
+ * entries back, and a new token replaces the one the worker user knew. Root ignores the modes below; only the
+ * entries' owners matter to the trust checks, and a link among the store's files is still removed
+ * before anything opens it (unlinkedStoreFiles). Returns whether it did.
+ */
+export function reclaimDataDir(dataDir: string): boolean {
+  const info = lstatOrUndefined(dataDir);
+  if (!info?.isDirectory() || info.uid !== 0 || (info.mode & 0o7777) !== SHARED_MODE) return false;
+  lchownSync(dataDir, 0, 0);
+  chmodSync(dataDir, 0o700);
+  for (const entry of readdirSync(dataDir)) lchownSync(join(dataDir, entry), 0, 0);
+  // The worker user could read (or have written) the token: a new one is made.
+  if (lstatOrUndefined(join(dataDir, "token"))) unlinkSync(join(dataDir, "token"));
+  return true;
+}
+
+function isShared(dataDir: string, gid: number): boolean {
+  const info = lstatSync(dataDir);
+  return info.uid === 0 && info.gid === gid && (info.mode & 0o7777) === SHARED_MODE;
 }
 
 /**
@@ -100,11 +127,11 @@ function entryHolding(dataDir: string, path: string): string | undefined {
   return inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside.split(sep)[0] : undefined;
 }
 
-/** A whole tree, before any process of the worker's user could have touched it. */
-function handOver(path: string, account: WorkerAccount): void {
+/** A whole tree, by lchown: a link is never followed, a directory is entered only after lstat said it is one. */
+function chownTree(path: string, uid: number, gid: number): void {
   const info = lstatSync(path);
-  lchownSync(path, account.uid, account.gid);
-  if (info.isDirectory()) for (const entry of readdirSync(path)) handOver(join(path, entry), account);
+  lchownSync(path, uid, gid);
+  if (info.isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
 }
 
 function lstatOrUndefined(path: string) {

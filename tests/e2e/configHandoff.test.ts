@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, runAgentd, spawnAgentd, stopChild } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { GiveUp, isProcessAlive, waitFor } from "../support/waitFor.ts";
 
 // The supervisor takes its config from a short-lived `serve --resolve-config` child (no zod in the
 // supervisor): what the child resolves must be what the supervisor acts on.
@@ -30,7 +30,7 @@ describe("agentd serve: the config handed to the supervisor", () => {
       const ready = await waitFor(
         "ready.json in the configured data dir",
         () => {
-          if (child.exitCode !== null) throw new Error(`agentd serve exited with ${child.exitCode}`);
+          if (child.exitCode !== null) throw new GiveUp(`agentd serve exited with ${child.exitCode}`);
           return existsSync(join(dataDir, "ready.json"))
             ? (JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number; supervisor_pid: number })
             : undefined;

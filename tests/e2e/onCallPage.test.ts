@@ -8,7 +8,7 @@ import { daemonToken, rememberDaemonToken } from "../support/daemonTokens.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { waitFor } from "../support/waitFor.ts";
+import { GiveUp, waitFor } from "../support/waitFor.ts";
 import { api, parseSseEvents } from "./support/daemonProcess.ts";
 
 // The page an on-call engineer acts from, in Debian's Chromium against the compiled ./agentd: the
@@ -82,7 +82,7 @@ beforeAll(async () => {
   ready = await waitFor(
     "ready.json",
     () => {
-      if (child.exitCode !== null) throw new Error(`agentd serve exited with ${child.exitCode}`);
+      if (child.exitCode !== null) throw new GiveUp(`agentd serve exited with ${child.exitCode}`);
       try {
         return JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as Ready;
       } catch {

@@ -7,7 +7,7 @@ import { openStore } from "../../src/core/store/index.ts";
 import { PROJECT_ROOT, spawnAgentd, stopChild } from "../support/binary.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { GiveUp, isProcessAlive, waitFor } from "../support/waitFor.ts";
 
 // The status page in Debian's Chromium against the compiled ./agentd (supervisor + worker) on loopback.
 
@@ -62,7 +62,7 @@ beforeAll(async () => {
   ready = await waitFor(
     "ready.json",
     () => {
-      if (daemon.exitCode !== null) throw new Error(`agentd serve exited with ${daemon.exitCode}: ${output}`);
+      if (daemon.exitCode !== null) throw new GiveUp(`agentd serve exited with ${daemon.exitCode}: ${output}`);
       return readReady();
     },
     { timeoutMs: 60_000 },

@@ -10,7 +10,7 @@ import { daemonToken, rememberDaemonToken } from "../support/daemonTokens.ts";
 import { openBrowser, type BrowserSession } from "../support/browser.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { waitFor } from "../support/waitFor.ts";
+import { GiveUp, waitFor } from "../support/waitFor.ts";
 import { api, parseSseEvents } from "./support/daemonProcess.ts";
 
 // The host's verdict, the one approval queue, the session page and a page that recovers, in
@@ -61,7 +61,7 @@ async function startAgentd(): Promise<Ready> {
   return waitFor(
     "ready.json",
     () => {
-      if (child.exitCode !== null) throw new Error(`agentd serve exited with ${child.exitCode}: ${output}`);
+      if (child.exitCode !== null) throw new GiveUp(`agentd serve exited with ${child.exitCode}: ${output}`);
       try {
         return JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as Ready;
       } catch {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { runAgentd } from "../support/binary.ts";
+import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { damageMiddlePage, writeGarbageStore } from "../support/corruptStore.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
@@ -130,5 +130,31 @@ describe("ready.json goes when the supervisor goes", () => {
     expect(daemon.proc.exitCode).toBe(0);
     expect(existsSync(join(dataDir, "ready.json"))).toBe(false);
     await start(dataDir);
+  }, 120_000);
+});
+
+describe("a data dir across starts as root", () => {
+  test("shared with the worker user, then a start that cannot split (a binary the service user cannot reach): taken back, a root worker, a new token", async () => {
+    if (process.getuid?.() !== 0) throw new Error("needs root, as a server's agentd runs");
+    const dataDir = makeTempDir("agentd-e2e-reclaim-");
+    const shared = await start(dataDir);
+    expect(statSync(dataDir).mode & 0o7777).toBe(0o1770);
+    // The config stays root's: the monitor reads it, a worker that could write it could rewrite the policy.
+    expect(statSync(join(dataDir, "agentd.jsonc")).uid).toBe(0);
+    const sharedToken = readFileSync(join(dataDir, "token"), "utf8");
+    await shared.stop();
+
+    const closed = makeTempDir("agentd-e2e-closed-bin-");
+    chmodSync(closed, 0o700);
+    const binary = join(closed, "agentd");
+    copyFileSync(await ensureBinary(), binary);
+    const rootWorker = await startDaemon({ dataDir, config: {}, binary });
+    daemons.push(rootWorker);
+    expect(rootWorker.lines.some((r) => r.event === "data_dir.reclaimed")).toBe(true);
+    expect(rootWorker.lines.find((r) => r.event === "security.worker_as_root")?.problem).toContain("cannot enter");
+    expect(statSync(dataDir)).toMatchObject({ uid: 0, gid: 0 });
+    expect(statSync(dataDir).mode & 0o7777).toBe(0o700);
+    expect(readFileSync(join(dataDir, "token"), "utf8")).not.toBe(sharedToken);
+    expect((await fetch(`${rootWorker.url}/readyz`)).status).toBe(200);
   }, 120_000);
 });

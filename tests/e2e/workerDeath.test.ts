@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { api, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
@@ -26,9 +26,15 @@ describe("what a dead worker leaves behind", () => {
     expect(daemon.proc.exitCode).toBeNull();
   });
 
-  test("the data dir is closed to other users", async () => {
+  test("the data dir is closed to other users: its owner's alone, or root's shared with the worker's group only", async () => {
     const dataDir = makeTempDir("agentd-e2e-perms-");
     daemon = await startDaemon({ dataDir, config: {} });
-    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    const info = statSync(dataDir);
+    const workerGid = Number(/^Gid:\s*(\d+)/m.exec(readFileSync(`/proc/${daemon.workerPid()}/status`, "utf8"))![1]);
+    // Started as root (as the tests run the binary, where any user may reach it), the worker is the service user.
+    if (process.getuid?.() === 0) {
+      expect(workerGid).not.toBe(0);
+      expect({ uid: info.uid, gid: info.gid, mode: info.mode & 0o7777 }).toEqual({ uid: 0, gid: workerGid, mode: 0o1770 });
+    } else expect(info.mode & 0o7777).toBe(0o700);
   });
 });

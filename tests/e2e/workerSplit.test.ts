@@ -170,7 +170,7 @@ describe("agentd started as root splits into a root monitor and a worker as the 
         timeoutMs: 60_000,
       },
     );
-    expect(lines.some((r) => r.event === "monitor.sessions_ended")).toBe(true);
+    expect(lines.some((r) => r.event === "pty.orphans_killed")).toBe(true);
     const again = await api<{ output: string }>("/api/pty", { cmd: "id -un", yield_time_ms: 5000 });
     expect(again.output).toContain("agentd-cmd");
   }, 90_000);

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, spawnAgentd, stopChild } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { GiveUp, isProcessAlive, waitFor } from "../support/waitFor.ts";
 
 /** Reads a pipe continuously, so a chatty child never blocks on a full pipe. */
 function collect(stream: ReadableStream<Uint8Array>): { text: () => string; done: Promise<void> } {
@@ -38,7 +38,7 @@ describe("agentd serve --require-token on loopback", () => {
     const ready = await waitFor(
       "ready.json",
       () => {
-        if (child.exitCode !== null) throw new Error(`agentd serve exited with ${child.exitCode}: ${stderr.text()}`);
+        if (child.exitCode !== null) throw new GiveUp(`agentd serve exited with ${child.exitCode}: ${stderr.text()}`);
         const path = join(dataDir, "ready.json");
         return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { url: string; pid: number }) : undefined;
       },

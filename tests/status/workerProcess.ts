@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnAgentd, stopChild } from "../support/binary.ts";
 import { makeTempDir } from "../support/tempDir.ts";
-import { waitFor } from "../support/waitFor.ts";
+import { GiveUp, waitFor } from "../support/waitFor.ts";
 
 export interface RunningWorker {
   child: Subprocess<"ignore", "pipe", "pipe">;
@@ -23,7 +23,7 @@ export async function startWorker(extraArgs: string[] = []): Promise<RunningWork
   const ready = await waitFor(
     "the worker's ready.json",
     () => {
-      if (child.exitCode !== null) throw new Error(`the worker exited with code ${child.exitCode}`);
+      if (child.exitCode !== null) throw new GiveUp(`the worker exited with code ${child.exitCode}`);
       try {
         return JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { url: string; pid: number };
       } catch {

@@ -1,5 +1,6 @@
 import type { Subprocess } from "bun";
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { tokenEnvFor } from "./daemonTokens.ts";
 import { makeTempDir } from "./tempDir.ts";
@@ -22,11 +23,6 @@ function newestSourceMtime(): number {
 
 let building: Promise<string> | undefined;
 
-/**
- * The compiled ./agentd, built (with the same command as `npm run build`) when it is missing or
- * older than the sources. Built under a temporary name and renamed, so a binary another test is
- * running is never overwritten in place.
- */
 /** The `build` script of package.json (what README and CI run), writing to `outfile` instead. */
 function buildCommand(outfile: string): string[] {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: { build: string } };
@@ -36,8 +32,30 @@ function buildCommand(outfile: string): string[] {
   return [BUN, ...words.slice(1).map((word, i, all) => (all[i - 1] === "--outfile" ? outfile : word))];
 }
 
+/**
+ * The compiled ./agentd, built (with the same command as `npm run build`) when it is missing or
+ * older than the sources. Built under a temporary name and renamed, so a binary another test is
+ * running is never overwritten in place. As root, the tests run a copy any user may reach, as on a
+ * server (/usr/local/bin): agentd then splits into a root monitor and a worker as its service user
+ * wherever the checkout lies (`mktemp -d` makes 0700, a CI checkout may be open), not only in some.
+ */
 export function ensureBinary(): Promise<string> {
-  building ??= (async () => {
+  building ??= compiledBinary().then((binary) => (process.getuid?.() === 0 ? reachableCopy(binary) : binary));
+  return building;
+}
+
+function reachableCopy(binary: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "agentd-test-bin-"));
+  chmodSync(dir, 0o755);
+  const copy = join(dir, "agentd");
+  copyFileSync(binary, copy);
+  chmodSync(copy, 0o755);
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return copy;
+}
+
+function compiledBinary(): Promise<string> {
+  return (async () => {
     if (process.env.AGENTD_BIN) {
       if (!existsSync(AGENTD)) throw new Error(`AGENTD_BIN=${AGENTD} does not exist`);
       return AGENTD;
@@ -55,7 +73,6 @@ export function ensureBinary(): Promise<string> {
     renameSync(temp, AGENTD);
     return AGENTD;
   })();
-  return building;
 }
 
 export interface RunResult {
@@ -68,6 +85,8 @@ export interface RunOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** Another copy of the binary to run (default: ensureBinary's). */
+  binary?: string;
 }
 
 /** Runs ./agentd to completion (killed by pid past the timeout) and returns its exit code and output. */
@@ -91,7 +110,7 @@ export async function runAgentd(args: string[], options: RunOptions = {}): Promi
 
 /** Starts ./agentd and returns the running child; the caller stops it by pid (see stopChild). */
 export async function spawnAgentd(args: string[], options: RunOptions = {}): Promise<Subprocess<"ignore", "pipe", "pipe">> {
-  const binary = await ensureBinary();
+  const binary = options.binary ?? (await ensureBinary());
   return Bun.spawn([binary, ...args], {
     cwd: options.cwd,
     env: cleanEnv(tokenEnvFor(args, options.env)),
@@ -132,11 +151,12 @@ export async function stopChild(child: Subprocess, graceMs = 15_000): Promise<vo
 }
 
 /**
- * The compiled binary copied where any user may run it, for tests that start agentd as another
- * user: the checkout may sit in a directory only its owner can enter (`mktemp -d` makes 0700).
+ * The compiled binary where any user may run it, for tests that start agentd as another user: the
+ * checkout may sit in a directory only its owner can enter (`mktemp -d` makes 0700).
  */
 export async function binaryForAnyUser(): Promise<string> {
   const binary = await ensureBinary();
+  if (process.getuid?.() === 0) return binary;
   const dir = makeTempDir("agentd-bin-");
   chmodSync(dir, 0o755);
   const copy = join(dir, "agentd");

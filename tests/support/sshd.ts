@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { createServer, connect } from "node:net";
 import { join } from "node:path";
 import { makeTempDir } from "./tempDir.ts";
-import { isProcessAlive, waitFor } from "./waitFor.ts";
+import { GiveUp, isProcessAlive, waitFor } from "./waitFor.ts";
 
 const SSHD = "/usr/sbin/sshd";
 
@@ -151,7 +151,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
     await waitFor(
       `sshd on port ${port}`,
       async () => {
-        if (started.exitCode !== null) throw new Error(`sshd exited ${started.exitCode}: ${readFileSync(join(dir, "sshd.log"), "utf8")}`);
+        if (started.exitCode !== null) throw new GiveUp(`sshd exited ${started.exitCode}: ${readFileSync(join(dir, "sshd.log"), "utf8")}`);
         return bannerAnswers(port);
       },
       { timeoutMs: 30_000, intervalMs: 50 },

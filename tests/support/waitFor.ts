@@ -1,5 +1,8 @@
 import { readFileSync } from "node:fs";
 
+/** Thrown by a check when waiting longer cannot help (the process it waits on has exited): waitFor rethrows it at once. */
+export class GiveUp extends Error {}
+
 /**
  * Polls `check` until it returns a value other than undefined/false, or throws after the
  * deadline with the description and the last error seen. Tests wait for conditions, never a fixed time.
@@ -18,6 +21,7 @@ export async function waitFor<T>(
       const value = await check();
       if (value !== undefined && value !== false) return value;
     } catch (error) {
+      if (error instanceof GiveUp) throw error;
       lastError = error;
     }
     if (Date.now() >= deadline) {

@@ -87,8 +87,8 @@ export class CommandMonitor {
     }
   }
 
-  /** The worker is gone: what it started ends with it, as its terminals would have. */
-  async workerGone(): Promise<void> {
+  /** The worker is gone: what it started ends with it, as its terminals would have. Returns the process groups ended. */
+  async workerGone(): Promise<number[]> {
     for (const run of this.#runs.values()) run.abort();
     this.#runs.clear();
     const sessions = [...this.#sessions];
@@ -100,7 +100,7 @@ export class CommandMonitor {
         this.#forget(pid);
       }),
     );
-    if (sessions.length > 0) this.options.log.warn("monitor.sessions_ended", { reason: "worker_gone", sessions: sessions.length });
+    return sessions.map(([, pid]) => pid);
   }
 
   /** agentd stops: whatever a command left running ends with it, as a unit's leftovers do under systemd. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseLogLine, readLines, type LogRecord } from "../../../src/core/log/index.ts";
 import { spawnAgentd, stopChild } from "../../support/binary.ts";
 import { daemonToken, rememberDaemonToken } from "../../support/daemonTokens.ts";
-import { isProcessAlive, waitFor } from "../../support/waitFor.ts";
+import { GiveUp, isProcessAlive, waitFor } from "../../support/waitFor.ts";
 
 /** `agentd serve` (supervisor + worker) started from the compiled binary, with its log lines gathered. */
 export interface DaemonProcess {
@@ -32,13 +32,18 @@ export interface DaemonOptions {
   /** Written as `<dataDir>/agentd.jsonc` (JSON is valid JSONC). */
   config: Record<string, unknown>;
   env?: Record<string, string | undefined>;
+  /** Another copy of the binary to run (default: the tests' own). */
+  binary?: string;
 }
 
 /** Starts `agentd serve --port 0 --data-dir D --config D/agentd.jsonc` and waits until its worker listens. */
 export async function startDaemon(options: DaemonOptions): Promise<DaemonProcess> {
   const configPath = join(options.dataDir, "agentd.jsonc");
   writeFileSync(configPath, JSON.stringify(options.config, null, 2));
-  const proc = await spawnAgentd(["serve", "--port", "0", "--data-dir", options.dataDir, "--config", configPath], { env: options.env });
+  const proc = await spawnAgentd(["serve", "--port", "0", "--data-dir", options.dataDir, "--config", configPath], {
+    env: options.env,
+    ...(options.binary ? { binary: options.binary } : {}),
+  });
   const lines: LogRecord[] = [];
   let stderrText = "";
   void readLines(proc.stdout, (line) => {
@@ -53,7 +58,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonProcess
     waitFor(
       "a log line",
       () => {
-        if (proc.exitCode !== null) throw new Error(`agentd serve exited ${proc.exitCode}: ${stderrText}`);
+        if (proc.exitCode !== null) throw new GiveUp(`agentd serve exited ${proc.exitCode}: ${stderrText}${lastLines(lines)}`);
         return lines.slice(after).find(predicate);
       },
       { timeoutMs },
@@ -98,6 +103,16 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonProcess
     throw error;
   }
   return daemon;
+}
+
+/** The last log lines, for the message of a daemon that exited while a test waited on it. */
+function lastLines(lines: LogRecord[]): string {
+  return lines.length === 0
+    ? ""
+    : `\nlast log lines:\n${lines
+        .slice(-8)
+        .map((r) => JSON.stringify(r))
+        .join("\n")}`;
 }
 
 export interface SseEvent {

@@ -2,7 +2,7 @@ import type { Subprocess } from "bun";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stopChild } from "../../support/binary.ts";
-import { waitFor } from "../../support/waitFor.ts";
+import { GiveUp, waitFor } from "../../support/waitFor.ts";
 
 /** A loopback port nothing listens on right now (the servers below take a port on their command line). */
 export function freePort(): number {
@@ -35,7 +35,7 @@ async function startServer(argv: string[], url: string, readyPath: string): Prom
     await waitFor(
       `${argv[0]} to answer ${readyPath}`,
       async () => {
-        if (proc.exitCode !== null) throw new Error(`${argv[0]} exited ${proc.exitCode}: ${output}`);
+        if (proc.exitCode !== null) throw new GiveUp(`${argv[0]} exited ${proc.exitCode}: ${output}`);
         return (await fetch(`${url}${readyPath}`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined))?.ok;
       },
       { timeoutMs: 30_000, intervalMs: 100 },
