@@ -5,26 +5,22 @@ import { resolveDataDir } from "../core/config/dataDir.ts";
 import { NO_CONFIG_SEARCH_ENV } from "../core/config/configSearch.ts";
 import type { AgentdConfig } from "../core/config/schema.ts";
 import { configSecretValues } from "../core/config/secretValues.ts";
-import { createLogger, parseLogLine, RotatingFile, setLogLevel, setLogSink, type LogLevel } from "../core/log/index.ts";
-import { openStore, recordEvent, StoreCorruptError, type Database } from "../core/store/index.ts";
-import { ensureApiToken, isLoopbackAddress, UntrustedTokenError } from "../http/token.ts";
+import { createLogger, parseLogLine, setLogLevel, type LogLevel } from "../core/log/index.ts";
+import { recordEvent } from "../core/store/index.ts";
 // The two files alone: the watchdog's index also brings its routes, tools and config schema (zod).
 import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
 import { WatchdogRuntime } from "../watchdog/watchdogRuntime.ts";
 import { peekEventName } from "../watchdog/checks/signatureMatcher.ts";
 // The file alone: the telemetry index also brings its config schema (zod).
 import { startTracing } from "../telemetry/tracing.ts";
-import { allMigrations } from "./allMigrations.ts";
 import { selfCommand } from "./selfCommand.ts";
-import { serveArgs, tokenRequired, type ServeOptions } from "./serveOptions.ts";
+import { serveArgs, type ServeOptions } from "./serveOptions.ts";
 import { crashLoopSignal, workerCrashSignal } from "./crashLoopIncident.ts";
 import {
   type CommandIdentity,
-  type WorkerAccount,
   confineOwnCommands,
   type Hardening,
   hardenProcess,
-  installProcessErrorHandlers,
   raceTimeout,
   resolveCommandIdentity,
   runInBackground,
@@ -32,14 +28,13 @@ import {
 import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
-import { restrictDataDir } from "./dataDirAccess.ts";
-import { planWorkerSplit, reclaimDataDir, shareDataDir, unlinkedStoreFiles } from "./workerSplit.ts";
+import { planWorkerSplit, shareDataDir } from "./workerSplit.ts";
+import { openSupervisorState, type Privileges } from "./supervisorState.ts";
 import { spawnWorker, stopWorker, type Worker } from "./workerProcess.ts";
 import { startMonitor } from "./monitor/startMonitor.ts";
 import { claimDataDir } from "./dataDirLock.ts";
 import { loadConfigInChild } from "./configHandoff.ts";
 import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
-import { SupervisorLogOutput } from "./supervisorLogOutput.ts";
 
 const log = createLogger("supervisor");
 
@@ -101,12 +96,6 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
   }
 }
 
-interface Privileges {
-  identity: CommandIdentity;
-  split: WorkerAccount | { problem: string };
-  configPath?: string;
-}
-
 async function supervise(
   options: ServeOptions,
   initialConfig: AgentdConfig,
@@ -116,59 +105,9 @@ async function supervise(
 ): Promise<number> {
   // Replaced by a reload: the watchdog's checks, rules and graces follow it; the restart policy keeps its limits.
   let config = initialConfig;
-  const sharedWith = "problem" in privileges.split ? undefined : privileges.split;
-  // An earlier start shared the data dir with its worker user; this one runs a root worker.
-  const reclaimed = sharedWith ? false : reclaimDataDir(dataDir);
-  const restrictProblem = restrictDataDir(dataDir, sharedWith?.gid);
-  const linked = sharedWith || reclaimed ? unlinkedStoreFiles(dataDir) : { removed: [] };
-  if (linked.refused) {
-    process.stderr.write(`agentd: ${linked.refused}\n`);
-    return 2;
-  }
-  const logPath = join(dataDir, "logs", "agentd.log");
-  const logFile = new RotatingFile({ path: logPath, maxBytes: config.log.file_max_bytes, keep: config.log.file_keep });
-  const logOutput = new SupervisorLogOutput(logFile, logPath, options.logFormat ?? "json");
-  const writeLine = logOutput.write;
-  process.on("exit", logOutput.flush);
-  setLogSink(writeLine);
-  installProcessErrorHandlers(log);
-  if (restrictProblem) log.warn("data_dir.permissions", { data_dir: dataDir, problem: restrictProblem });
-  if (reclaimed)
-    log.warn("data_dir.reclaimed", {
-      data_dir: dataDir,
-      reason: "the worker runs as root this time: the data dir is closed again and a new token made",
-    });
-  if (linked.removed.length > 0) log.warn("security.links_removed", { paths: linked.removed });
-  if (hardening.problem) log.warn("process.dumpable", { problem: hardening.problem });
-  // Created, checked and migrated before the worker starts: the worker then opens a ready store.
-  let db: Database;
-  try {
-    db = openStore({ path: join(dataDir, "agentd.db"), migrations: allMigrations, quickCheck: true });
-  } catch (error) {
-    if (!(error instanceof StoreCorruptError)) throw error;
-    log.error("store.corrupt", { path: error.path, problem: error.message });
-    process.stderr.write(`agentd: ${error.message}\n`);
-    return 2;
-  }
-  const bind = options.bind ?? config.server.bind;
-  const account = "problem" in privileges.split ? undefined : privileges.split;
-  if ("problem" in privileges.split && privileges.identity.mode === "command_user")
-    log.warn("security.worker_as_root", { problem: privileges.split.problem });
-  let token: string | undefined;
-  let monitorToken: string | undefined;
-  try {
-    token = (await tokenRequired(bind, options.requireToken ?? config.server.require_token))
-      ? announceToken(bind, dataDir, account)
-      : undefined;
-    // A privileged terminal needs a request that carried it: the monitor checks that itself.
-    monitorToken = account ? ensureApiToken(dataDir, account).token : undefined;
-  } catch (error) {
-    if (!(error instanceof UntrustedTokenError)) throw error;
-    log.error("auth.token_untrusted", { problem: error.message });
-    process.stderr.write(`agentd: ${error.message}\n`);
-    db.close();
-    return 2;
-  }
+  const opened = await openSupervisorState(options, config, dataDir, hardening, privileges);
+  if ("exitCode" in opened) return opened.exitCode;
+  const { db, writeLine, account, token, monitorToken } = opened;
 
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
@@ -353,15 +292,4 @@ async function supervise(
   log.info("supervisor.stopped", { exit_code: exitCode });
   db.close();
   return exitCode;
-}
-
-/** Creates the token at first start and says where it is; returns it for the watchdog's probes. */
-function announceToken(bind: string, dataDir: string, account: WorkerAccount | undefined): string {
-  const token = ensureApiToken(dataDir, account);
-  // Printed once, to the terminal only: the log file must never hold the secret. A loopback bind
-  // that requires it (a hop's remote agentd) never prints it: its reader takes it from the file.
-  if (token.created && !isLoopbackAddress(bind))
-    process.stderr.write(`agentd: bound to ${bind}; API token created in ${token.path}:\n  ${token.token}\n`);
-  log.info("auth.token", { path: token.path, created: token.created });
-  return token.token;
 }

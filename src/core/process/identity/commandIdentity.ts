@@ -176,6 +176,9 @@ export function pathProblems(path: string, secret: boolean, who: Who, user: stri
   return problems;
 }
 
+/** useradd waits on no lock of its own: about 2 s of retries outlast another account being made. */
+const USERADD_ATTEMPTS = 8;
+
 const localHost: IdentityHost = {
   uid: process.getuid?.() ?? 0,
   passwd: () => readFileSync("/etc/passwd", "utf8"),
@@ -183,13 +186,16 @@ const localHost: IdentityHost = {
   createUser(name, home = true) {
     // A home of its own (git, pip and npm want one), beside agentd's state but not inside it.
     const homeArgs = home ? ["--create-home", "--home-dir", `/var/lib/${name}`] : ["--no-create-home", "--home-dir", "/"];
-    const result = Bun.spawnSync(["useradd", "--system", "--user-group", ...homeArgs, "--shell", "/usr/sbin/nologin", name], {
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    // A concurrent start (the supervisor and the worker) may have made it first: the lookup after this decides.
-    if (result.exitCode !== 0 && !result.stderr.toString().includes("already exists"))
-      throw unavailable(`useradd ${name} failed: ${result.stderr.toString().trim() || `exit ${result.exitCode}`}`);
+    const argv = ["useradd", "--system", "--user-group", ...homeArgs, "--shell", "/usr/sbin/nologin", name];
+    // Another start (a second agentd, the supervisor and its worker) may hold the passwd lock or have made the user first.
+    for (let attempt = 1; ; attempt++) {
+      const result = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
+      const stderr = result.stderr.toString().trim();
+      if (result.exitCode === 0 || stderr.includes("already exists")) return;
+      if (!stderr.includes("cannot lock") || attempt === USERADD_ATTEMPTS)
+        throw unavailable(`useradd ${name} failed: ${stderr || `exit ${result.exitCode}`}`);
+      Bun.sleepSync(50 * attempt);
+    }
   },
   stat(path) {
     try {
