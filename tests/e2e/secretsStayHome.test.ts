@@ -6,6 +6,7 @@ import { parseLogLine, readLines, type LogRecord } from "../../src/core/log/inde
 import { binaryForAnyUser, cleanEnv, stopChild } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../support/waitFor.ts";
+import { addUser, deleteUser } from "../support/systemUsers.ts";
 
 /**
  * agentd run as an ordinary (non-root) user, with secrets in its environment: a command the agent
@@ -62,8 +63,7 @@ function filesUnder(dir: string): string[] {
 
 beforeAll(async () => {
   const binary = await binaryForAnyUser();
-  const add = Bun.spawnSync(["useradd", "--system", "--no-create-home", "--shell", "/bin/bash", USER], { stderr: "pipe" });
-  if (add.exitCode !== 0) throw new Error(`useradd failed: ${add.stderr.toString()}`);
+  if (!addUser(["--system", "--no-create-home", "--shell", "/bin/bash"], USER)) throw new Error(`${USER} exists already`);
   uid = Number(Bun.spawnSync(["id", "-u", USER]).stdout.toString().trim());
   dataDir = makeTempDir("agentd-secrets-");
   chownSync(dataDir, uid, uid);
@@ -111,7 +111,7 @@ afterAll(async () => {
     await stopChild(proc, 20_000);
     for (const pid of workers) if (isProcessAlive(pid)) process.kill(pid, "SIGKILL");
   }
-  Bun.spawnSync(["userdel", USER]);
+  await deleteUser(USER);
   removeTempDirs();
 });
 

@@ -5,6 +5,7 @@ import type { CommandIdentity } from "../../src/core/process/identity/index.ts";
 import type { ToolDefinition } from "../../src/core/tools/toolDefinition.ts";
 import { createFilesCapability, createLocalFiles } from "../../src/files/index.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { addUser, deleteUser } from "../support/systemUsers.ts";
 
 /** The file tools run as root, for a command user: only what that user could do itself goes through. Needs root. */
 const USER = "agentd-files-test";
@@ -25,9 +26,7 @@ let mine = "";
 beforeAll(() => {
   if (!isRoot) return;
   if (idOf("-u") === undefined) {
-    const add = Bun.spawnSync(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], { stderr: "pipe" });
-    if (add.exitCode !== 0 && add.exitCode !== 9) throw new Error(`useradd failed: ${add.stderr.toString()}`);
-    made = add.exitCode === 0;
+    made = addUser(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin"], USER);
   }
   uid = idOf("-u") ?? -1;
   gid = idOf("-g") ?? -1;
@@ -44,9 +43,9 @@ beforeAll(() => {
   writeFileSync(join(root, "rootdir", "private"), "root only", { mode: 0o600 });
 });
 
-afterAll(() => {
+afterAll(async () => {
   removeTempDirs();
-  if (made) Bun.spawnSync(["userdel", USER], { stderr: "ignore" });
+  if (made) await deleteUser(USER);
 });
 
 const codeOf = async (promise: Promise<unknown>) => {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { addUser } from "../support/systemUsers.ts";
 
 /** The throwaway user the guard tests run clients as: the command user, as agentd would have one. */
 export const COMMAND_USER = "agentd-test-cmd";
@@ -18,11 +19,8 @@ export function ensureCommandUser(): CommandUser {
   if (process.getuid?.() !== 0 || !existsSync("/usr/bin/setpriv") || !existsSync("/usr/bin/curl"))
     throw new Error("The peer guard tests run clients as another user: they need root, /usr/bin/setpriv and /usr/bin/curl");
   if (idOf("-u") === undefined) {
-    const add = Bun.spawnSync(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", COMMAND_USER], {
-      stderr: "pipe",
-    });
-    // Exit 9: another test process made it meanwhile.
-    if (add.exitCode !== 0 && add.exitCode !== 9) throw new Error(`useradd failed: ${add.stderr.toString()}`);
+    // Another test process may make it meanwhile.
+    addUser(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin"], COMMAND_USER);
   }
   const uid = idOf("-u");
   const gid = idOf("-g");

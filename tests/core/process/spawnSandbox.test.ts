@@ -3,6 +3,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmdirSync
 import { join, resolve } from "node:path";
 import { namespaceSandboxAvailable, nativeSpawn, SpawnError } from "../../../src/core/process/spawn/index.ts";
 import { makeTempDir, removeTempDirs } from "../../support/tempDir.ts";
+import { addUser, deleteUser } from "../../support/systemUsers.ts";
 
 // The namespace sandbox is for agentd started as a user, so these run the spawner as a throwaway
 // user: the test (root) makes the user and a directory it owns, and a small driver script, run
@@ -166,7 +167,7 @@ function started(report: Report): Report {
 
 beforeAll(() => {
   if (process.getuid?.() !== 0) throw new Error("the sandbox tests make a throwaway user: run them as root (CI does)");
-  sh(["useradd", "--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin", USER]);
+  addUser(["--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin"], USER);
   userCreated = true;
   uid = Number(sh(["id", "-u", USER]));
   gid = Number(sh(["id", "-g", USER]));
@@ -193,12 +194,12 @@ beforeAll(() => {
   paths = { secretDir, config: join(confDir, "config.toml"), binary: join(binDir, "agentd"), binDir, roDir };
 });
 
-afterAll(() => {
+afterAll(async () => {
   removeTempDirs();
   // Where a broken sandbox would have let a test move the whole directory.
   if (dir) rmSync(`${dir}-moved`, { recursive: true, force: true });
   // Every driver has been waited for, and a sandbox ends with its pid 1: no process of the user is left.
-  if (userCreated) sh(["userdel", USER]);
+  if (userCreated) await deleteUser(USER);
 });
 
 describe("the namespace sandbox, started as a user", () => {

@@ -1,4 +1,5 @@
 import { chownSync, chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { addUser, deleteUser } from "../../support/systemUsers.ts";
 
 /** A non-root user made for one test with a NOPASSWD sudoers rule, removed (user and rule) afterwards. */
 export interface GateUser {
@@ -18,7 +19,7 @@ function run(argv: string[]): string {
 
 export function createGateUser(home: string): GateUser {
   const name = `agd-gate-${process.pid}`;
-  run(["useradd", "--no-create-home", "--home-dir", home, "--shell", "/bin/bash", "--user-group", name]);
+  addUser(["--no-create-home", "--home-dir", home, "--shell", "/bin/bash", "--user-group"], name);
   const sudoers = `/etc/sudoers.d/${name}`;
   writeFileSync(sudoers, `${name} ALL=(ALL) NOPASSWD: ALL\n`, { mode: 0o440 });
   const uid = Number(run(["id", "-u", name]));
@@ -34,13 +35,8 @@ export function createGateUser(home: string): GateUser {
     },
     async remove() {
       if (existsSync(sudoers)) rmSync(sudoers);
-      // userdel refuses while a process of the user is still exiting (the worker's last terminals): retry briefly.
-      for (let attempt = 0; attempt < 50; attempt++) {
-        const result = Bun.spawnSync(["userdel", name], { stdout: "ignore", stderr: "pipe" });
-        if (result.exitCode === 0 || result.exitCode === 6) return;
-        await Bun.sleep(100);
-      }
-      throw new Error(`userdel ${name} kept failing: remove the user by hand`);
+      // userdel refuses while a process of the user is still exiting (the worker's last terminals): deleteUser waits.
+      await deleteUser(name);
     },
   };
 }
