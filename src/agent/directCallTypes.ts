@@ -26,13 +26,6 @@ export interface DirectCallAnswer {
   approval_id: string | null;
 }
 
-export interface Waiter {
-  request?: DirectCallRequest;
-  listeners: Set<(answer: DirectCallAnswer) => void>;
-  /** Stops the progress ticks of a wait for a decision. */
-  stopWaiting?: () => void;
-}
-
 export class UnknownToolError extends AgentdError {
   constructor(name: string, known: Iterable<string>) {
     super("unknown_tool", `There is no tool named ${name}; available: ${[...known].join(", ")}`);

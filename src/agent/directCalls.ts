@@ -13,9 +13,11 @@ import type { SessionEvents } from "./sessionEvents.ts";
 import type { SessionRecord, SessionStore } from "./sessionStore.ts";
 import { argumentsByCallId } from "./toolArguments.ts";
 import type { ToolCatalog } from "./toolCatalog.ts";
-import type { ToolCallOutcome, ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
+import type { ToolCallRecord, ToolCallStore } from "./toolCallStore.ts";
 import { resolveCallTarget } from "./directCallTarget.ts";
-import { CallNotFoundError, type DirectCallAnswer, type DirectCallRequest, UnknownToolError, type Waiter } from "./directCallTypes.ts";
+import { directCallAnswer } from "./directCallAnswer.ts";
+import { CallNotFoundError, type DirectCallAnswer, type DirectCallRequest, UnknownToolError } from "./directCallTypes.ts";
+import { CallWaiters } from "./directCallWaiters.ts";
 import type { JudgedCall, ToolCallPipeline } from "./toolCallPipeline.ts";
 
 export interface DirectCallsDeps {
@@ -42,7 +44,7 @@ export interface DirectCallsDeps {
  * readable by call id. Unlike a turn, calls of one session may run side by side.
  */
 export class DirectCalls {
-  readonly #waiters = new Map<string, Waiter>();
+  readonly #waiters = new CallWaiters();
   readonly #busy = new Map<string, number>();
   readonly #closing = new AbortController();
   readonly #inflight = new Set<Promise<void>>();
@@ -96,9 +98,7 @@ export class DirectCalls {
       tool: tool.name,
       call_id: callId,
     });
-    const answer = new Promise<DirectCallAnswer>((resolve) => {
-      this.#waiters.set(turn.id, { request, listeners: new Set([resolve]) });
-    });
+    const answer = this.#waiters.add(turn.id, request);
     this.#settleInBackground(session.id, turn.id);
     return { callId, answer };
   }
@@ -114,31 +114,15 @@ export class DirectCalls {
     if (!record || !this.isDirect(record.session_id)) throw new CallNotFoundError(callId);
     const waiter = this.#waiters.get(record.turn_id);
     if (record.status === "finished" || waitMs <= 0 || !waiter) return this.#answer(record.id);
-    let listener: ((answer: DirectCallAnswer) => void) | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      return await new Promise<DirectCallAnswer>((resolve) => {
-        listener = resolve;
-        waiter.listeners.add(resolve);
-        timer = setTimeout(() => resolve(this.#answer(record.id)), waitMs);
-      });
-    } finally {
-      clearTimeout(timer);
-      if (listener) waiter.listeners.delete(listener);
-    }
-  }
-
-  /** Counts of finished MCP calls by tool and outcome. */
-  outcomeCounts(): Array<{ tool: string; outcome: ToolCallOutcome; n: number }> {
-    return this.deps.toolCalls.outcomeCounts("mcp");
+    return this.#waiters.next(waiter, waitMs, () => this.#answer(record.id));
   }
 
   /** Stops running calls; calls waiting for a decision stay pending in the store, their requests get their state. */
   async close(): Promise<void> {
     this.#closing.abort(new Error("agentd is stopping"));
-    for (const [turnId, waiter] of this.#waiters) {
+    for (const [turnId, waiter] of this.#waiters.entries()) {
       const record = this.deps.toolCalls.unfinished(turnId)[0];
-      if (record?.status === "awaiting_approval") this.#notify(turnId, this.#answer(record.id), waiter);
+      if (record?.status === "awaiting_approval") this.#waiters.notify(turnId, this.#answer(record.id), waiter);
     }
     await Promise.all(this.#inflight);
   }
@@ -269,29 +253,12 @@ export class DirectCalls {
     if (!waiter) return;
     waiter.stopWaiting?.();
     const id = recordId ?? this.deps.toolCalls.forTurn(turnId)[0]?.id;
-    if (id) this.#notify(turnId, this.#answer(id), waiter);
-  }
-
-  #notify(turnId: string, answer: DirectCallAnswer, waiter: Waiter): void {
-    if (answer.status === "finished") this.#waiters.delete(turnId);
-    for (const listener of [...waiter.listeners]) listener(answer);
+    if (id) this.#waiters.notify(turnId, this.#answer(id), waiter);
   }
 
   #answer(recordId: string): DirectCallAnswer {
     const record = this.deps.toolCalls.get(recordId);
-    const content =
-      record.status === "finished"
-        ? this.deps.sessions.turnMessages(record.turn_id).find((m) => m.role === "tool" && m.body.tool_call_id === record.call_id)?.body
-            .content
-        : undefined;
-    return {
-      call_id: record.call_id,
-      tool: record.tool,
-      status: record.status,
-      outcome: record.outcome,
-      ...(typeof content === "string" ? { content } : {}),
-      approval_id: record.approval_id,
-    };
+    return directCallAnswer(record, () => this.deps.sessions.turnMessages(record.turn_id));
   }
 
   /** Pending approvals first, then running calls: what the sessions list shows for an MCP session. */

@@ -1,35 +1,23 @@
 import type { Client } from "ssh2";
 import type { Logger } from "../core/log/index.ts";
 import { runInBackground } from "../core/process/index.ts";
-import { VERSION } from "../core/version.ts";
-import { installAgentd, type UploadReport } from "./agentdInstall.ts";
-import { formatDestination, type Destination } from "./destination.ts";
+import type { UploadReport } from "./agentdInstall.ts";
 import { FallbackClient } from "./fallbackClient.ts";
-import { ForwardTunnel } from "./forwardTunnel.ts";
 import type { HopsConfig } from "../core/config/sections/hopConfig.ts";
 import { HopError } from "./hopErrors.ts";
-import type { HopProgress } from "./hopProgress.ts";
+import { connectingMessage, type HopProgress, readyMessage } from "./hopProgress.ts";
+import type { HopSpec, HopState } from "./hopSpec.ts";
+import { connectHopChain } from "./hopSshChain.ts";
+import { hopUnavailable } from "./hopUnavailable.ts";
 import type { LocalBinary } from "./localBinary.ts";
 import { retryUntilConnected } from "./reconnectLoop.ts";
-import { HttpRemoteAgentdClient, type RemoteAgentdClient } from "./remoteAgentdClient.ts";
-import { RemoteAgentdLink, type RemoteAgentdPlace } from "./remoteAgentdLink.ts";
-import { runRemote } from "./remoteCommand.ts";
+import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
+import type { RemoteAgentdPlace } from "./remoteAgentdLink.ts";
 import { stopRemoteDaemon } from "./remoteDaemon.ts";
-import { parseProbeOutput, probeScript, type RemoteFacts } from "./remoteProbe.ts";
-import { resolveRemotePath } from "./shellQuote.ts";
-import { connectChain, forwardOut, type SshChain } from "./sshChain.ts";
-import { loadSsh2 } from "./ssh2Module.ts";
-import { expandHome, planAuth } from "./sshAuth.ts";
-
-export type HopState = "connecting" | "connected" | "reconnecting" | "fallback" | "closed";
-
-export interface HopSpec {
-  name: string;
-  target: Destination;
-  via: Destination[];
-  identity?: string;
-  acceptNew: boolean;
-}
+import { probeRemoteDir } from "./remoteDirProbe.ts";
+import type { RemoteFacts } from "./remoteProbe.ts";
+import type { SshChain } from "./sshChain.ts";
+import { TunnelledAgentd } from "./tunnelledAgentd.ts";
 
 export interface HopDeps {
   config: HopsConfig;
@@ -58,8 +46,7 @@ export class HopConnection {
   readonly openedAt: number;
   lastChange = Date.now();
   private chain: SshChain | undefined;
-  private tunnel: ForwardTunnel | undefined;
-  private readonly daemon: RemoteAgentdLink;
+  private readonly agentd: TunnelledAgentd;
   private remoteClient: RemoteAgentdClient | undefined;
   private readonly stopping = new AbortController();
 
@@ -68,17 +55,20 @@ export class HopConnection {
     private readonly deps: HopDeps,
   ) {
     this.openedAt = deps.openedAt ?? Date.now();
-    this.daemon = new RemoteAgentdLink({
+    this.agentd = new TunnelledAgentd({
       hop: spec.name,
-      readyTimeoutMs: deps.config.remote_ready_timeout_ms,
+      config: deps.config,
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
       log: deps.log,
+      liveSsh: () => this.liveSsh(),
+      baseUrl: () => this.tunnelUrl,
+      unavailable: () => this.unavailable(),
     });
   }
 
   /** The remote agentd's version; none in fallback mode. */
   get remoteVersion(): string | null {
-    return this.mode === "fallback" ? null : this.daemon.version;
+    return this.mode === "fallback" ? null : this.agentd.version;
   }
 
   get client(): RemoteAgentdClient | undefined {
@@ -86,7 +76,8 @@ export class HopConnection {
   }
 
   get tunnelUrl(): string | undefined {
-    return this.tunnel?.port && this.state === "connected" ? `http://127.0.0.1:${this.tunnel.port}` : undefined;
+    const port = this.agentd.tunnelPort;
+    return port && this.state === "connected" ? `http://127.0.0.1:${port}` : undefined;
   }
 
   /** Connects, probes, installs and starts the remote agentd (or falls back), then opens the tunnel. */
@@ -96,7 +87,7 @@ export class HopConnection {
     } catch (error) {
       this.lastError = (error as Error).message;
       this.chain?.end();
-      await this.tunnel?.close();
+      await this.agentd.closeTunnel();
       this.setState("closed");
       throw error;
     }
@@ -134,16 +125,15 @@ export class HopConnection {
       stopped = await stop(() => this.stopOverNewConnection());
     }
     if (this.remoteClient instanceof FallbackClient) this.remoteClient.dropAllSessions();
-    await this.tunnel?.close();
-    this.chain?.end();
-    this.chain = undefined;
+    await this.agentd.closeTunnel();
+    this.dropChain();
     this.setState("closed");
     return stopped;
   }
 
   /** Connects once, finds the remote agentd's directory as a first connection does, and stops it. */
   private async stopOverNewConnection(): Promise<boolean> {
-    const chain = await this.connect(false);
+    const chain = await connectHopChain(this.spec, this.deps.config, this.deps.log, false);
     try {
       const remoteDir = this.remoteDir ?? (await this.probeRemoteDir(chain.target));
       return await stopRemoteDaemon(chain.target, remoteDir, COMMAND_TIMEOUT_MS);
@@ -152,48 +142,17 @@ export class HopConnection {
     }
   }
 
+  /** Probes the host; keeps what it learnt and gives the remote agentd's directory. */
   private async probeRemoteDir(ssh: Client): Promise<string> {
-    const probe = await runRemote(ssh, probeScript(this.deps.config.remote_dir), COMMAND_TIMEOUT_MS);
-    const facts = parseProbeOutput(probe.stdout);
-    if (!facts.home)
-      throw new HopError(
-        "hop_remote_command_failed",
-        `The remote probe did not report a home directory (exit ${probe.code}): ${probe.stderr.trim().slice(0, 300)}`,
-      );
+    const { facts, remoteDir } = await probeRemoteDir(ssh, this.deps.config.remote_dir, COMMAND_TIMEOUT_MS);
     this.facts = facts;
-    return resolveRemotePath(this.deps.config.remote_dir, facts.home);
-  }
-
-  /** The SSH chain to the target, checked against known_hosts, with the hop's identity. */
-  private async connect(acceptNew: boolean): Promise<SshChain> {
-    const { config, log } = this.deps;
-    const { utils } = await loadSsh2();
-    return connectChain({
-      chain: [...this.spec.via, this.spec.target],
-      auth: (destination) =>
-        planAuth(
-          destination.user,
-          {
-            identity: this.spec.identity,
-            identityFiles: config.identity_files,
-            agentSocket: config.use_agent ? process.env.SSH_AUTH_SOCK : undefined,
-          },
-          utils.parseKey,
-        ),
-      knownHostsPath: expandHome(config.known_hosts),
-      acceptNew,
-      connectTimeoutMs: config.connect_timeout_ms,
-      keepaliveIntervalMs: config.keepalive_interval_ms,
-      keepaliveCountMax: config.keepalive_count_max,
-      log,
-    });
+    return remoteDir;
   }
 
   /** Connects the chain; probes and installs on the first success (mode unknown), else checks the remote agentd. */
   private async establish(progress: (event: HopProgress) => void, acceptNew: boolean): Promise<void> {
-    const chainText = [...this.spec.via, this.spec.target].map(formatDestination).join(" → ");
-    progress({ step: "connect", message: `connecting to ${chainText}` });
-    const chain = await this.connect(acceptNew);
+    progress({ step: "connect", message: connectingMessage([...this.spec.via, this.spec.target]) });
+    const chain = await connectHopChain(this.spec, this.deps.config, this.deps.log, acceptNew);
     this.chain = chain;
     const ssh = chain.target;
 
@@ -202,7 +161,7 @@ export class HopConnection {
       this.remoteDir = await this.probeRemoteDir(ssh);
       await this.installAndStart(ssh, this.facts!, progress);
     } else if (this.mode === "agentd") {
-      await this.restartIfGone(ssh);
+      await this.agentd.restartIfGone(ssh, this.place());
     }
     if (this.mode === "fallback" && !(this.remoteClient instanceof FallbackClient)) {
       this.remoteClient = new FallbackClient(this.spec.name, {
@@ -217,50 +176,21 @@ export class HopConnection {
       await chain.closed;
       await this.onDrop(chain);
     });
-    progress({
-      step: "ready",
-      message:
-        this.mode === "agentd"
-          ? `hop ${this.spec.name} is up (agentd ${this.remoteVersion})`
-          : `hop ${this.spec.name} is up in fallback mode: ${this.fallbackReason}`,
-    });
+    progress({ step: "ready", message: readyMessage(this.spec.name, this.mode, this.remoteVersion, this.fallbackReason) });
   }
 
   private async installAndStart(ssh: Client, facts: RemoteFacts, progress: (event: HopProgress) => void): Promise<void> {
-    const install = await installAgentd({
-      hop: this.spec.name,
-      ssh,
-      binary: await this.deps.binary(),
-      facts,
-      remoteDir: this.remoteDir!,
-      commandTimeoutMs: COMMAND_TIMEOUT_MS,
-      log: this.deps.log,
-      progress,
-      onUpload: (report) => (this.upload = report),
-    });
-    if (install.kind === "fallback") return this.fallBack(install.reason, progress);
-    progress({ step: "start", message: "starting the remote agentd" });
-    try {
-      await this.daemon.start(ssh, this.place(), install.uploaded);
-    } catch (error) {
-      if (error instanceof HopError && error.code === "hop_remote_start_failed") return this.fallBack(error.message, progress);
-      throw error;
-    }
+    const binary = await this.deps.binary();
+    const onUpload = (report: UploadReport) => (this.upload = report);
+    const fallback = await this.agentd.installAndStart(
+      { ssh, binary, facts, remoteDir: this.remoteDir!, progress, onUpload },
+      this.place(),
+    );
+    if (fallback) return this.fallBack(fallback.reason, progress);
     progress({ step: "tunnel", message: "opening the tunnel" });
     this.mode = "agentd";
-    const tunnel = new ForwardTunnel(() => {
-      const live = this.liveSsh();
-      return live && this.daemon.port ? forwardOut(live, "127.0.0.1", this.daemon.port) : Promise.reject(this.unavailable());
-    });
-    await tunnel.listen();
-    this.tunnel = tunnel;
-    this.remoteClient = new HttpRemoteAgentdClient(this.spec.name, {
-      baseUrl: () => this.tunnelUrl,
-      token: () => this.daemon.token,
-      unavailable: () => this.unavailable(),
-      callTimeoutMarginMs: this.deps.config.call_timeout_margin_ms,
-    });
-    await this.daemon.checkThroughTunnel(ssh, this.place(), tunnel);
+    this.remoteClient = await this.agentd.openTunnel();
+    await this.agentd.check(ssh, this.place());
   }
 
   private place(): RemoteAgentdPlace {
@@ -274,24 +204,11 @@ export class HopConnection {
     progress({ step: "start", message: `fallback: ${reason}; commands will run over SSH exec with a pty` });
   }
 
-  /** After a reconnect: the remote agentd normally still runs; start it again if the host rebooted. */
-  private async restartIfGone(ssh: Client): Promise<void> {
-    const before = this.daemon.port;
-    await this.daemon.start(ssh, this.place(), false);
-    await this.daemon.checkThroughTunnel(ssh, this.place(), this.tunnel!);
-    if (this.daemon.port !== before)
-      this.deps.log.warn("hop.remote_restarted", {
-        hop: this.spec.name,
-        note: "the remote agentd is a new process; its earlier sessions are gone",
-        version: VERSION,
-      });
-  }
-
   private async onDrop(chain: SshChain): Promise<void> {
     if (this.chain !== chain || this.stopping.signal.aborted) return;
     const { config, log } = this.deps;
     this.chain = undefined;
-    this.tunnel?.dropConnections();
+    this.agentd.dropConnections();
     if (this.remoteClient instanceof FallbackClient) this.remoteClient.dropAllSessions();
     this.setState("reconnecting");
     // `host` names the incident's component (hop:{host}): the hop's name, which `agentd hops` shows.
@@ -324,9 +241,9 @@ export class HopConnection {
     } else if (outcome.kind === "connected_after_stop") {
       // Closed while this attempt was connecting: drop what it built.
       this.dropChain();
-      await this.tunnel?.close();
+      await this.agentd.closeTunnel();
     } else if (outcome.kind === "gave_up") {
-      await this.tunnel?.close();
+      await this.agentd.closeTunnel();
       this.setState("closed");
     }
   }
@@ -342,15 +259,7 @@ export class HopConnection {
   }
 
   private unavailable(): HopError {
-    if (this.state === "reconnecting") {
-      return new HopError(
-        "hop_disconnected",
-        `Hop ${this.spec.name} lost its connection and is reconnecting${this.lastError ? ` (last attempt: ${this.lastError})` : ""}; try again shortly`,
-      );
-    }
-    if (this.state === "closed")
-      return new HopError("hop_closed", `Hop ${this.spec.name} is closed${this.lastError ? `: ${this.lastError}` : ""}`);
-    return new HopError("hop_disconnected", `Hop ${this.spec.name} is not connected yet`);
+    return hopUnavailable(this.spec.name, this.state, this.lastError);
   }
 
   private setState(state: HopState): void {
@@ -380,7 +289,7 @@ export class HopConnection {
           this.dropChain();
           this.setState("closed");
           try {
-            await this.tunnel?.close();
+            await this.agentd.closeTunnel();
           } catch (closeError) {
             this.deps.log.warn("hop.tunnel_close_failed", { hop: this.spec.name, error: closeError });
           }

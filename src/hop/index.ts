@@ -1,6 +1,6 @@
 export { createHopManager } from "./hopManager.ts";
 export type { HopManager, HopManagerOptions, HopInfo, OpenHopRequest } from "./hopManager.ts";
-export type { HopState } from "./hopConnection.ts";
+export type { HopState } from "./hopSpec.ts";
 export type { HopProgress, HopStep } from "./hopProgress.ts";
 export type { UploadReport } from "./agentdInstall.ts";
 export type { RemoteAgentdClient } from "./remoteAgentdClient.ts";

@@ -1,18 +1,19 @@
-import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { asDiskFull } from "../core/errors/index.ts";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
 import { redactText } from "../core/redaction/index.ts";
 import { type CommandIdentity, runInBackground } from "../core/process/index.ts";
 import type { CommandCgroups } from "../core/process/cgroups/index.ts";
 import { EpollLoop } from "./epollLoop.ts";
-import { chooseEviction } from "./evictionPolicy.ts";
 import type { PtyConfig } from "../core/config/sections/ptyConfig.ts";
 import { PtyError } from "./ptyErrors.ts";
+import { sessionsHealth } from "./ptyHealth.ts";
+import { closeResult, commandResult, sessionInfo } from "./ptyResults.ts";
 import type { CloseSessionArgs, ExecCommandArgs, PtyCloseResult, PtyCommandResult, PtySessionInfo, WriteStdinArgs } from "./ptySchemas.ts";
 import { PtySession } from "./ptySession.ts";
+import { PtySessionTable } from "./ptySessionTable.ts";
+import { SessionEnder } from "./sessionEnder.ts";
 import { PtyProcess } from "./ptyProcess.ts";
 import { renderOutput } from "./renderOutput.ts";
 import {
@@ -20,16 +21,18 @@ import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_ROWS,
   EXEC_YIELD,
+  type ExecOptions,
   STDIN_YIELD,
-  childEnv,
   clampYield,
+  exactlyAsShown,
+  launchRequest,
   resolveShell,
-  shellArgv,
 } from "./spawnRequest.ts";
+import { type ReadOptions, readSessionOutput } from "./sessionOutputRead.ts";
 import { ToolOutputStore } from "./toolOutputStore.ts";
 
 import { PTY_GROUPS_DIR, PtyGroupRegistry } from "./ptyGroupRegistry.ts";
-import { type CommandLauncher, type LaunchRequest, LocalLauncher } from "./commandLauncher.ts";
+import { type CommandLauncher, LocalLauncher } from "./commandLauncher.ts";
 import { foregroundReader } from "./foregroundReader.ts";
 import type { InputReader } from "../core/tools/toolDefinition.ts";
 
@@ -54,62 +57,29 @@ export interface PtyManagerOptions {
 
 const UNGUARDED: CommandIdentity = { mode: "unguarded", problems: [] };
 
-export interface ExecOptions {
-  /** Approved in the sudo scope: started without no_new_privs, so setuid programs work. */
-  privileged?: boolean;
-  /** With `privileged`: the bare escalation's words, exec'd without a shell (privilegedSpawn). */
-  argv?: readonly string[];
-  /** With `argv`: the tool call a person approved, which a monitor reads again before it runs it. */
-  call?: { recordId: string; sessionId: string };
-  /** A person's privileged terminal: the API token the request carried. */
-  credential?: string;
-}
-
-interface ReadOptions {
-  max_output_tokens?: number;
-  strip_ansi?: boolean;
-}
-
 const encoder = new TextEncoder();
-
-/**
- * A sudo-approved call runs the command the person saw and nothing around it: the configured shell
- * (not one the model named), no login profile (files the agent can write), no extra environment
- * (PATH, BASH_ENV…): none of them is shown on the approval.
- */
-function exactlyAsShown(args: ExecCommandArgs): ExecCommandArgs {
-  const { shell: _shell, env: _env, ...shown } = args;
-  return { ...shown, login: false };
-}
 
 /** Owns every PTY session of the daemon: starts, feeds, reads, limits, reaps and closes them. */
 export class PtyManager {
   private readonly config: PtyConfig;
   private readonly log: Logger;
   private readonly outputStore: ToolOutputStore;
-  private readonly sessions = new Map<string, PtySession>();
-  // Closed sessions whose process outlived SIGKILL's grace (stuck in the kernel): reaped by the sweep.
-  private readonly lingering = new Set<PtySession>();
+  private readonly sessions: PtySessionTable<PtySession>;
+  private readonly ender: SessionEnder;
+  private readonly groups: PtyGroupRegistry;
   private readonly sweepTimer: ReturnType<typeof setInterval>;
   private epoll: EpollLoop | undefined;
   private closing = false;
-  private readonly groups: PtyGroupRegistry;
   private readonly withheldEnv: readonly string[];
   private readonly childUmask: number | undefined;
   private readonly launcher: CommandLauncher;
-  /**
-   * Slots taken by opens that have not started their session yet (waiting for an evicted session to
-   * end). Taken synchronously, before any await, so concurrent opens can never overshoot the limit.
-   */
-  private reservedSlots = 0;
-  // Sessions started without no_new_privs: what is typed into them runs with raised privileges.
-  private readonly privileged = new Set<string>();
 
   constructor(options: PtyManagerOptions) {
     this.config = options.config;
     this.withheldEnv = options.withheldEnv ?? [];
     this.childUmask = options.childUmask;
     this.log = options.logger ?? createLogger("pty");
+    this.sessions = new PtySessionTable(this.log);
     this.launcher =
       options.launcher ??
       new LocalLauncher({
@@ -119,6 +89,7 @@ export class PtyManager {
         ...(options.cgroups ? { cgroups: options.cgroups } : {}),
       });
     this.groups = new PtyGroupRegistry(join(options.dataDir, PTY_GROUPS_DIR));
+    this.ender = new SessionEnder({ config: options.config, launcher: this.launcher, groups: this.groups, log: this.log });
     this.outputStore = new ToolOutputStore(join(options.dataDir, "tool-output"), {
       maxBytes: options.config.tool_output_max_bytes,
       maxAgeMs: options.config.tool_output_max_age_s * 1000,
@@ -138,16 +109,14 @@ export class PtyManager {
       throw new PtyError("pty_bad_workdir", `Working directory ${args.workdir} does not exist or is not a directory`);
     }
     const shell = resolveShell(args.shell, this.config.shell, process.env.SHELL);
-    const privileged = options.privileged ?? false;
     const { session, warning } = await this.start(args, shell, options);
-    if (privileged) this.privileged.add(session.id);
     this.log.info("pty.open", {
       session_id: session.id,
       pid: session.pid,
       tty: session.ttyName,
       cmd: redactText(args.cmd),
       shell,
-      no_new_privs: !privileged,
+      no_new_privs: !session.privileged,
     });
     const yieldMs = clampYield(args.yield_time_ms, EXEC_YIELD);
     await session.waitUntil(() => !session.running, Date.now() + yieldMs, signal);
@@ -157,7 +126,7 @@ export class PtyManager {
   async writeStdin(args: WriteStdinArgs, signal?: AbortSignal): Promise<PtyCommandResult> {
     this.assertOpen();
     const started = performance.now();
-    const session = this.get(args.session_id);
+    const session = this.sessions.get(args.session_id);
     session.touch();
     if (args.cols !== undefined || args.rows !== undefined) session.resize(args.cols ?? DEFAULT_COLS, args.rows ?? DEFAULT_ROWS);
     let warning: string | undefined;
@@ -173,53 +142,27 @@ export class PtyManager {
 
   /** Who reads what write_stdin types into a session: its terminal's foreground program; undefined when unknown. */
   inputReader(sessionId: string): InputReader | undefined {
-    const session = this.sessions.get(sessionId);
+    const session = this.sessions.find(sessionId);
     if (!session?.running) return undefined;
     const comm = foregroundReader(session.pid);
-    return comm === undefined ? undefined : { comm, privileged: this.privileged.has(sessionId), command: session.cmd };
+    return comm === undefined ? undefined : { comm, privileged: session.privileged, command: session.cmd };
   }
 
   list(): PtySessionInfo[] {
     const now = Date.now();
-    return [...this.sessions.values()].map((session) => ({
-      id: session.id,
-      cmd: session.cmd,
-      pid: session.pid,
-      started: session.startedAt.toISOString(),
-      running: session.running,
-      exit_code: session.exitStatus?.exitCode ?? null,
-      idle_s: Math.floor((now - session.lastUsedAt) / 1000),
-      bytes_out: session.bytesOut,
-      last_output_at: session.lastOutputAt === undefined ? null : new Date(session.lastOutputAt).toISOString(),
-    }));
+    return this.sessions.values().map((session) => sessionInfo(session, now));
   }
 
   async closeSession(args: CloseSessionArgs): Promise<PtyCloseResult> {
-    const session = this.get(args.session_id);
-    this.sessions.delete(session.id);
-    const status = await this.end(session, args.force ? "closed_forced" : "closed", args.force ?? false);
+    const session = this.sessions.get(args.session_id);
+    this.sessions.remove(session.id);
+    const status = await this.ender.end(session, args.force ? "closed_forced" : "closed", args.force ?? false);
     const rendered = renderOutput(session.takeOutput().bytes, { maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS, stripAnsi: false });
-    return {
-      session_id: session.id,
-      exit_code: status?.exitCode ?? null,
-      ...(status?.signal ? { signal: status.signal } : {}),
-      output: rendered.output,
-      truncated: rendered.truncated,
-    };
+    return closeResult(session.id, status, rendered);
   }
 
   healthChecks(): HealthCheck[] {
-    const count = this.sessions.size;
-    const nearLimit = count >= Math.ceil(this.config.max_sessions * 0.9);
-    return [
-      {
-        key: "pty:sessions",
-        status: nearLimit ? "warn" : "pass",
-        observedValue: count,
-        observedUnit: "sessions",
-        ...(nearLimit ? { output: `${count} of at most ${this.config.max_sessions} PTY sessions are open` } : {}),
-      },
-    ];
+    return [sessionsHealth(this.sessions.size, this.config.max_sessions)];
   }
 
   /** Ends every session (SIGHUP → SIGTERM → SIGKILL on each group) and releases every fd. */
@@ -227,10 +170,9 @@ export class PtyManager {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.sweepTimer);
-    const open = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(open.map((session) => this.end(session, "shutdown", false)));
-    for (const session of this.lingering) session.pollExit();
+    const open = this.sessions.takeAll();
+    await Promise.all(open.map((session) => this.ender.end(session, "shutdown", false)));
+    this.ender.pollStuck();
     this.epoll?.close();
   }
 
@@ -241,51 +183,33 @@ export class PtyManager {
     warning: string | undefined,
   ): Promise<PtyCommandResult> {
     session.touch();
-    const taken = session.takeOutput();
-    const rendered = renderOutput(taken.bytes, {
-      maxOutputTokens: options.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-      stripAnsi: options.strip_ansi ?? false,
-    });
-    let outputFile: string | undefined;
-    if (rendered.truncated) {
-      try {
-        outputFile = await this.outputStore.save(session.id, taken.bytes);
-      } catch (error) {
-        // The command has run: its output is answered without the full copy rather than as a failure.
-        const full = asDiskFull(error, this.outputStore.directory);
-        this.log.warn("pty.error", { op: "save_output", session_id: session.id, error: full ?? error });
-        warning = [warning, `The full output could not be saved: ${full?.message ?? (error as Error).message}`].filter(Boolean).join("; ");
-      }
-    }
+    const { taken, rendered, outputFile, saveWarning } = await readSessionOutput(session, options, this.outputStore, this.log);
     const status = session.exitStatus;
-    if (status && this.sessions.get(session.id) === session) {
+    if (status && this.sessions.holds(session)) {
       // Its exit code has now been reported: the session is gone, even if a daemon it started still holds the terminal.
-      this.sessions.delete(session.id);
-      this.release(session);
+      this.sessions.remove(session.id);
+      this.ender.release(session);
       this.log.info("pty.close", { session_id: session.id, reason: "exited", exit_code: status.exitCode });
     }
-    return {
-      session_id: status ? null : session.id,
-      output: rendered.output,
-      running: status === undefined,
-      exit_code: status?.exitCode ?? null,
-      ...(status?.signal ? { signal: status.signal } : {}),
-      truncated: rendered.truncated,
-      original_bytes: rendered.originalBytes,
-      ...(taken.droppedBytes > 0 ? { dropped_bytes: taken.droppedBytes } : {}),
-      ...(outputFile ? { output_file: outputFile } : {}),
-      wall_ms: Math.round(performance.now() - started),
-      ...(warning ? { warning } : {}),
-    };
+    const warnings = [warning, saveWarning].filter(Boolean).join("; ") || undefined;
+    return commandResult({
+      sessionId: session.id,
+      taken,
+      rendered,
+      status,
+      outputFile,
+      wallMs: performance.now() - started,
+      warning: warnings,
+    });
   }
 
   /** Takes a slot, makes room if it must, and starts the command; the slot is given back on failure. */
   private async start(args: ExecCommandArgs, shell: string, options: ExecOptions): Promise<{ session: PtySession; warning?: string }> {
-    const slot = this.reserveSlot();
+    const slot = this.sessions.reserveSlot(this.config.max_sessions);
     try {
-      const warning = slot.victim ? await this.evict(slot.victim) : undefined;
+      const warning = slot.victim ? await this.ender.evict(slot.victim) : undefined;
       this.assertOpen();
-      const id = this.newId();
+      const id = this.sessions.newId();
       // Bookkeeping first: a command whose group cannot be recorded is not started at all.
       const reservation = this.groups.reserve(id);
       let session: PtySession;
@@ -295,7 +219,7 @@ export class PtyManager {
         reservation.cancel();
         throw error;
       }
-      this.sessions.set(id, session);
+      this.sessions.add(session);
       try {
         reservation.commit(session.pid);
       } catch (error) {
@@ -304,60 +228,23 @@ export class PtyManager {
       }
       return { session, warning };
     } finally {
-      this.reservedSlots--;
+      this.sessions.releaseSlot();
     }
-  }
-
-  /**
-   * Takes a slot for a new session, synchronously: a free one, or the least recently used session's
-   * (never one of the most recent), which the caller then ends before starting its own.
-   */
-  private reserveSlot(): { victim?: PtySession } {
-    const max = this.config.max_sessions;
-    if (this.sessions.size + this.reservedSlots < max) {
-      this.reservedSlots++;
-      return {};
-    }
-    const victimId = chooseEviction([...this.sessions.values()].map((s) => ({ id: s.id, lastUsedAt: s.lastUsedAt, running: s.running })));
-    const victim = victimId === undefined ? undefined : this.sessions.get(victimId);
-    if (!victim) {
-      this.log.warn("pty.limit_reached", { max_sessions: max, evicted: null, starting: this.reservedSlots });
-      if (this.reservedSlots > 0)
-        throw new PtyError("pty_slots_busy", `All ${max} PTY session slots are taken by sessions still starting; try again shortly`, {
-          max_sessions: max,
-        });
-      throw new PtyError("pty_limit_reached", `All ${max} PTY sessions are in recent use; close one with close_session first`);
-    }
-    this.sessions.delete(victim.id);
-    this.reservedSlots++;
-    return { victim };
-  }
-
-  private async evict(victim: PtySession): Promise<string> {
-    const max = this.config.max_sessions;
-    const cmd = redactText(victim.cmd);
-    this.log.warn("pty.limit_reached", { max_sessions: max, evicted: victim.id, evicted_cmd: cmd });
-    await this.end(victim, "evicted", false);
-    return `Session limit (${max}) reached: closed the least recently used session ${victim.id} (${victim.cmd})`;
   }
 
   private async spawn(id: string, args: ExecCommandArgs, shell: string, options: ExecOptions): Promise<PtySession> {
-    const env = childEnv(process.env, args.env, { pass: this.config.pass_env, withheld: this.withheldEnv });
-    const request: Omit<LaunchRequest, "tty"> = {
-      sessionId: id,
-      kind: options.privileged ? (options.argv ? "escalation" : "terminal") : "command",
-      words: options.privileged && options.argv ? options.argv : shellArgv(shell, args.login ?? this.config.login_shell, args.cmd),
-      env,
-      ...(args.workdir === undefined ? {} : { cwd: args.workdir }),
-      ...(this.childUmask === undefined ? {} : { umask: this.childUmask }),
-      ...(options.call ? { call: options.call } : {}),
-      ...(options.credential ? { credential: options.credential } : {}),
-    };
+    const request = launchRequest(id, args, shell, options, process.env, {
+      passEnv: this.config.pass_env,
+      withheldEnv: this.withheldEnv,
+      loginShell: this.config.login_shell,
+      umask: this.childUmask,
+    });
     const spawned = await PtyProcess.spawn({ ...request, cols: args.cols ?? DEFAULT_COLS, rows: args.rows ?? DEFAULT_ROWS }, this.launcher);
     return new PtySession({
       id,
       cmd: args.cmd,
       process: spawned,
+      privileged: options.privileged,
       bufferBytes: this.config.buffer_bytes,
       loop: this.loop(),
       onExit: (ended, status) =>
@@ -367,71 +254,31 @@ export class PtyManager {
 
   /** The launcher learnt that `pid` ended (a monitor's reply): its session takes the status now. */
   processEnded(pid: number): void {
-    for (const session of [...this.sessions.values(), ...this.lingering]) if (session.pid === pid) session.pollExit();
-  }
-
-  /** A session nobody reads any more: its fds close and its group leaves the registry. */
-  private release(session: PtySession): void {
-    this.privileged.delete(session.id);
-    session.dispose();
-    this.groups.remove(session.pid);
-    // What a command started in the background ends with it (a fork bomb, a detached loop): a server
-    // meant to outlive one call runs as a session of its own.
-    runInBackground("pty.cgroup_kill", () => this.launcher.endSession(session.id), { session_id: session.id }, this.log);
-  }
-
-  /** Terminates and disposes a session already removed from the map; closing it ends its whole cgroup. */
-  private async end(session: PtySession, reason: string, force: boolean) {
-    const status = await session.terminate(this.config.close_grace_ms, force);
-    await this.launcher.endSession(session.id);
-    this.release(session);
-    if (session.running) this.lingering.add(session);
-    this.log.info("pty.close", { session_id: session.id, reason, exit_code: status?.exitCode ?? null, signal: status?.signal });
-    return status;
+    for (const session of [...this.sessions.values(), ...this.ender.stuck]) if (session.pid === pid) session.pollExit();
   }
 
   private async sweep(): Promise<void> {
     const now = Date.now();
     const idleMs = this.config.idle_timeout_s * 1000;
-    for (const session of [...this.sessions.values()]) {
+    for (const session of this.sessions.values()) {
       session.pollExit();
       if (session.waiting || now - session.lastUsedAt <= idleMs) continue;
-      this.sessions.delete(session.id);
+      this.sessions.remove(session.id);
       this.log.info("pty.reaped", {
         session_id: session.id,
         reason: "idle_timeout",
         idle_s: Math.floor((now - session.lastUsedAt) / 1000),
       });
-      await this.end(session, "idle_timeout", false).catch((error: unknown) =>
-        this.log.error("pty.error", { op: "reap", session_id: session.id, error }),
-      );
+      await this.ender
+        .end(session, "idle_timeout", false)
+        .catch((error: unknown) => this.log.error("pty.error", { op: "reap", session_id: session.id, error }));
     }
-    for (const session of this.lingering) {
-      session.pollExit();
-      if (!session.running) this.lingering.delete(session);
-    }
-  }
-
-  private get(id: string): PtySession {
-    const session = this.sessions.get(id);
-    if (!session) {
-      throw new PtyError("pty_session_not_found", `No PTY session ${JSON.stringify(id)}; list_sessions shows the open ones`, {
-        session_id: id,
-      });
-    }
-    return session;
+    this.ender.pollStuck();
   }
 
   private loop(): EpollLoop {
     this.epoll ??= new EpollLoop((error) => this.log.error("pty.error", { op: "poll", error }));
     return this.epoll;
-  }
-
-  private newId(): string {
-    for (;;) {
-      const id = randomUUID().slice(0, 8);
-      if (!this.sessions.has(id)) return id;
-    }
   }
 
   private assertOpen(): void {

@@ -8,6 +8,8 @@ import type { ExitStatus } from "./waitStatus.ts";
 export interface PtySessionOptions {
   id: string;
   cmd: string;
+  /** Started without no_new_privs: what is typed into it runs with raised privileges. */
+  privileged?: boolean;
   /** Its process, started on its terminal (PtyProcess.spawn). */
   process: PtyProcess;
   bufferBytes: number;
@@ -29,6 +31,7 @@ const GROUP_POLL_MS = 10;
 export class PtySession {
   readonly id: string;
   readonly cmd: string;
+  readonly privileged: boolean;
   readonly startedAt = new Date();
   lastUsedAt = Date.now();
   /** When the program last wrote to its terminal (undefined until it does); API calls leave it alone. */
@@ -49,6 +52,7 @@ export class PtySession {
   constructor(options: PtySessionOptions) {
     this.id = options.id;
     this.cmd = options.cmd;
+    this.privileged = options.privileged ?? false;
     this.loop = options.loop;
     this.onExit = options.onExit;
     this.output = new OutputBuffer(options.bufferBytes);
