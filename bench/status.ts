@@ -120,7 +120,6 @@ async function serve(dir: string): Promise<void> {
     logger: createLogger("bench"),
     bodyLimitBytes: 1 << 20,
     metricFamilies: () => [],
-    metricsText: [],
     mounts: statusPageMounts(status, {}).mounts,
   });
   const handlerTimes: Record<string, number[]> = {};

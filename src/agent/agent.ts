@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Hono } from "hono";
 import { AgentdError } from "../core/errors/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
+import type { MetricFamily } from "../core/metrics/index.ts";
 import type { AgentConfig } from "../core/config/sections/agentConfig.ts";
 import { agentRoutes } from "./agentRoutes.ts";
 import type { ApprovalsConfig } from "../core/config/sections/approvalsConfig.ts";
@@ -84,8 +85,8 @@ export interface Agent {
   decideApproval(id: string, decision: ApprovalDecision, decidedBy: DecidedBy, digest?: string): DecisionResult;
   /** Tool calls MCP clients make directly, under the same policy, approvals and records. */
   calls: DirectCalls;
-  /** Turns, tool calls and approvals in Prometheus text. */
-  metricsText(): string;
+  /** Turns, tool calls (the agent's and MCP clients') and approvals, from memory. */
+  metricFamilies(): MetricFamily[];
   /** A config reload: the approval policy every call decided from now on follows. */
   setApprovals(approvals: ApprovalsConfig): void;
   /** Cancels running turns cleanly and writes every sidecar record out; pending approvals stay. */
@@ -229,12 +230,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     }),
     decideApproval: (id, decision, decidedBy, digest) => approvalService.decide(id, decision, decidedBy, digest),
     calls,
-    metricsText: () =>
-      telemetry.metricsText(
-        approvals.pending().map((a) => a.created_at),
-        engine.runningCount,
-        pipeline.judgedSessions,
-      ),
+    metricFamilies: () => telemetry.metricFamilies(approvals.pendingSince(), engine.runningCount, pipeline.judgedSessions),
     // The pipeline reads this object at each call: replaced in place, it is the new policy.
     setApprovals: (next) => {
       Object.assign(approvalsConfig, next);

@@ -23,7 +23,7 @@ export function createAgentCapability(options: CreateAgentOptions): AgentCapabil
     name: "agent",
     routes: [{ path: "/api", app: agent.routes }],
     agent,
-    metricsText: () => agent.metricsText(),
+    metricFamilies: () => agent.metricFamilies(),
     reload: (change) => {
       assignLive(config.agent, change.after.agent, "agent", AGENT_RESTART_ONLY);
       agent.setApprovals(change.after.approvals);

@@ -1,4 +1,4 @@
-import { CounterFamily, familiesText, HistogramFamily, labelText } from "../core/metrics/index.ts";
+import { CounterFamily, HistogramFamily, type MetricFamily } from "../core/metrics/index.ts";
 import { NOOP_TRACER, type Span, type Tracer } from "../telemetry/index.ts";
 
 /** Who made a call: the agent's model, or an MCP client directly. */
@@ -29,10 +29,13 @@ export class AgentTelemetry {
   readonly #turns = new CounterFamily(
     "agentd_agent_turns_total",
     "Agent turns that ended, by how they ended.",
-    "counter",
-    TURN_END_REASONS.map((reason) => labelText({ reason })),
+    TURN_END_REASONS.map((reason) => ({ reason })),
   );
   readonly #toolCalls = new CounterFamily("agentd_agent_tool_calls_total", "Agent tool calls that ended, by tool and outcome.");
+  readonly #mcpToolCalls = new CounterFamily(
+    "agentd_mcp_tool_calls_total",
+    "Tool calls MCP clients made, by tool and outcome (finished calls).",
+  );
   readonly #decisions = new HistogramFamily(
     "agentd_agent_approval_decision_seconds",
     "Time from an approval request to its decision, by decision.",
@@ -68,7 +71,7 @@ export class AgentTelemetry {
   }
 
   turnEnded(turnId: string, reason: string, steps: number): void {
-    this.#turns.inc(labelText({ reason }));
+    this.#turns.inc({ reason });
     const span = this.#turnSpans.get(turnId);
     if (!span) return;
     this.#turnSpans.delete(turnId);
@@ -101,7 +104,7 @@ export class AgentTelemetry {
 
   /** Agent calls count in agentd_agent_tool_calls_total; MCP calls have their own family (agentd_mcp_tool_calls_total). */
   toolEnded(recordId: string, tool: string, outcome: string, via: CallOrigin): void {
-    if (via === "agent") this.#toolCalls.inc(labelText({ tool: this.#toolName(tool), outcome }));
+    (via === "agent" ? this.#toolCalls : this.#mcpToolCalls).inc({ tool: this.#toolName(tool), outcome });
     const span = this.#toolSpans.get(recordId);
     if (!span) return;
     this.#toolSpans.delete(recordId);
@@ -122,7 +125,7 @@ export class AgentTelemetry {
   }
 
   approvalDecided(approvalId: string, decision: string, decidedBy: string, waitedMs: number): void {
-    this.#decisions.observe(labelText({ decision }), waitedMs / 1000);
+    this.#decisions.observe({ decision }, waitedMs / 1000);
     const span = this.#approvalSpans.get(approvalId);
     if (!span) return;
     this.#approvalSpans.delete(approvalId);
@@ -133,25 +136,30 @@ export class AgentTelemetry {
   /**
    * `pendingSince`: when each pending approval was asked for (epoch ms); `heldSessions`: sessions
    * whose text-check state is in memory (idle ones hold none, so it must not grow with the store).
+   * All of it is the caller's memory: nothing here reads the store.
    */
-  metricsText(pendingSince: readonly number[], runningTurns: number, heldSessions: number, now = Date.now()): string {
-    const pending = new CounterFamily("agentd_agent_approvals_pending", "Tool calls waiting for a person's decision.", "gauge");
-    pending.set("", pendingSince.length);
-    const oldest = new CounterFamily(
-      "agentd_agent_approval_oldest_pending_seconds",
-      "How long the oldest pending approval has waited (0 when none waits).",
-      "gauge",
-    );
-    oldest.set("", pendingSince.length ? (now - Math.min(...pendingSince)) / 1000 : 0);
-    const running = new CounterFamily("agentd_agent_turns_running", "Agent turns running now.", "gauge");
-    running.set("", runningTurns);
-    const held = new CounterFamily(
-      "agentd_agent_sessions_held",
-      "Sessions whose per-session text-check state the worker holds in memory (busy ones, or a half-typed terminal line).",
-      "gauge",
-    );
-    held.set("", heldSessions);
-    return familiesText([this.#turns, this.#toolCalls, this.#decisions, pending, oldest, running, held]);
+  metricFamilies(pendingSince: readonly number[], runningTurns: number, heldSessions: number, now = Date.now()): MetricFamily[] {
+    const gauge = (name: string, help: string, value: number): MetricFamily => ({ name, help, type: "gauge", samples: [{ value }] });
+    let oldest = now;
+    for (const since of pendingSince) oldest = Math.min(oldest, since);
+    return [
+      this.#turns.family(),
+      this.#toolCalls.family(),
+      this.#decisions.family(),
+      gauge("agentd_agent_approvals_pending", "Tool calls waiting for a person's decision.", pendingSince.length),
+      gauge(
+        "agentd_agent_approval_oldest_pending_seconds",
+        "How long the oldest pending approval has waited (0 when none waits).",
+        (now - oldest) / 1000,
+      ),
+      gauge("agentd_agent_turns_running", "Agent turns running now.", runningTurns),
+      gauge(
+        "agentd_agent_sessions_held",
+        "Sessions whose per-session text-check state the worker holds in memory (busy ones, or a half-typed terminal line).",
+        heldSessions,
+      ),
+      this.#mcpToolCalls.family(),
+    ];
   }
 
   #toolName(tool: string): string {

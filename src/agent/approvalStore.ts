@@ -49,7 +49,21 @@ export class TooManyPendingApprovalsError extends AgentdError {
 
 /** Pending and decided approvals; deciding is a conditional UPDATE, so only one decision wins. */
 export class ApprovalStore {
-  constructor(private readonly db: Database) {}
+  /**
+   * When each pending approval was asked for, by id: read once at start, then kept as approvals
+   * are created and decided (this class is their only writer), so /metrics never queries the table.
+   */
+  readonly #pendingSince = new Map<string, number>();
+
+  constructor(private readonly db: Database) {
+    const pending = db.query<{ id: string; created_at: number }, []>("SELECT id, created_at FROM agent_approvals WHERE status = 'pending'");
+    for (const row of pending.all()) this.#pendingSince.set(row.id, row.created_at);
+  }
+
+  /** When each pending approval was asked for (epoch ms), from memory. */
+  pendingSince(): number[] {
+    return [...this.#pendingSince.values()];
+  }
 
   /**
    * A pending approval, unless its session already has `maxPending` of them: then
@@ -64,6 +78,7 @@ export class ApprovalStore {
     maxPending: number,
   ): ApprovalRecord {
     const id = newId("apr");
+    const createdAt = Date.now();
     const inserted = this.db
       .query(
         `INSERT INTO agent_approvals (id, session_id, turn_id, tool_call_id, tool, scope, summary, request, target, status, created_at)
@@ -80,11 +95,12 @@ export class ApprovalStore {
         input.summary,
         input.request ?? null,
         input.target ?? null,
-        Date.now(),
+        createdAt,
         input.session_id,
         maxPending,
       );
     if (inserted.changes === 0) throw new TooManyPendingApprovalsError(input.tool, this.pending(input.session_id).length, maxPending);
+    this.#pendingSince.set(id, createdAt);
     return this.get(id);
   }
 
@@ -100,11 +116,12 @@ export class ApprovalStore {
 
   /** Records the decision if the approval is still pending; false when someone decided first. */
   decide(id: string, status: ApprovalDecision | "cancelled", decidedBy: string): boolean {
-    return (
+    const decided =
       this.db
         .query("UPDATE agent_approvals SET status = ?, decided_by = ?, decided_at = ?, request = NULL WHERE id = ? AND status = 'pending'")
-        .run(status, decidedBy, Date.now(), id).changes === 1
-    );
+        .run(status, decidedBy, Date.now(), id).changes === 1;
+    if (decided) this.#pendingSince.delete(id);
+    return decided;
   }
 
   pending(sessionId?: string): ApprovalRecord[] {

@@ -108,15 +108,6 @@ export class ToolCallStore {
     return row ? toRecord(row) : undefined;
   }
 
-  /** Finished calls of one kind of session, counted by tool and outcome (for /metrics). */
-  outcomeCounts(kind: string): Array<{ tool: string; outcome: ToolCallOutcome; n: number }> {
-    return this.db
-      .query<{ tool: string; outcome: ToolCallOutcome; n: number }, [string]>(
-        "SELECT t.tool, t.outcome, count(*) AS n FROM agent_tool_calls t JOIN agent_sessions s ON s.id = t.session_id WHERE s.kind = ? AND t.outcome IS NOT NULL GROUP BY t.tool, t.outcome ORDER BY t.tool, t.outcome",
-      )
-      .all(kind);
-  }
-
   /** Calls of a step not yet finished, in the order the model listed them. */
   unfinished(turnId: string): ToolCallRecord[] {
     return this.db

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import type { HealthCheck } from "./health/index.ts";
+import type { MetricFamily } from "./metrics/index.ts";
 import type { ToolDefinition } from "./tools/toolDefinition.ts";
 import type { ConfigChange, ReloadReport } from "./configChange.ts";
 
@@ -28,8 +29,11 @@ export interface Capability {
   tools?: ToolDefinition[];
   /** The capability's entries of /health, under its name. */
   healthChecks?: () => HealthCheck[];
-  /** Prometheus text the capability renders itself. */
-  metricsText?: () => string;
+  /**
+   * The capability's /metrics families, from what it keeps in memory as events happen: no store
+   * query and no waiting at scrape time (the one renderer writes them).
+   */
+  metricFamilies?: () => MetricFamily[];
   /**
    * A config reload: applies what it can of the changed keys it owns, in place (nothing open is
    * dropped), and names those that only a restart applies.

@@ -17,9 +17,9 @@ import type { CommandCgroups } from "../core/process/cgroups/index.ts";
 import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
-import { verdictMetricText } from "../status/verdictMetric.ts";
 import { createWorkerServices, type MonitoredWork, type WorkerServices } from "./workerServices.ts";
 import { storeFileSizes } from "./storeFileSizes.ts";
+import { LatestVerdict } from "./latestVerdict.ts";
 
 export interface WorkerAppOptions {
   config: AgentdConfig;
@@ -129,6 +129,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       ...(gateProblem ? { privilege_gate_problem: gateProblem } : {}),
     }),
   });
+  const verdict = new LatestVerdict(() => status.section("verdict"), options.logger);
   // With a decision token, a person on loopback signs in once (the cookie) to decide from the page.
   const page = statusPageMounts(status, { requiredToken: requiredToken ?? options.decisionToken });
   const created = createApp({
@@ -168,8 +169,10 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
         type: "counter",
         samples: [{ value: failureCount("background") }],
       },
+      ...services.metricFamilies(),
+      ...verdict.families(),
     ],
-    metricsText: [...services.metricsText, async () => verdictMetricText(await status.section("verdict"))],
+    beforeScrape: () => verdict.refresh(),
     verdict: () => status.section("verdict"),
     mounts: [...page.mounts, ...services.mounts, ...(options.extraMounts ?? []), ...faultMounts(process.env, options.logger)],
     // The model must never decide its own approvals: not from a command it runs, not through the worker.

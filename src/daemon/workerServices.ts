@@ -5,6 +5,7 @@ import { combineReports, ConfigChange, type ReloadReport } from "../core/configC
 import { configSecretValues, type AgentdConfig } from "../core/config/index.ts";
 import type { HealthSource } from "../core/health/index.ts";
 import type { Logger } from "../core/log/index.ts";
+import type { MetricFamily } from "../core/metrics/index.ts";
 import { createFilesCapability, type FileAccess } from "../files/index.ts";
 import { createHopCapability, runningBinaryPath, type HopCapability } from "../hop/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
@@ -55,7 +56,8 @@ export interface WorkerServices {
   pty: PtyCapability;
   mounts: Mount[];
   healthSources: Record<string, HealthSource>;
-  metricsText: Array<() => string>;
+  /** Every capability's /metrics families, in start order. */
+  metricFamilies(): MetricFamily[];
   statusSources: Omit<StatusSources, "health" | "worker">;
   /**
    * A config reload (SIGHUP): each capability applies what it can in place (nothing is dropped);
@@ -200,7 +202,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     ...services,
     mounts: capabilities.flatMap((capability) => capability.routes ?? []),
     healthSources,
-    metricsText: capabilities.flatMap((capability) => (capability.metricsText ? [capability.metricsText] : [])),
+    metricFamilies: () => capabilities.flatMap((capability) => capability.metricFamilies?.() ?? []),
     close: () => stack.close(),
   };
 }

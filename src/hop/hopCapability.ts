@@ -8,7 +8,7 @@ import { createHopRoutes } from "./hopRoutes.ts";
 import { createHopTool } from "./hopTool.ts";
 import { createHopToolTarget } from "./hopToolTarget.ts";
 import type { RemoteAgentdClient } from "./remoteAgentdClient.ts";
-import { hopMetricsText } from "./hopMetrics.ts";
+import { hopMetricFamilies } from "./hopMetrics.ts";
 
 export interface HopCapability extends Capability {
   /** Each hop with its remote agentd's health and open incidents (cached a few seconds). */
@@ -38,7 +38,7 @@ export function createHopCapability(options: HopManagerOptions & { readFileMaxBy
       if (!hop || (hop.state !== "connected" && hop.state !== "fallback")) return undefined;
       return createHopToolTarget(manager, name, { readFileMaxBytes: options.readFileMaxBytes });
     },
-    metricsText: () => hopMetricsText(manager.list()),
+    metricFamilies: () => hopMetricFamilies(manager.list()),
     reload: (change) => {
       Object.assign(config, structuredClone(change.after.hops));
       // The hop tool's file limit is the agent's setting, fixed when the tool was made.

@@ -24,9 +24,10 @@ export interface AppDeps extends Omit<ProbeDeps, "requestsTotal"> {
   publicPaths?: readonly string[];
   /** The body limit of every mount that does not set its own. */
   bodyLimitBytes: number;
+  /** The worker's and its capabilities' families, after the process and HTTP ones. */
   metricFamilies: () => MetricFamily[];
-  /** Capabilities that render their own Prometheus text (the proxy); the host's verdict reads /health's sources, so may wait. */
-  metricsText: Array<() => string | Promise<string>>;
+  /** Brings state that takes waiting to read (the verdict) up to date before metricFamilies renders it. */
+  beforeScrape?: () => Promise<void>;
   /** Mounted in order, after the probes and /metrics. */
   mounts: Mount[];
   /** When set, decisions and direct calls from the agent are refused, and decisions need the token (the worker sets it). */
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   const probes: ProbeDeps = { ...deps, requestsTotal: () => requests.total };
   app.route("/", probeRoutes(probes));
   app.get("/metrics", async (c) => {
+    await deps.beforeScrape?.();
     const uptime: MetricFamily = {
       name: "agentd_uptime_seconds",
       help: "Seconds since the worker started.",
@@ -71,15 +73,14 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
       type: "gauge",
       samples: [{ value: facts.residentBytes }],
     };
-    const body =
-      renderPrometheus([
-        ...processFamilies(facts),
-        ...agentdFamilies(buildFacts(deps.version), deps.startedAt),
-        requests.metricFamily(),
-        uptime,
-        rss,
-        ...deps.metricFamilies(),
-      ]) + (await Promise.all(deps.metricsText.map((render) => render()))).join("");
+    const body = renderPrometheus([
+      ...processFamilies(facts),
+      ...agentdFamilies(buildFacts(deps.version), deps.startedAt),
+      requests.metricFamily(),
+      uptime,
+      rss,
+      ...deps.metricFamilies(),
+    ]);
     return c.body(body, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
   });
   for (const mount of deps.mounts) {

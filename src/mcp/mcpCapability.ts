@@ -1,7 +1,6 @@
 import type { DirectCalls } from "../agent/index.ts";
 import type { Capability } from "../core/capability.ts";
 import type { Logger } from "../core/log/index.ts";
-import { renderPrometheus } from "../core/metrics/index.ts";
 import { createMcpRoutes } from "./mcpRoutes.ts";
 import { servedTools } from "./toolListing.ts";
 
@@ -28,21 +27,10 @@ export function createMcpCapability(options: McpCapabilityOptions): Capability {
   return {
     name: "mcp",
     routes: [{ path: "/mcp", app: routes.app }],
-    metricsText: () =>
-      renderPrometheus([
-        {
-          name: "agentd_mcp_tool_calls_total",
-          help: "Tool calls MCP clients made, by tool and outcome (finished calls on record).",
-          type: "counter",
-          samples: options.calls.outcomeCounts().map((row) => ({ labels: { tool: row.tool, outcome: row.outcome }, value: row.n })),
-        },
-        {
-          name: "agentd_mcp_sessions",
-          help: "Open MCP sessions over Streamable HTTP.",
-          type: "gauge",
-          samples: [{ value: routes.size() }],
-        },
-      ]),
+    // Its calls are counted where they are recorded, by the agent (agentd_mcp_tool_calls_total).
+    metricFamilies: () => [
+      { name: "agentd_mcp_sessions", help: "Open MCP sessions over Streamable HTTP.", type: "gauge", samples: [{ value: routes.size() }] },
+    ],
     // No section of its own: the tools and approvals it serves are the agent's, reloaded there.
     reload: () => ({ applied: [], needsRestart: [] }),
     close: () => routes.close(),

@@ -3,6 +3,7 @@ import type { Capability, ConfigChange, ReloadReport } from "../core/capability.
 import type { Hono } from "hono";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
+import type { MetricFamily } from "../core/metrics/index.ts";
 import { createAdminRoutes } from "./routes/adminRoutes.ts";
 import type { ProviderConfig, ProxyConfig } from "../core/config/sections/providerConfig.ts";
 import { providersHealth, providerStatus, type ProviderStatus } from "./upstream/providerStatus.ts";
@@ -41,7 +42,7 @@ export interface Proxy {
   adminRoutes: Hono;
   status(): ProxyProviderStatus[];
   healthChecks(): HealthCheck[];
-  metricsText(): string;
+  metricFamilies(): MetricFamily[];
   /** Stops the maintenance timer and writes pending rollups. */
   close(): Promise<void>;
   /** A config reload: the providers, retry settings and maintenance interval from now on; names what needs a restart. */
@@ -90,7 +91,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
     adminRoutes,
     status: () => core.providers.map((p) => ({ ...providerStatus(p), tool_calls: core.metrics.toolCalls.forProvider(p.name) })),
     healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
-    metricsText: () => core.metricsText(),
+    metricFamilies: () => core.metricFamilies(),
     reload: (change) => {
       const next = change.after.proxy;
       if (change.touches("providers")) core.replaceProviders(change.after.providers);
@@ -134,7 +135,7 @@ export function createProxyCapability(options: CreateProxyOptions): ProxyCapabil
       { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
     ],
     healthChecks: proxy.healthChecks,
-    metricsText: proxy.metricsText,
+    metricFamilies: proxy.metricFamilies,
     status: proxy.status,
     reload: proxy.reload,
     close: proxy.close,

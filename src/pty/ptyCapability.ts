@@ -5,7 +5,7 @@ import { PtyManager, type PtyManagerOptions } from "./ptyManager.ts";
 import { createPtyRoutes } from "./ptyRoutes.ts";
 import type { PtySessionInfo } from "./ptySchemas.ts";
 import { createPtyTools } from "./ptyTools.ts";
-import { ptyMetricsText } from "./ptyMetrics.ts";
+import { ptyMetricFamilies } from "./ptyMetrics.ts";
 import type { TerminalTargets } from "./terminalTarget.ts";
 
 export interface PtyCapability extends Capability {
@@ -30,7 +30,7 @@ export function createPtyCapability(options: PtyManagerOptions & { targets?: Ter
     tools: createPtyTools(manager),
     healthChecks: () => manager.healthChecks(),
     sessions: () => manager.list(),
-    metricsText: () => ptyMetricsText(manager.list()),
+    metricFamilies: () => ptyMetricFamilies(manager.list()),
     reload: (change) => {
       assignLive(config, change.after.pty, "pty", PTY_RESTART_ONLY);
       return change.report(["pty"], PTY_RESTART_ONLY);

@@ -5,7 +5,7 @@ import type { Tracing } from "./tracing.ts";
 export function createTelemetryCapability(tracing: Tracing): Capability {
   return {
     name: "telemetry",
-    metricsText: tracing.metricsText,
+    metricFamilies: tracing.metricFamilies,
     // The exporter and its queue are made once, at start.
     reload: (change) => change.report(["telemetry"], ["telemetry"]),
     close: () => tracing.shutdown(),

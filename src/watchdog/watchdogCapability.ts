@@ -1,4 +1,4 @@
-import { watchdogMetricsText } from "./watchdogCounters.ts";
+import { watchdogMetricFamilies } from "./watchdogCounters.ts";
 import type { Database } from "bun:sqlite";
 import type { Capability } from "../core/capability.ts";
 import { readCheckRows, type CheckRow } from "./checks/checkScheduler.ts";
@@ -44,7 +44,7 @@ export function createWatchdogCapability(options: { db: Database; configuredName
     ],
     tools: createIncidentTools(incidents),
     // The supervisor's counters, as it last wrote them to the store.
-    metricsText: () => watchdogMetricsText(options.db),
+    metricFamilies: () => watchdogMetricFamilies(options.db),
     incidents,
     checkRows: () => readCheckRows(options.db),
     healthChecks: () => watchdogHealthChecks(readCheckRows(options.db), incidents),

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { CounterFamily, familiesText, labelText, renderPrometheus } from "../core/metrics/index.ts";
+import { GaugeFamily, type MetricFamily } from "../core/metrics/index.ts";
 import { readCheckRows } from "./checks/checkScheduler.ts";
 import { CheckStateStore } from "./checks/checkStateStore.ts";
 import { SilenceStore } from "./incidents/silenceStore.ts";
@@ -38,9 +38,12 @@ export function readWatchdogCounters(db: Database): WatchdogCounters | undefined
   return row ? (JSON.parse(row.value) as WatchdogCounters) : undefined;
 }
 
-/** The counters in Prometheus text, as the supervisor last stored them, and what the store says of checks, incidents and silences. */
-export function watchdogMetricsText(db: Database, now = Date.now()): string {
-  return storeMetricsText(db, now) + countersText(readWatchdogCounters(db));
+/**
+ * The counters as the supervisor last stored them, and what the store says of checks, incidents
+ * and silences: the supervisor runs the watchdog, so the store is how they reach the worker.
+ */
+export function watchdogMetricFamilies(db: Database, now = Date.now()): MetricFamily[] {
+  return [...storeFamilies(db, now), ...counterFamilies(readWatchdogCounters(db))];
 }
 
 /** Before the supervisor first stores its counters they are all 0, not absent: `rate()` and alerts work from the first scrape. */
@@ -52,94 +55,103 @@ const NO_COUNTS: WatchdogCounters = {
   actions_in_flight: 0,
 };
 
-function countersText(counters: WatchdogCounters = NO_COUNTS): string {
-  const actions = new CounterFamily("agentd_watchdog_actions_total", "Watchdog actions that ended, by tier, action and verdict.");
-  for (const [key, count] of Object.entries(counters.actions ?? {})) {
-    const [tier, action, verdict] = key.split("|");
-    actions.set(labelText({ tier: tier!, action: action!, verdict: verdict! }), count);
-  }
-  const durations = new CounterFamily("agentd_watchdog_check_duration_seconds", "How long each check's last run took.", "gauge");
-  for (const [check, seconds] of Object.entries(counters.check_seconds ?? {})) durations.set(labelText({ check }), seconds);
-  const sent = new CounterFamily("agentd_watchdog_alertmanager_alerts_sent_total", "Alerts Alertmanager accepted.");
-  sent.set("", counters.alertmanager_sent_total ?? 0);
-  const failed = new CounterFamily("agentd_watchdog_alertmanager_posts_failed_total", "Posts to Alertmanager that failed (retried).");
-  failed.set("", counters.alertmanager_failed_total ?? 0);
-  return (
-    renderPrometheus([
-      {
-        name: "agentd_watchdog_signals_total",
-        help: "Signals the watchdog received.",
-        type: "counter",
-        samples: [{ value: counters.signals_total }],
-      },
-      {
-        name: "agentd_watchdog_signals_merged_total",
-        help: "Signals merged into an incident whose action was under way.",
-        type: "counter",
-        samples: [{ value: counters.signals_merged_total }],
-      },
-      {
-        name: "agentd_watchdog_queue_dropped_total",
-        help: "Signals dropped because the watchdog's decision queue was full.",
-        type: "counter",
-        samples: [{ value: counters.queue_dropped_total }],
-      },
-      {
-        name: "agentd_watchdog_queue_depth",
-        help: "Decisions waiting in the watchdog's queue.",
-        type: "gauge",
-        samples: [{ value: counters.queue_depth }],
-      },
-      {
-        name: "agentd_watchdog_actions_in_flight",
-        help: "Watchdog actions (restarts, commands, model calls) under way.",
-        type: "gauge",
-        samples: [{ value: counters.actions_in_flight }],
-      },
-    ]) + familiesText([actions, durations, sent, failed])
-  );
+const one = (name: string, help: string, type: "counter" | "gauge", value: number): MetricFamily => ({
+  name,
+  help,
+  type,
+  samples: [{ value }],
+});
+
+function counterFamilies(counters: WatchdogCounters = NO_COUNTS): MetricFamily[] {
+  const actions: MetricFamily = {
+    name: "agentd_watchdog_actions_total",
+    help: "Watchdog actions that ended, by tier, action and verdict.",
+    type: "counter",
+    samples: Object.entries(counters.actions ?? {}).map(([key, value]) => {
+      const [tier, action, verdict] = key.split("|");
+      return { labels: { tier: tier!, action: action!, verdict: verdict! }, value };
+    }),
+  };
+  const durations: MetricFamily = {
+    name: "agentd_watchdog_check_duration_seconds",
+    help: "How long each check's last run took.",
+    type: "gauge",
+    samples: Object.entries(counters.check_seconds ?? {}).map(([check, value]) => ({ labels: { check }, value })),
+  };
+  return [
+    one("agentd_watchdog_signals_total", "Signals the watchdog received.", "counter", counters.signals_total),
+    one(
+      "agentd_watchdog_signals_merged_total",
+      "Signals merged into an incident whose action was under way.",
+      "counter",
+      counters.signals_merged_total,
+    ),
+    one(
+      "agentd_watchdog_queue_dropped_total",
+      "Signals dropped because the watchdog's decision queue was full.",
+      "counter",
+      counters.queue_dropped_total,
+    ),
+    one("agentd_watchdog_queue_depth", "Decisions waiting in the watchdog's queue.", "gauge", counters.queue_depth),
+    one(
+      "agentd_watchdog_actions_in_flight",
+      "Watchdog actions (restarts, commands, model calls) under way.",
+      "gauge",
+      counters.actions_in_flight,
+    ),
+    actions,
+    durations,
+    one(
+      "agentd_watchdog_alertmanager_alerts_sent_total",
+      "Alerts Alertmanager accepted.",
+      "counter",
+      counters.alertmanager_sent_total ?? 0,
+    ),
+    one(
+      "agentd_watchdog_alertmanager_posts_failed_total",
+      "Posts to Alertmanager that failed (retried).",
+      "counter",
+      counters.alertmanager_failed_total ?? 0,
+    ),
+  ];
 }
 
 /** Read from the store at scrape time: cheap queries on indexed or small tables. */
-function storeMetricsText(db: Database, now: number): string {
-  const checks = new CounterFamily("agentd_watchdog_check_state", "Each configured check: 1 for its current state.", "gauge");
-  const silenced = new CounterFamily(
+function storeFamilies(db: Database, now: number): MetricFamily[] {
+  const checks = new GaugeFamily("agentd_watchdog_check_state", "Each configured check: 1 for its current state.");
+  const silenced = new GaugeFamily(
     "agentd_watchdog_check_silenced",
     "Each configured check: 1 while an agentd silence covers it (rules leave its failure alone).",
-    "gauge",
   );
-  const lastRun = new CounterFamily(
+  const lastRun = new GaugeFamily(
     "agentd_watchdog_check_last_run_timestamp_seconds",
     "When each configured check last ran, as a Unix time in seconds (absent until its first run).",
-    "gauge",
   );
   const active = hasTable(db, "watchdog_silences") ? new SilenceStore(db).active(now) : [];
   const lastRuns = hasTable(db, "watchdog_check_state") ? new CheckStateStore(db).lastRuns() : new Map<string, number>();
   for (const row of readCheckRows(db)) {
     const ranAt = lastRuns.get(row.name);
-    if (ranAt !== undefined) lastRun.set(labelText({ check: row.name }), ranAt / 1000);
+    if (ranAt !== undefined) lastRun.set({ check: row.name }, ranAt / 1000);
     // Rows stored before checks had a severity read as "error", the default.
     const severity = row.severity ?? "error";
-    for (const state of CHECK_STATES)
-      checks.set(labelText({ check: row.name, kind: row.kind, severity, state }), row.state === state ? 1 : 0);
+    for (const state of CHECK_STATES) checks.set({ check: row.name, kind: row.kind, severity, state }, row.state === state ? 1 : 0);
     const targets = new Set(silenceTargetsOf(`check.${row.kind}`, `check:${row.name}`));
-    silenced.set(labelText({ check: row.name }), active.some((silence) => targets.has(silence.target)) ? 1 : 0);
+    silenced.set({ check: row.name }, active.some((silence) => targets.has(silence.target)) ? 1 : 0);
   }
-  const incidents = new CounterFamily(
+  const incidents = new GaugeFamily(
     "agentd_watchdog_incidents_open",
     "Unresolved incidents by severity, component and state (open or acknowledged).",
-    "gauge",
   );
   const rows = db
     .query<{ severity: string; component: string; state: string; n: number }, []>(
       "SELECT severity, COALESCE(json_extract(details, '$.component'), 'unknown') AS component, state, count(*) AS n FROM incidents WHERE state != 'resolved' GROUP BY 1, 2, 3",
     )
     .all();
-  for (const row of rows) incidents.set(labelText({ severity: row.severity, component: row.component, state: row.state }), row.n);
-  const silences = new CounterFamily("agentd_watchdog_silences_active", "Silences in force.", "gauge");
+  for (const row of rows) incidents.set({ severity: row.severity, component: row.component, state: row.state }, row.n);
+  const silences = new GaugeFamily("agentd_watchdog_silences_active", "Silences in force.");
   if (hasTable(db, "watchdog_silences"))
-    silences.set("", db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM watchdog_silences WHERE until > ?").get(now)!.n);
-  return familiesText([checks, silenced, lastRun, incidents, silences]);
+    silences.set({}, db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM watchdog_silences WHERE until > ?").get(now)!.n);
+  return [checks.family(), silenced.family(), lastRun.family(), incidents.family(), silences.family()];
 }
 
 function hasTable(db: Database, name: string): boolean {

@@ -6,6 +6,7 @@ import { harnessPerTest, recordingTracer, type Harness, type RecordedSpan } from
 import { echoTool, fakeExecTool } from "./testTools.ts";
 import { DeltaBatch } from "../../src/agent/deltaBatch.ts";
 import { repeatedCall, repeatedCallMessage } from "../../src/agent/repeatedCall.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 // The one tool-call pipeline: MCP's direct calls traced like the agent's, per-session state let go
 // once a session is idle, and a turn stopped when the model repeats a call without progress.
@@ -18,7 +19,8 @@ function directCall(h: Harness, sessionId: string, tool: string, args: Record<st
 }
 
 const mcpSession = (h: Harness) => h.agent.calls.openSession({ name: "pipeline-test", version: "1" }).id;
-const gauge = (h: Harness, name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(h.agent.metricsText())?.[1]);
+const gauge = (h: Harness, name: string) =>
+  Number(new RegExp(`^${name} (\\S+)$`, "m").exec(renderPrometheus(h.agent.metricFamilies()))?.[1]);
 const toolSpans = (spans: RecordedSpan[], tool: string) => spans.filter((s) => s.name === `execute_tool ${tool}`);
 
 describe("MCP calls go through the same pipeline as the agent's", () => {
@@ -39,7 +41,7 @@ describe("MCP calls go through the same pipeline as the agent's", () => {
       "agentd.tool.outcome": "ok",
     });
     // MCP calls have their own family (agentd_mcp_tool_calls_total, from the store).
-    expect(h.agent.metricsText()).not.toContain('agentd_agent_tool_calls_total{tool="echo"');
+    expect(renderPrometheus(h.agent.metricFamilies())).not.toContain('agentd_agent_tool_calls_total{tool="echo"');
   });
 
   test("a direct call with bad arguments is answered at once with the error, and no run is traced", async () => {

@@ -20,7 +20,6 @@ export function appDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     logger: createLogger("test.web"),
     bodyLimitBytes: 4096,
     metricFamilies: () => [{ name: "agentd_worker_restarts_total", help: "Restarts.", type: "counter", samples: [{ value: 3 }] }],
-    metricsText: [],
     mounts: [],
     ...overrides,
   };

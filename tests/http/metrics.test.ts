@@ -11,9 +11,14 @@ afterEach(async () => {
 const SAMPLE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? -?[0-9.e+-]+$/;
 
 describe("/metrics", () => {
-  test("Prometheus text: requests by route and status, uptime, RSS, restarts, and capability text", async () => {
+  test("Prometheus text: requests by route and status, uptime, RSS, restarts, and capability families", async () => {
     running = startApp({
-      metricsText: [() => "# HELP agentd_proxy_test A proxy metric.\n# TYPE agentd_proxy_test gauge\nagentd_proxy_test 7\n"],
+      metricFamilies: () => [
+        { name: "agentd_worker_restarts_total", help: "Restarts.", type: "counter", samples: [{ value: 3 }] },
+        { name: "agentd_proxy_test", help: "A proxy metric.", type: "gauge", samples: [{ value: 7 }] },
+        // A model name a client chose: quotes, a backslash and a newline stay inside one sample line.
+        { name: "agentd_proxy_hostile_total", help: "Hostile.", type: "counter", samples: [{ labels: { model: 'q"\\\n}x' }, value: 1 }] },
+      ],
     });
     for (const path of ["/livez", "/livez", "/readyz", "/nope", "/health"]) await fetch(`${running.url}${path}`);
     const response = await fetch(`${running.url}/metrics`);
@@ -29,6 +34,7 @@ describe("/metrics", () => {
     expect(lines).toContain("# TYPE agentd_uptime_seconds gauge");
     expect(lines).toContain("agentd_worker_restarts_total 3");
     expect(lines).toContain("agentd_proxy_test 7");
+    expect(lines).toContain('agentd_proxy_hostile_total{model="q\\"\\\\\\n}x"} 1');
     const uptime = Number(lines.find((line) => line.startsWith("agentd_uptime_seconds "))!.split(" ")[1]);
     expect(uptime).toBeGreaterThanOrEqual(5);
     const rss = Number(lines.find((line) => line.startsWith("agentd_resident_memory_bytes "))!.split(" ")[1]);
@@ -40,7 +46,7 @@ describe("/metrics", () => {
   });
 
   test("process_* of this process, the worker's start time and the build come before the capabilities' families", async () => {
-    running = startApp({ metricsText: [] });
+    running = startApp();
     const text = await (await fetch(`${running.url}/metrics`)).text();
     const value = (name: string) =>
       Number(

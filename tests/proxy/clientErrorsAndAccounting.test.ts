@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 let upstreams: ScriptedUpstream[] = [];
 let harness: ProxyHarness | undefined;
@@ -34,7 +35,7 @@ describe("a request no provider answered is counted under the provider that fail
     expect(ups[1]!.completionRequests()).toHaveLength(2);
     expect(h.events("proxy.request")).toHaveLength(1);
     expect(h.events("proxy.request")[0]).toMatchObject({ provider: "p1", outcome: "error", status: 502, attempts: 4 });
-    const metrics = h.proxy.metricsText();
+    const metrics = renderPrometheus(h.proxy.metricFamilies());
     expect(metricLine(metrics, 'agentd_proxy_requests_total{provider="p1",model="gpt-test",outcome="error"}')).toEndWith(" 1");
     expect(metrics).not.toContain('provider="none"');
     await h.proxy.close();

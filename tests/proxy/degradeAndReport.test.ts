@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { setLogLevel } from "../../src/core/log/index.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 /**
  * The rule "degrade, report, never refuse what does not change the answer's shape", through the
@@ -147,7 +148,7 @@ describe("Responses client over a chat-only upstream", () => {
     expect(completed.output[3]).toMatchObject({ call_id: "call_c", name: "apply_patch", input: "*** Begin Patch" });
 
     expect(h.events("proxy.field_dropped")[0]).toMatchObject({ provider: "up", wire: "chat", model: "gpt-test" });
-    const metrics = h.proxy.metricsText();
+    const metrics = renderPrometheus(h.proxy.metricFamilies());
     expect(metrics).toContain('agentd_proxy_dropped_fields_total{field="client_metadata"} 1');
     expect(metrics).toContain('agentd_proxy_dropped_fields_total{field="tools.web_search"} 1');
   });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ProxyMetrics } from "../../src/proxy/state/proxyMetrics.ts";
 import { applyQuirks } from "../../src/proxy/upstream/quirkRules.ts";
 import { passedResponseHeaders, upstreamRequestHeaders } from "../../src/proxy/upstream/upstreamHeaders.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 describe("headers", () => {
   test("client session and tracing headers pass by allow-list; authorization and cookies never do", () => {
@@ -80,7 +81,7 @@ describe("drop reporting", () => {
     metrics.droppedField("seed");
     metrics.droppedField("seed");
     metrics.droppedField("tools.web_search");
-    const text = metrics.text();
+    const text = renderPrometheus(metrics.families());
     expect(text).toContain("# TYPE agentd_proxy_dropped_fields_total counter");
     expect(text).toContain('agentd_proxy_dropped_fields_total{field="seed"} 2');
     expect(text).toContain('agentd_proxy_dropped_fields_total{field="tools.web_search"} 1');

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ProxyMetrics, type Outcome } from "../../src/proxy/state/proxyMetrics.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 const line = (text: string, prefix: string) => text.split("\n").find((l) => l.startsWith(prefix));
 
@@ -30,7 +31,7 @@ describe("ProxyMetrics", () => {
     request(metrics, "p", 'm"1', "ok", 20, 5, 10, 2);
     request(metrics, "p", 'm"1', "ok", 30, undefined, 1, 0);
     request(metrics, "p", 'm"1', "error", 1, undefined, 0, 0);
-    const text = metrics.text();
+    const text = renderPrometheus(metrics.families());
     expect(line(text, 'agentd_proxy_requests_total{provider="p",model="m\\"1",outcome="ok"}')).toEndWith(" 2");
     expect(line(text, 'agentd_proxy_requests_total{provider="p",model="m\\"1",outcome="error"}')).toEndWith(" 1");
     expect(line(text, 'agentd_proxy_tokens_total{provider="p",model="m\\"1",direction="in"}')).toEndWith(" 11");
@@ -44,7 +45,7 @@ describe("ProxyMetrics", () => {
     request(metrics, "p", "late-a", "ok", 1, undefined, 0, 0);
     request(metrics, "p", "late-b", "ok", 1, undefined, 0, 0);
     request(metrics, "p", "model-7", "ok", 1, undefined, 0, 0);
-    const text = metrics.text();
+    const text = renderPrometheus(metrics.families());
     expect(line(text, 'agentd_proxy_requests_total{provider="p",model="other",outcome="ok"}')).toEndWith(" 2");
     expect(line(text, 'agentd_proxy_requests_total{provider="p",model="model-7",outcome="ok"}')).toEndWith(" 2");
     expect(text).not.toContain("late-a");

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 let upstreams: ScriptedUpstream[] = [];
 let harness: ProxyHarness | undefined;
@@ -138,7 +139,7 @@ describe("proxy surface", () => {
     const stream = await harness.client.chat.completions.create({ model: "gpt-test", messages: [], stream: true });
     for await (const _ of stream);
     await harness.client.chat.completions.create({ model: "gpt-test", messages: [] });
-    const text = harness.proxy.metricsText();
+    const text = renderPrometheus(harness.proxy.metricFamilies());
     expect(text).toContain("# TYPE agentd_proxy_requests_total counter");
     expect(text).toContain('agentd_proxy_requests_total{provider="up",model="gpt-test",outcome="ok"} 2');
     expect(text).toContain('agentd_proxy_tokens_total{provider="up",model="gpt-test",direction="in"} 10');

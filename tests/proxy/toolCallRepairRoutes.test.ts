@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 let upstream: ScriptedUpstream | undefined;
 let harness: ProxyHarness | undefined;
@@ -34,8 +35,7 @@ function start(provider: Record<string, unknown> = {}): ProxyHarness {
 }
 
 function metric(name: string, labels: string): number | undefined {
-  const line = harness!.proxy
-    .metricsText()
+  const line = renderPrometheus(harness!.proxy.metricFamilies())
     .split("\n")
     .find((l) => l.startsWith(`${name}{${labels}}`));
   return line === undefined ? undefined : Number(line.split(" ").pop());
@@ -97,7 +97,7 @@ describe("repairs against the declared schema", () => {
       expect(call.type === "function" && JSON.parse(call.function.arguments)).toEqual({ cmd: "" });
       expect(response.headers.get("x-agentd-repaired")).toBeNull();
     }
-    expect(harness!.proxy.metricsText()).not.toContain("agentd_proxy_tool_call_repairs_total{");
+    expect(renderPrometheus(harness!.proxy.metricFamilies())).not.toContain("agentd_proxy_tool_call_repairs_total{");
   });
 });
 

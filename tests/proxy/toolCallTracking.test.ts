@@ -11,6 +11,7 @@ import { declaredTools, ToolCallReport, type ToolCallTextPlan } from "../../src/
 import { ToolCallStats, type ToolCallModelSummary } from "../../src/proxy/state/toolCallStats.ts";
 import { ProxyMetrics } from "../../src/proxy/state/proxyMetrics.ts";
 import { CASE_TOOLS, CASES } from "./toolCallTextCases.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 const tools = declaredTools(CASE_TOOLS);
 
@@ -150,7 +151,7 @@ describe("per-model rates", () => {
     const metrics = new ProxyMetrics();
     metrics.toolAnswer("local", 'q"3', { textCalls: 1, repairs: 0, unparsed: 2, unparsedFormat: "hermes" }, ["hermes", "mistral"]);
     metrics.toolAnswer("local", 'q"3', { textCalls: 0, repairs: 0, unparsed: 0, unparsedFormat: undefined }, []);
-    const lines = metrics.text().split("\n");
+    const lines = renderPrometheus(metrics.families()).split("\n");
     const labels = 'provider="local",model="q\\"3"';
     expect(lines).toContain(`agentd_proxy_tool_answers_total{${labels}} 2`);
     expect(lines).toContain(`agentd_proxy_tool_answer_findings_total{${labels},finding="text_calls"} 1`);

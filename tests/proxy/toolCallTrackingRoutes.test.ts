@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 let upstream: ScriptedUpstream | undefined;
 let harness: ProxyHarness | undefined;
@@ -31,8 +32,7 @@ function start(): ProxyHarness {
 }
 
 function metric(name: string, labels: string): number | undefined {
-  const line = harness!.proxy
-    .metricsText()
+  const line = renderPrometheus(harness!.proxy.metricFamilies())
     .split("\n")
     .find((l) => l.startsWith(`${name}{${labels}}`));
   return line === undefined ? undefined : Number(line.split(" ").pop());
@@ -79,7 +79,7 @@ describe("per-model tracking on the routes", () => {
     const { client } = start();
     upstream!.enqueue({ kind: "text", text: broken });
     await client.chat.completions.create({ model: "qwen3", messages: [] });
-    expect(harness!.proxy.metricsText()).not.toContain("agentd_proxy_tool_answers_total{");
+    expect(renderPrometheus(harness!.proxy.metricFamilies())).not.toContain("agentd_proxy_tool_answers_total{");
     expect(harness!.events("proxy.tool_calls_unparsed")).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { hostVerdict } from "../../src/status/hostVerdict.ts";
 import { applySilences } from "../../src/status/verdictSilences.ts";
-import { verdictMetricText } from "../../src/status/verdictMetric.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
+import { verdictMetricFamily } from "../../src/status/verdictMetric.ts";
 import type { Incident, Silence } from "../../src/watchdog/index.ts";
 
 const silence = (target: string): Silence => ({ id: 1, target, until: Date.now() + 3_600_000, reason: null, created_at: 0 });
@@ -61,7 +62,8 @@ describe("the verdict under a silence", () => {
   });
 
   test("agentd_verdict: one series per state, 1 for the current one", () => {
-    expect(verdictMetricText({ status: "warn", reason: "", reasons: [] })).toContain('agentd_verdict{state="warn"} 1\n');
-    expect(verdictMetricText({ status: "warn", reason: "", reasons: [] })).toContain('agentd_verdict{state="fail"} 0\n');
+    const text = renderPrometheus([verdictMetricFamily({ status: "warn", reason: "", reasons: [] })]);
+    expect(text).toContain('agentd_verdict{state="warn"} 1\n');
+    expect(text).toContain('agentd_verdict{state="fail"} 0\n');
   });
 });

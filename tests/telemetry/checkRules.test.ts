@@ -71,9 +71,13 @@ afterAll(async () => {
 
 describe("the shipped rules on a failing critical check", () => {
   test("/metrics carries the verdict and the check's severity and silence; promtool accepts it", async () => {
-    const text = await waitFor("the failing check on /metrics", async () => {
+    // The verdict is computed in the background (never at scrape time): it may follow the check's state by a scrape.
+    const text = await waitFor("the failing check and the verdict on /metrics", async () => {
       const body = await metrics();
-      return body.includes('agentd_watchdog_check_state{check="db",kind="tcp",severity="critical",state="fail"} 1') ? body : undefined;
+      return body.includes('agentd_watchdog_check_state{check="db",kind="tcp",severity="critical",state="fail"} 1') &&
+        body.includes('agentd_verdict{state="fail"} 1')
+        ? body
+        : undefined;
     });
     expect(text).toContain('agentd_watchdog_check_silenced{check="db"} 0');
     expect(text).toContain('agentd_verdict{state="fail"} 1');

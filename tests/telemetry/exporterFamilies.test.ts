@@ -5,8 +5,6 @@ import {
   agentdFamilies,
   buildFacts,
   CounterFamily,
-  familiesText,
-  labelText,
   maxOpenFiles,
   processFacts,
   processFamilies,
@@ -14,7 +12,7 @@ import {
 } from "../../src/core/metrics/index.ts";
 import { CheckScheduler } from "../../src/watchdog/checks/checkScheduler.ts";
 import { watchdogConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
-import { watchdogMetricsText } from "../../src/watchdog/watchdogCounters.ts";
+import { watchdogMetricFamilies } from "../../src/watchdog/watchdogCounters.ts";
 import { promtool } from "./support/monitoringServers.ts";
 
 // The pure parts of the exporter conventions: the families' names and types, counters shown at 0
@@ -93,15 +91,14 @@ describe("labelled counters at 0 before their first event", () => {
     const family = new CounterFamily(
       "agentd_test_total",
       "A test.",
-      "counter",
-      ["a", "b"].map((reason) => labelText({ reason })),
+      ["a", "b"].map((reason) => ({ reason })),
     );
-    expect(familiesText([family])).toBe(
+    expect(renderPrometheus([family.family()])).toBe(
       '# HELP agentd_test_total A test.\n# TYPE agentd_test_total counter\nagentd_test_total{reason="a"} 0\nagentd_test_total{reason="b"} 0\n',
     );
-    family.inc(labelText({ reason: "b" }));
-    family.inc(labelText({ reason: "c" }), 2);
-    expect(familiesText([family]).split("\n").slice(2, -1)).toEqual([
+    family.inc({ reason: "b" });
+    family.inc({ reason: "c" }, 2);
+    expect(renderPrometheus([family.family()]).split("\n").slice(2, -1)).toEqual([
       'agentd_test_total{reason="a"} 0',
       'agentd_test_total{reason="b"} 1',
       'agentd_test_total{reason="c"} 2',
@@ -109,7 +106,7 @@ describe("labelled counters at 0 before their first event", () => {
   });
 
   test("the watchdog's counters read 0, not absent, before the supervisor first stores them", () => {
-    const text = watchdogMetricsText(store());
+    const text = renderPrometheus(watchdogMetricFamilies(store()));
     for (const series of [
       "agentd_watchdog_signals_total 0",
       "agentd_watchdog_signals_merged_total 0",
@@ -141,13 +138,13 @@ describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
       () => now,
     );
     await scheduler.runOnce("ok");
-    let text = watchdogMetricsText(db, now);
+    let text = renderPrometheus(watchdogMetricFamilies(db, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="ok"} 1700000000\n');
     expect(text).not.toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="later"}');
     expect(text).toContain('agentd_watchdog_check_state{check="ok",kind="command",severity="critical",state="pass"} 1\n');
     now += 1_500;
     await scheduler.runOnce("ok");
-    text = watchdogMetricsText(db, now);
+    text = renderPrometheus(watchdogMetricFamilies(db, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="ok"} 1700000001.5\n');
     const checked = await promtool(["check", "metrics"], text);
     expect(checked.output).toBe("");
@@ -176,7 +173,7 @@ describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
       db,
       () => now,
     );
-    const text = watchdogMetricsText(db, now);
+    const text = renderPrometheus(watchdogMetricFamilies(db, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="later"} 1700000000\n');
     expect(text).not.toContain('check="ok"');
   });

@@ -6,6 +6,7 @@ import { otlpTraceJson, unixNanos } from "../../src/telemetry/otlpJson.ts";
 import { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from "../../src/telemetry/traceContext.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "./support/otlpReceiver.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const SPAN = "00f067aa0ba902b7";
@@ -127,7 +128,11 @@ describe("export to a collector", () => {
     expect("skip" in c.attributes).toBe(false);
     expect(c.resource).toMatchObject({ "service.name": "agentd", "agentd.process": "test", "process.pid": process.pid });
     expect(root.traceparent()).toBe(`00-${TRACE}-${r.spanId}-01`);
-    expect(tracing.metricsText()).toContain("agentd_telemetry_spans_exported_total 2");
+    // The collector holds the spans before the exporter has read its answer: the count follows that answer.
+    await waitFor(
+      "the export counted",
+      () => renderPrometheus(tracing.metricFamilies()).includes("agentd_telemetry_spans_exported_total 2\n") || undefined,
+    );
   });
 
   test("under an unsampled parent the trace goes on downstream, but nothing is exported", async () => {
@@ -152,9 +157,12 @@ describe("export to a collector", () => {
     receiver.failWith(400);
     const refusedBefore = receiver.refused;
     tracing.tracer.startSpan("refused").end();
-    await waitFor("the export counted as failed", () => tracing.metricsText().includes('reason="export_failed"} 1') || undefined);
+    await waitFor(
+      "the export counted as failed",
+      () => renderPrometheus(tracing.metricFamilies()).includes('reason="export_failed"} 1') || undefined,
+    );
     expect(receiver.refused).toBe(refusedBefore + 1);
-    expect(tracing.metricsText()).toContain("agentd_telemetry_spans_exported_total 1\n");
+    expect(renderPrometheus(tracing.metricFamilies())).toContain("agentd_telemetry_spans_exported_total 1\n");
   });
 
   test("shutdown exports what still waits, and spans ended afterwards are not sent", async () => {

@@ -8,6 +8,7 @@ import { startTracing } from "../../src/telemetry/index.ts";
 import { telemetryConfigSchema } from "../../src/core/config/sections/telemetryConfig.ts";
 import { freePort } from "./support/monitoringServers.ts";
 import { waitFor } from "../support/waitFor.ts";
+import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 afterAll(() => removeTempDirs());
 
@@ -71,16 +72,16 @@ describe("tracing off and on", () => {
     // counts below are read before any network turn could have happened.
     for (let i = 0; i < 20; i++) tracing.tracer.startSpan(`span ${i}`).end();
     // At most the queue (4) plus the one batch being exported (4) are held; the rest are counted.
-    const queueFull = count(tracing.metricsText(), 'agentd_telemetry_spans_dropped_total{reason="queue_full"}');
+    const queueFull = count(renderPrometheus(tracing.metricFamilies()), 'agentd_telemetry_spans_dropped_total{reason="queue_full"}');
     expect(queueFull).toBeGreaterThanOrEqual(12);
     await tracing.shutdown();
     // Every span is accounted for: dropped at the queue, or lost with the export that failed (the
     // first batch's export may still be retrying when shutdown has flushed the rest).
     const failed = await waitFor("every export to fail", () => {
-      const value = count(tracing.metricsText(), 'agentd_telemetry_spans_dropped_total{reason="export_failed"}');
+      const value = count(renderPrometheus(tracing.metricFamilies()), 'agentd_telemetry_spans_dropped_total{reason="export_failed"}');
       return value === 20 - queueFull ? value : undefined;
     });
     expect(failed).toBe(20 - queueFull);
-    expect(count(tracing.metricsText(), "agentd_telemetry_spans_exported_total")).toBe(0);
+    expect(count(renderPrometheus(tracing.metricFamilies()), "agentd_telemetry_spans_exported_total")).toBe(0);
   });
 });

@@ -1,115 +1,163 @@
+import { checkMetricName, type Labels, type MetricFamily, type MetricSample } from "./metricFamily.ts";
+
 /**
- * Counters, gauges and histograms keyed by a label set, rendered as Prometheus text. A label set is
- * written once as its text (`provider="a",model="b"`) by `labelText`, so a hot path bumps a map
- * entry and escapes nothing.
+ * Counters, gauges and histograms a capability keeps in memory as events happen, keyed by label
+ * set; `family()` gives them to /metrics at scrape time without any other work.
  */
 
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+/**
+ * The map key of a label set, in the caller's order (a family's callers keep one). Each value is
+ * length-prefixed, so no value a client chose (a model name) can pass for another label set.
+ */
+function seriesKey(labels: Labels): string {
+  let key = "";
+  for (const name in labels) {
+    const value = String(labels[name]);
+    key += `${name}\u0000${value.length}:${value}`;
+  }
+  return key;
 }
 
-/** `k="v",…` with the values escaped; "" for no labels. */
-export function labelText(labels: Readonly<Record<string, string | number>>): string {
-  let text = "";
-  for (const key in labels) text += `${text ? "," : ""}${key}="${escapeLabel(String(labels[key]))}"`;
-  return text;
+interface Value {
+  labels: Labels;
+  value: number;
 }
 
-function series(name: string, labels: string): string {
-  return labels ? `${name}{${labels}}` : name;
+/**
+ * Series by label set. A caller that keeps its label objects (the proxy builds them once per
+ * provider and model) is found by identity; any other label set by its key.
+ */
+class SeriesMap<T> {
+  readonly #byKey = new Map<string, T>();
+  readonly #byObject = new WeakMap<Labels, T>();
+
+  constructor(private readonly make: (labels: Labels) => T) {}
+
+  get(labels: Labels): T {
+    let series = this.#byObject.get(labels);
+    if (series) return series;
+    const key = seriesKey(labels);
+    series = this.#byKey.get(key);
+    if (!series) {
+      series = this.make(labels);
+      this.#byKey.set(key, series);
+    }
+    this.#byObject.set(labels, series);
+    return series;
+  }
+
+  get size(): number {
+    return this.#byKey.size;
+  }
+
+  values(): IterableIterator<T> {
+    return this.#byKey.values();
+  }
 }
 
-export class CounterFamily {
-  readonly #values = new Map<string, number>();
+class ValueFamily {
+  readonly #series = new SeriesMap<Value>((labels) => ({ labels, value: 0 }));
 
   /**
-   * `known` are label sets (as `labelText` writes them) shown at 0 until their first increment, so
-   * `rate()` and alerts on them work from the first scrape rather than from the first event.
+   * `known` label sets are shown at 0 until their first change, so `rate()` and alerts on them
+   * work from the first scrape rather than from the first event.
    */
   constructor(
     readonly name: string,
     readonly help: string,
-    readonly type: "counter" | "gauge" = "counter",
-    known: readonly string[] = [],
+    readonly type: "counter" | "gauge",
+    known: readonly Labels[],
   ) {
-    for (const labels of known) this.#values.set(labels, 0);
+    checkMetricName(name);
+    for (const labels of known) this.set(labels, 0);
   }
 
-  inc(labels: string, by = 1): void {
-    this.#values.set(labels, (this.#values.get(labels) ?? 0) + by);
+  set(labels: Labels, value: number): void {
+    this.#series.get(labels).value = value;
   }
 
-  set(labels: string, value: number): void {
-    this.#values.set(labels, value);
+  protected add(labels: Labels, by: number): void {
+    this.#series.get(labels).value += by;
   }
 
   get size(): number {
-    return this.#values.size;
+    return this.#series.size;
   }
 
-  text(lines: string[]): void {
-    lines.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`);
-    for (const [labels, value] of this.#values) lines.push(`${series(this.name, labels)} ${value}`);
+  family(): MetricFamily {
+    const samples: MetricSample[] = [];
+    for (const { labels, value } of this.#series.values()) samples.push({ labels, value });
+    return { name: this.name, help: this.help, type: this.type, samples };
+  }
+}
+
+/** A count that only goes up while the process lives (Prometheus sees a restart as a reset). */
+export class CounterFamily extends ValueFamily {
+  constructor(name: string, help: string, known: readonly Labels[] = []) {
+    super(name, help, "counter", known);
+  }
+
+  inc(labels: Labels = {}, by = 1): void {
+    this.add(labels, by);
+  }
+}
+
+/** A value that goes up and down, set outright. */
+export class GaugeFamily extends ValueFamily {
+  constructor(name: string, help: string) {
+    super(name, help, "gauge", []);
   }
 }
 
 class Buckets {
   readonly counts: Float64Array;
+  /** Each bucket's labels with its `le`, then +Inf's: made once, not at every scrape. */
+  readonly bucketLabels: Labels[];
   sum = 0;
   count = 0;
 
-  constructor(size: number) {
-    this.counts = new Float64Array(size);
+  constructor(
+    readonly labels: Labels,
+    le: readonly string[],
+  ) {
+    this.counts = new Float64Array(le.length);
+    this.bucketLabels = [...le, "+Inf"].map((bound) => ({ ...labels, le: bound }));
   }
 }
 
 export class HistogramFamily {
-  readonly #values = new Map<string, Buckets>();
-  readonly #le: string[];
+  readonly #series: SeriesMap<Buckets>;
 
   constructor(
     readonly name: string,
     readonly help: string,
     readonly buckets: readonly number[],
   ) {
-    this.#le = buckets.map(String);
+    checkMetricName(name);
+    const le = buckets.map(String);
+    this.#series = new SeriesMap((labels) => new Buckets(labels, le));
   }
 
-  observe(labels: string, value: number): void {
-    let h = this.#values.get(labels);
-    if (!h) {
-      h = new Buckets(this.buckets.length);
-      this.#values.set(labels, h);
-    }
+  observe(labels: Labels, value: number): void {
+    const h = this.#series.get(labels);
     h.sum += value;
     h.count++;
     // Buckets are cumulative: each one counts every value at or below its bound.
     for (let i = this.buckets.length - 1; i >= 0 && value <= this.buckets[i]!; i--) h.counts[i]!++;
   }
 
-  get size(): number {
-    return this.#values.size;
-  }
-
-  text(lines: string[]): void {
-    lines.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`);
-    for (const [labels, h] of this.#values) {
-      const sep = labels ? "," : "";
-      for (let i = 0; i < this.#le.length; i++) lines.push(`${this.name}_bucket{${labels}${sep}le="${this.#le[i]}"} ${h.counts[i]}`);
-      lines.push(
-        `${this.name}_bucket{${labels}${sep}le="+Inf"} ${h.count}`,
-        `${series(`${this.name}_sum`, labels)} ${h.sum}`,
-        `${series(`${this.name}_count`, labels)} ${h.count}`,
+  family(): MetricFamily {
+    const samples: MetricSample[] = [];
+    for (const h of this.#series.values()) {
+      for (let i = 0; i < h.counts.length; i++) samples.push({ suffix: "_bucket", labels: h.bucketLabels[i]!, value: h.counts[i]! });
+      samples.push(
+        { suffix: "_bucket", labels: h.bucketLabels[h.counts.length]!, value: h.count },
+        { suffix: "_sum", labels: h.labels, value: h.sum },
+        { suffix: "_count", labels: h.labels, value: h.count },
       );
     }
+    return { name: this.name, help: this.help, type: "histogram", samples };
   }
-}
-
-/** Renders families in order as one text block ending in a newline. */
-export function familiesText(families: ReadonlyArray<{ text(lines: string[]): void }>): string {
-  const lines: string[] = [];
-  for (const family of families) family.text(lines);
-  return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
 /** Bucket bounds of the OpenTelemetry GenAI semantic conventions. */

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import type { MetricFamily } from "./prometheusText.ts";
+import type { MetricFamily } from "./metricFamily.ts";
 
 /** What the Prometheus client libraries export as `process_*`, read for the running process. */
 export interface ProcessFacts {

@@ -1,13 +1,14 @@
-import { GEN_AI_BUCKETS, HistogramFamily, labelText } from "../../core/metrics/index.ts";
+import { GEN_AI_BUCKETS, HistogramFamily, type Labels, type MetricFamily } from "../../core/metrics/index.ts";
 
 /** What the proxy did for a client, as the GenAI conventions name the operation. */
 export type GenAiOperation = "chat" | "embeddings" | "text_completion";
 
-interface Labels {
-  input: string;
-  output: string;
-  operation: string;
-  failed: Map<string, string>;
+/** The label sets of one operation, provider and model, built once. */
+interface SeriesLabels {
+  input: Labels;
+  output: Labels;
+  operation: Labels;
+  failed: Map<string, Labels>;
 }
 
 /**
@@ -31,7 +32,7 @@ export class GenAiMetrics {
     "Time to the first streamed token of proxied requests (OpenTelemetry gen_ai.server.time_to_first_token).",
     GEN_AI_BUCKETS.ttft,
   );
-  readonly #labels = new Map<string, Labels>();
+  readonly #labels = new Map<string, SeriesLabels>();
 
   record(
     operation: GenAiOperation,
@@ -51,21 +52,19 @@ export class GenAiMetrics {
     if (tokensOut) this.tokens.observe(labels.output, tokensOut);
   }
 
-  text(lines: string[]): void {
-    this.tokens.text(lines);
-    this.duration.text(lines);
-    this.ttft.text(lines);
+  families(): MetricFamily[] {
+    return [this.tokens.family(), this.duration.family(), this.ttft.family()];
   }
 
-  #labelsFor(operation: GenAiOperation, provider: string, model: string): Labels {
+  #labelsFor(operation: GenAiOperation, provider: string, model: string): SeriesLabels {
     const key = `${operation}\u0000${provider}\u0000${model}`;
     let labels = this.#labels.get(key);
     if (labels) return labels;
     const base = { gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model };
     labels = {
-      input: labelText({ ...base, gen_ai_token_type: "input" }),
-      output: labelText({ ...base, gen_ai_token_type: "output" }),
-      operation: labelText(base),
+      input: { ...base, gen_ai_token_type: "input" },
+      output: { ...base, gen_ai_token_type: "output" },
+      operation: base,
       failed: new Map(),
     };
     this.#labels.set(key, labels);
@@ -73,12 +72,12 @@ export class GenAiMetrics {
   }
 
   /** error.type values are the proxy's own (a status class or a failure kind), so they stay few. */
-  #failed(labels: Labels, errorType: string): string {
-    let text = labels.failed.get(errorType);
-    if (!text) {
-      text = `${labels.operation},${labelText({ error_type: errorType })}`;
-      labels.failed.set(errorType, text);
+  #failed(labels: SeriesLabels, errorType: string): Labels {
+    let failed = labels.failed.get(errorType);
+    if (!failed) {
+      failed = { ...labels.operation, error_type: errorType };
+      labels.failed.set(errorType, failed);
     }
-    return text;
+    return failed;
   }
 }

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { AgentdError } from "../../core/errors/index.ts";
 import type { Logger } from "../../core/log/index.ts";
+import type { MetricFamily } from "../../core/metrics/index.ts";
 import { ClientGoneError } from "../upstream/clientGone.ts";
 import {
   dispatch,
@@ -145,8 +146,8 @@ export class ProxyCore {
   }
 
   /** /metrics: the request counters and histograms, and each provider's breaker state. */
-  metricsText(): string {
-    return this.metrics.text(this.providers.map((p) => ({ provider: p.name, state: p.breaker.state() })));
+  metricFamilies(): MetricFamily[] {
+    return this.metrics.families(this.providers.map((p) => ({ provider: p.name, state: p.breaker.state() })));
   }
 
   noteFailure(provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number): void {
