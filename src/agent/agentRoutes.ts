@@ -110,6 +110,8 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const id = c.req.param("id");
     const session = sessions.get(id);
     const { content } = await readRequestBody(c, messageBody);
+    // A turn the store could not end (a full disk, since freed) ends now, so the session takes the message.
+    engine.settleStranded(id);
     if (!sessions.transition(id, "idle", "running")) {
       const state = sessions.get(id).state;
       throw new SessionBusyError(
@@ -156,6 +158,7 @@ export function agentRoutes(deps: AgentRouteDeps): Hono {
     const id = c.req.param("id");
     const session = sessions.get(id);
     if (await engine.cancel(id, "cancelled by the user")) return c.json({ cancelled: true, session: sessions.get(id) });
+    if (engine.settleStranded(id)) return c.json({ cancelled: true, session: sessions.get(id) });
     const open = sessions.openTurn(id);
     if (session.state === "awaiting_approval" && open && sessions.claimPausedTurn(open.id)) {
       engine.closePaused(id, open.id, "api");

@@ -50,6 +50,8 @@ class TurnCancelled extends Error {}
  */
 export class TurnEngine {
   readonly #running = new Map<string, RunningTurn>();
+  /** Turns whose drive stopped without ending them (the store refused even the failure's record: a full disk), by session. */
+  readonly #stranded = new Map<string, string>();
 
   constructor(private readonly deps: TurnEngineDeps) {}
 
@@ -88,6 +90,26 @@ export class TurnEngine {
 
   async cancelAll(reason: string): Promise<void> {
     await Promise.all([...this.#running.keys()].map((id) => this.cancel(id, reason)));
+  }
+
+  /**
+   * Ends a turn whose drive stopped without ending it (the store refused even the failure's record,
+   * as on a full disk): its open calls are answered as failed and the session is idle again. While
+   * the store still refuses, its error (507 disk_full) goes to the caller. True when one was ended.
+   */
+  settleStranded(sessionId: string): boolean {
+    const turnId = this.#stranded.get(sessionId);
+    if (turnId === undefined || this.#running.has(sessionId)) return false;
+    const step = this.deps.sessions.getTurn(turnId).steps;
+    this.deps.pipeline.recorder.remaining(sessionId, turnId, "error", {
+      code: "turn_failed",
+      message: "The turn failed before this call ran",
+    });
+    const message = "The turn failed while the store refused writes (a full disk); it is ended now";
+    this.#emit(sessionId, turnId, "error", { code: "turn_failed", message });
+    this.#end(sessionId, turnId, step, "error", { error: message });
+    this.#stranded.delete(sessionId);
+    return true;
   }
 
   /** Closes a paused turn without running its calls (cancel while waiting for a decision). */
@@ -131,6 +153,8 @@ export class TurnEngine {
     ).done.then(() => {
       if (this.#running.get(sessionId) !== entry) return;
       this.#running.delete(sessionId);
+      // Still "running" in the store with nothing driving it: ended by settleStranded once the store takes writes.
+      if (this.deps.sessions.getTurn(turnId).status === "running") this.#stranded.set(sessionId, turnId);
       // Ended or paused: the session's sidecar is written out and nothing of it stays open.
       this.deps.channels.release(sessionId);
       this.deps.events.forget(sessionId);

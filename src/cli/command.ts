@@ -1,8 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { AgentdError } from "../core/errors/index.ts";
 
-/** Exit codes every command shares (docs/command-line.md, "Exit codes"): no daemon at the address, and a token it wants but did not get. */
-export const EXIT_UNREACHABLE = 2;
+/**
+ * Exit codes every command shares (docs/command-line.md, "Exit codes"): no daemon at the address
+ * (its own code, so a script tells "agentd is down" from "I called it wrong", which is 2), and a
+ * token it wants but did not get.
+ */
+export const EXIT_UNREACHABLE = 5;
 export const EXIT_TOKEN = 4;
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;

@@ -39,6 +39,13 @@ export function localUserName(): string {
   return uid === 0 ? "root" : "user";
 }
 
+/** Why a file this process may not read is not readable: the worker reads keys as its own user, not as the caller. */
+function readHint(error: unknown): string {
+  if ((error as NodeJS.ErrnoException).code !== "EACCES") return "";
+  const uid = process.getuid?.();
+  return uid === 0 ? "" : ` (agentd reads it as uid ${uid}: give that user a key it can read, such as one under the data dir's .ssh)`;
+}
+
 /**
  * The auth methods to try, in order: the identity file (or the default key files that exist),
  * then the agent. Private keys are read here and never leave this process.
@@ -51,7 +58,15 @@ export function planAuth(username: string, sources: AuthSources, parseKey: (key:
     try {
       text = readFileSync(path);
     } catch (error) {
-      if (sources.identity) throw new HopError("hop_auth_failed", `Cannot read the identity file ${path}: ${(error as Error).message}`);
+      // The key the caller named cannot be read here: their request to fix (400), not a failure of the far side (502).
+      if (sources.identity)
+        throw new HopError(
+          "hop_identity_unusable",
+          `Cannot read the identity file ${path}: ${(error as Error).message}${readHint(error)}`,
+          {
+            param: "identity",
+          },
+        );
       plan.skipped.push(`${path} (unreadable)`);
       continue;
     }
@@ -60,7 +75,8 @@ export function planAuth(username: string, sources: AuthSources, parseKey: (key:
       const reason = /encrypted|passphrase/i.test(parsed.message)
         ? "protected by a passphrase; load it into ssh-agent instead"
         : parsed.message;
-      if (sources.identity) throw new HopError("hop_auth_failed", `Cannot use the identity file ${path}: ${reason}`);
+      if (sources.identity)
+        throw new HopError("hop_identity_unusable", `Cannot use the identity file ${path}: ${reason}`, { param: "identity" });
       plan.skipped.push(`${path} (${reason})`);
       continue;
     }

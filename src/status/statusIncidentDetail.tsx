@@ -9,7 +9,7 @@ import type { WatchdogCheckRow } from "./statusSnapshot.ts";
 import { terminalText } from "../core/text/index.ts";
 
 /** Details the page shows in words elsewhere (who and when for state changes, the component). */
-const SHOWN_DETAILS = /^(component|signal|(acknowledged|resolved)_(at|by))$/;
+const SHOWN_DETAILS = /^(component|signal|output|output_at|(acknowledged|resolved)_(at|by))$/;
 
 /** A time as a person reads it: UTC to the second, and how long ago. */
 function When({ at, now }: { at: number; now: number }) {
@@ -20,13 +20,21 @@ function When({ at, now }: { at: number; now: number }) {
   );
 }
 
-/** What the check printed when it failed, from the incident's recorded signals, newest first (at most three). */
-function signalLines(events: IncidentEvent[]): Array<{ at: number; line: string }> {
-  return events
+/**
+ * What the check printed when it failed, newest first (at most three): the latest output the
+ * incident keeps (a check still failing updates it each run), then its recorded signals' lines.
+ */
+function signalLines(incident: Incident, events: IncidentEvent[]): Array<{ at: number; line: string }> {
+  const recorded = events
     .filter((event) => event.kind === "signal" && typeof event.fields.line === "string" && event.fields.line)
-    .map((event) => ({ at: event.ts, line: redactText(terminalText(String(event.fields.line))) }))
-    .reverse()
-    .slice(0, 3);
+    .map((event) => ({ at: event.ts, line: String(event.fields.line) }))
+    .reverse();
+  const { output, output_at: outputAt } = incident.details;
+  if (typeof output === "string" && output && typeof outputAt === "number" && outputAt > (recorded[0]?.at ?? -Infinity))
+    recorded.unshift({ at: outputAt, line: output });
+  // A check failing the same way at every run says it once, at its newest time.
+  const distinct = recorded.filter((entry, index) => recorded.findIndex((other) => other.line === entry.line) === index);
+  return distinct.slice(0, 3).map((entry) => ({ at: entry.at, line: redactText(terminalText(entry.line)) }));
 }
 
 function StateFact({ incident, now }: { incident: Incident; now: number }) {
@@ -46,8 +54,18 @@ function StateFact({ incident, now }: { incident: Incident; now: number }) {
   );
 }
 
-function OutputCard({ events, check, now }: { events: IncidentEvent[]; check?: WatchdogCheckRow; now: number }) {
-  const said = signalLines(events);
+function OutputCard({
+  incident,
+  events,
+  check,
+  now,
+}: {
+  incident: Incident;
+  events: IncidentEvent[];
+  check?: WatchdogCheckRow;
+  now: number;
+}) {
+  const said = signalLines(incident, events);
   return (
     <section class="card" data-field="output">
       <h2>Output</h2>
@@ -71,7 +89,9 @@ function OutputCard({ events, check, now }: { events: IncidentEvent[]; check?: W
               </>
             )}
           </p>
-          {check.output && <pre class="details output">{redactText(terminalText(check.output))}</pre>}
+          {check.output && redactText(terminalText(check.output)) !== said[0]?.line && (
+            <pre class="details output">{redactText(terminalText(check.output))}</pre>
+          )}
         </>
       )}
     </section>
@@ -198,7 +218,7 @@ export function IncidentDetailPage({ incident, events, check, now }: IncidentDet
           </form>
         )}
       </section>
-      <OutputCard events={events} check={check} now={now} />
+      <OutputCard incident={incident} events={events} check={check} now={now} />
       {request && <IncidentActionRequest request={request} now={now} />}
       <section class="card">
         <h2>Timeline</h2>

@@ -44,6 +44,8 @@ export function renderIncidentText(incident: Incident, events: IncidentEvent[], 
     `  dedup key  ${oneLine(incident.dedup_key)}`,
     `  category   ${oneLine(incident.category)}   severity ${oneLine(incident.severity)}   count ${incident.count}`,
     `  tier ${incident.tier ?? "-"}   action ${oneLine(incident.action ?? "-")}   verdict ${oneLine(incident.verdict ?? "-")}`,
+    `  last seen  ${formatTime(incident.last_seen)} (${formatAge(incident.last_seen, now)})`,
+    ...outputLines(incident),
     ...commandRequestLines(incident),
     "",
     "TIMELINE",
@@ -53,6 +55,12 @@ export function renderIncidentText(incident: Incident, events: IncidentEvent[], 
     ),
   ];
   return finish(lines);
+}
+
+/** What the incident's latest signal said (a failing check's output), cut to the line. */
+function outputLines(incident: Incident): string[] {
+  const { output } = incident.details;
+  return typeof output === "string" && output ? [`  output     ${truncate(oneLine(output), TEXT_WIDTH - 13)}`] : [];
 }
 
 /** A command the watchdog wants to run: what it is, its state, and how to decide it while pending. */

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import type { SessionTranscript } from "../agent/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 import { badgeRoutes } from "./badgeRoutes.ts";
@@ -19,6 +20,8 @@ import { renderTranscriptFragment, renderTranscriptPage } from "./statusTranscri
 import { renderTranscriptText } from "./transcriptText.ts";
 import { transcriptEntries } from "./transcriptView.ts";
 import { formatOf, parseId, returnPath, sendHtml, sendJson, sendText } from "./statusResponses.ts";
+import { actorLabel } from "../watchdog/index.ts";
+import { PERSON_COOKIE } from "./loginRoutes.tsx";
 
 export type { StatusSource } from "./statusSnapshot.ts";
 
@@ -102,7 +105,9 @@ export function statusRoutes(source: StatusSource): Hono {
 
   app.post("/status/incidents/:id/:verb{ack|resolve}", (c) => {
     const id = parseId(c.req.param("id"));
-    const incident = source.setIncidentState(id, c.req.param("verb") === "ack" ? "acknowledged" : "resolved", "page");
+    // `page:<name>` once someone signed in with a name; plain `page` where the page needs no sign-in.
+    const by = actorLabel("page", getCookie(c, PERSON_COOKIE));
+    const incident = source.setIncidentState(id, c.req.param("verb") === "ack" ? "acknowledged" : "resolved", by);
     if (c.req.header("hx-request") === "true") return sendHtml(c, renderIncidentRow(incident, Date.now()));
     if (formatOf(c) === "json") return sendJson(c, incident);
     return c.redirect(returnPath(c, `/status/incidents/${id}`), 303);

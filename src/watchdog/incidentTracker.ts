@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Logger } from "../core/log/index.ts";
 import type { CommandApprovals } from "./actions/commandApprovals.ts";
 import { IncidentStateStore } from "./incidents/incidentStateStore.ts";
-import type { IncidentStore } from "./incidents/incidentStore.ts";
+import { latestOutput, type IncidentStore } from "./incidents/incidentStore.ts";
 import type { Signal } from "./checks/signal.ts";
 import { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
@@ -84,7 +84,11 @@ export class IncidentTracker {
       category: signal.category,
       severity: signal.severity,
       now: signal.ts,
-      details: { component: signal.component, signal: signal.id },
+      details: {
+        component: signal.component,
+        signal: signal.id,
+        ...(signal.line ? { output: latestOutput(signal.line), output_at: signal.ts } : {}),
+      },
     });
     store.prune(config.max_incidents);
     log.warn("watchdog.incident_opened", {

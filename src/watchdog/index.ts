@@ -20,13 +20,14 @@ export type { Silence } from "./incidents/silenceStore.ts";
 export { silenceCovering, silenceTargetsOf } from "./incidents/silenceTargets.ts";
 export { PatternMemory } from "./decide/patternMemory.ts";
 export { readCheckRows } from "./checks/checkScheduler.ts";
-export { readWatchdogCounters, watchdogMetricsText } from "./watchdogCounters.ts";
+export { readWatchdogCounters, watchdogMetricFamilies } from "./watchdogCounters.ts";
 export type { WatchdogCounters } from "./watchdogCounters.ts";
 export type { CheckRow } from "./checks/checkScheduler.ts";
 export { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
 export type { ProxyAdmin, ProviderTimeout } from "./actions/proxyAdmin.ts";
 export type { Signal } from "./checks/signal.ts";
 export { ActionRequestStore } from "./incidents/actionRequestStore.ts";
+export { actorLabel, MAX_PERSON_NAME, personNameProblem } from "./incidents/actorLabel.ts";
 export type { NewActionRequest, PendingActionRequest } from "./incidents/actionRequestStore.ts";
 export {
   ACTION_DECISIONS,

@@ -1,4 +1,3 @@
-import type { ActionExecutor, ActionResult } from "./actions/actionExecutor.ts";
 import type { ActionJobs } from "./actionJobs.ts";
 import type { AlertSink } from "./actions/alertSink.ts";
 import type { CommandApprovals } from "./actions/commandApprovals.ts";
@@ -10,28 +9,21 @@ import type { PatternMemory } from "./decide/patternMemory.ts";
 import { describePortHolder } from "./actions/portHolder.ts";
 import type { Redactor } from "../core/redaction/index.ts";
 import type { RuleEngine } from "./decide/ruleEngine.ts";
-import type { Decision, Signal } from "./checks/signal.ts";
+import type { Signal } from "./checks/signal.ts";
 import type { SignatureMatcher } from "./checks/signatureMatcher.ts";
 import { unknownErrorSignal } from "./checks/unknownErrors.ts";
 import type { SilenceStore } from "./incidents/silenceStore.ts";
 import { silenceTargetsOf } from "./incidents/silenceTargets.ts";
 import type { Escalation } from "./escalation.ts";
 import { scopeOf, type IncidentScope } from "./decide/actionScope.ts";
-import { alsoAlerts } from "./decide/alertPolicy.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogCounters } from "./watchdogCounters.ts";
 import { WatchdogTracing } from "./watchdogTracing.ts";
+import { IncidentActions, type Started } from "./incidentActions.ts";
 import { composeWatchdog, type WatchdogDeps } from "./watchdogParts.ts";
 
 export type { HealthView } from "./healthView.ts";
 export type { WatchdogDeps } from "./watchdogParts.ts";
-
-/** What a decision started (an action, a webhook), or nothing. */
-type Started = Promise<void> | undefined;
-
-function both(a: Started, b: Started): Started {
-  return a && b ? Promise.all([a, b]).then(() => undefined) : (a ?? b);
-}
 
 const RECENT_LINES = 200;
 
@@ -54,7 +46,6 @@ export class Watchdog {
   readonly alerts: AlertSink;
   readonly approvals: CommandApprovals;
   readonly #rules: RuleEngine;
-  readonly #executor: ActionExecutor;
   readonly #escalation: Escalation;
   readonly #redactor: Redactor;
   readonly #tracker: IncidentTracker;
@@ -65,11 +56,12 @@ export class Watchdog {
   readonly #now: () => number;
   readonly #counts = { signals: 0, merged: 0 };
   readonly #tracing: WatchdogTracing;
+  readonly #actions: IncidentActions;
   /** Ids of configured signatures: their signals are about watched services, never agentd's worker. */
   readonly #configuredSignatures: ReadonlySet<string>;
   #nextTick: Promise<void> | undefined;
 
-  constructor(private readonly deps: WatchdogDeps) {
+  constructor(deps: WatchdogDeps) {
     this.#now = deps.now ?? Date.now;
     this.#tracing = new WatchdogTracing(deps.tracer);
     const parts = composeWatchdog(deps, this.#now, this.#tracing, {
@@ -80,7 +72,6 @@ export class Watchdog {
     ({ store: this.store, silences: this.silences, memory: this.memory, matcher: this.matcher, alerts: this.alerts } = parts);
     this.approvals = parts.approvals;
     this.#rules = parts.rules;
-    this.#executor = parts.executor;
     this.#escalation = parts.escalation;
     this.#redactor = parts.redactor;
     this.#tracker = parts.tracker;
@@ -88,6 +79,14 @@ export class Watchdog {
     this.#jobs = parts.jobs;
     this.#verifier = parts.verifier;
     this.#configuredSignatures = parts.configuredSignatures;
+    this.#actions = new IncidentActions({
+      ...parts,
+      tracing: this.#tracing,
+      log: deps.log,
+      now: this.#now,
+      scope: (tracked) => this.#scope(tracked),
+      escalate: (tracked, fromTier, failedAction) => this.#decideUnmatched(tracked, fromTier, failedAction),
+    });
   }
 
   /** Takes over the incidents left unresolved by a previous run, so they can resolve or recur. */
@@ -121,6 +120,29 @@ export class Watchdog {
     // Only log lines can flood: probes, checks and worker exits come at their own bounded pace and
     // are never dropped, so a full queue cannot hide a worker crash.
     return this.#queue.push(`signal ${signal.id}`, () => this.#decide(signal), { bounded: signal.line !== undefined });
+  }
+
+  /**
+   * A check that still fails at a later run: its incident's count, last seen and output move on and
+   * nothing is decided again (its tiers acted at the first failure; Alertmanager repeats the page).
+   * With no incident left to join, the failure is new and decided as one.
+   */
+  recur(signal: Signal): Promise<void> {
+    return this.#queue.push(
+      `recurrence ${signal.id}`,
+      () => {
+        if (signal.line) signal.line = this.#redactor.redact(signal.line);
+        this.#counts.signals++;
+        // An incident resolved by hand meanwhile is not added to: the failure opens a new one.
+        this.#tracker.forgetClosedByOperator();
+        const tracked = this.#tracker.get(signal.component);
+        if (!tracked) return this.#decide(signal);
+        this.#record(tracked, signal, false);
+        this.#tracker.save(tracked);
+        return undefined;
+      },
+      { bounded: false },
+    );
   }
 
   /** Re-evaluates open incidents: verification windows, auto-resolve, operator changes. A tick already waiting is not queued twice. */
@@ -175,7 +197,14 @@ export class Watchdog {
   #record(tracked: TrackedIncident, signal: Signal, created: boolean): void {
     const now = signal.ts;
     const first = tracked.add(signal);
-    if (!created) this.store.touch(tracked.id, { now, severity: tracked.severity, pattern: tracked.pattern, title: tracked.title });
+    if (!created)
+      this.store.touch(tracked.id, {
+        now,
+        severity: tracked.severity,
+        pattern: tracked.pattern,
+        title: tracked.title,
+        output: signal.line,
+      });
     if (first)
       this.store.addEvent(
         tracked.id,
@@ -217,7 +246,13 @@ export class Watchdog {
       const reason = verdict.alertOnly
         ? `rule ${verdict.rule.id} fired ${verdict.firing} times; past its last cooldown it only alerts (${signal.title})`
         : `rule ${verdict.rule.id}: ${signal.title}${verdict.rule.count > 1 ? ` ×${verdict.rule.count} within ${verdict.rule.windowMs / 1000}s` : ""}${signal.line && !signal.line.startsWith("{") ? ` — ${signal.line.slice(0, 300)}` : ""}`;
-      return this.#act(tracked, { tier: 1, action: verdict.action, reason, ruleId: verdict.rule.id, command: verdict.rule.command });
+      return this.#actions.act(tracked, {
+        tier: 1,
+        action: verdict.action,
+        reason,
+        ruleId: verdict.rule.id,
+        command: verdict.rule.command,
+      });
     }
     if (verdict.kind !== "none" || tracked.unmatchedDecided) return undefined;
     tracked.unmatchedDecided = true;
@@ -232,146 +267,18 @@ export class Watchdog {
     if (plan.kind === "queue") {
       if (waited) return undefined;
       this.store.addEvent(tracked.id, "queued", `waiting for tier 3 (${plan.reason}); asked once the limit allows`, {}, this.#now());
-      return plan.alert ? this.#act(tracked, plan.alert) : undefined;
+      return plan.alert ? this.#actions.act(tracked, plan.alert) : undefined;
     }
-    if (plan.kind === "act") return this.#act(tracked, plan.decision);
+    if (plan.kind === "act") return this.#actions.act(tracked, plan.decision);
     if (plan.kind === "none") return undefined;
-    return this.#launch(tracked, "advice", plan.call, (advice) =>
-      this.#tracker.isTracked(tracked) ? this.#act(tracked, this.#escalation.fromAdvice(tracked, advice)) : undefined,
+    return this.#actions.launch(tracked, "advice", plan.call, (advice) =>
+      this.#tracker.isTracked(tracked) ? this.#actions.act(tracked, this.#escalation.fromAdvice(tracked, advice)) : undefined,
     );
-  }
-
-  #act(tracked: TrackedIncident, decision: Decision): Started {
-    const now = this.#now();
-    const { log } = this.deps;
-    if (decision.action === "alert" && tracked.alerted && this.store.get(tracked.id).state === "acknowledged") return undefined;
-    this.store.recordDecision(tracked.id, decision);
-    this.store.addEvent(
-      tracked.id,
-      "action",
-      `tier ${decision.tier}: ${decision.action} — ${decision.reason}`,
-      { tier: decision.tier, action: decision.action, ...(decision.confidence !== undefined ? { confidence: decision.confidence } : {}) },
-      now,
-    );
-    log.warn("watchdog.action", {
-      incident_id: tracked.id,
-      tier: decision.tier,
-      action: decision.action,
-      reason: decision.reason,
-      ...(decision.command ? { command: decision.command } : {}),
-    });
-    // A command waiting for approval pages a person itself.
-    if (decision.action === "run_command" && this.approvals.needsApproval(decision.command))
-      return this.approvals.request(tracked, { ...decision, command: decision.command });
-    return both(
-      this.#alsoAlert(tracked, decision),
-      this.#launch(
-        tracked,
-        decision.action,
-        () => this.#execute(tracked, decision, false),
-        (result) => this.#afterAction(tracked, decision, result),
-      ),
-    );
-  }
-
-  /** An error or critical incident reaches a person whatever tier 2 or 3 does about it (see alertPolicy). */
-  #alsoAlert(tracked: TrackedIncident, decision: Decision): Started {
-    if (!alsoAlerts(decision, tracked.severity, tracked.alerted)) return undefined;
-    tracked.alerted = true;
-    return this.alerts.alert({
-      incidentId: tracked.id,
-      title: tracked.title,
-      severity: tracked.severity,
-      message: `tier ${decision.tier}: ${decision.action}${decision.command ? ` ${decision.command}` : ""} — ${decision.reason}`,
-    });
   }
 
   /** What an incident is about: decides which actions fit it. */
   #scope(tracked: TrackedIncident): IncidentScope {
     return scopeOf(tracked.fingerprint, [...tracked.signals.keys()], this.#configuredSignatures);
-  }
-
-  /** Runs `work` outside the queue; its result is decided back in the queue, where signals and ticks wait their turn. */
-  #launch<T>(tracked: TrackedIncident, what: string, work: () => Promise<T>, outcome: (result: T) => Started): Promise<void> {
-    return this.#jobs.launch(tracked.id, work, (result) =>
-      this.#queue.push(
-        `${what} outcome for incident ${tracked.id}`,
-        () => {
-          const started = outcome(result);
-          this.#tracker.save(tracked);
-          return started;
-        },
-        { bounded: false },
-      ),
-    );
-  }
-
-  /** Runs an action; what it printed is redacted before it reaches the incident, the log or the page. */
-  async #execute(tracked: TrackedIncident, decision: Decision, approved: boolean): Promise<ActionResult> {
-    const span = this.#tracing.actionStarted(tracked, decision);
-    const result = await this.#executor.execute(decision.action, {
-      incidentId: tracked.id,
-      title: tracked.title,
-      severity: tracked.severity,
-      component: tracked.fingerprint,
-      scope: this.#scope(tracked),
-      signals: tracked.latestSignals(),
-      reason: decision.reason,
-      command: decision.command,
-      approved,
-    });
-    this.#tracing.actionEnded(span, result.ok);
-    return { ...result, detail: this.#redactor.redact(result.detail) };
-  }
-
-  /**
-   * Records what an action did; a remedial action that ran is verified, one that failed escalates.
-   * An incident resolved (by hand) while its action ran only gets the record.
-   */
-  #afterAction(tracked: TrackedIncident, decision: Decision, result: ActionResult): Started {
-    const { log } = this.deps;
-    const kind = result.skipped ? "action_skipped" : result.ok ? "action_done" : "action_failed";
-    this.store.addEvent(tracked.id, kind, result.detail, { action: decision.action }, this.#now());
-    if (decision.action === "alert") {
-      tracked.alerted = true;
-      this.#tracing.concluded(tracked.id, decision.tier, decision.action, "none");
-      return undefined;
-    }
-    tracked.tried.push(decision.action);
-    if (!result.ok) {
-      log.warn("watchdog.action_failed", { incident_id: tracked.id, action: decision.action, detail: result.detail });
-      this.#verifier.conclude(tracked, decision.tier, decision.action, `the action failed: ${result.detail}`, decision.command);
-      return this.#tracker.isTracked(tracked) ? this.#decideUnmatched(tracked, decision.tier, decision.action) : undefined;
-    }
-    if (decision.action === "ignore" || result.skipped) {
-      const why = result.skipped ? result.detail : "ignoring changes nothing, so there is nothing to verify or learn";
-      this.#verifier.unverified(tracked, decision.tier, decision.action, why);
-      return undefined;
-    }
-    return this.#tracker.isTracked(tracked) ? this.#verifier.begin(tracked, decision) : undefined;
-  }
-
-  /** An allowed command runs in the watchdog's process (outside the queue), then is verified like any action. */
-  #pollApproval(tracked: TrackedIncident): Started {
-    const poll = this.approvals.poll(tracked);
-    if (poll.kind === "closed") return poll.delivery;
-    if (poll.kind !== "run") return undefined;
-    const { request } = poll;
-    const decision: Decision = {
-      tier: request.tier as Decision["tier"],
-      action: "run_command",
-      reason: request.reason,
-      command: request.command,
-    };
-    return this.#launch(
-      tracked,
-      "run_command",
-      () => this.#execute(tracked, decision, true),
-      (result) => {
-        this.approvals.requests.finish(request.id, result.ok, result.detail, this.#now());
-        return this.#afterAction(tracked, decision, result);
-      },
-    );
   }
 
   /**
@@ -405,7 +312,7 @@ export class Watchdog {
     for (const tracked of this.#tracker.all()) {
       // An incident whose action is under way is reviewed once its outcome is decided.
       if (this.#jobs.busy(tracked.id)) continue;
-      const polled = tracked.approval ? this.#pollApproval(tracked) : undefined;
+      const polled = tracked.approval ? this.#actions.pollApproval(tracked) : undefined;
       const reviewed = this.#jobs.busy(tracked.id) ? undefined : this.#verifier.review(tracked, now);
       const redecided = this.#redecide(tracked, now);
       this.#tracker.save(tracked);

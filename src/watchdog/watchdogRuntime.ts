@@ -51,7 +51,15 @@ export class WatchdogRuntime {
     const report = (signal: Signal) => void this.report(signal);
     this.probe = new WorkerProbe(config.probe, report);
     const secrets = [...(options.secrets ?? [])];
-    this.checks = new CheckScheduler(config.checks, config.flapping, { workerPid: options.workerPid, secrets }, report, db);
+    this.checks = new CheckScheduler(
+      config.checks,
+      config.flapping,
+      { workerPid: options.workerPid, secrets },
+      report,
+      db,
+      Date.now,
+      (signal) => void this.watchdog.recur(signal),
+    );
     this.watchdog = new Watchdog({
       config,
       db,

@@ -71,15 +71,17 @@ describe("agentd health", () => {
     expect((JSON.parse(result.stdout) as { status: string }).status).toBe("fail");
   }, 60_000);
 
-  test("nothing listening: exit 2 with a clear message, no stack", async () => {
+  test("nothing listening: exit 5 with a clear message, no stack; a usage error stays 2", async () => {
     const port = closedPort();
     const result = await health(["--url", `http://127.0.0.1:${port}`]);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     expect(result.stdout).toBe("");
     expect(result.stderr).toStartWith(`Cannot reach agentd at http://127.0.0.1:${port}: `);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
     const json = await health(["--url", `http://127.0.0.1:${port}`, "--json"]);
-    expect(json.code).toBe(2);
+    expect(json.code).toBe(5);
+    const miscalled = await health(["--url", `http://127.0.0.1:${port}`, "--wait", "soon"]);
+    expect(miscalled.code).toBe(2);
   }, 60_000);
 
   test("AGENTD_URL is used when --url is not given", async () => {
@@ -176,11 +178,11 @@ describe("agentd health", () => {
 });
 
 describe("agentd status", () => {
-  test("nothing listening: exit 2", async () => {
+  test("nothing listening: exit 5", async () => {
     const port = closedPort();
     const dir = makeTempDir();
     const result = await runAgentd(["status", "--url", `http://127.0.0.1:${port}`], { cwd: dir, env: { HOME: dir } });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     expect(result.stderr).toStartWith(`Cannot reach agentd at http://127.0.0.1:${port}: `);
   }, 60_000);
 

@@ -46,12 +46,12 @@ describe("agentd hops against a daemon with no hops", () => {
     expect(JSON.parse(result.stdout)).toEqual([]);
   }, 60_000);
 
-  test("nothing listening: exit 2 and one clear line", async () => {
+  test("nothing listening: exit 5 and one clear line", async () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const port = server.port!;
     server.stop(true);
     const result = await agentd("hops", "--url", `http://127.0.0.1:${port}`);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     expect(result.stdout).toBe("");
     expect(result.stderr).toStartWith(`Cannot reach agentd at http://127.0.0.1:${port}: `);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);

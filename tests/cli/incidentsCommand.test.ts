@@ -174,7 +174,7 @@ describe("agentd incidents against the daemon found through --data-dir (its read
     expect(acked.stderr).toBe("");
     expect(acked.code).toBe(0);
     expect(acked.stdout).toBe(`#${id} acknowledged: Check db failing — check:db\n`);
-    expect(readIncident(dataDir, id).incident).toMatchObject({ state: "acknowledged", details: { acknowledged_by: "alice (cli)" } });
+    expect(readIncident(dataDir, id).incident).toMatchObject({ state: "acknowledged", details: { acknowledged_by: "cli:alice" } });
 
     const listed = await incidents(home, "--data-dir", dataDir, "--state", "acknowledged", "--json");
     expect((JSON.parse(listed.stdout) as Incident[]).map((r) => r.id)).toEqual([id]);
@@ -185,9 +185,9 @@ describe("agentd incidents against the daemon found through --data-dir (its read
     });
     expect(resolved.stderr).toBe("");
     expect(resolved.code).toBe(0);
-    const me = `${userInfo().username} (cli)`;
+    const me = `cli:${userInfo().username}`;
     expect(JSON.parse(resolved.stdout)).toMatchObject({ id, state: "resolved", details: { resolved_by: me } });
-    expect(readIncident(dataDir, id).timeline.map((e) => e.message)).toEqual(["acknowledged by alice (cli)", `resolved by ${me}`]);
+    expect(readIncident(dataDir, id).timeline.map((e) => e.message)).toEqual(["acknowledged by cli:alice", `resolved by ${me}`]);
   }, 60_000);
 
   test("approve allows the waiting command once, recorded as the CLI; show tells it; a second decision is refused", async () => {
@@ -251,11 +251,11 @@ describe("agentd incidents against the daemon found through --data-dir (its read
     }
   }, 120_000);
 
-  test("no daemon for a data dir: exit 2, a clear line, and no store is created anywhere", async () => {
+  test("no daemon for a data dir: exit 5, a clear line, and no store is created anywhere", async () => {
     const cwd = makeTempDir("agentd-incidents-nodaemon-");
     const noDaemon = join(cwd, "data");
     const result = await runAgentd(["incidents", "--data-dir", noDaemon], { cwd, env: { HOME: cwd } });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     expect(result.stdout).toBe("");
     expect(result.stderr).toStartWith("Cannot reach agentd at http://127.0.0.1:");
     expect(result.stderr).toContain("Is it running?");
@@ -323,7 +323,7 @@ describe("agentd incidents against a running daemon (--url)", () => {
     const resolved = await incidents(home, "--url", url, "resolve", String(seeded.crash.id), "--json");
     expect(resolved.code).toBe(0);
     // The person behind the CLI: sudo's user when the test runs under sudo, else the OS user.
-    const cliPerson = `${process.env.SUDO_USER || userInfo().username} (cli)`;
+    const cliPerson = `cli:${process.env.SUDO_USER || userInfo().username}`;
     expect(JSON.parse(resolved.stdout)).toMatchObject({
       id: seeded.crash.id,
       state: "resolved",
@@ -355,12 +355,12 @@ describe("agentd incidents against a running daemon (--url)", () => {
     expect(result.stderr).toBe("agentd incidents: No incident with id 999\n");
   }, 60_000);
 
-  test("nothing listening at --url: exit 2 and a clear line, no stack", async () => {
+  test("nothing listening at --url: exit 5 and a clear line, no stack", async () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const port = server.port!;
     server.stop(true);
     const result = await incidents(home, "--url", `http://127.0.0.1:${port}`);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     expect(result.stdout).toBe("");
     expect(result.stderr).toStartWith(`Cannot reach agentd at http://127.0.0.1:${port}: `);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);

@@ -160,7 +160,7 @@ describe("agentd silence", () => {
       cwd: home,
       env: { HOME: home },
     });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(5);
     expect(result.stderr).toStartWith("Cannot reach agentd at http://127.0.0.1:9");
     expect(existsSync(missing)).toBe(false);
     expect(readdirSync(home)).toEqual([]);

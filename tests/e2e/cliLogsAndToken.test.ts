@@ -146,6 +146,6 @@ describe("token mode", () => {
     const right = await inElsewhere(["health", "--url", daemon.url], { AGENTD_TOKEN: token });
     expect(right.code).toBe(0);
     const unreachable = await inElsewhere(["health", "--url", "http://127.0.0.1:9"]);
-    expect(unreachable.code).toBe(2);
+    expect(unreachable.code).toBe(5);
   }, 120_000);
 });

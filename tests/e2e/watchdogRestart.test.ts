@@ -33,7 +33,7 @@ const checkIncidents = async (url: string) =>
 const runsIn = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
 
 describe("watchdog state across a restart of ./agentd", () => {
-  test("an acknowledged incident whose check still fails is kept as is; it resolves once the check passes", async () => {
+  test("an acknowledged incident whose check still fails is kept and counts on; it resolves once the check passes", async () => {
     await ensureBinary();
     const dir = makeTempDir("agentd-wd-restart-");
     // The check runs as the command user (agentd starts as root here): it leaves its lines there.
@@ -92,10 +92,14 @@ describe("watchdog state across a restart of ./agentd", () => {
     await waitFor("ten more runs of the check", () => runsIn(runs) >= runsAtStart + 10, { timeoutMs: 60_000, intervalMs: 100 });
     const after = await checkIncidents(second.url);
     expect(after.map((i) => [i.id, i.state])).toEqual([[opened!.id, "acknowledged"]]);
-    // Not even joined by a new signal: the supervisor knew the check was already failing.
-    expect(after[0]).toMatchObject({ count: beforeStop!.count, last_seen: beforeStop!.last_seen });
+    // The same incident counts on (the supervisor knew the check was already failing): no new
+    // episode, nothing decided again.
+    expect(after[0]!.count).toBeGreaterThan(beforeStop!.count);
+    expect(after[0]!.last_seen).toBeGreaterThan(beforeStop!.last_seen);
     expect(after[0]!.details).toMatchObject({ acknowledged_by: "api" });
-    const events = second.lines.filter((r) => r.event === "watchdog.incident_resolved" || r.event === "watchdog.incident_opened");
+    const events = second.lines.filter(
+      (r) => r.event === "watchdog.incident_resolved" || r.event === "watchdog.incident_opened" || r.event === "watchdog.action",
+    );
     expect(events).toEqual([]);
     // The check itself is known to fail from the start: the page shows it without waiting for its threshold.
     const status = await api<{ watchdog: { rows: Array<{ name: string; state: string }> } }>(second.url, "/status?format=json");

@@ -5,6 +5,9 @@ import { classifyRemoteAuth } from "../../src/hop/remoteAuth.ts";
 import { parseProbeOutput, probeScript } from "../../src/hop/remoteProbe.ts";
 import { remotePathExpression, resolveRemotePath, shellQuote } from "../../src/hop/shellQuote.ts";
 import { ProgressRenderer, describeProgress } from "../../src/hop/uploadProgress.ts";
+import { planAuth } from "../../src/hop/sshAuth.ts";
+import { statusOf } from "../../src/core/errors/index.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 describe("destinations", () => {
   test("user@host[:port], a bare host, and bracketed IPv6", () => {
@@ -18,6 +21,30 @@ describe("destinations", () => {
   test("bad input is a clear hop_bad_destination", () => {
     for (const text of ["ops@", "ops@db1:0", "ops@db1:99999", "ops@a:b:c", "ops@db 1"]) {
       expect(() => parseDestination(text, "me")).toThrow(expect.objectContaining({ code: "hop_bad_destination" }));
+    }
+  });
+});
+
+describe("the identity file a hop names", () => {
+  test("one that cannot be read or used is the caller's to fix: 400 hop_identity_unusable naming the file", () => {
+    const dir = makeTempDir("agentd-hop-identity-");
+    const parse = () => new Error("Unsupported key format");
+    for (const [identity, said] of [
+      [`${dir}/missing`, "Cannot read the identity file"],
+      [dir, "Cannot read the identity file"],
+      ["/etc/hostname", "Cannot use the identity file"],
+    ] as const) {
+      const error = (() => {
+        try {
+          planAuth("ops", { identity, identityFiles: [] }, parse);
+        } catch (thrown) {
+          return thrown as { code: string; message: string; param?: string };
+        }
+        throw new Error(`${identity} was taken`);
+      })();
+      expect(error.code).toBe("hop_identity_unusable");
+      expect(statusOf(error.code as "hop_identity_unusable")).toBe(400);
+      expect(error.message).toStartWith(`${said} ${identity}: `);
     }
   });
 });

@@ -47,6 +47,10 @@ describe("spawn request", () => {
     expect(resolveShell(undefined, "/bin/sh", "/bin/fish")).toBe("/bin/sh");
     expect(resolveShell(undefined, undefined, "/bin/fish")).toBe("/bin/fish");
     expect(resolveShell(undefined, undefined, undefined)).toBe("/bin/bash");
+    // agentd started as an account made with --shell /usr/sbin/nologin: its $SHELL runs nothing.
+    for (const noLogin of ["/usr/sbin/nologin", "/sbin/nologin", "/bin/false", "/usr/bin/false"])
+      expect(resolveShell(undefined, undefined, noLogin)).toBe("/bin/bash");
+    expect(resolveShell(undefined, "/bin/sh", "/usr/sbin/nologin")).toBe("/bin/sh");
   });
 
   test("argv runs the command through -c, or -lc for a login shell", () => {

@@ -103,6 +103,31 @@ describe("the incident page", () => {
     expect(html).not.toContain(`formaction="/status/incidents/7/ack"`);
   });
 
+  test("a check still failing: its latest output comes first, at the time it was seen, and is not repeated as an other detail", () => {
+    const later = incident({
+      details: { component: "check:db", output: `${ESC}[31mconnect ETIMEDOUT 127.0.0.1:5432${ESC}[0m`, output_at: now - 5_000 },
+    });
+    const page = renderIncidentPage(later, events, now);
+    const outputs = [...page.matchAll(/<pre class="details output">([^<]*)<\/pre>/g)].map((m) => m[1]);
+    expect(outputs[0]).toBe("connect ETIMEDOUT 127.0.0.1:5432");
+    expect(outputs[1]).toStartWith("connect ECONNREFUSED 127.0.0.1:5432");
+    expect(page).toMatch(/at <time[^>]*>2026-11-25 11:59:55Z<\/time>/);
+    expect(page).not.toContain("<dt>output</dt>");
+    expect(page).not.toContain("<dt>output at</dt>");
+
+    // Failing the same way at every run: the output once, at its newest time, and the check's own row adds no copy.
+    const same = "connect ECONNREFUSED 127.0.0.1:5432";
+    const steady = renderIncidentPage(
+      incident({ details: { component: "check:db", output: same, output_at: now - 5_000 } }),
+      [event(now - 600_000, "signal", "Check db failing", { check: "db", line: same })],
+      now,
+      { name: "db", kind: "tcp", state: "fail", last_change: now - 600_000, output: same },
+    );
+    expect([...steady.matchAll(/<pre class="details output">([^<]*)<\/pre>/g)].map((m) => m[1])).toEqual([same]);
+    expect(steady).toMatch(/at <time[^>]*>2026-11-25 11:59:55Z<\/time>/);
+    expect(steady).toMatch(/check <code>db<\/code> now: <span class="pill tone-fail">fail<\/span>/);
+  });
+
   test("an incident whose signals carried no output says so", () => {
     const bare = renderIncidentPage(incident({ details: {} }), [], now);
     expect(bare).toContain("No output recorded");

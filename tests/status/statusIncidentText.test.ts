@@ -55,6 +55,15 @@ describe("the curl view of one incident", () => {
     expect(text).not.toContain("decide with");
   });
 
+  test("when it was last seen and what its check said last, cut to the line", () => {
+    const said = { ...incident(null), details: { output: `127.0.0.1:5432: connect ECONNREFUSED\n${"x".repeat(200)}` } };
+    const text = renderIncidentText(said, [], now);
+    expect(text).toContain("  last seen  2026-11-25 11:59:55");
+    expect(text).toContain("  output     127.0.0.1:5432: connect ECONNREFUSED");
+    for (const line of text.split("\n")) expect([...line].length).toBeLessThanOrEqual(100);
+    expect(renderIncidentText(incident(null), [], now)).not.toContain("\n  output ");
+  });
+
   test("no command request, no command line", () => {
     expect(renderIncidentText(incident(null), [], now)).not.toContain("\n  command ");
   });

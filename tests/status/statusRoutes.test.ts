@@ -4,11 +4,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildHealthDocument, type HealthCheck } from "../../src/core/health/index.ts";
 import { baseMigrations, openStore, type Database } from "../../src/core/store/index.ts";
-import { IncidentStore } from "../../src/watchdog/index.ts";
+import { IncidentStore, type Incident } from "../../src/watchdog/index.ts";
+import { createErrorHandler } from "../../src/http/errorResponse.ts";
+import { createLogger } from "../../src/core/log/index.ts";
 import { createApp } from "../../src/http/app.ts";
 import { bearerAuth, TOKEN_COOKIE } from "../../src/http/bearerAuth.ts";
 import { HTMX_PATH } from "../../src/status/htmxAsset.ts";
-import { LOGIN_PATHS, loginRoutes, safeNext } from "../../src/status/loginRoutes.tsx";
+import { LOGIN_PATHS, loginRoutes, PERSON_COOKIE, safeNext } from "../../src/status/loginRoutes.tsx";
 import { PUBLIC_ASSET_PATHS, STATUS_ASSETS } from "../../src/status/statusAssets.ts";
 import { statusRoutes } from "../../src/status/statusRoutes.ts";
 import { statusPageMounts } from "../../src/status/statusMounts.ts";
@@ -313,10 +315,11 @@ describe("login on a non-loopback bind", () => {
       worker: () => ({ pid: 1, supervisor_pid: null, version: "1", uptime_s: 1, restarts: 0, memory_mb: 1 }),
     });
     const app = new Hono();
+    app.onError(createErrorHandler(createLogger("test")));
     app.use(bearerAuth({ token: TOKEN, exempt: ["/livez", ...LOGIN_PATHS, ...PUBLIC_ASSET_PATHS] }));
     app.route("/", statusRoutes(source));
     app.route("/", loginRoutes({ token: TOKEN }));
-    return app;
+    return Object.assign(app, { db });
   }
   const form = (fields: Record<string, string>, headers: Record<string, string> = {}) => ({
     method: "POST",
@@ -331,18 +334,75 @@ describe("login on a non-loopback bind", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('name="next" value="/status/incidents"');
     expect((await app.request(STATUS_ASSETS.stylesheet.path)).status).toBe(200);
-    const wrong = await app.request("/login", form({ token: "nope", next: "/status" }));
+    const wrong = await app.request("/login", form({ name: "alice", token: "nope", next: "/status" }));
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("set-cookie")).toBeNull();
-    const right = await app.request("/login", form({ token: TOKEN, next: "/status/incidents" }));
+    const right = await app.request("/login", form({ name: "alice", token: TOKEN, next: "/status/incidents" }));
     expect(right.status).toBe(303);
     expect(right.headers.get("location")).toBe("/status/incidents");
-    const cookie = right.headers.get("set-cookie")!;
-    expect(cookie).toStartWith(`${TOKEN_COOKIE}=${TOKEN};`);
-    expect(cookie).toContain("HttpOnly");
-    expect(cookie).toContain("SameSite=Strict");
+    const cookies = right.headers.getSetCookie();
+    expect(cookies[0]).toStartWith(`${TOKEN_COOKIE}=${TOKEN};`);
+    for (const cookie of cookies) {
+      expect(cookie).toContain("HttpOnly");
+      expect(cookie).toContain("SameSite=Strict");
+    }
     const status = await app.request("/status", { headers: { accept: "text/html", cookie: `${TOKEN_COOKIE}=${TOKEN}` } });
     expect(status.status).toBe(200);
+  });
+
+  test("the name typed at sign-in names whoever acknowledges and resolves from the page; a bad name is refused, saying why", async () => {
+    const app = guarded();
+    app.db.run(
+      "INSERT INTO incidents (dedup_key, title, category, severity, state, first_seen, last_seen) VALUES ('k1', 'disk full', 'daemon', 'error', 'open', 1, 2)",
+    );
+    const page = await (await app.request("/login")).text();
+    expect(page).toContain('<input id="name" name="name" type="text"');
+    expect(page).toContain('maxlength="64"');
+    const refusals: Array<[string, string]> = [
+      ["", "a name is needed"],
+      ["   ", "a name is needed"],
+      ["x".repeat(65), "a name is at most 64 characters"],
+      ["bell\u0007", "a name may hold printable characters only"],
+      ["zero\u200bwidth", "a name may hold printable characters only"],
+    ];
+    for (const [name, why] of refusals) {
+      const refused = await app.request("/login", form({ name, token: TOKEN }));
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get("set-cookie")).toBeNull();
+      expect(await refused.text()).toContain(`Cannot sign in with that name: ${why}`);
+    }
+    const signedIn = await app.request("/login", form({ name: "  Alice <Smith>  ", token: TOKEN }));
+    expect(signedIn.status).toBe(303);
+    const jar = signedIn.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(";")[0])
+      .join("; ");
+    expect(jar).toContain(`${PERSON_COOKIE}=`);
+    const asPerson = (path: string, cookie = jar) =>
+      app.request(path, {
+        method: "POST",
+        headers: { host: "agentd.example:7070", origin: "http://agentd.example:7070", accept: "application/json", cookie },
+      });
+    const acked = await asPerson("/status/incidents/1/ack");
+    expect(acked.status).toBe(200);
+    expect(((await acked.json()) as Incident).details.acknowledged_by).toBe("page:Alice <Smith>");
+    const html = await (
+      await app.request("/status/incidents/1", {
+        headers: { host: "agentd.example:7070", accept: "text/html", cookie: `${TOKEN_COOKIE}=${TOKEN}` },
+      })
+    ).text();
+    expect(html).toContain("by page:Alice &lt;Smith&gt;");
+    // A cookie that was never the form's (set by hand) is refused, not recorded.
+    const forged = await asPerson(
+      "/status/incidents/1/resolve",
+      `${TOKEN_COOKIE}=${TOKEN}; ${PERSON_COOKIE}=${encodeURIComponent("evil\u001b[2J")}`,
+    );
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as { error: { code: string; param: string } }).error).toMatchObject({
+      code: "invalid_request",
+      param: "name",
+    });
+    expect(((await (await asPerson("/status/incidents/1/resolve")).json()) as Incident).details.resolved_by).toBe("page:Alice <Smith>");
   });
 
   test("a login posted from another site is refused, and next never leaves this host", async () => {

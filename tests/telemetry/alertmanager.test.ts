@@ -113,6 +113,8 @@ describe("Alertmanager receives agentd's incidents", () => {
     expect(firing.annotations.title).toBe(String(opened.title));
     expect(firing.annotations.summary).toContain(String(opened.title));
     expect(firing.annotations.status_page).toBe(`${daemon.url}/status/incidents/${opened.incident_id}`);
+    // What the check said, for the person paged.
+    expect(firing.annotations.output).toBe("HTTP 503, expected 200");
     expect(Date.parse(firing.endsAt)).toBeGreaterThan(Date.now());
     await waitFor("Alertmanager's firing notification", () =>
       notifications.find((n) => n.status === "firing" && n.alerts.some((a) => a.labels.incident === String(opened.incident_id))),

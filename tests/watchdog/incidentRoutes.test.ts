@@ -46,9 +46,9 @@ describe("/api/incidents", () => {
     expect(store.get(incident.id).state).toBe("open");
     const acked = await api.request(`/api/incidents/${incident.id}/ack?by=cli&user=alice.smith`, { method: "POST" });
     expect(((await acked.json()) as { incident: { details: Record<string, unknown> } }).incident.details.acknowledged_by).toBe(
-      "alice.smith (cli)",
+      "cli:alice.smith",
     );
-    expect(store.timeline(incident.id).map((e) => e.message)).toEqual(["acknowledged by alice.smith (cli)"]);
+    expect(store.timeline(incident.id).map((e) => e.message)).toEqual(["acknowledged by cli:alice.smith"]);
   });
 
   test("list, show with timeline, acknowledge, resolve; bad input is a JSON error", async () => {

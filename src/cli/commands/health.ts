@@ -39,7 +39,7 @@ function exitOf(doc: HealthAnswer, self: boolean): number {
 export const healthCommand: Command = {
   path: ["health"],
   summary:
-    "Ask a running agentd for the host's verdict (as agentd status gives it). Exit 0 pass/warn, 1 fail, 2 unreachable, 4 token missing or rejected.",
+    "Ask a running agentd for the host's verdict (as agentd status gives it). Exit 0 pass/warn, 1 fail, 4 token missing or rejected, 5 unreachable.",
   usage: "agentd health [--url URL] [--json] [--wait 30s] [--self]",
   options: {
     url: { type: "string" },

@@ -77,6 +77,9 @@ function formatShow({ incident: i, timeline }: { incident: Incident; timeline: I
     `  first seen ${time(i.first_seen)}, last seen ${time(i.last_seen)}, ${i.count} signal(s)`,
     `  tier ${i.tier ?? "-"}, action ${i.action ?? "-"}, verdict ${i.verdict ?? "-"}`,
   ];
+  const { output, output_at: outputAt } = i.details;
+  if (typeof output === "string" && output)
+    lines.push(`  latest output${typeof outputAt === "number" ? ` (${time(outputAt)})` : ""}: ${output.replace(/\r?\n/g, "\n    ")}`);
   if (typeof i.details.reason === "string") lines.push(`  reason: ${i.details.reason}`);
   if (typeof i.details.model_reason === "string") lines.push(`  model's reason: ${i.details.model_reason}`);
   const request = i.action_request;

@@ -5,7 +5,7 @@ import { DAEMON_LOCATION_HELP, DAEMON_OPTIONS, daemonError, daemonFetch, daemonT
 export const reloadCommand: Command = {
   path: ["reload"],
   summary:
-    "Make the running agentd re-read its config (as SIGHUP does) and print what changed, what it applied and what needs a restart. Exit 0 reloaded, 1 invalid config, 2 unreachable.",
+    "Make the running agentd re-read its config (as SIGHUP does) and print what changed, what it applied and what needs a restart. Exit 0 reloaded, 1 invalid config, 5 unreachable.",
   usage: "agentd reload [--url URL]",
   options: { ...DAEMON_OPTIONS },
   help: [

@@ -1,10 +1,10 @@
-import type { Command } from "../command.ts";
+import { EXIT_UNREACHABLE, type Command } from "../command.ts";
 import { DAEMON_LOCATION_HELP, daemonFetch, daemonTargetFrom, UnreachableError } from "../daemonClient.ts";
 import { verdictExitCode } from "../../status/hostVerdict.ts";
 
 export const statusCommand: Command = {
   path: ["status"],
-  summary: "Print a running agentd's status page as text (or JSON). Exit 0 pass/warn, 1 fail, 2 unreachable.",
+  summary: "Print a running agentd's status page as text (or JSON). Exit 0 pass/warn, 1 fail, 5 unreachable.",
   usage: "agentd status [--url URL] [--json]",
   options: {
     url: { type: "string" },
@@ -33,7 +33,7 @@ export const statusCommand: Command = {
     } catch (error) {
       if (!(error instanceof UnreachableError)) throw error;
       process.stderr.write(`${error.message}\n`);
-      return 2;
+      return EXIT_UNREACHABLE;
     }
   },
 };

@@ -91,6 +91,7 @@ export const ERROR_CODES = {
   hop_name_taken: { status: 409 },
   hop_closed: { status: 410 },
   hop_auth_failed: { status: 502 },
+  hop_identity_unusable: { status: 400 },
   hop_connect_failed: { status: 502 },
   hop_remote_command_failed: { status: 502 },
   hop_upload_failed: { status: 502 },

@@ -229,6 +229,8 @@ export class AlertmanagerSink {
       annotations: {
         title: incident.title,
         summary: `${incident.title} on ${this.options.host}: ${incident.count} signal(s) since ${new Date(incident.first_seen).toISOString()}${action}`,
+        // What the check or log said last (already redacted when recorded): the fact a pager needs first.
+        ...(typeof incident.details.output === "string" && incident.details.output ? { output: incident.details.output } : {}),
         ...(link ? { status_page: link } : {}),
       },
       startsAt: new Date(incident.first_seen).toISOString(),

@@ -19,9 +19,11 @@ interface Scheduled {
 }
 
 /**
- * Runs each configured check on its own interval, debounced; a state change becomes a signal.
- * With a store, each check's state is saved after every run and taken back at start, so a
- * restarted supervisor knows a check was failing and does not report it again.
+ * Runs each configured check on its own interval, debounced; a state change becomes a signal, and
+ * each later run that still fails goes to `onStillFailing` (its incident keeps count, last seen and
+ * output current without being decided again). With a store, each check's state is saved after
+ * every run and taken back at start, so a restarted supervisor knows a check was failing and does
+ * not report it again as new.
  */
 export class CheckScheduler {
   readonly #checks: Scheduled[];
@@ -40,6 +42,7 @@ export class CheckScheduler {
     private readonly onSignal: (signal: Signal) => void,
     private readonly db: Database | undefined,
     private readonly now: () => number = Date.now,
+    private readonly onStillFailing: (signal: Signal) => void = () => undefined,
   ) {
     this.#checks = checks.map((check) => ({
       check,
@@ -126,14 +129,16 @@ export class CheckScheduler {
       ts: now,
       fields: { check: check.name },
     };
-    if (result.changed && result.state === "failing") {
-      this.onSignal({
+    if (result.state === "failing" && !outcome.ok) {
+      const failing: Signal = {
         ...base,
         id: `check.${check.type}`,
         title: `Check ${check.name} failing`,
         severity: check.severity,
         line: outcome.detail,
-      });
+      };
+      if (result.changed) this.onSignal(failing);
+      else this.onStillFailing(failing);
     }
     if (result.startedFlapping) {
       this.onSignal({ ...base, id: "check.flapping", title: `Check ${check.name} is flapping`, severity: "warning", line: outcome.detail });

@@ -63,6 +63,13 @@ export class IncidentNotFoundError extends AgentdError {
   }
 }
 
+/** An incident keeps the start of what its latest signal said: enough to read, bounded in the store. */
+const OUTPUT_CHARS = 500;
+
+export function latestOutput(line: string): string {
+  return line.slice(0, OUTPUT_CHARS);
+}
+
 function toIncident(row: IncidentRow): Incident {
   return { ...row, details: JSON.parse(row.details) as Record<string, unknown> };
 }
@@ -177,11 +184,14 @@ export class IncidentStore {
     return this.get(row.id);
   }
 
-  /** A further signal joined the incident. */
-  touch(id: number, update: { now: number; severity: string; pattern: string; title: string }): void {
+  /** A further signal joined the incident; what it said (a check's output, a log line) becomes the incident's latest output. */
+  touch(id: number, update: { now: number; severity: string; pattern: string; title: string; output?: string }): void {
+    const output = update.output === undefined ? null : latestOutput(update.output);
     this.db.run(
-      "UPDATE incidents SET last_seen = max(last_seen, ?), count = count + 1, severity = ?, pattern = ?, title = ? WHERE id = ?",
-      [update.now, update.severity, update.pattern, update.title, id],
+      `UPDATE incidents SET last_seen = max(last_seen, ?), count = count + 1, severity = ?, pattern = ?, title = ?,
+         details = CASE WHEN ? IS NULL THEN details ELSE json_set(details, '$.output', ?, '$.output_at', ?) END
+       WHERE id = ?`,
+      [update.now, update.severity, update.pattern, update.title, output, output, update.now, id],
     );
   }
 

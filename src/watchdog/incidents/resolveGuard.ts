@@ -10,9 +10,9 @@ interface AboutCheck {
 
 /**
  * An incident about a configured check may not be resolved by hand while the check still fails:
- * its check signals only when it turns failing, so a resolved incident would stay closed, and its
- * paging ended, for as long as the check kept failing. It resolves by itself once the check
- * passes; a silence is how to stop pages meanwhile.
+ * the incident is that failure (each failing run counts on it), and resolving it would only end its
+ * page until the next run opened another. It resolves by itself once the check passes; a silence
+ * is how to stop pages meanwhile.
  */
 export class IncidentStillFailingError extends AgentdError {
   constructor(incident: Pick<AboutCheck, "id">, check: CheckRow) {
