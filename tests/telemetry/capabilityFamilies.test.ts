@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { AgentTelemetry } from "../../src/agent/agentTelemetry.ts";
 import { ApprovalStore } from "../../src/agent/approvalStore.ts";
 import { SessionStore } from "../../src/agent/sessionStore.ts";
@@ -6,8 +6,7 @@ import { ToolCallStore } from "../../src/agent/toolCallStore.ts";
 import { createLogger } from "../../src/core/log/index.ts";
 import { renderPrometheus, type MetricFamily } from "../../src/core/metrics/index.ts";
 import { failureCount } from "../../src/core/process/index.ts";
-import { openStore, type Database } from "../../src/core/store/index.ts";
-import { allMigrations } from "../../src/daemon/allMigrations.ts";
+import { type Database } from "../../src/core/store/index.ts";
 import { LatestVerdict } from "../../src/daemon/latestVerdict.ts";
 import { hopMetricFamilies } from "../../src/hop/hopMetrics.ts";
 import type { HopInfo } from "../../src/hop/hopManager.ts";
@@ -19,19 +18,11 @@ import type { HostVerdict } from "../../src/status/hostVerdict.ts";
 import { spanCountFamilies } from "../../src/telemetry/tracing.ts";
 import { watchdogMetricFamilies } from "../../src/watchdog/watchdogCounters.ts";
 import { promtool } from "./support/monitoringServers.ts";
+import { memoryStores } from "../support/memoryStore.ts";
 
 // Each capability's /metrics families, built from what it keeps in memory, without a socket.
 
-const dbs: Database[] = [];
-afterAll(() => {
-  for (const db of dbs) db.close();
-});
-
-function store(): Database {
-  const db = openStore({ path: ":memory:", migrations: allMigrations });
-  dbs.push(db);
-  return db;
-}
+const store = memoryStores();
 
 const named = (families: MetricFamily[], name: string): MetricFamily => {
   const family = families.find((f) => f.name === name);

@@ -1,6 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { allMigrations } from "../../src/daemon/allMigrations.ts";
-import { openStore, type Database } from "../../src/core/store/index.ts";
+import { describe, expect, test } from "bun:test";
 import {
   agentdFamilies,
   buildFacts,
@@ -14,20 +12,12 @@ import { CheckScheduler } from "../../src/watchdog/checks/checkScheduler.ts";
 import { watchdogConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 import { watchdogMetricFamilies } from "../../src/watchdog/watchdogCounters.ts";
 import { promtool } from "./support/monitoringServers.ts";
+import { memoryStores } from "../support/memoryStore.ts";
 
 // The pure parts of the exporter conventions: the families' names and types, counters shown at 0
 // before their first event, and each check's last run read from the store.
 
-const dbs: Database[] = [];
-afterAll(() => {
-  for (const db of dbs) db.close();
-});
-
-function store(): Database {
-  const db = openStore({ path: ":memory:", migrations: allMigrations });
-  dbs.push(db);
-  return db;
-}
+const store = memoryStores();
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
