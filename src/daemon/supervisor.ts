@@ -30,6 +30,7 @@ import { AgentdError } from "../core/errors/index.ts";
 import { killOrphanedPtyGroups, PTY_GROUPS_DIR } from "../pty/ptyGroupRegistry.ts";
 import { planWorkerSplit, shareDataDir } from "./workerSplit.ts";
 import { openSupervisorState, type Privileges } from "./supervisorState.ts";
+import { countersPush, type CountersPush } from "./supervisorChannel.ts";
 import { spawnWorker, stopWorker, type Worker } from "./workerProcess.ts";
 import { startMonitor } from "./monitor/startMonitor.ts";
 import { claimDataDir } from "./dataDirLock.ts";
@@ -150,6 +151,7 @@ async function supervise(
       tracer: tracing.tracer,
       db,
       log: log.child("watchdog"),
+      publish: (counters) => pushToWorker(current, countersPush(counters)),
       token,
       // Every configured secret (keys, webhook and collector headers) is redacted by value before the model or the page.
       secrets: configSecretValues(next, [], process.env),
@@ -292,4 +294,14 @@ async function supervise(
   log.info("supervisor.stopped", { exit_code: exitCode });
   db.close();
   return exitCode;
+}
+
+/** A push to the worker on their IPC channel; one that is exiting misses it (the next gets the counters when it listens). */
+function pushToWorker(worker: Worker | undefined, push: CountersPush): void {
+  if (!worker || worker.exitCode !== null || worker.signalCode !== null) return;
+  try {
+    worker.send(push);
+  } catch (error) {
+    log.debug("worker.push_missed", { pid: worker.pid, push: push.push, error });
+  }
 }

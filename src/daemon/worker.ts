@@ -18,6 +18,7 @@ import {
 } from "../core/process/index.ts";
 import { judgeEscalationsAs } from "../agent/index.ts";
 import { MONITOR_ENV, ROOT_WORKER_ENV } from "./monitor/monitorEnv.ts";
+import { SupervisorChannel } from "./supervisorChannel.ts";
 import {
   MonitorClient,
   MonitorLauncher,
@@ -41,15 +42,22 @@ const log = createLogger("worker");
 export async function runWorker(options: ServeOptions): Promise<number> {
   // Started by a root supervisor as its service user: what needs root, the monitor does.
   const monitor = process.env[MONITOR_ENV] === "1" ? new MonitorClient(log.child("monitor")) : undefined;
+  // Started by a supervisor (not by hand, not by a test): its pushes arrive on the IPC channel.
+  const supervisor = process.send ? new SupervisorChannel() : undefined;
   try {
-    return await serveWorker(options, monitor);
+    return await serveWorker(options, monitor, supervisor);
   } finally {
     // The channel keeps the process alive: a worker that stopped (or could not listen) must exit.
     monitor?.close();
+    supervisor?.close();
   }
 }
 
-async function serveWorker(options: ServeOptions, monitor: MonitorClient | undefined): Promise<number> {
+async function serveWorker(
+  options: ServeOptions,
+  monitor: MonitorClient | undefined,
+  supervisor: SupervisorChannel | undefined,
+): Promise<number> {
   const hardening = hardenProcess();
   installProcessErrorHandlers(log);
   // SIGHUP's default ends the process: a reload the supervisor forwards before the app exists waits.
@@ -136,6 +144,7 @@ async function serveWorker(options: ServeOptions, monitor: MonitorClient | undef
   const { app, services } = await createWorkerApp({
     config,
     notes,
+    ...(supervisor ? { watchdogCounters: () => supervisor.watchdogCounters } : {}),
     envReferences,
     childUmask: hardening.operatorUmask,
     ownPaths,

@@ -18,6 +18,7 @@ import { healthDocument, type ProbeDeps } from "../http/probeRoutes.ts";
 import { statusPageMounts } from "../status/statusMounts.ts";
 import { createStatusSource } from "../status/statusSource.ts";
 import { createWorkerServices, type MonitoredWork, type WorkerServices } from "./workerServices.ts";
+import type { WatchdogCounters } from "../watchdog/index.ts";
 import { storeFileSizes } from "./storeFileSizes.ts";
 import { LatestVerdict } from "./latestVerdict.ts";
 
@@ -52,6 +53,8 @@ export interface WorkerAppOptions {
   directCallToken?: string;
   /** Routes of the worker itself (the config reload) mounted beside the capabilities'. */
   extraMounts?: Mount[];
+  /** The supervisor's watchdog counters as it last pushed them (none when no supervisor started this worker). */
+  watchdogCounters?: () => WatchdogCounters | undefined;
 }
 
 export interface WorkerApp {
@@ -66,6 +69,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
   const services = await createWorkerServices({
     config,
     db,
+    ...(options.watchdogCounters ? { watchdogCounters: options.watchdogCounters } : {}),
     dataDir: options.dataDir,
     logger: options.logger,
     envReferences: options.envReferences,

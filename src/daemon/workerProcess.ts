@@ -37,21 +37,21 @@ export function spawnWorker(
       stderr: "pipe",
       // The service user may not enter the directory agentd was started in.
       ...(split ? { cwd: "/" } : {}),
-      ...(split
-        ? {
-            serialization: "json" as const,
-            ipc: (message: unknown) =>
-              runInBackground(
-                "monitor.request",
-                async () => {
-                  const reply = await split.monitor.handle(message);
-                  if (reply && worker.exitCode === null && worker.signalCode === null) worker.send(reply);
-                },
-                {},
-                log,
-              ),
-          }
-        : {}),
+      // Always a channel: the supervisor pushes the watchdog's counters (supervisorChannel.ts); a split
+      // worker also asks its monitor here. An unsplit worker has nothing to ask: what it sends is dropped.
+      serialization: "json" as const,
+      ipc: (message: unknown) => {
+        if (!split) return;
+        runInBackground(
+          "monitor.request",
+          async () => {
+            const reply = await split.monitor.handle(message);
+            if (reply && worker.exitCode === null && worker.signalCode === null) worker.send(reply);
+          },
+          {},
+          log,
+        );
+      },
       env: {
         // Bun's fetch allows 256 connections at once by default; the proxy holds one upstream
         // connection per open stream, so more concurrent streams would queue behind it.

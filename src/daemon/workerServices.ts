@@ -14,7 +14,7 @@ import { createProxyCapability } from "../proxy/index.ts";
 import { type CommandLauncher, createPtyCapability, type PtyCapability } from "../pty/index.ts";
 import type { StatusSources } from "../status/statusSource.ts";
 import { approvalRow, hopRow, providerRow, ptySessionRow, sessionRow } from "../status/statusRows.ts";
-import { createWatchdogCapability, SilenceStore } from "../watchdog/index.ts";
+import { createWatchdogCapability, SilenceStore, type WatchdogCounters } from "../watchdog/index.ts";
 import { createTelemetryCapability, startTracing } from "../telemetry/index.ts";
 import { CapabilityStack } from "./capabilityStack.ts";
 import { withholdSecretValues } from "../core/process/index.ts";
@@ -48,6 +48,8 @@ export interface WorkerServicesOptions {
   localApiKey?: string;
   /** Serves a request with the worker's own app, so the agent reaches the proxy without a socket. */
   localFetch: (request: Request) => Response | Promise<Response>;
+  /** The supervisor's watchdog counters as it last pushed them. */
+  watchdogCounters?: () => WatchdogCounters | undefined;
 }
 
 /** Every capability the worker runs, composed: what to mount, what to report, how to stop. */
@@ -131,6 +133,7 @@ export async function createWorkerServices(options: WorkerServicesOptions): Prom
     const watchdog = stack.start(() =>
       createWatchdogCapability({
         db,
+        counters: options.watchdogCounters ?? (() => undefined),
         // What a silence may name beyond the built-in catalog and the checks.
         configuredNames: () => [
           ...current.providers.map((p) => p.name),

@@ -20,7 +20,7 @@ export type { Silence } from "./incidents/silenceStore.ts";
 export { silenceCovering, silenceTargetsOf } from "./incidents/silenceTargets.ts";
 export { PatternMemory } from "./decide/patternMemory.ts";
 export { readCheckRows } from "./checks/checkScheduler.ts";
-export { readWatchdogCounters, watchdogMetricFamilies } from "./watchdogCounters.ts";
+export { watchdogMetricFamilies } from "./watchdogCounters.ts";
 export type { WatchdogCounters } from "./watchdogCounters.ts";
 export type { CheckRow } from "./checks/checkScheduler.ts";
 export { HttpProxyAdmin } from "./actions/proxyAdmin.ts";

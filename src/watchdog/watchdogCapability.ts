@@ -1,4 +1,4 @@
-import { watchdogMetricFamilies } from "./watchdogCounters.ts";
+import { type WatchdogCounters, watchdogMetricFamilies } from "./watchdogCounters.ts";
 import type { Database } from "bun:sqlite";
 import type { Capability } from "../core/capability.ts";
 import { readCheckRows, type CheckRow } from "./checks/checkScheduler.ts";
@@ -30,7 +30,12 @@ export interface WatchdogApprovals {
  * The watchdog's side in the worker (the supervisor runs the watchdog itself): /api/incidents,
  * the incident tools, and the incidents and checks the page shows.
  */
-export function createWatchdogCapability(options: { db: Database; configuredNames?: () => readonly string[] }): WatchdogCapability {
+export function createWatchdogCapability(options: {
+  db: Database;
+  /** The supervisor's counters as it last pushed them over the worker's IPC channel. */
+  counters: () => WatchdogCounters | undefined;
+  configuredNames?: () => readonly string[];
+}): WatchdogCapability {
   const incidents = new IncidentStore(options.db);
   const requests = new ActionRequestStore(options.db, incidents);
   return {
@@ -43,8 +48,8 @@ export function createWatchdogCapability(options: { db: Database; configuredName
       { path: "/api/watchdog/learned", app: learnedRoutes(options.db) },
     ],
     tools: createIncidentTools(incidents),
-    // The supervisor's counters, as it last wrote them to the store.
-    metricFamilies: () => watchdogMetricFamilies(options.db),
+    // The supervisor's counters as pushed; checks, incidents and silences are the store's own state.
+    metricFamilies: () => watchdogMetricFamilies(options.db, options.counters()),
     incidents,
     checkRows: () => readCheckRows(options.db),
     healthChecks: () => watchdogHealthChecks(readCheckRows(options.db), incidents),

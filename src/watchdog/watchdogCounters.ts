@@ -5,7 +5,7 @@ import { CheckStateStore } from "./checks/checkStateStore.ts";
 import { SilenceStore } from "./incidents/silenceStore.ts";
 import { silenceTargetsOf } from "./incidents/silenceTargets.ts";
 
-/** The watchdog engine's counters (the supervisor's), stored in kv for the worker's /metrics. */
+/** The watchdog engine's counters (the supervisor's), pushed to the worker for its /metrics. */
 export interface WatchdogCounters {
   signals_total: number;
   /** Signals that joined an incident whose action was under way: counted there, not decided again. */
@@ -23,30 +23,17 @@ export interface WatchdogCounters {
   alertmanager_failed_total?: number;
 }
 
-const KV_KEY = "watchdog.counters";
 const CHECK_STATES = ["pass", "fail", "unknown"] as const;
 
-export function writeWatchdogCounters(db: Database, counters: WatchdogCounters, now: number): void {
-  db.run(
-    "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-    [KV_KEY, JSON.stringify(counters), now],
-  );
-}
-
-export function readWatchdogCounters(db: Database): WatchdogCounters | undefined {
-  const row = db.query<{ value: string }, [string]>("SELECT value FROM kv WHERE key = ?").get(KV_KEY);
-  return row ? (JSON.parse(row.value) as WatchdogCounters) : undefined;
-}
-
 /**
- * The counters as the supervisor last stored them, and what the store says of checks, incidents
- * and silences: the supervisor runs the watchdog, so the store is how they reach the worker.
+ * The counters as the supervisor last pushed them (supervisorChannel.ts), and what the store holds
+ * of checks, incidents and silences: state the supervisor records there for the page as well.
  */
-export function watchdogMetricFamilies(db: Database, now = Date.now()): MetricFamily[] {
-  return [...storeFamilies(db, now), ...counterFamilies(readWatchdogCounters(db))];
+export function watchdogMetricFamilies(db: Database, counters: WatchdogCounters | undefined, now = Date.now()): MetricFamily[] {
+  return [...storeFamilies(db, now), ...counterFamilies(counters)];
 }
 
-/** Before the supervisor first stores its counters they are all 0, not absent: `rate()` and alerts work from the first scrape. */
+/** Before the supervisor first pushes its counters they are all 0, not absent: `rate()` and alerts work from the first scrape. */
 const NO_COUNTS: WatchdogCounters = {
   signals_total: 0,
   signals_merged_total: 0,

@@ -8,7 +8,7 @@ import type { Signal } from "./checks/signal.ts";
 import { Watchdog } from "./watchdog.ts";
 import type { WatchdogConfig } from "../core/config/sections/watchdogConfig.ts";
 import { WorkerProbe } from "./checks/workerProbe.ts";
-import { writeWatchdogCounters } from "./watchdogCounters.ts";
+import type { WatchdogCounters } from "./watchdogCounters.ts";
 import { hostname } from "node:os";
 import type { AlertsConfig } from "../core/config/sections/alertsConfig.ts";
 import { AlertmanagerSink } from "./actions/alertmanagerSink.ts";
@@ -29,6 +29,8 @@ export interface WatchdogRuntimeOptions {
   /** Alertmanager targets for incidents; none by default. */
   alerts?: AlertsConfig;
   tracer?: Tracer;
+  /** Hands the engine's counters to the worker, which serves /metrics (over their IPC channel). */
+  publish?: (counters: WatchdogCounters) => void;
 }
 
 /**
@@ -103,9 +105,9 @@ export class WatchdogRuntime {
     }, this.options.config.tick_ms);
   }
 
-  /** The engine's counters, for the worker's /metrics: written when they changed. */
+  /** The engine's counters, for the worker's /metrics: sent when they changed. */
   #publishCounters(): void {
-    const counters = {
+    const counters: WatchdogCounters = {
       ...this.watchdog.counters(),
       check_seconds: this.checks.durations(),
       ...(this.#alertmanager
@@ -114,7 +116,7 @@ export class WatchdogRuntime {
     };
     const text = JSON.stringify(counters);
     if (text === this.#publishedCounters) return;
-    writeWatchdogCounters(this.options.db, counters, Date.now());
+    this.options.publish?.(counters);
     this.#publishedCounters = text;
   }
 
@@ -133,6 +135,9 @@ export class WatchdogRuntime {
 
   workerListening(url: string, pid: number): void {
     this.#workerUrl = url;
+    // A new worker starts with no counters: it gets the current ones at once, not at the next change.
+    this.#publishedCounters = "";
+    this.#publishCounters();
     if (this.enabled) this.probe.attach({ url, pid, token: this.options.token });
   }
 

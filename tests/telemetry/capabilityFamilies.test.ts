@@ -6,7 +6,7 @@ import { ToolCallStore } from "../../src/agent/toolCallStore.ts";
 import { createLogger } from "../../src/core/log/index.ts";
 import { renderPrometheus, type MetricFamily } from "../../src/core/metrics/index.ts";
 import { failureCount } from "../../src/core/process/index.ts";
-import { type Database } from "../../src/core/store/index.ts";
+import type { Database } from "../../src/core/store/index.ts";
 import { LatestVerdict } from "../../src/daemon/latestVerdict.ts";
 import { hopMetricFamilies } from "../../src/hop/hopMetrics.ts";
 import type { HopInfo } from "../../src/hop/hopManager.ts";
@@ -237,7 +237,7 @@ test("every capability's families together: no name twice, and promtool accepts 
     ...spanCountFamilies({ exported: 1, dropped_queue_full: 0, dropped_export_failed: 0 }),
     ...ptyMetricFamilies([]),
     ...hopMetricFamilies([]),
-    ...watchdogMetricFamilies(store()),
+    ...watchdogMetricFamilies(store(), undefined),
     ...latest.families(),
   ]);
   const checked = await promtool(["check", "metrics"], text);

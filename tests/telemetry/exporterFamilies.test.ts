@@ -95,8 +95,8 @@ describe("labelled counters at 0 before their first event", () => {
     ]);
   });
 
-  test("the watchdog's counters read 0, not absent, before the supervisor first stores them", () => {
-    const text = renderPrometheus(watchdogMetricFamilies(store()));
+  test("the watchdog's counters read 0, not absent, before the supervisor first pushes them; then what it pushed", () => {
+    const text = renderPrometheus(watchdogMetricFamilies(store(), undefined));
     for (const series of [
       "agentd_watchdog_signals_total 0",
       "agentd_watchdog_signals_merged_total 0",
@@ -105,6 +105,18 @@ describe("labelled counters at 0 before their first event", () => {
       "agentd_watchdog_alertmanager_posts_failed_total 0",
     ])
       expect(text).toContain(`${series}\n`);
+    const pushed = renderPrometheus(
+      watchdogMetricFamilies(store(), {
+        signals_total: 7,
+        signals_merged_total: 2,
+        queue_dropped_total: 0,
+        queue_depth: 1,
+        actions_in_flight: 0,
+        actions: { "1|restart_worker|success": 3 },
+      }),
+    );
+    expect(pushed).toContain("agentd_watchdog_signals_total 7\n");
+    expect(pushed).toContain('agentd_watchdog_actions_total{tier="1",action="restart_worker",verdict="success"} 3\n');
   });
 });
 
@@ -128,13 +140,13 @@ describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
       () => now,
     );
     await scheduler.runOnce("ok");
-    let text = renderPrometheus(watchdogMetricFamilies(db, now));
+    let text = renderPrometheus(watchdogMetricFamilies(db, undefined, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="ok"} 1700000000\n');
     expect(text).not.toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="later"}');
     expect(text).toContain('agentd_watchdog_check_state{check="ok",kind="command",severity="critical",state="pass"} 1\n');
     now += 1_500;
     await scheduler.runOnce("ok");
-    text = renderPrometheus(watchdogMetricFamilies(db, now));
+    text = renderPrometheus(watchdogMetricFamilies(db, undefined, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="ok"} 1700000001.5\n');
     const checked = await promtool(["check", "metrics"], text);
     expect(checked.output).toBe("");
@@ -163,7 +175,7 @@ describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
       db,
       () => now,
     );
-    const text = renderPrometheus(watchdogMetricFamilies(db, now));
+    const text = renderPrometheus(watchdogMetricFamilies(db, undefined, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="later"} 1700000000\n');
     expect(text).not.toContain('check="ok"');
   });

@@ -6,6 +6,7 @@ import type { FileAccess, ReadFileResult, WriteFileResult } from "../../files/in
 import type { CommandLauncher, LaunchRequest } from "../../pty/commandLauncher.ts";
 import type { ExitStatus } from "../../pty/waitStatus.ts";
 import type { MonitorReply, MonitorRequest } from "./monitorProtocol.ts";
+import { isPush } from "../supervisorChannel.ts";
 
 interface Pending {
   resolve(value: unknown): void;
@@ -18,7 +19,10 @@ export class MonitorClient {
   readonly #pending = new Map<number, Pending>();
 
   constructor(private readonly log: Logger) {
-    process.on("message", (message: unknown) => this.#answer(message as MonitorReply));
+    // The supervisor's pushes (supervisorChannel.ts) share the channel: only replies are the client's.
+    process.on("message", (message: unknown) => {
+      if (!isPush(message)) this.#answer(message as MonitorReply);
+    });
     // The supervisor is gone: the worker stops on its own (orphan watch); nothing it asked will be answered.
     process.on("disconnect", () => this.#failAll("the monitor's channel closed"));
   }
