@@ -65,10 +65,12 @@ export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [
  * token when one is set: 401 decision_needs_token.
  */
 export function agentPeerCheck(options: AgentPeerGuardOptions): RequestCheck {
+  const isDecision = matchesAny(options.paths);
+  const isDirect = matchesAny(options.directCallPaths ?? []);
   return (c) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") return undefined;
-    const decision = options.paths.some((path) => path.test(c.req.path));
-    const direct = !decision && (options.directCallPaths ?? []).some((path) => path.test(c.req.path));
+    const decision = isDecision(c.req.path);
+    const direct = !decision && isDirect(c.req.path);
     if (!decision && !direct) return undefined;
     const facts = peerFacts(c, options.commandUid !== undefined);
     const verdict = peerVerdict(facts, options.commandUid);
@@ -114,6 +116,20 @@ export function agentPeerCheck(options: AgentPeerGuardOptions): RequestCheck {
     }
     return undefined;
   };
+}
+
+/**
+ * Whether a path matches any of `patterns`: one combined expression when they share their flags
+ * (every POST is tested, the proxy's too), else each in turn. A backreference would count groups
+ * across the alternatives, so such a list is tested one by one.
+ */
+function matchesAny(patterns: readonly RegExp[]): (path: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const flags = patterns[0]!.flags;
+  const combinable = patterns.every((p) => p.flags === flags && !/[gy]/.test(p.flags) && !/\\\d/.test(p.source));
+  if (!combinable) return (path) => patterns.some((p) => p.test(path));
+  const combined = new RegExp(patterns.map((p) => `(?:${p.source})`).join("|"), flags);
+  return (path) => combined.test(path);
 }
 
 /** agentPeerCheck as a middleware. */

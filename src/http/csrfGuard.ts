@@ -34,11 +34,11 @@ export function judgeRequestOrigin(headers: { secFetchSite?: string; origin?: st
 /** Refuses cross-site POST/PUT/PATCH/DELETE with 403 `csrf_rejected`; reads are never blocked. */
 export function sameOriginCheck(c: Context): Response | undefined {
   if (SAFE_METHODS.has(c.req.method)) return undefined;
-  const verdict = judgeRequestOrigin({
-    secFetchSite: c.req.header("sec-fetch-site"),
-    origin: c.req.header("origin"),
-    host: c.req.header("host") ?? new URL(c.req.url).host,
-  });
+  const origin = c.req.header("origin");
+  const secFetchSite = c.req.header("sec-fetch-site");
+  // A program's request (an SDK, curl, the CLI: the proxy's traffic) carries neither: allowed without judging the host.
+  if (origin === undefined && secFetchSite === undefined) return undefined;
+  const verdict = judgeRequestOrigin({ secFetchSite, origin, host: c.req.header("host") ?? new URL(c.req.url).host });
   if (verdict.allowed) return undefined;
   return errorResponse(
     c,

@@ -12,6 +12,9 @@ export function hostnameOf(hostHeader: string): string {
   return colon > 0 && hostHeader.indexOf(":") === colon ? hostHeader.slice(0, colon) : hostHeader;
 }
 
+/** The last Host header found loopback: clients send the same one on every request, so it is judged once. */
+let lastLoopbackHost: string | undefined;
+
 /**
  * On a loopback bind without a token, answers only requests addressed to a loopback name. A web
  * page whose DNS name was rebound to 127.0.0.1 sends its own name as Host (and as Origin), so
@@ -20,9 +23,12 @@ export function hostnameOf(hostHeader: string): string {
 export function loopbackHostCheck(c: Context): Response | undefined {
   const header = c.req.header("host");
   // Browsers always send Host: a request without one (HTTP/1.0 probes, in-process calls) is no rebinding.
-  if (header === undefined) return undefined;
+  if (header === undefined || header === lastLoopbackHost) return undefined;
   const host = hostnameOf(header).replace(/\.$/, "");
-  if (isLoopbackAddress(host)) return undefined;
+  if (isLoopbackAddress(host)) {
+    lastLoopbackHost = header;
+    return undefined;
+  }
   return errorResponse(
     c,
     new AgentdError(

@@ -1,15 +1,31 @@
 import type { z } from "zod";
 import { AgentdError } from "../core/errors/index.ts";
-import { raceTimeout } from "../core/process/index.ts";
 
 /** A body still arriving after this long is refused: a slow sender must not hold a connection forever. */
 const BODY_DEADLINE_MS = 60_000;
 
-/** `reading` (a request body), or 408 request_timeout when it has not arrived within the deadline. */
-export async function withinDeadline<T>(reading: Promise<T>, deadlineMs = BODY_DEADLINE_MS): Promise<T> {
-  const result = await raceTimeout(reading, deadlineMs);
-  if (result === "timeout") throw new AgentdError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s`);
-  return result;
+/**
+ * `reading` (a request body), or 408 request_timeout when it has not arrived within the deadline.
+ * One promise and one timer, without raceTimeout's race and async layers: every proxied request
+ * reads its body through here.
+ */
+export function withinDeadline<T>(reading: Promise<T>, deadlineMs = BODY_DEADLINE_MS): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new AgentdError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s`)),
+      deadlineMs,
+    );
+    reading.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

@@ -41,6 +41,22 @@ describe("DNS rebinding on a loopback bind", () => {
     expect(ran).toHaveLength(3);
   });
 
+  test("a loopback Host accepted once does not open the door to another name afterwards", async () => {
+    const ran: string[] = [];
+    running = startApp({ mounts: [{ path: "/api/pty", app: commandRoute(ran) }] });
+    const port = new URL(running.url).port;
+    // The check remembers the last loopback Host it judged: each other Host is still judged, in any order.
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `evil.example:${port}`,
+      `127.0.0.1:${port}`,
+      `127.0.0.1.evil.example:${port}`,
+      `localhost:${port}`,
+    ])
+      expect((await post(running.url, host)).status).toBe(host.includes("evil") ? 421 : 200);
+    expect(ran).toHaveLength(3);
+  });
+
   test("with a required token the token decides, whatever the Host", async () => {
     running = startApp({ requiredToken: "a-long-enough-test-token" });
     const port = new URL(running.url).port;

@@ -35,7 +35,8 @@ export class UpstreamAttempt {
   #phaseTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #totalTimer: ReturnType<typeof setTimeout>;
   #reader: BodyReader | undefined;
-  readonly #decoder = new SseDecoder();
+  /** Made at the first streamed read: a non-streamed answer never needs one. */
+  #decoder: SseDecoder | undefined;
   #queue: EventSourceMessage[] = [];
   #queueIndex = 0;
   #sawEvent = false;
@@ -104,6 +105,7 @@ export class UpstreamAttempt {
         throw this.#failure(error, "body");
       }
       try {
+        this.#decoder ??= new SseDecoder();
         if (chunk.done) {
           this.#ended = true;
           this.#queue = this.#decoder.end();
