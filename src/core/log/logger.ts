@@ -82,10 +82,22 @@ export function formatLogLine(record: LogRecord): string {
   return JSON.stringify(record, (_key, value) => serializeError(value));
 }
 
+// A busy proxy writes several lines in the same millisecond: their timestamp is formatted once.
+let stampedAt = Number.NaN;
+let stamp = "";
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
+}
+
 export function createLogger(component: string): Logger {
   const write = (level: LogLevel, event: string, fields?: LogFields) => {
     if (LEVEL_RANK[level] < LEVEL_RANK[state.level]) return;
-    const record: LogRecord = { ts: new Date().toISOString(), level, component, event };
+    const record: LogRecord = { ts: timestamp(), level, component, event };
     let flat = true;
     // A field named like a fixed key ("component", "event") must not rewrite it.
     if (fields)

@@ -35,6 +35,15 @@ export class RotatingFile {
 
   /** Several lines in as few appends as rotation allows: one, unless the file fills up between them. */
   writeLines(lines: readonly string[]): void {
+    // Nearly always the whole batch fits before the limit: one size for it, not one per line.
+    let all = "";
+    for (const line of lines) all += line.endsWith("\n") ? line : `${line}\n`;
+    if (all === "") return;
+    const allBytes = Buffer.byteLength(all);
+    if (this.#size + allBytes <= this.options.maxBytes) {
+      this.#append(all, allBytes);
+      return;
+    }
     let chunk = "";
     let chunkBytes = 0;
     for (const line of lines) {
