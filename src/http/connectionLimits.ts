@@ -30,7 +30,7 @@ function carriesToken(request: Request, token: string | undefined): boolean {
  * `Connection: close`, fast, so one client cannot take every descriptor.
  */
 export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fetch {
-  return async (request, server) => {
+  return (request, server) => {
     // Asking the peer's address is a syscall: only worth it while some address is over the limit.
     const address = limits.connections.busiest() > limits.maxPerClient ? server.requestIP(request)?.address : undefined;
     if (
@@ -47,14 +47,20 @@ export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fe
       return Response.json(errorBody(error), { status: error.status, headers: { connection: "close", "retry-after": "1" } });
     }
     server.timeout(request, 0);
-    const response = await fetch(request, server);
+    // Not an async function: one promise step less on every request.
+    const answer = fetch(request, server);
     const restore = () => server.timeout(request, limits.idleTimeoutS);
-    if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      restore();
-      return response;
-    }
-    if (whenStreamEnds(response.body, restore)) return response;
-    const body = response.body.pipeThrough(new TransformStream({ flush: restore }));
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return answer instanceof Promise ? answer.then((response) => handedOver(response, restore)) : handedOver(answer, restore);
   };
+}
+
+/** The idle timeout comes back once the answer is handed over, or when its stream (SSE) ends. */
+function handedOver(response: Response, restore: () => void): Response {
+  if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    restore();
+    return response;
+  }
+  if (whenStreamEnds(response.body, restore)) return response;
+  const body = response.body.pipeThrough(new TransformStream({ flush: restore }));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

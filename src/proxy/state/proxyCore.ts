@@ -25,6 +25,13 @@ import type { UpstreamFailure } from "../upstream/upstreamFailure.ts";
 import { NOOP_TRACER, type Tracer } from "../../telemetry/index.ts";
 import { startRequestTrace, type RequestTrace } from "./requestTrace.ts";
 
+/**
+ * A committed answer carries its trace under a key of its own: a WeakMap entry per request costs
+ * more (the collector tends every weak entry) than a property on an object that dies with it.
+ */
+const TRACE = Symbol("trace");
+type Traced = Committed & { [TRACE]?: RequestTrace };
+
 /** The proxy's running state shared by its routes: providers, stores, counters. */
 export class ProxyCore {
   readonly providers: ProviderRuntime[];
@@ -38,7 +45,6 @@ export class ProxyCore {
   readonly settings: DispatchSettings;
   readonly #byName = new Map<string, ProviderRuntime>();
   /** Each answered request's trace, for the route that records it at its end. */
-  readonly #traces = new WeakMap<Committed, RequestTrace>();
 
   constructor(
     providers: readonly ProviderConfig[],
@@ -121,7 +127,7 @@ export class ProxyCore {
     const { trace, plan } = startRequestTrace(this.tracer, clientPlan, model);
     try {
       const committed = await dispatch(plan, this.settings, tally);
-      this.#traces.set(committed, trace);
+      (committed as Traced)[TRACE] = trace;
       return committed;
     } catch (error) {
       const gone = error instanceof ClientGoneError;
@@ -142,7 +148,7 @@ export class ProxyCore {
   }
 
   traceOf(committed: Committed): RequestTrace | undefined {
-    return this.#traces.get(committed);
+    return (committed as Traced)[TRACE];
   }
 
   /** /metrics: the request counters and histograms, and each provider's breaker state. */
