@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { AgentdError } from "../core/errors/index.ts";
 import type { Logger } from "../core/log/index.ts";
 import { errorResponse } from "./errorResponse.ts";
+import { matchesAnyPattern } from "./pathPatterns.ts";
 import { peerFacts } from "./peerFacts.ts";
 import { peerVerdict } from "./peerVerdict.ts";
 import { carriesToken } from "./requestToken.ts";
@@ -65,8 +66,8 @@ export const AGENT_DIRECT_CALL_PATHS: readonly RegExp[] = [
  * token when one is set: 401 decision_needs_token.
  */
 export function agentPeerCheck(options: AgentPeerGuardOptions): RequestCheck {
-  const isDecision = matchesAny(options.paths);
-  const isDirect = matchesAny(options.directCallPaths ?? []);
+  const isDecision = matchesAnyPattern(options.paths);
+  const isDirect = matchesAnyPattern(options.directCallPaths ?? []);
   return (c) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") return undefined;
     const decision = isDecision(c.req.path);
@@ -116,20 +117,6 @@ export function agentPeerCheck(options: AgentPeerGuardOptions): RequestCheck {
     }
     return undefined;
   };
-}
-
-/**
- * Whether a path matches any of `patterns`: one combined expression when they share their flags
- * (every POST is tested, the proxy's too), else each in turn. A backreference would count groups
- * across the alternatives, so such a list is tested one by one.
- */
-function matchesAny(patterns: readonly RegExp[]): (path: string) => boolean {
-  if (patterns.length === 0) return () => false;
-  const flags = patterns[0]!.flags;
-  const combinable = patterns.every((p) => p.flags === flags && !/[gy]/.test(p.flags) && !/\\\d/.test(p.source));
-  if (!combinable) return (path) => patterns.some((p) => p.test(path));
-  const combined = new RegExp(patterns.map((p) => `(?:${p.source})`).join("|"), flags);
-  return (path) => combined.test(path);
 }
 
 /** agentPeerCheck as a middleware. */

@@ -77,6 +77,22 @@ describe("createLogger", () => {
     });
   });
 
+  test("each line's ts is the time it was written, also when a timestamp is reused within a millisecond", async () => {
+    setLogSink((line) => lines.push(line));
+    const log = createLogger("supervisor");
+    const before = Date.now();
+    log.info("a.one");
+    log.info("a.two");
+    await Bun.sleep(5);
+    const middle = Date.now();
+    log.info("a.three");
+    const ts = lines.map((line) => Date.parse(JSON.parse(line).ts));
+    expect(ts[0]).toBeGreaterThanOrEqual(before);
+    expect(ts[1]).toBeGreaterThanOrEqual(ts[0]!);
+    // Written at least 5 ms later: a stale reused stamp would be older than `middle`.
+    expect(ts[2]).toBeGreaterThanOrEqual(middle);
+  });
+
   test("a field named like a fixed key does not rewrite it", () => {
     setLogSink((line) => lines.push(line));
     createLogger("supervisor.watchdog").warn("watchdog.incident_opened", {
