@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
+import { removeTempDirs } from "../support/tempDir.ts";
 import { runClaude } from "./claudeCodeRun.ts";
 import { startProxy, type ProxyHarness } from "./proxyHarness.ts";
 
@@ -16,6 +17,7 @@ let harness: ProxyHarness;
 afterEach(async () => {
   await harness?.close();
   await upstream?.close();
+  removeTempDirs();
 });
 
 function setup(config: Record<string, unknown> = {}) {

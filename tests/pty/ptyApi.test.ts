@@ -1,7 +1,5 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { Hono } from "hono";
 import { ToolError } from "../../src/core/tools/toolDefinition.ts";
 import { setLogSink } from "../../src/core/log/index.ts";
@@ -10,7 +8,7 @@ import { expectNoLeaks, openFdCount } from "./processAudit.ts";
 
 setLogSink(() => {});
 
-const dataDir = mkdtempSync(join(tmpdir(), "agentd-pty-api-"));
+const dataDir = makeTempDir("agentd-pty-api-");
 let manager: PtyManager;
 let baselineFds: number;
 
@@ -131,3 +129,5 @@ describe("/api/pty", () => {
     }
   });
 });
+
+afterAll(() => removeTempDirs());

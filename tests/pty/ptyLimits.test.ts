@@ -1,7 +1,5 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager } from "../../src/pty/index.ts";
 import { waitFor } from "../support/waitFor.ts";
@@ -10,7 +8,7 @@ import { childProcesses, expectNoLeaks, openFdCount, threadCount } from "./proce
 const logLines: string[] = [];
 setLogSink((line) => logLines.push(line));
 
-const dataDir = mkdtempSync(join(tmpdir(), "agentd-pty-limits-"));
+const dataDir = makeTempDir("agentd-pty-limits-");
 let manager: PtyManager | undefined;
 let baselineFds: number;
 
@@ -115,3 +113,5 @@ describe("session limits", () => {
     expect(logLines.some((line) => line.includes('"event":"pty.reaped"') && line.includes(id!))).toBe(true);
   }, 15_000);
 });
+
+afterAll(() => removeTempDirs());

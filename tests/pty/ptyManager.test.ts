@@ -1,6 +1,6 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { setLogSink } from "../../src/core/log/index.ts";
 import { ptyConfigSchema, PtyManager, type PtyCommandResult } from "../../src/pty/index.ts";
@@ -42,7 +42,7 @@ async function converse(
 
 beforeAll(async () => {
   // Warm up lazily opened runtime fds so the per-test fd baseline is stable.
-  dataDir = mkdtempSync(join(tmpdir(), "agentd-pty-"));
+  dataDir = makeTempDir("agentd-pty-");
   const warm = newManager();
   await warm.exec({ cmd: "true" });
   await warm.close();
@@ -278,3 +278,5 @@ describe("output bounds", () => {
     expect((await manager.exec({ cmd, strip_ansi: true })).output).toBe("red\r\n");
   });
 });
+
+afterAll(() => removeTempDirs());

@@ -1,5 +1,16 @@
 import type { Subprocess } from "bun";
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { tokenEnvFor } from "./daemonTokens.ts";
@@ -44,14 +55,50 @@ export function ensureBinary(): Promise<string> {
   return building;
 }
 
+/**
+ * One copy per build, shared by every test file and worker of a run (bun test --parallel runs each
+ * file in a fresh module scope, so a per-process copy would be made once per file): a directory
+ * named by the binary's size and time, filled under a temporary name and renamed, so a file that
+ * sees it sees it whole. A hard link where /tmp is on the checkout's filesystem (no space taken),
+ * else a copy. Copies of other builds untouched for an hour are removed.
+ */
 function reachableCopy(binary: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "agentd-test-bin-"));
-  chmodSync(dir, 0o755);
+  const info = statSync(binary);
+  const dir = join(tmpdir(), `${SHARED_COPY_PREFIX}${info.size}-${Math.trunc(info.mtimeMs)}`);
   const copy = join(dir, "agentd");
-  copyFileSync(binary, copy);
-  chmodSync(copy, 0o755);
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  if (existsSync(copy)) return copy;
+  const building = mkdtempSync(`${dir}.part-`);
+  chmodSync(building, 0o755);
+  try {
+    linkSync(binary, join(building, "agentd"));
+  } catch {
+    copyFileSync(binary, join(building, "agentd"));
+    chmodSync(join(building, "agentd"), 0o755);
+  }
+  try {
+    renameSync(building, dir);
+  } catch (error) {
+    // Another file or worker made it first: theirs is whole, this one goes.
+    rmSync(building, { recursive: true, force: true });
+    if (!existsSync(copy)) throw error;
+  }
+  pruneOtherCopies(dir);
   return copy;
+}
+
+const SHARED_COPY_PREFIX = "agentd-test-bin-";
+const STALE_COPY_MS = 3600_000;
+
+function pruneOtherCopies(kept: string): void {
+  for (const entry of readdirSync(tmpdir())) {
+    const path = join(tmpdir(), entry);
+    if (!entry.startsWith(SHARED_COPY_PREFIX) || path === kept) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_COPY_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile by another run's pruning.
+    }
+  }
 }
 
 function compiledBinary(): Promise<string> {
