@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { formatDestination, parseDestination } from "../../src/hop/destination.ts";
 import { platformMismatch } from "../../src/hop/platformMatch.ts";
 import { classifyRemoteAuth } from "../../src/hop/remoteAuth.ts";
@@ -7,7 +7,9 @@ import { remotePathExpression, resolveRemotePath, shellQuote } from "../../src/h
 import { ProgressRenderer, describeProgress } from "../../src/hop/uploadProgress.ts";
 import { planAuth } from "../../src/hop/sshAuth.ts";
 import { statusOf } from "../../src/core/errors/index.ts";
-import { makeTempDir } from "../support/tempDir.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+
+afterAll(() => removeTempDirs());
 
 describe("destinations", () => {
   test("user@host[:port], a bare host, and bracketed IPv6", () => {
