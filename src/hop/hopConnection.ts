@@ -1,3 +1,4 @@
+// Over 300 lines by a few: one hop's connection lifecycle (connect, reconnect, close) kept together on purpose.
 import type { Client } from "ssh2";
 import type { Logger } from "../core/log/index.ts";
 import { runInBackground } from "../core/process/index.ts";

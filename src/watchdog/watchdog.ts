@@ -1,3 +1,4 @@
+// Over 300 lines: one class, the decision loop (intake, tiers, re-decisions); its hands are incidentActions.ts.
 import type { ActionJobs } from "./actionJobs.ts";
 import type { AlertSink } from "./actions/alertSink.ts";
 import type { CommandApprovals } from "./actions/commandApprovals.ts";
