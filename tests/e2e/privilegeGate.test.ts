@@ -303,6 +303,15 @@ describe("the privilege gate against a hostile model (agentd as root, commands a
     expect(decided.approval.status).toBe("allow_once");
     await waitFor("the approved call to run", () => becameRoot(marker), { timeoutMs: 30_000 });
     expect(lines.filter((r) => r.event === "security.approver_is_agent").length).toBeGreaterThanOrEqual(3);
+    // The continuation asks the model once more: it must have its answer before the next test
+    // queues its own, or it would take that one (seen with test files side by side).
+    await waitFor(
+      "the continued turn to end",
+      async () => ((await call(`/api/sessions/${id}`)).session.state === "idle" ? true : undefined),
+      {
+        timeoutMs: 30_000,
+      },
+    );
   }, 90_000);
 
   test("the approver sees the raw command (page, CLI, API); the log and the sidecar keep it redacted", async () => {
@@ -348,6 +357,14 @@ describe("the privilege gate against a hostile model (agentd as root, commands a
     });
     expect(sidecar).toContain("DB_PASSWORD=[redacted]");
     expect(sidecar).not.toContain(`DB_PASSWORD=\\"$(touch`);
+    // The denied turn goes on to the model once more: it takes its answer before the next test queues one.
+    await waitFor(
+      "the continued turn to end",
+      async () => ((await call(`/api/sessions/${id}`)).session.state === "idle" ? true : undefined),
+      {
+        timeoutMs: 30_000,
+      },
+    );
   }, 60_000);
 
   test("agentd's own files are out of reach: no token read, no grant forged, no tool into the data dir; sudo still asks", async () => {
