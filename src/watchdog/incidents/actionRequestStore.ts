@@ -132,7 +132,9 @@ export class ActionRequestStore {
       { request_id: request.id, command: request.command, by },
       now,
     );
-    return this.get(request.id)!;
+    // The request as this decision left it: the supervisor may claim an allowed one at once, and the
+    // decider is answered with what they did, not with a later state of another process.
+    return { ...request, status: to, decided_at: now, decided_by: by };
   }
 
   /** The watchdog takes an allowed request to run it; false when it is not (or no longer) allowed. */
