@@ -5,16 +5,16 @@ import { ensureBinary, runAgentd } from "../support/binary.ts";
 import { daemonToken } from "../support/daemonTokens.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
-import { freePort } from "../telemetry/support/monitoringServers.ts";
 import type { Incident, IncidentEvent } from "../../src/watchdog/index.ts";
+import { REFUSED_PORT } from "../support/refusedPort.ts";
 
 // Incidents keep their facts while a check keeps failing (count, last seen, the check's output, on
 // the API, the page and the CLI; one incident, one action), and say who acknowledged them: the OS
 // user behind the CLI, the name typed at the page's sign-in.
 
 let daemon: DaemonProcess;
-const dbPort = freePort();
-const cachePort = freePort();
+const dbPort = REFUSED_PORT;
+const cachePort = REFUSED_PORT;
 
 const tcpCheck = (name: string, port: number) => ({
   type: "tcp",

@@ -10,6 +10,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../support/scripte
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { GiveUp, waitFor } from "../support/waitFor.ts";
 import { api, parseSseEvents } from "./support/daemonProcess.ts";
+import { REFUSED_PORT } from "../support/refusedPort.ts";
 
 // The page an on-call engineer acts from, in Debian's Chromium against the compiled ./agentd: the
 // host in header and title, failing checks first with their recent results and silences, a
@@ -66,7 +67,7 @@ beforeAll(async () => {
       providers: [{ name: "scripted", base_url: upstream.url }],
       agent: { model: "gpt-test" },
       approvals: { rules: [{ match: `*${GATE}*`, action: "ask" }] },
-      watchdog: { checks: [tcp("web", listener.port), tcp("db", freePort(), "critical"), tcp("cache", freePort())] },
+      watchdog: { checks: [tcp("web", listener.port), tcp("db", REFUSED_PORT, "critical"), tcp("cache", REFUSED_PORT)] },
     }),
   );
   const child = await spawnAgentd(["serve", "--port", String(freePort()), "--data-dir", dataDir, "--config", configPath], {

@@ -12,6 +12,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../support/scripte
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { GiveUp, waitFor } from "../support/waitFor.ts";
 import { api, parseSseEvents } from "./support/daemonProcess.ts";
+import { REFUSED_PORT } from "../support/refusedPort.ts";
 
 // The host's verdict, the one approval queue, the session page and a page that recovers, in
 // Debian's Chromium against the compiled ./agentd (supervisor + worker) with a scripted model.
@@ -87,7 +88,7 @@ beforeAll(async () => {
       watchdog: {
         checks: [
           // Nothing listens there: the check fails at its first run, and it is critical.
-          { type: "tcp", name: "db", host: "127.0.0.1", port: freePort(), interval_s: 0.5, failure_threshold: 1, severity: "critical" },
+          { type: "tcp", name: "db", host: "127.0.0.1", port: REFUSED_PORT, interval_s: 0.5, failure_threshold: 1, severity: "critical" },
         ],
       },
     }),

@@ -5,7 +5,8 @@ import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { RULES_DIR } from "./support/dashboard.ts";
-import { freePort, promtool, startPrometheus, type MonitoringServer } from "./support/monitoringServers.ts";
+import { promtool, startPrometheus, type MonitoringServer } from "./support/monitoringServers.ts";
+import { REFUSED_PORT } from "../support/refusedPort.ts";
 
 // Debian's prometheus scrapes the compiled ./agentd with the shipped rules: a failing critical
 // check fires AgentdCriticalCheckFailing and the verdict AgentdHostFailing (pending, its `for` is
@@ -51,7 +52,7 @@ beforeAll(async () => {
       watchdog: {
         tick_ms: 100,
         checks: [
-          { type: "tcp", name: "db", port: freePort(), interval_s: 0.2, timeout_ms: 500, failure_threshold: 1, severity: "critical" },
+          { type: "tcp", name: "db", port: REFUSED_PORT, interval_s: 0.2, timeout_ms: 500, failure_threshold: 1, severity: "critical" },
         ],
       },
     },

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { CheckScheduler } from "../../src/watchdog/checks/checkScheduler.ts";
 import type { Signal } from "../../src/watchdog/checks/signal.ts";
 import { IncidentStore } from "../../src/watchdog/incidents/incidentStore.ts";
-import { freePort } from "../telemetry/support/monitoringServers.ts";
 import { createHarness, type Harness } from "./watchdogHarness.ts";
+import { REFUSED_PORT } from "../support/refusedPort.ts";
 
 // A check that keeps failing keeps its incident's facts current (count, last seen, latest output)
 // without deciding it again: the alert its rule chose is sent once, however many runs fail.
@@ -26,7 +26,7 @@ function closedPortCheck(port: number) {
 
 describe("a check that still fails", () => {
   test("counts on its one incident, moves last seen and the output, and acts once", async () => {
-    const port = freePort();
+    const port = REFUSED_PORT;
     const h = createHarness(closedPortCheck(port));
     harness = h;
     const newSignals: Signal[] = [];
@@ -68,7 +68,7 @@ describe("a check that still fails", () => {
   });
 
   test("whose incident was closed meanwhile opens a new one and decides it", async () => {
-    const h = createHarness(closedPortCheck(freePort()));
+    const h = createHarness(closedPortCheck(REFUSED_PORT));
     harness = h;
     const scheduler = new CheckScheduler(
       h.config.checks,
