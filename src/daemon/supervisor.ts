@@ -268,7 +268,12 @@ async function supervise(
     const requested = requestedExits.delete(worker.pid);
     log.warn("worker.exit", { ...fields, requested });
     await endTerminals(worker.pid);
-    recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
+    // A store another process holds locked (a worker hung inside a write) must not stop the supervisor.
+    try {
+      recordEvent(db, { component: "supervisor", event: "worker.exit", level: "warn", fields });
+    } catch (error) {
+      log.error("store.write_failed", { event: "worker.exit", error });
+    }
     // Exit 0 without a request is an operator stopping the worker by hand: not an incident.
     if (!requested && (outcome.code !== 0 || worker.signalCode))
       runInBackground("watchdog.report", () => watchdog.report(workerCrashSignal(fields)), { pid: worker.pid }, log);

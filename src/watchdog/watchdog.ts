@@ -20,6 +20,7 @@ import { scopeOf, type IncidentScope } from "./decide/actionScope.ts";
 import type { TrackedIncident } from "./incidents/trackedIncident.ts";
 import type { WatchdogCounters } from "./watchdogCounters.ts";
 import { WatchdogTracing } from "./watchdogTracing.ts";
+import { isBusyError } from "../core/store/storeErrors.ts";
 import { IncidentActions, type Started } from "./incidentActions.ts";
 import { composeWatchdog, type WatchdogDeps } from "./watchdogParts.ts";
 
@@ -58,11 +59,13 @@ export class Watchdog {
   readonly #counts = { signals: 0, merged: 0 };
   readonly #tracing: WatchdogTracing;
   readonly #actions: IncidentActions;
+  readonly #deps: WatchdogDeps;
   /** Ids of configured signatures: their signals are about watched services, never agentd's worker. */
   readonly #configuredSignatures: ReadonlySet<string>;
   #nextTick: Promise<void> | undefined;
 
   constructor(deps: WatchdogDeps) {
+    this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.#tracing = new WatchdogTracing(deps.tracer);
     const parts = composeWatchdog(deps, this.#now, this.#tracing, {
@@ -120,7 +123,27 @@ export class Watchdog {
     if (busy && this.#jobs.busy(busy.id)) return this.#merge(busy, signal);
     // Only log lines can flood: probes, checks and worker exits come at their own bounded pace and
     // are never dropped, so a full queue cannot hide a worker crash.
-    return this.#queue.push(`signal ${signal.id}`, () => this.#decide(signal), { bounded: signal.line !== undefined });
+    return this.#queue.push(`signal ${signal.id}`, () => this.#decideOrRestart(signal), { bounded: signal.line !== undefined });
+  }
+
+  /**
+   * A worker that stopped answering inside a write transaction holds the store's lock: nothing can
+   * be recorded, and only its end frees the lock. It is restarted then without a record (the log
+   * says so) rather than left hung; what follows is recorded as usual.
+   */
+  #decideOrRestart(signal: Signal): Started {
+    try {
+      return this.#decide(signal);
+    } catch (error) {
+      if (signal.id !== "worker.unresponsive" || !isBusyError(error)) throw error;
+      const { log, worker } = this.#deps;
+      const pid = typeof signal.fields?.pid === "number" ? signal.fields.pid : undefined;
+      log.error("watchdog.restart_unrecorded", { reason: "the store is locked, most likely by the hung worker", pid, error });
+      return worker.restartWorker(`${signal.title}; the store was locked, so the incident could not be recorded`, pid).then(
+        (detail) => log.warn("watchdog.restarted_unrecorded", { pid, detail }),
+        (failure: unknown) => log.error("watchdog.restart_failed", { pid, error: failure }),
+      );
+    }
   }
 
   /**

@@ -141,6 +141,28 @@ describe("watchdog, end to end against ./agentd", () => {
     expect(incident).toMatchObject({ title: "Worker does not answer /livez", action: "restart_worker" });
   });
 
+  test("a worker hung inside a write (it holds the store's lock) is restarted all the same, the log saying it was not recorded", async () => {
+    const daemon = startDaemon(fast);
+    await daemon.waitForLine((r) => r.event === "http.listening");
+    const pid = daemon.lines.find((r) => r.event === "worker.spawned")!.pid as number;
+    const mark = daemon.lines.length;
+    // The lock a worker stopped inside a write transaction would hold, held here instead.
+    const lock = new Database(join(daemon.dataDir, "agentd.db"));
+    lock.run("BEGIN IMMEDIATE");
+    process.kill(pid, "SIGSTOP");
+    stoppedPids.push(pid);
+    try {
+      await daemon.waitForLine((r) => r.event === "watchdog.restart_unrecorded" && r.pid === pid, mark);
+    } finally {
+      lock.run("ROLLBACK");
+      lock.close();
+    }
+    const listening = await daemon.waitForLine((r) => r.event === "http.listening", mark);
+    expect((await fetch(`${listening.url}/livez`)).status).toBe(200);
+    expect(alive(pid)).toBe(false);
+    expect(daemon.proc.exitCode).toBeNull();
+  });
+
   test("port conflict at start: incident names the holder's pid and alerts; nothing of it is killed; the cap stops a crash loop", async () => {
     const holder = Bun.spawn(
       [
