@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
 import {
   agentdFamilies,
   buildFacts,
@@ -128,17 +129,14 @@ describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
     ],
   });
 
+  /** A scheduler over `checks` on the store, its clock read from `now`, its signals dropped. */
+  const schedulerFor = (checks: typeof config, db: Database, now: () => number) =>
+    new CheckScheduler(checks.checks, checks.flapping, { workerPid: () => undefined }, () => undefined, db, now);
+
   test("a check's last run is the time of its latest run; a check not yet run has none", async () => {
     const db = store();
     let now = 1_700_000_000_000;
-    const scheduler = new CheckScheduler(
-      config.checks,
-      config.flapping,
-      { workerPid: () => undefined },
-      () => undefined,
-      db,
-      () => now,
-    );
+    const scheduler = schedulerFor(config, db, () => now);
     await scheduler.runOnce("ok");
     let text = renderPrometheus(watchdogMetricFamilies(db, undefined, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="ok"} 1700000000\n');
@@ -156,25 +154,11 @@ describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
   test("a check no longer configured loses its last run with its state", async () => {
     const db = store();
     const now = 1_700_000_000_000;
-    const first = new CheckScheduler(
-      config.checks,
-      config.flapping,
-      { workerPid: () => undefined },
-      () => undefined,
-      db,
-      () => now,
-    );
+    const first = schedulerFor(config, db, () => now);
     await first.runOnce("ok");
     await first.runOnce("later");
     const kept = watchdogConfigSchema.parse({ checks: [{ type: "command", name: "later", argv: ["true"] }] });
-    new CheckScheduler(
-      kept.checks,
-      kept.flapping,
-      { workerPid: () => undefined },
-      () => undefined,
-      db,
-      () => now,
-    );
+    schedulerFor(kept, db, () => now);
     const text = renderPrometheus(watchdogMetricFamilies(db, undefined, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="later"} 1700000000\n');
     expect(text).not.toContain('check="ok"');

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { defOf } from "./schemaKeys.ts";
 
 /**
  * Every key the config schema accepts, with its type and default, as docs/configuration.md's
@@ -11,22 +12,6 @@ export interface ConfigKey {
   type: string;
   default?: string;
 }
-
-interface Def {
-  type: string;
-  innerType?: z.ZodType;
-  element?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  defaultValue?: unknown;
-  entries?: Record<string, string | number>;
-  values?: readonly unknown[];
-  options?: readonly z.ZodType[];
-  valueType?: z.ZodType;
-  in?: z.ZodType;
-  out?: z.ZodType;
-}
-
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** Wrappers that add no key of their own: a default (noted), optional, nullable, a pipe's input. */
 function peel(schema: z.ZodType): { schema: z.ZodType; default?: unknown } {

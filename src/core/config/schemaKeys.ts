@@ -1,9 +1,21 @@
 import type { z } from "zod";
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType> };
+/** The parts of zod's definition of a schema that agentd reads (keys for did-you-mean, the reference table). */
+export interface SchemaDef {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  defaultValue?: unknown;
+  entries?: Record<string, string | number>;
+  values?: readonly unknown[];
+  options?: readonly z.ZodType[];
+  valueType?: z.ZodType;
+  in?: z.ZodType;
+}
 
-function defOf(schema: z.ZodType): Def {
-  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+export function defOf(schema: z.ZodType): SchemaDef {
+  return (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -16,7 +28,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
 export function schemaKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let current: z.ZodType | undefined = unwrap(schema);
   for (const segment of path) {
-    const def: Def = defOf(current);
+    const def: SchemaDef = defOf(current);
     if (def.type === "object" && def.shape) current = def.shape[String(segment)];
     else if (def.type === "array" && def.element) current = def.element;
     else return [];
