@@ -1,4 +1,5 @@
 // Over 300 lines: one class, the decision loop (intake, tiers, re-decisions); its hands are incidentActions.ts.
+import { RecentLines } from "./recentLines.ts";
 import type { ActionJobs } from "./actionJobs.ts";
 import type { AlertSink } from "./actions/alertSink.ts";
 import type { CommandApprovals } from "./actions/commandApprovals.ts";
@@ -54,7 +55,7 @@ export class Watchdog {
   readonly #verifier: IncidentVerifier;
   readonly #queue: DecisionQueue;
   readonly #jobs: ActionJobs;
-  readonly #recent: string[] = [];
+  readonly #recent = new RecentLines(RECENT_LINES);
   readonly #now: () => number;
   readonly #counts = { signals: 0, merged: 0 };
   readonly #tracing: WatchdogTracing;
@@ -69,7 +70,7 @@ export class Watchdog {
     this.#now = deps.now ?? Date.now;
     this.#tracing = new WatchdogTracing(deps.tracer);
     const parts = composeWatchdog(deps, this.#now, this.#tracing, {
-      recentLines: () => this.#recent,
+      recentLines: () => this.#recent.list(),
       scope: (tracked) => this.#scope(tracked),
       escalate: (tracked, fromTier, failedAction) => this.#decideUnmatched(tracked, fromTier, failedAction),
     });
@@ -105,7 +106,6 @@ export class Watchdog {
    */
   ingestLine(line: string, file?: string): Promise<void> | undefined {
     this.#recent.push(line);
-    if (this.#recent.length > RECENT_LINES) this.#recent.shift();
     // A watched file's error line no signature knows still opens an incident, so tier 3 sees novel failures.
     const signal =
       this.matcher.match(line, this.#now()) ??

@@ -60,6 +60,14 @@ describe("signature catalog", () => {
     );
   });
 
+  test("a client's text in a proxy.request line opens nothing; the same words from agentd do", () => {
+    for (const model of ["No space left on device", "ENOMEM", "database is locked", "context_length_exceeded"])
+      expect(matcher.match(logLine("proxy.request", { provider: "p", model, status: 200 }, "proxy", "info"), 1)).toBeUndefined();
+    expect(matcher.match(logLine("http.disk_full", { error: "ENOSPC: No space left on device" }, "worker", "warn"), 1)?.id).toBe(
+      "disk.full",
+    );
+  });
+
   test("ordinary lines match nothing", () => {
     expect(matcher.match(logLine("proxy.request", { provider: "openai", status: 200 }, "proxy", "info"), 1)).toBeUndefined();
     expect(matcher.match("plain text without trouble", 1)).toBeUndefined();

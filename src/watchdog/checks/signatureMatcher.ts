@@ -16,6 +16,12 @@ const EVENT_KEY = '"event":"';
 /** Fields copied from a matched record onto the signal. */
 const KEPT_FIELDS = ["provider", "status", "cause", "model", "tool", "outcome", "host", "port", "pid", "code"];
 const MAX_LINE = 2000;
+/**
+ * Events whose only free text is what a client sent (the model name of `proxy.request`, one line
+ * per proxied request): a regex-only signature never reads them, or a client could open a
+ * "disk full" incident by naming its model "ENOSPC". Signatures that name the event still match.
+ */
+const CLIENT_TEXT_EVENTS: ReadonlySet<string> = new Set(["proxy.request"]);
 
 function compile(def: SignatureConfig): CompiledSignature {
   const fieldTests: FieldTest[] = Object.entries(def.fields ?? {}).map(([name, value]) => [
@@ -89,7 +95,7 @@ export class SignatureMatcher {
         }
       }
     }
-    if (this.#textPrefilter?.test(line)) {
+    if (this.#textPrefilter && !(event !== undefined && CLIENT_TEXT_EVENTS.has(event)) && this.#textPrefilter.test(line)) {
       for (const signature of this.#textOnly) {
         if (signature.regex!.test(line)) return this.#signal(signature, event === undefined ? undefined : parseLogLine(line), line, now);
       }
