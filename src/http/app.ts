@@ -54,7 +54,7 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   else checks.push(loopbackHostCheck);
   // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.
   checks.push(sameOriginCheck);
-  app.use(requestGate({ checks, limited: bodyLimits(deps.mounts, deps.bodyLimitBytes), counter: requests, onError }));
+  app.use(requestGate({ checks, bodyLimit: bodyLimits(deps.mounts, deps.bodyLimitBytes), counter: requests, onError }));
 
   const probes: ProbeDeps = { ...deps, requestsTotal: () => requests.total };
   app.route("/", probeRoutes(probes));

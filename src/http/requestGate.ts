@@ -1,4 +1,5 @@
-import type { Context, MiddlewareHandler, Next } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import type { BodyLimitVerdict } from "./bodyLimits.ts";
 import { routePath } from "hono/route";
 import type { RequestCounter } from "./requestCounter.ts";
 
@@ -13,8 +14,8 @@ export function checkMiddleware(check: RequestCheck): MiddlewareHandler {
 export interface RequestGateOptions {
   /** In order; the first refusal answers. */
   checks: readonly RequestCheck[];
-  /** Runs the rest of the chain under the body limit of the request's path (bodyLimits.ts). */
-  limited: (c: Context, next: Next) => Promise<Response | undefined>;
+  /** The body limit of the request's path (bodyLimits.ts). */
+  bodyLimit: (c: Context) => BodyLimitVerdict;
   counter: RequestCounter;
   /** The app's error handler, for a check that throws. */
   onError: (error: Error, c: Context) => Response | Promise<Response>;
@@ -28,10 +29,13 @@ export function requestGate(options: RequestGateOptions): MiddlewareHandler {
   return async (c, next) => {
     try {
       const refused = firstRefusal(options.checks, c);
+      const limit = refused ? undefined : options.bodyLimit(c);
       if (refused) c.res = refused;
+      else if (limit === undefined) await next();
+      else if ("refused" in limit) c.res = limit.refused;
       else {
-        const answer = await options.limited(c, next);
-        if (answer) c.res = answer;
+        const answer = await limit.streamed(c, next);
+        if (answer instanceof Response) c.res = answer;
       }
     } catch (error) {
       c.res = await options.onError(error as Error, c);

@@ -18,27 +18,25 @@ import { handleCancelResponse, handleDeleteResponse, handleGetResponse, handleIn
 export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   const app = new Hono();
   const onError = proxyErrorHandler(logger);
-  app.onError(onError);
   // No middleware: each is one more async step per request. The provider check is a guard in each
-  // route, the body limit is enforced where the body is read (requestBody.ts).
-  const guard =
+  // route, the body limit is enforced where the body is read (requestBody.ts). Errors are answered
+  // by the guard too, not by app.onError: Hono runs a sub-app's error handler as one more composed
+  // step on every request.
+  const guarded =
+    (answerError: (error: Error, c: Context) => Response | Promise<Response>) =>
     <T>(handler: (c: Context) => T) =>
-    (c: Context): T => {
-      if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE);
-      return handler(c);
-    };
-  const catalog = new ModelCatalog(core.providers, logger);
-  // Anthropic's clients read Anthropic's error shape: caught here, before the OpenAI-shaped handler.
-  const anthropicErrors = messagesErrorHandler(onError);
-  const anthropic =
-    (handler: (c: Context) => Promise<Response>) =>
-    async (c: Context): Promise<Response> => {
+    async (c: Context): Promise<Awaited<T> | Response> => {
       try {
-        return await guard(handler)(c);
+        if (core.providers.length === 0) throw new ProxyError("no_provider", NO_PROVIDER_MESSAGE);
+        return await handler(c);
       } catch (error) {
-        return anthropicErrors(error as Error, c);
+        return answerError(error as Error, c);
       }
     };
+  const guard = guarded(onError);
+  // Anthropic's clients read Anthropic's error shape.
+  const anthropic = guarded(messagesErrorHandler(onError));
+  const catalog = new ModelCatalog(core.providers, logger);
   app.post(
     "/messages",
     anthropic((c) => handleMessages(c, core)),
