@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { HealthCheck } from "./health/index.ts";
 import type { MetricFamily } from "./metrics/index.ts";
 import type { ToolDefinition } from "./tools/toolDefinition.ts";
@@ -15,7 +15,15 @@ export interface Mount {
   loopbackOnly?: boolean;
   /** The largest request body these routes take; the server's limit when left out. */
   bodyLimitBytes?: number;
+  /**
+   * Routes of `app` the worker also serves without Hono's router (the proxy's model calls, one per
+   * request of every client): the same checks, limits, counting and handler, fewer steps. Keyed
+   * "POST /chat/completions", relative to `path`; exact paths only.
+   */
+  hot?: HotRoutes;
 }
+
+export type HotRoutes = ReadonlyMap<string, (c: Context) => Promise<Response>>;
 
 /**
  * One capability of the worker (proxy, pty, files, hop, watchdog, agent), as the worker composes

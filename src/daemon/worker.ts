@@ -141,7 +141,7 @@ async function serveWorker(
     : supervisorPid
       ? () => process.kill(supervisorPid, "SIGHUP")
       : undefined;
-  const { app, services } = await createWorkerApp({
+  const { fetch: appFetch, services } = await createWorkerApp({
     config,
     notes,
     ...(supervisor ? { watchdogCounters: () => supervisor.watchdogCounters } : {}),
@@ -178,7 +178,7 @@ async function serveWorker(
     server = Bun.serve({
       hostname: bind,
       port,
-      fetch: withConnectionLimits((request, bunServer) => app.fetch(request, bunServer), limits),
+      fetch: withConnectionLimits((request, bunServer) => appFetch(request, bunServer), limits),
       idleTimeout: config.server.idle_timeout_s,
       // The Responses API's WebSocket (GET /v1/responses), upgraded by its route after agentd's checks.
       websocket: socketHandlers,

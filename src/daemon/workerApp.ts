@@ -59,13 +59,15 @@ export interface WorkerAppOptions {
 
 export interface WorkerApp {
   app: Hono;
+  /** The app's fetch with the proxy's hot routes beside it: what the server and in-process calls use. */
+  fetch: (request: Request, server?: unknown) => Response | Promise<Response>;
   services: WorkerServices;
 }
 
 /** The worker's one Hono app: probes, metrics, the status page and every capability's routes. */
 export async function createWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
   const { config, db, requiredToken, startedAt, restarts } = options;
-  let app: Hono | undefined;
+  let appFetch: WorkerApp["fetch"] | undefined;
   const services = await createWorkerServices({
     config,
     db,
@@ -79,7 +81,7 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
     ...(options.cgroups ? { cgroups: options.cgroups } : {}),
     ...(options.monitored ? { monitored: options.monitored } : {}),
     localApiKey: requiredToken,
-    localFetch: (request) => app!.fetch(request),
+    localFetch: (request) => appFetch!(request),
   });
 
   const storeProblem = cachedFor(1000, () => {
@@ -188,11 +190,12 @@ export async function createWorkerApp(options: WorkerAppOptions): Promise<Worker
       directCallToken: options.directCallToken,
     },
   });
-  app = created.app;
+  appFetch = created.fetch;
   requestsTotal = () => created.requests.total;
   const close = services.close;
   return {
     app: created.app,
+    fetch: created.fetch,
     services: {
       ...services,
       close: async () => {

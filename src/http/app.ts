@@ -13,6 +13,7 @@ import { loopbackOnly } from "./loopbackOnly.ts";
 import { probeRoutes, type ProbeDeps } from "./probeRoutes.ts";
 import { RequestCounter } from "./requestCounter.ts";
 import { type RequestCheck, requestGate } from "./requestGate.ts";
+import { withHotRoutes } from "./hotRoutes.ts";
 
 export type { Mount } from "../core/capability.ts";
 
@@ -34,7 +35,12 @@ export interface AppDeps extends Omit<ProbeDeps, "requestsTotal"> {
   agentPeers?: Omit<AgentPeerGuardOptions, "logger">;
 }
 
-export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter } {
+export function createApp(deps: AppDeps): {
+  app: Hono;
+  requests: RequestCounter;
+  /** The app's fetch with the mounts' hot routes served beside it (hotRoutes.ts): what the server calls. */
+  fetch: (request: Request, server?: unknown) => Response | Promise<Response>;
+} {
   const requests = new RequestCounter();
   const app = new Hono();
   const onError = createErrorHandler(deps.logger);
@@ -54,7 +60,8 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
   else checks.push(loopbackHostCheck);
   // Cookie-authenticated page buttons make state-changing POSTs: refuse them from other sites.
   checks.push(sameOriginCheck);
-  app.use(requestGate({ checks, bodyLimit: bodyLimits(deps.mounts, deps.bodyLimitBytes), counter: requests, onError }));
+  const gate = { checks, bodyLimit: bodyLimits(deps.mounts, deps.bodyLimitBytes), counter: requests, onError };
+  app.use(requestGate(gate));
 
   const probes: ProbeDeps = { ...deps, requestsTotal: () => requests.total };
   app.route("/", probeRoutes(probes));
@@ -87,5 +94,5 @@ export function createApp(deps: AppDeps): { app: Hono; requests: RequestCounter 
     if (mount.loopbackOnly) app.use(mount.path === "/" ? "*" : `${mount.path}/*`, loopbackOnly());
     app.route(mount.path, mount.app);
   }
-  return { app, requests };
+  return { app, requests, fetch: withHotRoutes(app, deps.mounts, gate) };
 }

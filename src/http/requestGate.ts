@@ -26,23 +26,29 @@ export interface RequestGateOptions {
  * per request, and the proxy's requests are many. Counted after the answer, refusals too.
  */
 export function requestGate(options: RequestGateOptions): MiddlewareHandler {
-  return async (c, next) => {
-    try {
-      const refused = firstRefusal(options.checks, c);
-      const limit = refused ? undefined : options.bodyLimit(c);
-      if (refused) c.res = refused;
-      else if (limit === undefined) await next();
-      else if ("refused" in limit) c.res = limit.refused;
-      else {
-        const answer = await limit.streamed(c, next);
-        if (answer instanceof Response) c.res = answer;
-      }
-    } catch (error) {
-      c.res = await options.onError(error as Error, c);
+  return (c, next) =>
+    runGate(options, c, next, () => {
+      const last = routePath(c, -1);
+      return last && last !== "*" && last !== "/*" ? last : "unmatched";
+    });
+}
+
+/** The gate around `next` (the route): checks, body limit, errors, then the count under `route()`'s label. */
+export async function runGate(options: RequestGateOptions, c: Context, next: () => Promise<void>, route: () => string): Promise<void> {
+  try {
+    const refused = firstRefusal(options.checks, c);
+    const limit = refused ? undefined : options.bodyLimit(c);
+    if (refused) c.res = refused;
+    else if (limit === undefined) await next();
+    else if ("refused" in limit) c.res = limit.refused;
+    else {
+      const answer = await limit.streamed(c, next);
+      if (answer instanceof Response) c.res = answer;
     }
-    const last = routePath(c, -1);
-    options.counter.record(c.req.method, last && last !== "*" && last !== "/*" ? last : "unmatched", c.res.status);
-  };
+  } catch (error) {
+    c.res = await options.onError(error as Error, c);
+  }
+  options.counter.record(c.req.method, route(), c.res.status);
 }
 
 function firstRefusal(checks: readonly RequestCheck[], c: Context): Response | undefined {

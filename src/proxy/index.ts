@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Capability, ConfigChange, ReloadReport } from "../core/capability.ts";
+import type { Capability, ConfigChange, HotRoutes, ReloadReport } from "../core/capability.ts";
 import type { Hono } from "hono";
 import type { HealthCheck } from "../core/health/index.ts";
 import { createLogger, type Logger } from "../core/log/index.ts";
@@ -38,6 +38,8 @@ export interface CreateProxyOptions {
 export interface Proxy {
   /** Mount at "/v1": POST /chat/completions, POST /responses, GET /responses/:id, GET /models. */
   routes: Hono;
+  /** The static POST routes of `routes` (every model call), served by the worker without the router. */
+  hotRoutes: HotRoutes;
   /** Mount at "/api/admin/proxy" behind a loopback-only guard. */
   adminRoutes: Hono;
   status(): ProxyProviderStatus[];
@@ -69,7 +71,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
   const logger = options.logger ?? createLogger("proxy");
   // Its own copy: a reload changes it in place.
   const core = new ProxyCore(options.providers, structuredClone(options.config), options.db, logger, options.tracer);
-  const routes = createProxyRoutes(core, logger);
+  const { app: routes, hot: hotRoutes } = createProxyRoutes(core, logger);
   const adminRoutes = createAdminRoutes(core, logger);
   adminRoutes.onError(proxyErrorHandler(logger));
   const maintain = () => {
@@ -88,6 +90,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
   let closed = false;
   return {
     routes,
+    hotRoutes,
     adminRoutes,
     status: () => core.providers.map((p) => ({ ...providerStatus(p), tool_calls: core.metrics.toolCalls.forProvider(p.name) })),
     healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
@@ -131,7 +134,7 @@ export function createProxyCapability(options: CreateProxyOptions): ProxyCapabil
   return {
     name: "proxy",
     routes: [
-      { path: "/v1", app: proxy.routes, bodyLimitBytes: options.config.max_body_bytes },
+      { path: "/v1", app: proxy.routes, hot: proxy.hotRoutes, bodyLimitBytes: options.config.max_body_bytes },
       { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
     ],
     healthChecks: proxy.healthChecks,

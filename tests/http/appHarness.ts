@@ -26,10 +26,10 @@ export function appDeps(overrides: Partial<AppDeps> = {}): AppDeps {
   return base;
 }
 
-/** createApp served by Bun.serve on 127.0.0.1, a free port. */
+/** createApp served by Bun.serve on 127.0.0.1, a free port, through the fetch the worker serves (hot routes included). */
 export function startApp(overrides: Partial<AppDeps> = {}): RunningApp {
   const deps = appDeps(overrides);
-  const { app } = createApp(deps);
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
+  const { fetch } = createApp(deps);
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, bunServer) => fetch(request, bunServer) });
   return { url: `http://127.0.0.1:${server.port}`, server, deps, stop: () => server.stop(true) };
 }

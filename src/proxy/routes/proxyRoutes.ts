@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import type { HotRoutes } from "../../core/capability.ts";
 import type { Logger } from "../../core/log/index.ts";
 import { createErrorHandler } from "../../http/errorResponse.ts";
 import { handleChatCompletions } from "./chatCompletionsRoute.ts";
@@ -14,8 +15,8 @@ import { handleCompact, handleInputTokens } from "./responsesUtilityRoutes.ts";
 import { COMPLETIONS, EMBEDDINGS, handlePassthrough } from "./passthroughRoute.ts";
 import { handleCancelResponse, handleDeleteResponse, handleGetResponse, handleInputItems } from "./responseStoreRoutes.ts";
 
-/** The OpenAI-compatible surface, mounted at /v1. */
-export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
+/** The OpenAI-compatible surface, mounted at /v1; its static POST routes (every model call) also as hot routes (hotRoutes.ts). */
+export function createProxyRoutes(core: ProxyCore, logger: Logger): { app: Hono; hot: HotRoutes } {
   const app = new Hono();
   const onError = proxyErrorHandler(logger);
   // No middleware: each is one more async step per request. The provider check is a guard in each
@@ -37,19 +38,24 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
   // Anthropic's clients read Anthropic's error shape.
   const anthropic = guarded(messagesErrorHandler(onError));
   const catalog = new ModelCatalog(core.providers, logger);
-  app.post(
+  const hot = new Map<string, (c: Context) => Promise<Response>>();
+  const post = (path: string, handler: (c: Context) => Promise<Response>) => {
+    app.post(path, handler);
+    hot.set(`POST ${path}`, handler);
+  };
+  post(
     "/messages",
     anthropic((c) => handleMessages(c, core)),
   );
-  app.post(
+  post(
     "/messages/count_tokens",
     anthropic((c) => handleCountTokens(c, core)),
   );
-  app.post(
+  post(
     "/chat/completions",
     guard((c) => handleChatCompletions(c, core)),
   );
-  app.post(
+  post(
     "/responses",
     guard((c) => handleResponses(c, core)),
   );
@@ -57,11 +63,11 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
     "/responses",
     guard((c) => upgradeResponses(c, core, app, logger)),
   );
-  app.post(
+  post(
     "/responses/input_tokens",
     guard((c) => handleInputTokens(c, core)),
   );
-  app.post(
+  post(
     "/responses/compact",
     guard((c) => handleCompact(c, core)),
   );
@@ -81,11 +87,11 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
     "/responses/:id/cancel",
     guard((c) => handleCancelResponse(c, core)),
   );
-  app.post(
+  post(
     "/embeddings",
     guard((c) => handlePassthrough(c, core, EMBEDDINGS)),
   );
-  app.post(
+  post(
     "/completions",
     guard((c) => handlePassthrough(c, core, COMPLETIONS)),
   );
@@ -97,7 +103,7 @@ export function createProxyRoutes(core: ProxyCore, logger: Logger): Hono {
     "/models/:id{.+}",
     guard((c) => catalog.retrieve(c)),
   );
-  return app;
+  return { app, hot };
 }
 
 /**

@@ -1,0 +1,51 @@
+import { Context, type Hono } from "hono";
+import type { Mount } from "../core/capability.ts";
+import { type RequestGateOptions, runGate } from "./requestGate.ts";
+
+type Handler = (c: Context) => Promise<Response>;
+type Fetch = (request: Request, server?: unknown) => Response | Promise<Response>;
+
+/** A request URL's path, or undefined when it holds an escape or none is found (the app's router decodes those). */
+export function plainPath(url: string): string | undefined {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return undefined;
+  const query = url.indexOf("?", start);
+  const path = query < 0 ? url.slice(start) : url.slice(start, query);
+  return path.includes("%") ? undefined : path;
+}
+
+/**
+ * The worker's fetch: a mount's hot routes (the proxy's model calls) are served here, under the
+ * same gate as every other route (checks, body limit, error handler, request count), without the
+ * router and the composed middleware chain around them; any other request goes to the app.
+ */
+export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: RequestGateOptions): Fetch {
+  const hot = new Map<string, Handler>();
+  for (const mount of mounts) {
+    // A loopback-only mount has its own middleware: served by the app, never here.
+    if (!mount.hot || mount.loopbackOnly) continue;
+    for (const [key, handler] of mount.hot) {
+      const space = key.indexOf(" ");
+      hot.set(`${key.slice(0, space)} ${mount.path === "/" ? "" : mount.path}${key.slice(space + 1)}`, handler);
+    }
+  }
+  if (hot.size === 0) return (request, server) => app.fetch(request, server);
+  return (request, server) => {
+    const path = plainPath(request.url);
+    const handler = path === undefined ? undefined : hot.get(`${request.method} ${path}`);
+    return handler ? serveHot(request, server, path!, handler, gate) : app.fetch(request, server);
+  };
+}
+
+async function serveHot(request: Request, server: unknown, path: string, handler: Handler, gate: RequestGateOptions): Promise<Response> {
+  const c = new Context(request, { path, env: server });
+  await runGate(
+    gate,
+    c,
+    async () => {
+      c.res = await handler(c);
+    },
+    () => path,
+  );
+  return c.res;
+}
