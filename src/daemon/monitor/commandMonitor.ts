@@ -7,7 +7,6 @@ import { type CommandCgroups, type CommandIdentity, runCommand } from "../../cor
 import type { Database } from "../../core/store/index.ts";
 import { sameToken } from "../../http/requestToken.ts";
 import { privilegedArgvOf } from "../../agent/shell/privilegedArgv.ts";
-import { createLocalFiles, readFileArgs, writeFileArgs } from "../../files/index.ts";
 import { LocalLauncher, signalProcessGroup } from "../../pty/commandLauncher.ts";
 import { reapChild } from "../../pty/childReap.ts";
 import { SIGKILL } from "../../pty/libcBindings.ts";
@@ -135,9 +134,9 @@ export class CommandMonitor {
         return {};
       }
       case "file_read":
-        return this.#files().read(validArgs(readFileArgs, request.args));
+        return (await import("./monitorFiles.ts")).readAsCommandUser(request.args, this.options.ownPaths(), this.options.identity);
       case "file_write":
-        return this.#files().write(validArgs(writeFileArgs, request.args));
+        return (await import("./monitorFiles.ts")).writeAsCommandUser(request.args, this.options.ownPaths(), this.options.identity);
       case "run":
         return this.#run(request);
       case "cancel_run":
@@ -223,10 +222,6 @@ export class CommandMonitor {
     }, REAP_SWEEP_MS);
   }
 
-  #files() {
-    return createLocalFiles(this.options.ownPaths(), this.options.identity);
-  }
-
   async #run(request: Extract<MonitorRequest, { op: "run" }>) {
     const controller = new AbortController();
     this.#runs.set(request.runId, controller);
@@ -242,16 +237,6 @@ export class CommandMonitor {
       this.#runs.delete(request.runId);
     }
   }
-}
-
-/** A file tool's arguments as its schema reads them; what it refuses is the worker's bad request. */
-function validArgs<T>(
-  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } },
-  args: unknown,
-): T {
-  const parsed = schema.safeParse(args);
-  if (!parsed.success) throw new AgentdError("invalid_request", `Cannot use these file tool arguments: ${parsed.error.message}`);
-  return parsed.data;
 }
 
 function failure(id: number, code: string, message: string, details?: Record<string, unknown>): MonitorReply {

@@ -1,0 +1,43 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUN, PROJECT_ROOT } from "../support/binary.ts";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+
+afterAll(() => removeTempDirs());
+
+/** Module paths a fresh Bun process holds after importing `files` (each module's static imports followed). */
+async function modulesAfterImporting(files: string[]): Promise<string[]> {
+  const script = join(makeTempDir("agentd-sup-modules-"), "probe.ts");
+  writeFileSync(
+    script,
+    [
+      ...files.map((file) => `await import(${JSON.stringify(join(PROJECT_ROOT, file))});`),
+      "console.log(JSON.stringify(Object.keys(require.cache)));",
+    ].join("\n"),
+  );
+  const proc = Bun.spawn([BUN, script], { stdout: "pipe", stderr: "pipe" });
+  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  expect(err).toBe("");
+  expect(code).toBe(0);
+  return JSON.parse(out.trim().split("\n").at(-1)!) as string[];
+}
+
+describe("what the long-lived root supervisor loads", () => {
+  // Started as root, the supervisor loads the monitor at start (startMonitor imports it on use):
+  // both are judged here, as they run, not the supervisor's file alone.
+  test("the supervisor and its monitor hold neither zod, Hono's app, nor the files capability until a file request", async () => {
+    const modules = await modulesAfterImporting(["src/daemon/supervisor.ts", "src/daemon/monitor/commandMonitor.ts"]);
+    expect(modules.length).toBeGreaterThan(50);
+    expect(modules.some((path) => path.endsWith("src/daemon/monitor/commandMonitor.ts"))).toBe(true);
+    const unwanted = modules.filter(
+      (path) => path.includes("/zod/") || /hono\/dist\/hono(-base)?\.js$/.test(path) || /src\/files\/(index|fileSchemas)\.ts$/.test(path),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
+  test("the monitor's file work loads them on its first file request", async () => {
+    const modules = await modulesAfterImporting(["src/daemon/monitor/monitorFiles.ts"]);
+    expect(modules.some((path) => path.endsWith("src/files/fileSchemas.ts"))).toBe(true);
+  });
+});
