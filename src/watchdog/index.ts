@@ -1,30 +1,22 @@
+// The engine (Watchdog, WatchdogRuntime and its tiers) is not exported here: it runs in the supervisor, which
+// imports its files, while the worker, which imports this index for stores, routes and tools, never loads it.
 export { RestartPolicy } from "./actions/restartPolicy.ts";
 export type { RestartDecision, RestartPolicyOptions } from "./actions/restartPolicy.ts";
 export { IncidentStore, IncidentNotFoundError } from "./incidents/incidentStore.ts";
 export type { Incident, IncidentState, IncidentListOptions, IncidentEvent, Verdict } from "./incidents/incidentStore.ts";
 export { createWatchdogCapability } from "./watchdogCapability.ts";
 export type { WatchdogCapability, WatchdogApprovals } from "./watchdogCapability.ts";
-export { Watchdog } from "./watchdog.ts";
-export type { WatchdogDeps } from "./watchdog.ts";
 export type { HealthView } from "./healthView.ts";
-export { WatchdogRuntime } from "./watchdogRuntime.ts";
-export type { WatchdogRuntimeOptions } from "./watchdogRuntime.ts";
 export { watchdogConfigSchema } from "../core/config/sections/watchdogConfig.ts";
 export type { WatchdogConfig, ActionName, CheckConfig, SignatureConfig, RuleConfig } from "../core/config/sections/watchdogConfig.ts";
 export { watchdogMigrations } from "./watchdogMigrations.ts";
-export { SignatureMatcher } from "./checks/signatureMatcher.ts";
-export { BUILTIN_SIGNATURES } from "./checks/signatureCatalog.ts";
-export { DEFAULT_RULES } from "./decide/defaultRules.ts";
 export { SilenceStore } from "./incidents/silenceStore.ts";
 export type { Silence } from "./incidents/silenceStore.ts";
 export { silenceCovering, silenceTargetsOf } from "./incidents/silenceTargets.ts";
-export { PatternMemory } from "./decide/patternMemory.ts";
 export { readCheckRows } from "./checks/checkScheduler.ts";
 export { watchdogMetricFamilies } from "./watchdogCounters.ts";
 export type { WatchdogCounters } from "./watchdogCounters.ts";
 export type { CheckRow } from "./checks/checkScheduler.ts";
-export { HttpProxyAdmin } from "./actions/proxyAdmin.ts";
-export type { ProxyAdmin, ProviderTimeout } from "./actions/proxyAdmin.ts";
 export type { Signal } from "./checks/signal.ts";
 export { ActionRequestStore } from "./incidents/actionRequestStore.ts";
 export { actorLabel, MAX_PERSON_NAME, personNameProblem } from "./incidents/actorLabel.ts";

@@ -41,3 +41,14 @@ describe("what the long-lived root supervisor loads", () => {
     expect(modules.some((path) => path.endsWith("src/files/fileSchemas.ts"))).toBe(true);
   });
 });
+
+describe("what the worker loads", () => {
+  test("the watchdog's index gives stores, routes and tools without the engine that runs in the supervisor", async () => {
+    const modules = await modulesAfterImporting(["src/watchdog/index.ts"]);
+    expect(modules.some((path) => path.endsWith("src/watchdog/watchdogCapability.ts"))).toBe(true);
+    const engine = modules.filter((path) =>
+      /src\/watchdog\/(watchdog|watchdogRuntime|escalation|incidentTracker)\.ts$|src\/watchdog\/decide\/tier3/.test(path),
+    );
+    expect(engine).toEqual([]);
+  });
+});
