@@ -56,7 +56,8 @@ export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fe
 
 /** The idle timeout comes back once the answer is handed over, or when its stream (SSE) ends. */
 function handedOver(response: Response, restore: () => void): Response {
-  if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+  // The type first: asking a plain answer for its body would make a stream of it for nothing.
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream") || !response.body) {
     restore();
     return response;
   }
