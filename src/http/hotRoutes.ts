@@ -17,7 +17,8 @@ export function plainPath(url: string): string | undefined {
 /**
  * The worker's fetch: a mount's hot routes (the proxy's model calls) are served here, under the
  * same gate as every other route (checks, body limit, error handler, request count), without the
- * router and the composed middleware chain around them; any other request goes to the app.
+ * router and the composed middleware chain around them; any other request goes to the app. A hot
+ * route the app would run with any other middleware than the gate stays the app's.
  */
 export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: RequestGateOptions): Fetch {
   const hot = new Map<string, Handler>();
@@ -26,7 +27,10 @@ export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: Request
     if (!mount.hot || mount.loopbackOnly) continue;
     for (const [key, handler] of mount.hot) {
       const space = key.indexOf(" ");
-      hot.set(`${key.slice(0, space)} ${mount.path === "/" ? "" : mount.path}${key.slice(space + 1)}`, handler);
+      const method = key.slice(0, space);
+      const path = `${mount.path === "/" ? "" : mount.path}${key.slice(space + 1)}`;
+      // The gate and the route itself, nothing else: a middleware added later keeps the route on the app.
+      if (app.router.match(method, path)[0].length === 2) hot.set(`${method} ${path}`, handler);
     }
   }
   if (hot.size === 0) return (request, server) => app.fetch(request, server);

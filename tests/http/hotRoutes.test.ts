@@ -139,6 +139,26 @@ describe("hot routes", () => {
   });
 });
 
+test("a hot route that another middleware would also run stays the app's, so the middleware still runs", async () => {
+  const ran: string[] = [];
+  const seen: string[] = [];
+  const watcher = new Hono();
+  watcher.use("*", async (c, next) => {
+    seen.push(c.req.path);
+    await next();
+  });
+  const created = createApp(appDeps({ mounts: [{ path: "/", app: watcher }, runMount(ran)] }));
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, bunServer) => created.fetch(request, bunServer) });
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.port}/v1/run`, { method: "POST", body: "through the app" });
+    expect(response.status).toBe(200);
+    expect(ran).toEqual(["through the app"]);
+    expect(seen).toEqual(["/v1/run"]);
+  } finally {
+    await server.stop(true);
+  }
+});
+
 test("plainPath: the path without its query; none for an escaped path", () => {
   expect(plainPath("http://127.0.0.1:7070/v1/chat/completions")).toBe("/v1/chat/completions");
   expect(plainPath("http://[::1]:7070/v1/responses?stream=1")).toBe("/v1/responses");

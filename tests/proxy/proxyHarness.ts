@@ -3,8 +3,9 @@
  * routes at /api/admin/proxy), an in-memory store, the real openai SDK as the client, and the
  * log lines captured for assertions.
  */
-import { Hono } from "hono";
 import OpenAI from "openai";
+import { createApp } from "../../src/http/app.ts";
+import { appDeps } from "../http/appHarness.ts";
 import { parseLogLine, setLogSink, type LogRecord } from "../../src/core/log/index.ts";
 import {
   createProxy,
@@ -61,14 +62,18 @@ export function startProxy(options: { providers: ProviderInput[]; config?: Recor
   const collector = collectLogs(new Set(options.providers.map((p) => String((p as { name?: unknown }).name))));
   const logs = collector.logs;
   const db = options.db ?? openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
-  const proxy = createProxy({
-    providers: options.providers.map((p) => providerConfigSchema.parse(p)),
-    config: proxyConfigSchema.parse({ ...TEST_DEFAULTS, ...options.config }),
-    db,
-  });
-  const app = new Hono();
-  app.route("/v1", proxy.routes);
-  app.route("/api/admin/proxy", proxy.adminRoutes);
+  const config = proxyConfigSchema.parse({ ...TEST_DEFAULTS, ...options.config });
+  const proxy = createProxy({ providers: options.providers.map((p) => providerConfigSchema.parse(p)), config, db });
+  // Served as the worker serves it: the app with its request gate, the model calls on the hot lane.
+  const { fetch: appFetch } = createApp(
+    appDeps({
+      bodyLimitBytes: 32 * 1024 * 1024,
+      mounts: [
+        { path: "/v1", app: proxy.routes, hot: proxy.hotRoutes, bodyLimitBytes: config.max_body_bytes },
+        { path: "/api/admin/proxy", app: proxy.adminRoutes, loopbackOnly: true },
+      ],
+    }),
+  );
   const requests: string[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -76,7 +81,7 @@ export function startProxy(options: { providers: ProviderInput[]; config?: Recor
     fetch: (request, bunServer) => {
       const upgrade = request.headers.get("upgrade") ? ` ${request.headers.get("upgrade")!.toLowerCase()}` : "";
       requests.push(`${request.method} ${new URL(request.url).pathname}${upgrade}`);
-      return app.fetch(request, bunServer);
+      return appFetch(request, bunServer);
     },
     websocket: socketHandlers,
     idleTimeout: 0,
