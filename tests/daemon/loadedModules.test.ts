@@ -1,26 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { BUN, PROJECT_ROOT } from "../support/binary.ts";
-import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { importLine, runProbeScript } from "../support/probeScript.ts";
+import { removeTempDirs } from "../support/tempDir.ts";
 
 afterAll(() => removeTempDirs());
 
 /** Module paths a fresh Bun process holds after importing `files` (each module's static imports followed). */
-async function modulesAfterImporting(files: string[]): Promise<string[]> {
-  const script = join(makeTempDir("agentd-sup-modules-"), "probe.ts");
-  writeFileSync(
-    script,
-    [
-      ...files.map((file) => `await import(${JSON.stringify(join(PROJECT_ROOT, file))});`),
-      "console.log(JSON.stringify(Object.keys(require.cache)));",
-    ].join("\n"),
-  );
-  const proc = Bun.spawn([BUN, script], { stdout: "pipe", stderr: "pipe" });
-  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  expect(err).toBe("");
-  expect(code).toBe(0);
-  return JSON.parse(out.trim().split("\n").at(-1)!) as string[];
+function modulesAfterImporting(files: string[]): Promise<string[]> {
+  return runProbeScript<string[]>([...files.map((file) => importLine(file)), "console.log(JSON.stringify(Object.keys(require.cache)));"]);
 }
 
 describe("what the long-lived root supervisor loads", () => {

@@ -1,8 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { BUN, PROJECT_ROOT } from "../support/binary.ts";
-import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { importLine, runProbeScript } from "../support/probeScript.ts";
+import { removeTempDirs } from "../support/tempDir.ts";
 import { createLogger } from "../../src/core/log/index.ts";
 import { startTracing } from "../../src/telemetry/index.ts";
 import { telemetryConfigSchema } from "../../src/core/config/sections/telemetryConfig.ts";
@@ -20,44 +18,26 @@ function count(metrics: string, series: string): number {
 
 describe("tracing off and on", () => {
   test("off, the worker and the supervisor do not even load the OTLP exporter", async () => {
-    const script = join(makeTempDir("agentd-otel-off-"), "probe.ts");
-    writeFileSync(
-      script,
-      [
-        `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/workerApp.ts"))});`,
-        `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/supervisor.ts"))});`,
-        `const { startTracing } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/telemetry/index.ts"))});`,
-        `const { telemetryConfigSchema } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/core/config/sections/telemetryConfig.ts"))});`,
-        `const { createLogger } = await import(${JSON.stringify(join(PROJECT_ROOT, "src/core/log/index.ts"))});`,
-        `const tracing = await startTracing(telemetryConfigSchema.parse({}), "worker", createLogger("probe"));`,
-        "const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry') || /telemetry\\/(otlp|spanBatch)/.test(k));",
-        "console.log(JSON.stringify({ enabled: tracing.tracer.enabled, loaded, modules: Object.keys(require.cache).length }));",
-      ].join("\n"),
-    );
-    const proc = Bun.spawn([BUN, script], { stdout: "pipe", stderr: "pipe" });
-    const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-    expect(err).toBe("");
-    expect(code).toBe(0);
-    const result = JSON.parse(out.trim().split("\n").at(-1)!) as { enabled: boolean; loaded: string[]; modules: number };
+    const result = await runProbeScript<{ enabled: boolean; loaded: string[]; modules: number }>([
+      importLine("src/daemon/workerApp.ts"),
+      importLine("src/daemon/supervisor.ts"),
+      importLine("src/telemetry/index.ts", "{ startTracing }"),
+      importLine("src/core/config/sections/telemetryConfig.ts", "{ telemetryConfigSchema }"),
+      importLine("src/core/log/index.ts", "{ createLogger }"),
+      `const tracing = await startTracing(telemetryConfigSchema.parse({}), "worker", createLogger("probe"));`,
+      "const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry') || /telemetry\\/(otlp|spanBatch)/.test(k));",
+      "console.log(JSON.stringify({ enabled: tracing.tracer.enabled, loaded, modules: Object.keys(require.cache).length }));",
+    ]);
     expect(result.modules).toBeGreaterThan(50);
     expect(result).toMatchObject({ enabled: false, loaded: [] });
   });
 
   test("the supervisor does not load zod: its config comes as plain JSON and tier 3's answer is checked by hand", async () => {
-    const script = join(makeTempDir("agentd-sup-modules-"), "probe.ts");
-    writeFileSync(
-      script,
-      [
-        `await import(${JSON.stringify(join(PROJECT_ROOT, "src/daemon/supervisor.ts"))});`,
-        "const loaded = Object.keys(require.cache).filter((k) => k.includes('/zod/'));",
-        "console.log(JSON.stringify({ loaded, modules: Object.keys(require.cache).length }));",
-      ].join("\n"),
-    );
-    const proc = Bun.spawn([BUN, script], { stdout: "pipe", stderr: "pipe" });
-    const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-    expect(err).toBe("");
-    expect(code).toBe(0);
-    const result = JSON.parse(out.trim().split("\n").at(-1)!) as { loaded: string[]; modules: number };
+    const result = await runProbeScript<{ loaded: string[]; modules: number }>([
+      importLine("src/daemon/supervisor.ts"),
+      "const loaded = Object.keys(require.cache).filter((k) => k.includes('/zod/'));",
+      "console.log(JSON.stringify({ loaded, modules: Object.keys(require.cache).length }));",
+    ]);
     expect(result.modules).toBeGreaterThan(50);
     expect(result.loaded).toEqual([]);
   });
