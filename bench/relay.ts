@@ -158,9 +158,7 @@ async function one(url: string, payload: string): Promise<{ ms: number; ttfb: nu
 class Side {
   readonly ms: number[] = [];
   readonly ttfb: number[] = [];
-  seconds = 0;
   requests = 0;
-  cpu = 0;
   /** CPU seconds by process, in the order pids() lists them (agentd: supervisor, worker). */
   readonly cpuByProcess: number[] = [];
   /** CPU µs per request of each round, in order: paired with the other side's rounds. */
@@ -188,7 +186,6 @@ class Side {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    this.seconds += seconds;
     this.requests += count;
     this.ratePerRound.push(count / seconds);
     let round = 0;
@@ -197,7 +194,6 @@ class Side {
       round += spent;
       this.cpuByProcess[i] = (this.cpuByProcess[i] ?? 0) + spent;
     });
-    this.cpu += round;
     this.perRound.push((round / count) * 1e6);
   }
 

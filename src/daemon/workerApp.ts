@@ -11,6 +11,7 @@ import { failureCount, parsePasswd } from "../core/process/index.ts";
 import { faultMounts } from "./faultInjection.ts";
 import { VERSION } from "../core/version.ts";
 import { createApp } from "../http/app.ts";
+import type { AppFetch } from "../http/hotRoutes.ts";
 import { AGENT_DIRECT_CALL_PATHS, DECISION_PATHS } from "../http/agentPeerGuard.ts";
 import type { CommandIdentity } from "../core/process/index.ts";
 import type { CommandCgroups } from "../core/process/cgroups/index.ts";
@@ -60,7 +61,7 @@ export interface WorkerAppOptions {
 export interface WorkerApp {
   app: Hono;
   /** The app's fetch with the proxy's hot routes beside it: what the server and in-process calls use. */
-  fetch: (request: Request, server?: unknown) => Response | Promise<Response>;
+  fetch: AppFetch;
   services: WorkerServices;
 }
 

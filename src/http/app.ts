@@ -13,7 +13,7 @@ import { loopbackOnly } from "./loopbackOnly.ts";
 import { probeRoutes, type ProbeDeps } from "./probeRoutes.ts";
 import { RequestCounter } from "./requestCounter.ts";
 import { type RequestCheck, requestGate } from "./requestGate.ts";
-import { withHotRoutes } from "./hotRoutes.ts";
+import { type AppFetch, withHotRoutes } from "./hotRoutes.ts";
 
 export type { Mount } from "../core/capability.ts";
 
@@ -39,7 +39,7 @@ export function createApp(deps: AppDeps): {
   app: Hono;
   requests: RequestCounter;
   /** The app's fetch with the mounts' hot routes served beside it (hotRoutes.ts): what the server calls. */
-  fetch: (request: Request, server?: unknown) => Response | Promise<Response>;
+  fetch: AppFetch;
 } {
   const requests = new RequestCounter();
   const app = new Hono();

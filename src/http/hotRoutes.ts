@@ -3,16 +3,9 @@ import type { Mount } from "../core/capability.ts";
 import { type RequestGateOptions, runGate } from "./requestGate.ts";
 
 type Handler = (c: Context) => Promise<Response>;
-type Fetch = (request: Request, server?: unknown) => Response | Promise<Response>;
 
-/** A request URL's path, or undefined when it holds an escape or none is found (the app's router decodes those). */
-export function plainPath(url: string): string | undefined {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return undefined;
-  const query = url.indexOf("?", start);
-  const path = query < 0 ? url.slice(start) : url.slice(start, query);
-  return path.includes("%") ? undefined : path;
-}
+/** What the server (and an in-process caller) calls: the app's fetch, with hot routes beside it. */
+export type AppFetch = (request: Request, server?: unknown) => Response | Promise<Response>;
 
 /**
  * The worker's fetch: a mount's hot routes (the proxy's model calls) are served here, under the
@@ -20,7 +13,7 @@ export function plainPath(url: string): string | undefined {
  * router and the composed middleware chain around them; any other request goes to the app. A hot
  * route the app would run with any other middleware than the gate stays the app's.
  */
-export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: RequestGateOptions): Fetch {
+export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: RequestGateOptions): AppFetch {
   const hot = new Map<string, Handler>();
   for (const mount of mounts) {
     // A loopback-only mount has its own middleware: served by the app, never here.
@@ -35,9 +28,10 @@ export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: Request
   }
   if (hot.size === 0) return (request, server) => app.fetch(request, server);
   return (request, server) => {
-    const path = plainPath(request.url);
-    const handler = path === undefined ? undefined : hot.get(`${request.method} ${path}`);
-    return handler ? serveHot(request, server, path!, handler, gate) : app.fetch(request, server);
+    // The path as the app's router reads it (escapes decoded), so both lanes route a request alike.
+    const path = app.getPath(request, { env: server });
+    const handler = hot.get(`${request.method} ${path}`);
+    return handler ? serveHot(request, server, path, handler, gate) : app.fetch(request, server);
   };
 }
 
