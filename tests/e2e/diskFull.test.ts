@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { removeTempDirs } from "../support/tempDir.ts";
+import { SmallDisk } from "./support/smallDisk.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { personHeaders, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
@@ -10,18 +10,12 @@ import { personHeaders, startDaemon, type DaemonProcess } from "./support/daemon
 // (507 disk_full naming the path), /health failing at once, no command started unrecorded, no torn
 // log line, and service back by itself once space is freed.
 
-const outside = makeTempDir("agentd-diskfull-outside-");
-const mountPoint = join(outside, "tmpfs");
-const dataDir = join(mountPoint, "data");
-const fillPath = join(mountPoint, "fill");
-let mounted = false;
+const disk = new SmallDisk("agentd-diskfull-outside-");
+const dataDir = disk.dataDir;
 let daemon: DaemonProcess | undefined;
 
 beforeAll(() => {
-  mkdirSync(mountPoint);
-  const mount = spawnSync("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", mountPoint], { encoding: "utf8" });
-  if (mount.status !== 0) throw new Error(`cannot mount a tmpfs (this test needs root): ${mount.stderr}`);
-  mounted = true;
+  disk.mount();
   // A line cut short by an earlier run (a kill or a full disk mid-write): the next start cuts it back.
   mkdirSync(join(dataDir, "logs"), { recursive: true });
   writeFileSync(join(dataDir, "logs", "agentd.log"), '{"ts":"t","level":"info","component":"x","event":"whole"}\n{"ts":"t","level":"in');
@@ -29,19 +23,9 @@ beforeAll(() => {
 
 afterAll(async () => {
   await daemon?.stop();
-  if (mounted) spawnSync("umount", [mountPoint]);
+  disk.unmount();
   removeTempDirs();
 });
-
-/** Writes one file until the tmpfs refuses more; returns the error code it met. */
-function fillDisk(): string {
-  try {
-    writeFileSync(fillPath, Buffer.alloc(4 * 1024 * 1024, 1));
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? "unknown";
-  }
-  throw new Error("the 2 MiB tmpfs took 4 MiB");
-}
 
 async function health(url: string): Promise<{ status: number; store: string }> {
   const response = await fetch(`${url}/health`);
@@ -67,7 +51,7 @@ describe("full disk (compiled binary, data dir on a 2 MiB tmpfs)", () => {
   test("writes answer 507 disk_full naming the path, /health fails at once, and a PTY command is not started", async () => {
     const url = daemon!.url;
     expect(await health(url)).toEqual({ status: 200, store: "pass" });
-    expect(fillDisk()).toBe("ENOSPC");
+    expect(disk.fill()).toBe("ENOSPC");
 
     // SQLite may still fit a few rows in its WAL's free frames; the first write it refuses must be a 507.
     let refused: Response | undefined;
@@ -88,7 +72,7 @@ describe("full disk (compiled binary, data dir on a 2 MiB tmpfs)", () => {
     // The very next probe says so.
     expect(await health(url)).toEqual({ status: 503, store: "fail" });
 
-    const marker = join(outside, "pty-ran");
+    const marker = join(disk.outside, "pty-ran");
     const workerPid = daemon!.workerPid();
     const before = childrenOf(workerPid);
     const pty = await fetch(`${url}/api/pty`, {
@@ -106,7 +90,7 @@ describe("full disk (compiled binary, data dir on a 2 MiB tmpfs)", () => {
 
   test("once space is freed, the service comes back by itself and the log holds no torn line", async () => {
     const url = daemon!.url;
-    rmSync(fillPath);
+    disk.free();
     await waitFor("/health to pass again", async () => (await health(url)).status === 200, { timeoutMs: 10_000 });
     expect(await health(url)).toEqual({ status: 200, store: "pass" });
     const created = await fetch(`${url}/api/sessions`, {

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
 import { startScriptedUpstream, type ScriptedUpstream } from "../support/scriptedUpstream.ts";
-import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
+import { removeTempDirs } from "../support/tempDir.ts";
+import { SmallDisk } from "./support/smallDisk.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { api, personHeaders, startDaemon, type DaemonProcess } from "./support/daemonProcess.ts";
 
@@ -11,11 +10,8 @@ import { api, personHeaders, startDaemon, type DaemonProcess } from "./support/d
 // and even its failure cannot be recorded. Once space is freed the session is not stuck "running":
 // /cancel ends what is left, and a new message starts a turn.
 
-const outside = makeTempDir("agentd-diskturn-outside-");
-const mountPoint = join(outside, "tmpfs");
-const dataDir = join(mountPoint, "data");
-const fillPath = join(mountPoint, "fill");
-let mounted = false;
+const disk = new SmallDisk("agentd-diskturn-outside-");
+const dataDir = disk.dataDir;
 let daemon: DaemonProcess | undefined;
 let upstream: ScriptedUpstream;
 let gate: ReturnType<typeof Bun.serve> | undefined;
@@ -27,10 +23,7 @@ let held = new Promise<void>((resolve) => {
 let heldRequests = 0;
 
 beforeAll(async () => {
-  mkdirSync(mountPoint);
-  const mount = spawnSync("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", mountPoint], { encoding: "utf8" });
-  if (mount.status !== 0) throw new Error(`cannot mount a tmpfs (this test needs root): ${mount.stderr}`);
-  mounted = true;
+  disk.mount();
   mkdirSync(dataDir);
   upstream = startScriptedUpstream();
   gate = Bun.serve({
@@ -65,7 +58,7 @@ afterAll(async () => {
   await daemon?.stop();
   gate?.stop(true);
   await upstream?.close();
-  if (mounted) spawnSync("umount", [mountPoint]);
+  disk.unmount();
   removeTempDirs();
 }, 60_000);
 
@@ -82,11 +75,11 @@ describe("disk full in the middle of a turn", () => {
       signal: turn.signal,
     }).catch(() => undefined);
     await waitFor("the model request", () => heldRequests >= 1);
-    expect(() => writeFileSync(fillPath, Buffer.alloc(4 * 1024 * 1024, 1))).toThrow(/ENOSPC/);
+    expect(disk.fill()).toBe("ENOSPC");
     const mark = daemon!.lines.length;
     release();
     await daemon!.waitForLine((r) => r.event === "turn.failed" && r.session === id, mark);
-    rmSync(fillPath);
+    disk.free();
     await waitFor("/health to pass again", async () => (await fetch(`${url}/health`)).status === 200);
     turn.abort();
     await stream;

@@ -103,22 +103,19 @@ describe("who acknowledged", () => {
     expect(token).toBeString();
     const id = await openedFor("cache");
     const origin = { origin: daemon.url, "content-type": "application/x-www-form-urlencoded" };
-    const refused = await fetch(`${daemon.url}/login`, {
-      method: "POST",
-      headers: origin,
-      body: new URLSearchParams({ name: " ", token: token!, next: `/status/incidents/${id}` }),
-      redirect: "manual",
-    });
+    const signIn = (name: string) =>
+      fetch(`${daemon.url}/login`, {
+        method: "POST",
+        headers: origin,
+        body: new URLSearchParams({ name, token: token!, next: `/status/incidents/${id}` }),
+        redirect: "manual",
+      });
+    const refused = await signIn(" ");
     expect(refused.status).toBe(400);
     expect(refused.headers.getSetCookie()).toEqual([]);
     expect(await refused.text()).toContain("Cannot sign in with that name: a name is needed");
 
-    const signedIn = await fetch(`${daemon.url}/login`, {
-      method: "POST",
-      headers: origin,
-      body: new URLSearchParams({ name: "Dana on call", token: token!, next: `/status/incidents/${id}` }),
-      redirect: "manual",
-    });
+    const signedIn = await signIn("Dana on call");
     expect(signedIn.status).toBe(303);
     const cookie = signedIn.headers
       .getSetCookie()
