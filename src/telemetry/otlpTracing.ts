@@ -105,11 +105,12 @@ export interface OtlpTracing {
   shutdown(): Promise<void>;
 }
 
-/** Spans recorded as plain objects, batched in a bounded queue and exported over OTLP/HTTP (JSON). */
+/** Spans recorded as plain objects, batched in a bounded queue and exported over OTLP/HTTP (protobuf or JSON). */
 export function startOtlpTracing(config: TelemetryConfig["otlp"] & { endpoint: string }, processName: string): OtlpTracing {
   const batch = new SpanBatch(
     {
       url: tracesUrl(config.endpoint),
+      protocol: config.protocol,
       headers: config.headers,
       maxQueueSize: config.max_queue_size,
       maxExportBatchSize: Math.min(config.max_export_batch_size, config.max_queue_size),

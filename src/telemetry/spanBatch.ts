@@ -1,5 +1,7 @@
 import { runInBackground } from "../core/process/index.ts";
 import { otlpTraceJson, type ExportIdentity, type FinishedSpan } from "./otlpJson.ts";
+import { otlpTraceProtobuf } from "./otlpProtobuf.ts";
+import { ProtobufWriter } from "./protobufWriter.ts";
 
 export interface SpanCounts {
   exported: number;
@@ -7,8 +9,12 @@ export interface SpanCounts {
   dropped_export_failed: number;
 }
 
+/** OTLP/HTTP's two encodings, named as OTEL_EXPORTER_OTLP_PROTOCOL names them. */
+export type OtlpProtocol = "http/protobuf" | "http/json";
+
 export interface SpanBatchSettings {
   url: string;
+  protocol: OtlpProtocol;
   headers: Record<string, string>;
   /** Spans waiting for export beyond this many are dropped and counted. */
   maxQueueSize: number;
@@ -22,6 +28,7 @@ export interface SpanBatchSettings {
 const RETRYABLE = new Set([429, 502, 503, 504]);
 const MAX_TRIES = 5;
 const FIRST_BACKOFF_MS = 250;
+const MAX_KEPT_WRITER_BYTES = 4 * 1024 * 1024;
 
 /**
  * Ended spans wait here, in a bounded queue, and go to the collector in batches: when a batch is
@@ -35,6 +42,8 @@ export class SpanBatch {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #exporting: Promise<void> | undefined;
   #closed = false;
+  /** Made on the first protobuf batch; batches go one at a time, so one buffer serves them all. */
+  #writer: ProtobufWriter | undefined;
 
   constructor(
     private readonly settings: SpanBatchSettings,
@@ -89,13 +98,22 @@ export class SpanBatch {
   async #exportBatch(deadline = performance.now() + this.settings.timeoutMs): Promise<void> {
     const spans = this.#queue.splice(0, this.settings.maxExportBatchSize);
     if (spans.length === 0) return;
-    const body = otlpTraceJson(this.identity, spans, performance.timeOrigin);
+    const body = this.#encode(spans);
     if (await this.#send(body, deadline)) this.counts.exported += spans.length;
     else this.counts.dropped_export_failed += spans.length;
+    // A batch of outsized spans grew the buffer: let it go rather than hold it for good.
+    if (this.#writer && this.#writer.capacity > MAX_KEPT_WRITER_BYTES) this.#writer = undefined;
+  }
+
+  #encode(spans: FinishedSpan[]): string | Uint8Array {
+    if (this.settings.protocol === "http/json") return otlpTraceJson(this.identity, spans, performance.timeOrigin);
+    this.#writer ??= new ProtobufWriter();
+    return otlpTraceProtobuf(this.identity, spans, performance.timeOrigin, this.#writer);
   }
 
   /** POSTs one batch, retrying a refused connection or a retryable status with backoff until the deadline. */
-  async #send(body: string, deadline: number): Promise<boolean> {
+  async #send(body: string | Uint8Array, deadline: number): Promise<boolean> {
+    const contentType = typeof body === "string" ? "application/json" : "application/x-protobuf";
     for (let tries = 1; ; tries++) {
       const left = deadline - performance.now();
       if (left <= 0) return false;
@@ -103,7 +121,7 @@ export class SpanBatch {
       try {
         const response = await fetch(this.settings.url, {
           method: "POST",
-          headers: { ...this.settings.headers, "content-type": "application/json" },
+          headers: { ...this.settings.headers, "content-type": contentType },
           body,
           signal: AbortSignal.timeout(left),
         });

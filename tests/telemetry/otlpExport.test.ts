@@ -2,10 +2,12 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log/index.ts";
 import { telemetryConfigSchema } from "../../src/core/config/sections/telemetryConfig.ts";
 import { startTracing, type Tracing } from "../../src/telemetry/index.ts";
-import { otlpTraceJson, unixNanos } from "../../src/telemetry/otlpJson.ts";
+import { otlpTraceJson, unixNanos, type FinishedSpan } from "../../src/telemetry/otlpJson.ts";
+import { otlpTraceProtobuf } from "../../src/telemetry/otlpProtobuf.ts";
+import { ProtobufWriter } from "../../src/telemetry/protobufWriter.ts";
 import { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from "../../src/telemetry/traceContext.ts";
 import { waitFor } from "../support/waitFor.ts";
-import { startOtlpReceiver, type OtlpReceiver } from "./support/otlpReceiver.ts";
+import { decodeProtobuf, hexId, startOtlpReceiver, type ExportRequest, type OtlpReceiver } from "./support/otlpReceiver.ts";
 import { renderPrometheus } from "../../src/core/metrics/index.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -88,6 +90,91 @@ describe("OTLP JSON", () => {
   });
 });
 
+/** A decoded export as comparable rows: ids in hex, an unset status as {}. */
+function exportRows(request: ExportRequest) {
+  return (request.resourceSpans ?? []).flatMap((rs) =>
+    (rs.scopeSpans ?? []).flatMap((ss) =>
+      (ss.spans ?? []).map((span) => ({
+        resource: rs.resource?.attributes,
+        traceId: hexId(span.traceId),
+        spanId: hexId(span.spanId),
+        parentSpanId: hexId(span.parentSpanId),
+        name: span.name,
+        kind: span.kind,
+        start: span.startTimeUnixNano,
+        end: span.endTimeUnixNano,
+        attributes: span.attributes ?? [],
+        status: span.status ?? {},
+      })),
+    ),
+  );
+}
+
+describe("OTLP protobuf", () => {
+  const identity = { resource: { "service.name": "agentd", "process.pid": 4242 }, scope: { name: "agentd", version: "1.2.3" } };
+  const span = (i: number, over: Partial<FinishedSpan> = {}): FinishedSpan => ({
+    traceId: TRACE,
+    spanId: `${SPAN.slice(0, 12)}${i.toString(16).padStart(4, "0")}`,
+    parentSpanId: i % 2 ? SPAN : undefined,
+    name: `chat model-${i}`,
+    kind: 3,
+    startMs: 1 + i,
+    endMs: 2.0005 + i,
+    attributes: { s: "x", i, zero: 0, negative: -42, big: 2 ** 53 - 1, d: 0.5, b: false, t: true },
+    error: undefined,
+    ...over,
+  });
+
+  test("an official decoder reads what the JSON encoding says, field for field", async () => {
+    const spans = [
+      span(0),
+      span(1, { error: { message: "upstream down" } }),
+      span(2, { error: {} }),
+      // Multi-byte UTF-8 and a string past one length byte.
+      span(3, { name: `ünïcödé ✓ 😀 ${"x".repeat(300)}` }),
+      // A span past 16 KiB: its two kept length bytes are not enough.
+      span(4, { attributes: { long: "y".repeat(20_000), "gen_ai.request.model": "mödel" } }),
+      span(5, { attributes: {} }),
+    ];
+    const timeOrigin = 1_764_000_000_000.25;
+    const fromProtobuf = exportRows(await decodeProtobuf(otlpTraceProtobuf(identity, spans, timeOrigin, new ProtobufWriter(16))));
+    const fromJson = exportRows(JSON.parse(otlpTraceJson(identity, spans, timeOrigin)) as ExportRequest);
+    expect(fromProtobuf).toEqual(fromJson);
+    expect(fromProtobuf[1]!.status).toEqual({ code: 2, message: "upstream down" });
+    expect(fromProtobuf[0]!.attributes).toContainEqual({ key: "negative", value: { intValue: "-42" } });
+    expect(fromProtobuf[0]!.start).toBe("1764000000001250000");
+  });
+
+  test("a batch past 2 MiB, and a writer reused for a smaller one after it", async () => {
+    const writer = new ProtobufWriter();
+    const big = Array.from({ length: 300 }, (_, i) => span(i, { attributes: { blob: "z".repeat(8_000) } }));
+    const decoded = exportRows(await decodeProtobuf(otlpTraceProtobuf(identity, big, 0, writer)));
+    expect(decoded.length).toBe(300);
+    expect(decoded[299]!.attributes).toEqual([{ key: "blob", value: { stringValue: "z".repeat(8_000) } }]);
+    const small = exportRows(await decodeProtobuf(otlpTraceProtobuf(identity, [span(7)], 0, writer)));
+    expect(small.map((row) => row.spanId)).toEqual([span(7).spanId]);
+  });
+
+  test("varints at their length boundaries, and a negative int64 in ten bytes", () => {
+    const bytesOf = (write: (writer: ProtobufWriter) => void) => {
+      const writer = new ProtobufWriter(1);
+      write(writer);
+      return [...writer.bytes()];
+    };
+    expect(bytesOf((w) => w.uint(1, 127))).toEqual([0x08, 0x7f]);
+    expect(bytesOf((w) => w.uint(1, 128))).toEqual([0x08, 0x80, 0x01]);
+    expect(bytesOf((w) => w.uint(1, 16_384))).toEqual([0x08, 0x80, 0x80, 0x01]);
+    expect(bytesOf((w) => w.uint(16, 1))).toEqual([0x80, 0x01, 0x01]);
+    expect(bytesOf((w) => w.uint(1, 2 ** 53 - 1))).toEqual([0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+    expect(bytesOf((w) => w.int64(1, -1))).toEqual([0x08, ...Array(9).fill(0xff), 0x01]);
+    expect(bytesOf((w) => w.int64(1, -2))).toEqual([0x08, 0xfe, ...Array(8).fill(0xff), 0x01]);
+    // 1 µs after the epoch is 1000 ns; 2^32 µs crosses the low word.
+    expect(bytesOf((w) => w.fixed64FromMicros(1, 1))).toEqual([0x09, 0xe8, 0x03, 0, 0, 0, 0, 0, 0]);
+    expect(bytesOf((w) => w.fixed64FromMicros(1, 2 ** 32))).toEqual([0x09, 0, 0, 0, 0, 0xe8, 0x03, 0, 0]);
+    expect(bytesOf((w) => w.hexBytes(1, "0aFf"))).toEqual([0x0a, 0x02, 0x0a, 0xff]);
+  });
+});
+
 describe("export to a collector", () => {
   let receiver: OtlpReceiver | undefined;
   let tracing: Tracing | undefined;
@@ -128,11 +215,28 @@ describe("export to a collector", () => {
     expect("skip" in c.attributes).toBe(false);
     expect(c.resource).toMatchObject({ "service.name": "agentd", "agentd.process": "test", "process.pid": process.pid });
     expect(root.traceparent()).toBe(`00-${TRACE}-${r.spanId}-01`);
+    // OTLP's default encoding.
+    expect(receiver.encodings.json).toBe(0);
+    expect(receiver.encodings.protobuf).toBeGreaterThan(0);
     // The collector holds the spans before the exporter has read its answer: the count follows that answer.
     await waitFor(
       "the export counted",
       () => renderPrometheus(tracing.metricFamilies()).includes("agentd_telemetry_spans_exported_total 2\n") || undefined,
     );
+  });
+
+  test("with protocol http/json the same spans go as OTLP JSON", async () => {
+    const { receiver, tracing } = await start({ protocol: "http/json" });
+    const span = tracing.tracer.startSpan("json", { kind: "server", attributes: { n: 3, ok: false } });
+    span.end({ type: "500", message: "failed" });
+    const [received] = await waitFor("the span", () => (receiver.spans.length === 1 ? receiver.spans : undefined));
+    expect(received).toMatchObject({
+      name: "json",
+      kind: 2,
+      attributes: { n: 3, ok: false, "error.type": "500" },
+      status: { code: 2, message: "failed" },
+    });
+    expect(receiver.encodings).toEqual({ protobuf: 0, json: 1 });
   });
 
   test("under an unsampled parent the trace goes on downstream, but nothing is exported", async () => {

@@ -1,8 +1,11 @@
 /**
- * An OTLP/HTTP trace receiver for tests: a Bun.serve on loopback taking `POST /v1/traces` in the
- * OTLP JSON encoding (what @opentelemetry/exporter-trace-otlp-http sends), decoded per the
- * OpenTelemetry proto's JSON mapping into flat spans.
+ * An OTLP/HTTP trace receiver for tests: a Bun.serve on loopback taking `POST /v1/traces` in either
+ * OTLP encoding, as a collector does: binary protobuf (decoded by protobufjs against
+ * opentelemetry-proto's own .proto files, kept in ./proto) or JSON (decoded per the proto's JSON
+ * mapping). Both become the same flat spans; `encodings` counts which one each export used.
  */
+import { join } from "node:path";
+import protobuf from "protobufjs";
 
 export interface ReceivedSpan {
   traceId: string;
@@ -19,6 +22,8 @@ export interface ReceivedSpan {
 export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
+  /** Exports taken, by content type. */
+  encodings: { protobuf: number; json: number };
   /** Requests answered with an error (set by `failWith`). */
   refused: number;
   /** Answer every export with this status from now on (0: accept). */
@@ -27,7 +32,7 @@ export interface OtlpReceiver {
 }
 
 type AnyValue = { stringValue?: string; intValue?: number | string; doubleValue?: number; boolValue?: boolean };
-type KeyValue = { key: string; value: AnyValue };
+export type KeyValue = { key: string; value: AnyValue };
 
 function value(v: AnyValue): string | number | boolean {
   if (v.stringValue !== undefined) return v.stringValue;
@@ -41,8 +46,43 @@ function attributes(list: KeyValue[] | undefined): Record<string, string | numbe
   return Object.fromEntries((list ?? []).map((kv) => [kv.key, value(kv.value)]));
 }
 
+export type ExportRequest = {
+  resourceSpans?: Array<{
+    resource?: { attributes?: KeyValue[] };
+    scopeSpans?: Array<{
+      spans?: Array<{
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: KeyValue[];
+        status?: { code?: number; message?: string };
+        startTimeUnixNano?: string;
+        endTimeUnixNano?: string;
+      }>;
+    }>;
+  }>;
+};
+
+let requestType: protobuf.Type | undefined;
+
+/**
+ * A binary ExportTraceServiceRequest as the JSON mapping's object: ids in base64 (hexId reads
+ * them), int64 as decimal strings, enums as numbers, defaults left out.
+ */
+export async function decodeProtobuf(bytes: Uint8Array): Promise<ExportRequest> {
+  if (!requestType) {
+    const root = new protobuf.Root();
+    root.resolvePath = (_origin, target) => join(import.meta.dir, "proto", target);
+    await root.load("opentelemetry/proto/collector/trace/v1/trace_service.proto", { keepCase: false });
+    requestType = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
+  }
+  return requestType.toObject(requestType.decode(bytes), { longs: String, enums: Number, bytes: String }) as ExportRequest;
+}
+
 /** OTLP JSON carries ids as hex; a base64 id (the proto3 default mapping) is turned into hex too. */
-function hexId(id: string | undefined): string | undefined {
+export function hexId(id: string | undefined): string | undefined {
   if (!id) return undefined;
   if (/^[0-9a-f]+$/i.test(id) && (id.length === 16 || id.length === 32)) return id.toLowerCase();
   return Buffer.from(id, "base64").toString("hex");
@@ -54,6 +94,7 @@ export function startOtlpReceiver(): OtlpReceiver {
   const receiver: OtlpReceiver = {
     url: "",
     spans,
+    encodings: { protobuf: 0, json: 0 },
     refused: 0,
     failWith: (status) => {
       failStatus = status;
@@ -72,23 +113,15 @@ export function startOtlpReceiver(): OtlpReceiver {
         receiver.refused++;
         return new Response("unavailable", { status: failStatus });
       }
-      if (!req.headers.get("content-type")?.includes("application/json")) return new Response("expected OTLP JSON", { status: 415 });
-      const body = (await req.json()) as {
-        resourceSpans?: Array<{
-          resource?: { attributes?: KeyValue[] };
-          scopeSpans?: Array<{
-            spans?: Array<{
-              traceId: string;
-              spanId: string;
-              parentSpanId?: string;
-              name: string;
-              kind: number;
-              attributes?: KeyValue[];
-              status?: { code?: number; message?: string };
-            }>;
-          }>;
-        }>;
-      };
+      const type = req.headers.get("content-type") ?? "";
+      let body: ExportRequest;
+      if (type.startsWith("application/x-protobuf")) {
+        receiver.encodings.protobuf++;
+        body = await decodeProtobuf(new Uint8Array(await req.arrayBuffer()));
+      } else if (type.startsWith("application/json")) {
+        receiver.encodings.json++;
+        body = (await req.json()) as ExportRequest;
+      } else return new Response("expected OTLP protobuf or JSON", { status: 415 });
       for (const rs of body.resourceSpans ?? []) {
         const resource = attributes(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? [])

@@ -7,6 +7,8 @@ export const telemetryConfigSchema = z
       .strictObject({
         /** The collector's OTLP/HTTP base URL (`http://collector:4318`); `/v1/traces` is added unless the path already ends so. */
         endpoint: z.url().optional(),
+        /** OTLP/HTTP's encoding: binary protobuf (OTLP's default, and the cheaper to build) or JSON. */
+        protocol: z.enum(["http/protobuf", "http/json"]).default("http/protobuf"),
         headers: z.record(z.string(), z.string()).default({}),
         service_name: z.string().min(1).default("agentd"),
         /** Spans waiting for export beyond this many are dropped and counted. */
