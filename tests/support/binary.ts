@@ -28,7 +28,7 @@ function newestSourceMtime(): number {
     if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
     else newest = Math.max(newest, stat.mtimeMs);
   };
-  for (const path of ["main.ts", "package.json", "src"]) visit(join(PROJECT_ROOT, path));
+  for (const path of ["main.ts", "package.json", "src", "build"]) visit(join(PROJECT_ROOT, path));
   return newest;
 }
 
@@ -39,7 +39,7 @@ function buildCommand(outfile: string): string[] {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: { build: string } };
   const words = pkg.scripts.build.trim().split(/\s+/);
   if (words[0] !== "bun" || !words.includes("--outfile"))
-    throw new Error(`Cannot use the build script "${pkg.scripts.build}": expected "bun build … --outfile FILE"`);
+    throw new Error(`Cannot use the build script "${pkg.scripts.build}": expected "bun SCRIPT … --outfile FILE"`);
   return [BUN, ...words.slice(1).map((word, i, all) => (all[i - 1] === "--outfile" ? outfile : word))];
 }
 

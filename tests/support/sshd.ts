@@ -11,6 +11,8 @@ export interface SshdOptions {
   env?: Record<string, string>;
   /** Public keys allowed in; the server's own client key is always allowed. */
   authorizedKeys?: string[];
+  /** The only ciphers the server accepts (sshd `Ciphers`); OpenSSH's defaults otherwise. */
+  ciphers?: string[];
 }
 
 export interface TestSshd {
@@ -140,6 +142,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
     "MaxSessions 64",
     "MaxStartups 64",
     ...(setEnv.length ? [`SetEnv ${setEnv.join(" ")}`] : []),
+    ...(options.ciphers ? [`Ciphers ${options.ciphers.join(",")}`] : []),
   ];
   const configPath = join(dir, "sshd_config");
   writeFileSync(configPath, `${config.join("\n")}\n`);
