@@ -28,10 +28,12 @@ export interface UploadResult {
   verified: "sha256" | "size";
 }
 
-const CHUNK = 256 * 1024;
+// 64 KiB, not more: the allocator keeps pages for buffers above 128 KiB (gzip's output pieces, ssh2's
+// copy of each write) after they are freed, and a hop's worker kept about 4 MB more with 256 KiB.
+const CHUNK = 64 * 1024;
 // Writes in flight at once: SFTP answers each write, so one at a time would wait a round trip per
-// chunk. With CHUNK this also bounds what the upload holds in memory (about 2 MiB).
-const IN_FLIGHT = 8;
+// chunk. With CHUNK this also bounds what the upload holds in memory (2 MiB).
+const IN_FLIGHT = 32;
 
 /** Writes the pieces to `path` with up to IN_FLIGHT writes outstanding; returns the bytes written. */
 async function sftpWriteAll(
