@@ -7,7 +7,7 @@ import { expandHome, planAuth } from "./sshAuth.ts";
 
 /** The SSH chain to a hop's target, checked against known_hosts, with the hop's identity, the configured keys and the ssh-agent. */
 export async function connectHopChain(spec: HopSpec, config: HopsConfig, log: Logger, acceptNew: boolean): Promise<SshChain> {
-  const { utils } = await loadSsh2();
+  const { parseKey } = await loadSsh2();
   return connectChain({
     chain: [...spec.via, spec.target],
     auth: (destination) =>
@@ -18,7 +18,7 @@ export async function connectHopChain(spec: HopSpec, config: HopsConfig, log: Lo
           identityFiles: config.identity_files,
           agentSocket: config.use_agent ? process.env.SSH_AUTH_SOCK : undefined,
         },
-        utils.parseKey,
+        parseKey,
       ),
     knownHostsPath: expandHome(config.known_hosts),
     acceptNew,

@@ -1,9 +1,8 @@
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Duplex } from "node:stream";
-import type * as Ssh2 from "ssh2";
 import type { Algorithms, Client } from "ssh2";
-import { loadSsh2 } from "./ssh2Module.ts";
+import { loadSsh2, type Ssh2 } from "./ssh2Module.ts";
 import type { Logger } from "../core/log/index.ts";
 import { formatDestination, knownHostsName, type Destination } from "./destination.ts";
 import { HopError } from "./hopErrors.ts";
@@ -99,7 +98,7 @@ function connectionError(destination: Destination, error: Error & { level?: stri
   });
 }
 
-function connectOne(ssh2: typeof Ssh2, destination: Destination, sock: Duplex | undefined, options: ChainOptions): Promise<Client> {
+function connectOne(ssh2: Ssh2, destination: Destination, sock: Duplex | undefined, options: ChainOptions): Promise<Client> {
   const name = knownHostsName(destination.host, destination.port);
   const entries = parseKnownHosts(readKnownHosts(options.knownHostsPath));
   const types = knownKeyTypes(entries, name);
