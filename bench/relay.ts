@@ -343,14 +343,21 @@ async function orchestrate(): Promise<void> {
 
     const us = (v: number) => v.toFixed(1);
     const ms = (v: number) => v.toFixed(3);
+    type Pair = { relay: Side; agentd: Side };
+    const cpuRow = (label: string, pair: Pair, target: string) => [
+      label,
+      us(pair.relay.cpuPerRequestUs()),
+      us(pair.agentd.cpuPerRequestUs()),
+      `×${pairedRatio(pair.agentd, pair.relay).toFixed(2)}`,
+      target,
+    ];
+    const latencyRow = (label: string, pair: Pair, of: (side: Side) => number[], target: string) => {
+      const [relayMs, agentdMs] = [pair.relay.p50(of(pair.relay)), pair.agentd.p50(of(pair.agentd))];
+      return [label, ms(relayMs), ms(agentdMs), `+${ms(agentdMs - relayMs)} ms`, target];
+    };
+    const streamed = `CPU per streamed request (${STREAM_CHUNKS} chunks), c=1`;
     const rows: string[][] = [
-      [
-        "CPU per request, c=32 (µs, all its processes)",
-        us(c32.relay.cpuPerRequestUs()),
-        us(c32.agentd.cpuPerRequestUs()),
-        `×${pairedRatio(c32.agentd, c32.relay).toFixed(2)}`,
-        "≤ ×1.5",
-      ],
+      cpuRow("CPU per request, c=32 (µs, all its processes)", c32, "≤ ×1.5"),
       ["… agentd's split, c=32 (µs: supervisor + worker)", "", c32.agentd.cpuSplitUs(), "", ""],
       [
         "throughput, c=32 (req/s)",
@@ -359,65 +366,17 @@ async function orchestrate(): Promise<void> {
         `×${pairedRatio(c32.agentd, c32.relay, (s) => s.ratePerRound).toFixed(2)}`,
         "≥ ×0.7",
       ],
-      [
-        "CPU per request, c=1 (µs)",
-        us(c1.relay.cpuPerRequestUs()),
-        us(c1.agentd.cpuPerRequestUs()),
-        `×${pairedRatio(c1.agentd, c1.relay).toFixed(2)}`,
-        "≤ ×1.5",
-      ],
-      [
-        "p50 latency, c=1 (ms)",
-        ms(c1.relay.p50(c1.relay.ms)),
-        ms(c1.agentd.p50(c1.agentd.ms)),
-        `+${ms(c1.agentd.p50(c1.agentd.ms) - c1.relay.p50(c1.relay.ms))} ms`,
-        "≤ +0.05 ms",
-      ],
-      [
-        `CPU per streamed request (${STREAM_CHUNKS} chunks), c=1 (µs)`,
-        us(s1.relay.cpuPerRequestUs()),
-        us(s1.agentd.cpuPerRequestUs()),
-        `×${pairedRatio(s1.agentd, s1.relay).toFixed(2)}`,
-        "≤ ×1.5",
-      ],
+      cpuRow("CPU per request, c=1 (µs)", c1, "≤ ×1.5"),
+      latencyRow("p50 latency, c=1 (ms)", c1, (side) => side.ms, "≤ +0.05 ms"),
+      cpuRow(`${streamed} (µs)`, s1, "≤ ×1.5"),
       ["… agentd's split, streamed (µs: supervisor + worker)", "", s1.agentd.cpuSplitUs(), "", ""],
-      [
-        "stream TTFB p50, c=1 (ms)",
-        ms(s1.relay.p50(s1.relay.ttfb)),
-        ms(s1.agentd.p50(s1.agentd.ttfb)),
-        `+${ms(s1.agentd.p50(s1.agentd.ttfb) - s1.relay.p50(s1.relay.ttfb))} ms`,
-        "≤ +0.1 ms",
-      ],
+      latencyRow("stream TTFB p50, c=1 (ms)", s1, (side) => side.ttfb, "≤ +0.1 ms"),
       ...(pinned
         ? [
-            [
-              "CPU per request, c=1, all on one CPU (µs)",
-              us(c1Pinned.relay.cpuPerRequestUs()),
-              us(c1Pinned.agentd.cpuPerRequestUs()),
-              `×${pairedRatio(c1Pinned.agentd, c1Pinned.relay).toFixed(2)}`,
-              "",
-            ],
-            [
-              "p50 latency, c=1, all on one CPU (ms)",
-              ms(c1Pinned.relay.p50(c1Pinned.relay.ms)),
-              ms(c1Pinned.agentd.p50(c1Pinned.agentd.ms)),
-              `+${ms(c1Pinned.agentd.p50(c1Pinned.agentd.ms) - c1Pinned.relay.p50(c1Pinned.relay.ms))} ms`,
-              "",
-            ],
-            [
-              `CPU per streamed request (${STREAM_CHUNKS} chunks), c=1, all on one CPU (µs)`,
-              us(s1Pinned.relay.cpuPerRequestUs()),
-              us(s1Pinned.agentd.cpuPerRequestUs()),
-              `×${pairedRatio(s1Pinned.agentd, s1Pinned.relay).toFixed(2)}`,
-              "",
-            ],
-            [
-              "stream TTFB p50, c=1, all on one CPU (ms)",
-              ms(s1Pinned.relay.p50(s1Pinned.relay.ttfb)),
-              ms(s1Pinned.agentd.p50(s1Pinned.agentd.ttfb)),
-              `+${ms(s1Pinned.agentd.p50(s1Pinned.agentd.ttfb) - s1Pinned.relay.p50(s1Pinned.relay.ttfb))} ms`,
-              "",
-            ],
+            cpuRow("CPU per request, c=1, all on one CPU (µs)", c1Pinned, ""),
+            latencyRow("p50 latency, c=1, all on one CPU (ms)", c1Pinned, (side) => side.ms, ""),
+            cpuRow(`${streamed}, all on one CPU (µs)`, s1Pinned, ""),
+            latencyRow("stream TTFB p50, c=1, all on one CPU (ms)", s1Pinned, (side) => side.ttfb, ""),
           ]
         : []),
       [
