@@ -155,6 +155,17 @@ describe("retries and failover", () => {
 });
 
 describe("failures after the stream began", () => {
+  test("events that keep coming re-arm the idle timeout: a stream longer than it, with shorter gaps, completes", async () => {
+    // Gaps a quarter of the idle time, so a loaded machine cannot stretch one past it; six of them outlast it.
+    const { a, h } = twoProviders({}, { idle_ms: 400 });
+    a.enqueue({ kind: "text", chunks: ["a", "b", "c", "d", "e", "f"], chunkDelayMs: 100 });
+    const stream = await h.client.chat.completions.create({ ...ask, stream: true });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe("abcdef");
+    expect(h.events("upstream.error")).toHaveLength(0);
+  });
+
   test("a stall mid-stream hits the idle timeout: chat clients get an error, nothing hangs", async () => {
     const { a, h } = twoProviders({}, { idle_ms: 200 });
     a.enqueue({ kind: "stall_mid_stream", afterEvents: 2, reply: { kind: "text", chunks: ["part", "ial", "never"] } });

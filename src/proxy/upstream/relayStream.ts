@@ -67,7 +67,8 @@ export function relayStream(
             out = shape.event(pending.event, pending.data);
             pending = undefined;
           } else {
-            const event = await attempt.nextEvent(response);
+            // The rest of a read's events without a promise each; nextEvent() reads when none is left.
+            const event = attempt.takeBufferedEvent() ?? (await attempt.nextEvent(response));
             if (event === undefined) {
               frames += shape.endedEarly();
               attempt.finish();

@@ -85,15 +85,18 @@ export class UpstreamAttempt {
     }
   }
 
-  /** Next SSE event, or undefined at the end of the stream. Re-arms the idle deadline on each event. */
+  /**
+   * Next SSE event, or undefined at the end of the stream. The idle deadline is armed at the first
+   * event and re-armed by each read that brings events.
+   */
   async nextEvent(response: Response): Promise<EventSourceMessage | undefined> {
     for (;;) {
-      if (this.#queueIndex < this.#queue.length) {
-        const event = this.#queue[this.#queueIndex++]!;
+      const event = this.takeBufferedEvent();
+      if (event) {
         if (!this.#sawEvent) {
           this.#sawEvent = true;
           this.#arm("idle_timeout", this.timeouts.idle_ms);
-        } else this.#phaseTimer?.refresh();
+        }
         return event;
       }
       if (this.#ended) return undefined;
@@ -117,12 +120,22 @@ export class UpstreamAttempt {
         throw error;
       }
       this.#queueIndex = 0;
+      // Every event of one read is as fresh as the read: one re-arm for all of them.
+      if (this.#sawEvent && this.#queue.length > 0) this.#phaseTimer?.refresh();
     }
   }
 
   /** Whether an event of the last read is still waiting: nextEvent() would answer without reading. */
   hasBufferedEvent(): boolean {
     return this.#queueIndex < this.#queue.length;
+  }
+
+  /**
+   * The next event of the last read, when one waits (else undefined): no promise and no timer work,
+   * for a relay draining a read of many events. The first event comes through nextEvent().
+   */
+  takeBufferedEvent(): EventSourceMessage | undefined {
+    return this.#queueIndex < this.#queue.length ? this.#queue[this.#queueIndex++] : undefined;
   }
 
   /** Stops the deadlines and stops following the client; the request itself goes on (abort() ends it). */
