@@ -105,6 +105,36 @@ describe("retries and failover", () => {
     await a.waitForDisconnect(0);
   });
 
+  test.each([
+    [{ first_byte_ms: 150, total_ms: 60_000 }, "first_byte_timeout"],
+    [{ first_byte_ms: 60_000, total_ms: 150 }, "total_timeout"],
+  ] as const)(
+    "a non-streamed answer stalls: the earlier deadline (%o) fires as %s, and the next provider answers",
+    async (timeouts, cause) => {
+      const { a, b, h } = twoProviders({ max_attempts: 1 }, timeouts);
+      a.enqueue({ kind: "stall_before_first_byte" });
+      b.enqueue({ kind: "text", text: "from b" });
+      const answer = await h.client.chat.completions.create(ask);
+      expect(answer.choices[0]?.message.content).toBe("from b");
+      expect(h.events("upstream.error")[0]).toMatchObject({ provider: "a", cause });
+      await a.waitForDisconnect(0);
+    },
+  );
+
+  test("a stream that keeps sending past its total deadline is cut there with an error", async () => {
+    const { a, h } = twoProviders({}, { total_ms: 300, idle_ms: 5_000 });
+    a.enqueue({ kind: "text", chunks: Array.from({ length: 20 }, (_, i) => `t${i} `), chunkDelayMs: 50 });
+    const stream = await h.client.chat.completions.create({ ...ask, stream: true });
+    let text = "";
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    })().catch((e) => e);
+    expect(text.startsWith("t0 ")).toBe(true);
+    expect(text).not.toContain("t19");
+    expect(String(error?.message)).toContain("total_timeout");
+    expect(h.events("upstream.error")[0]).toMatchObject({ provider: "a", cause: "total_timeout" });
+  });
+
   test("401 is not retried: the provider is marked auth_failed and the next one answers", async () => {
     const { a, b, h } = twoProviders();
     a.setDefault({ kind: "http_error", status: 401, message: "Incorrect API key provided" });

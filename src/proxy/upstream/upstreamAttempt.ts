@@ -33,7 +33,8 @@ export class UpstreamAttempt {
   readonly #controller = new AbortController();
   #timedOut: FailureCause | undefined;
   #phaseTimer: ReturnType<typeof setTimeout> | undefined;
-  readonly #totalTimer: ReturnType<typeof setTimeout>;
+  /** A stream's whole-exchange deadline; a non-streamed exchange has one deadline in #phaseTimer. */
+  #totalTimer: ReturnType<typeof setTimeout> | undefined;
   #reader: BodyReader | undefined;
   /** Made at the first streamed read: a non-streamed answer never needs one. */
   #decoder: SseDecoder | undefined;
@@ -49,13 +50,21 @@ export class UpstreamAttempt {
   ) {
     if (clientSignal.aborted) this.#controller.abort();
     else clientSignal.addEventListener("abort", this.#onClientAbort, { once: true });
-    this.#totalTimer = setTimeout(() => this.#expire("total_timeout"), timeouts.total_ms);
   }
 
   /** Sends the request; resolves with a 2xx response, throws UpstreamFailure or ClientGoneError otherwise. */
   async open(url: string, headers: Record<string, string>, body: string, stream: boolean): Promise<Response> {
-    if (stream && this.timeouts.connect_ms < this.timeouts.first_byte_ms) this.#arm("connect_timeout", this.timeouts.connect_ms);
-    else this.#arm("first_byte_timeout", this.timeouts.first_byte_ms);
+    const { connect_ms, first_byte_ms, total_ms } = this.timeouts;
+    if (!stream) {
+      // A non-streamed answer's first byte comes with its whole body, so its two deadlines run
+      // together: one timer, set to the earlier (a timer less per request).
+      if (first_byte_ms < total_ms) this.#arm("first_byte_timeout", first_byte_ms);
+      else this.#arm("total_timeout", total_ms);
+    } else {
+      this.#totalTimer = setTimeout(() => this.#expire("total_timeout"), total_ms);
+      if (connect_ms < first_byte_ms) this.#arm("connect_timeout", connect_ms);
+      else this.#arm("first_byte_timeout", first_byte_ms);
+    }
     let response: Response;
     try {
       // Bun's own socket idle timer would cut long silent streams at 5 min; our deadlines rule instead.
