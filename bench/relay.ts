@@ -260,6 +260,15 @@ function setAffinity(pids: number[], cpus: string): boolean {
   return true;
 }
 
+/** The CPUs a process may run on, as /proc lists them (`0-1`), or undefined once it has gone. */
+function cpuListOf(pid: number): string | undefined {
+  try {
+    return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 function workerPid(dataDir: string): number {
   return (JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number }).pid;
 }
@@ -323,16 +332,20 @@ async function orchestrate(): Promise<void> {
     // The c=1 rows again with every process of the bench on one CPU: each figure then holds to a few
     // per cent run after run, where the free rows above move by half as the scheduler places threads.
     const benchPids = () => [process.pid, ...children.map((child) => child.pid), ...agentdPids(), ...traced.pids()];
-    const everyCpu = `0-${navigator.hardwareConcurrency - 1}`;
-    const pinned = setAffinity(benchPids(), "0");
+    const cpusBefore = benchPids().map((pid) => [pid, cpuListOf(pid)] as const);
     const c1Pinned = sides();
     const s1Pinned = sides();
-    if (pinned) {
-      await interleaved(c1Pinned.relay, c1Pinned.agentd, request(false), 1, 600, 9);
-      await interleaved(s1Pinned.relay, s1Pinned.agentd, request(true), 1, 250, 9);
+    let pinned = false;
+    try {
+      pinned = setAffinity(benchPids(), "0");
+      if (pinned) {
+        await interleaved(c1Pinned.relay, c1Pinned.agentd, request(false), 1, 600, 9);
+        await interleaved(s1Pinned.relay, s1Pinned.agentd, request(true), 1, 250, 9);
+      }
+    } finally {
+      // Each process gets back the CPUs it had, after a failure part-way too.
+      for (const [pid, cpus] of cpusBefore) if (cpus) setAffinity([pid], cpus);
     }
-    // Also after a failure part-way: whatever was pinned goes back to every CPU.
-    setAffinity(benchPids(), everyCpu);
     // agentd against itself with telemetry on, c=32.
     const off = new Side(agentdUrl, agentdPids);
     const on = new Side(traced.url, traced.pids);

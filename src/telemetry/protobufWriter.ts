@@ -118,10 +118,14 @@ export class ProtobufWriter {
         return;
       }
     }
-    // UTF-8 takes at most three bytes per UTF-16 unit.
-    this.#room(length * 3 + 1);
+    // UTF-8 takes at most three bytes per UTF-16 unit: the length field is kept that long, and the
+    // text goes into the room there is, the buffer grown to that worst case only when it falls short.
     const opened = this.begin(field, Math.min(3, varintSize(length * 3)), false);
-    const { written } = encoder.encodeInto(value, this.#buffer.subarray(this.#at));
+    let { read, written } = encoder.encodeInto(value, this.#buffer.subarray(this.#at));
+    if (read < length) {
+      this.#room(length * 3);
+      ({ read, written } = encoder.encodeInto(value, this.#buffer.subarray(this.#at)));
+    }
     this.#at += written;
     this.end(opened);
   }

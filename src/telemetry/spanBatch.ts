@@ -44,6 +44,7 @@ export class SpanBatch {
   #closed = false;
   /** Made on the first protobuf batch; batches go one at a time, so one buffer serves them all. */
   #writer: ProtobufWriter | undefined;
+  #shutdown: Promise<void> | undefined;
 
   constructor(
     private readonly settings: SpanBatchSettings,
@@ -62,8 +63,17 @@ export class SpanBatch {
     else if (!this.#timer) this.#exportSoon(this.settings.scheduledDelayMs);
   }
 
-  /** Exports what waits (within the export timeout after any export under way), then takes no more spans. Safe to call twice. */
-  async shutdown(): Promise<void> {
+  /**
+   * Exports what waits (within the export timeout after any export under way), then takes no more
+   * spans. A second call, at once or later, gets the first one's promise: two drains at a time
+   * would share the one protobuf buffer.
+   */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#drain();
+    return this.#shutdown;
+  }
+
+  async #drain(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;

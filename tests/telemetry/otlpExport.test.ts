@@ -5,6 +5,7 @@ import { startTracing, type Tracing } from "../../src/telemetry/index.ts";
 import { otlpTraceJson, unixNanos, type FinishedSpan } from "../../src/telemetry/otlpJson.ts";
 import { otlpTraceProtobuf } from "../../src/telemetry/otlpProtobuf.ts";
 import { ProtobufWriter } from "../../src/telemetry/protobufWriter.ts";
+import { SpanBatch } from "../../src/telemetry/spanBatch.ts";
 import { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from "../../src/telemetry/traceContext.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { decodeProtobuf, hexId, startOtlpReceiver, type ExportRequest, type OtlpReceiver } from "./support/otlpReceiver.ts";
@@ -155,6 +156,24 @@ describe("OTLP protobuf", () => {
     expect(small.map((row) => row.spanId)).toEqual([span(7).spanId]);
   });
 
+  test("text of three UTF-8 bytes per unit arrives whole whatever room the writer had left", async () => {
+    const text = "模".repeat(50);
+    // Every starting size, so one of them leaves exactly the room the old reservation fell short by.
+    for (let capacity = 1; capacity <= 200; capacity++) {
+      const writer = new ProtobufWriter(capacity);
+      writer.string(1, text);
+      const bytes = writer.bytes();
+      // Field 1, length-delimited; 150 bytes as a two-byte varint.
+      expect([...bytes.subarray(0, 3)]).toEqual([0x0a, 0x96, 0x01]);
+      expect(new TextDecoder().decode(bytes.subarray(3))).toBe(text);
+    }
+    const long = "模".repeat(50_000);
+    const rows = exportRows(
+      await decodeProtobuf(otlpTraceProtobuf(identity, [span(0, { attributes: { model: long } })], 0, new ProtobufWriter())),
+    );
+    expect(rows[0]!.attributes).toEqual([{ key: "model", value: { stringValue: long } }]);
+  });
+
   test("varints at their length boundaries, and a negative int64 in ten bytes", () => {
     const bytesOf = (write: (writer: ProtobufWriter) => void) => {
       const writer = new ProtobufWriter(1);
@@ -278,6 +297,44 @@ describe("export to a collector", () => {
     tracing.tracer.startSpan("after").end();
     await tracing.shutdown();
     expect(receiver.spans).toHaveLength(3);
+  });
+
+  test("shutdown called twice at once drains once: a retried batch is resent as it was, not as the next one", async () => {
+    receiver = startOtlpReceiver();
+    const batch = new SpanBatch(
+      {
+        url: `${receiver.url}/v1/traces`,
+        protocol: "http/protobuf",
+        headers: {},
+        maxQueueSize: 10,
+        maxExportBatchSize: 1,
+        scheduledDelayMs: 60_000,
+        timeoutMs: 5_000,
+      },
+      { resource: { "service.name": "agentd" }, scope: { name: "agentd", version: "1" } },
+    );
+    const finished = (name: string): FinishedSpan => ({
+      traceId: TRACE,
+      spanId: SPAN,
+      parentSpanId: undefined,
+      name,
+      kind: 1,
+      startMs: 1,
+      endMs: 2,
+      attributes: {},
+      error: undefined,
+    });
+    batch.add(finished("A"));
+    batch.add(finished("B"));
+    // The first export meets a 503 and is retried after its backoff; both drains run meanwhile.
+    receiver.failWith(503);
+    const both = Promise.all([batch.shutdown(), batch.shutdown()]);
+    const collector = receiver;
+    await waitFor("the refused export", () => (collector.refused > 0 ? true : undefined));
+    receiver.failWith(0);
+    await both;
+    expect(receiver.spans.map((span) => span.name).sort()).toEqual(["A", "B"]);
+    expect(batch.counts).toEqual({ exported: 2, dropped_queue_full: 0, dropped_export_failed: 0 });
   });
 
   test("a full batch goes at once, without waiting for the scheduled delay", async () => {
