@@ -58,8 +58,9 @@ export function spawnWorker(
         BUN_CONFIG_MAX_HTTP_REQUESTS: "4096",
         ...process.env,
         AGENTD_SUPERVISOR_PID: String(process.pid),
-        // Bun unpacks native addons (ssh2's) into TMPDIR and loads them: never from a directory the
-        // agent's commands can write. Commands get the operator's TMPDIR back (withoutSecrets).
+        // Bun unpacks a native addon embedded in the binary into TMPDIR and loads it from there (none
+        // is embedded today: build/ssh2Trim.ts leaves ssh2's out), so never a directory the agent's
+        // commands can write. Commands get the operator's TMPDIR back (withoutSecrets).
         TMPDIR: privateTmp,
         [CHILD_TMPDIR_ENV]: process.env.TMPDIR ?? "",
         AGENTD_WORKER_RESTARTS: String(restarts),
