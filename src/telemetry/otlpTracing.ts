@@ -17,23 +17,26 @@ export function tracesUrl(endpoint: string): string {
 }
 
 /**
- * One span: plain fields while it runs, handed to the batch when it ends. A span under an unsampled
- * parent (the client's `traceparent` said so) keeps the trace going downstream but is not exported,
- * as OpenTelemetry's default parent-based sampler does.
+ * One span: plain fields while it runs, handed to the batch as it is when it ends (it is its own
+ * FinishedSpan: no copy per span). A span under an unsampled parent (the client's `traceparent`
+ * said so) keeps the trace going downstream but is not exported, as OpenTelemetry's default
+ * parent-based sampler does.
  */
-class OtlpSpan implements Span {
-  readonly #attributes: Record<string, AttributeValue> = {};
-  readonly #startMs = performance.now();
+class OtlpSpan implements Span, FinishedSpan {
+  readonly attributes: Record<string, AttributeValue> = {};
+  readonly startMs = performance.now();
+  endMs = 0;
+  error: { message?: string } | undefined = undefined;
   #ended = false;
 
   constructor(
     private readonly batch: SpanBatch,
     readonly traceId: string,
     readonly spanId: string,
-    private readonly parentSpanId: string | undefined,
+    readonly parentSpanId: string | undefined,
     readonly sampled: boolean,
-    private readonly name: string,
-    private readonly kind: number,
+    readonly name: string,
+    readonly kind: number,
     attributes: SpanAttributes | undefined,
   ) {
     if (attributes) this.setAttributes(attributes);
@@ -47,28 +50,21 @@ class OtlpSpan implements Span {
     if (this.#ended) return;
     for (const key in attributes) {
       const value = attributes[key];
-      if (value !== undefined) this.#attributes[key] = value;
+      if (value !== undefined) this.attributes[key] = value;
     }
   }
 
   /** Ends the span once; later calls change nothing. */
   end(error?: { type: string; message?: string }): void {
     if (this.#ended) return;
-    if (error) this.#attributes["error.type"] = error.type;
+    if (error) {
+      this.attributes["error.type"] = error.type;
+      this.error = { message: error.message };
+    }
     this.#ended = true;
     if (!this.sampled) return;
-    const finished: FinishedSpan = {
-      traceId: this.traceId,
-      spanId: this.spanId,
-      parentSpanId: this.parentSpanId,
-      name: this.name,
-      kind: this.kind,
-      startMs: this.#startMs,
-      endMs: performance.now(),
-      attributes: this.#attributes,
-      error: error ? { message: error.message } : undefined,
-    };
-    this.batch.add(finished);
+    this.endMs = performance.now();
+    this.batch.add(this);
   }
 }
 

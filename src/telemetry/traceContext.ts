@@ -32,26 +32,23 @@ export function formatTraceparent(traceId: string, spanId: string, sampled: bool
   return `00-${traceId}-${spanId}-${sampled ? "01" : "00"}`;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const POOL_BYTES = 4096;
-let pool = new Uint8Array(0);
-let poolAt = 0;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
 
-/** `bytes` random bytes as hex, never all zeros; drawn from a pool refilled 4 KiB at a time (one getRandomValues per ~170 spans). */
+/**
+ * `bytes` random bytes as hex, never all zeros; drawn from a pool refilled 4 KiB at a time (one
+ * getRandomValues per ~170 spans), and made one flat string by the runtime, not pieced together.
+ */
 function randomHex(bytes: number): string {
   for (;;) {
-    if (poolAt + bytes > pool.length) {
-      pool = crypto.getRandomValues(new Uint8Array(POOL_BYTES));
+    if (poolAt + bytes > POOL_BYTES) {
+      crypto.getRandomValues(pool);
       poolAt = 0;
     }
-    let hex = "";
-    let zero = true;
-    for (let i = 0; i < bytes; i++) {
-      const byte = pool[poolAt++]!;
-      if (byte !== 0) zero = false;
-      hex += HEX[byte];
-    }
-    if (!zero) return hex;
+    const start = poolAt;
+    poolAt += bytes;
+    for (let i = start; i < poolAt; i++) if (pool[i] !== 0) return pool.toString("hex", start, poolAt);
   }
 }
 
