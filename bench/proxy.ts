@@ -13,19 +13,13 @@ import { spawn, type Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitForFile } from "./support/benchRig.ts";
+import { CHAT_JSON, runCollector } from "./support/benchServers.ts";
 
 /** A difference with its sign: RSS may also shrink while streams are open (the GC runs). */
 const signed = (value: number, digits: number) => `${value < 0 ? "−" : "+"}${Math.abs(value).toFixed(digits)}`;
 
 const role = process.argv[2];
-const CHAT_JSON = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  created: 0,
-  model: "bench",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
-});
 const STREAM_CHUNKS = 50;
 /** A Hermes-style call the "textcall" model writes in its streamed text, cut into STREAM_CHUNKS pieces like the plain answer. */
 const TEXT_CALL = `Let me look at the disk usage first.\n<tool_call>\n${JSON.stringify({ name: "exec_command", arguments: { cmd: "df -h /var/lib && du -sh /var/log/* | sort -h | tail -n 20", timeout_ms: 10000 } })}\n</tool_call>`;
@@ -82,19 +76,6 @@ async function runUpstream(portFile: string): Promise<void> {
   await Bun.write(portFile, String(server.port));
 }
 
-/** A collector stand-in for the telemetry rows: takes OTLP/HTTP exports and throws them away. */
-async function runCollector(portFile: string): Promise<void> {
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      await req.arrayBuffer();
-      return Response.json({});
-    },
-  });
-  await Bun.write(portFile, String(server.port));
-}
-
 /** The proxy alone; with `otlpEndpoint`, each request is also a span exported there (telemetry on). */
 async function runProxy(portFile: string, upstreamUrl: string, otlpEndpoint?: string): Promise<void> {
   const { Hono } = await import("hono");
@@ -115,21 +96,6 @@ async function runProxy(portFile: string, upstreamUrl: string, otlpEndpoint?: st
   app.route("/v1", proxy.routes);
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, idleTimeout: 0 });
   await Bun.write(portFile, String(server.port));
-}
-
-async function waitForFile(path: string, child: Subprocess): Promise<string> {
-  const deadline = performance.now() + 10_000;
-  for (;;) {
-    try {
-      const text = readFileSync(path, "utf8");
-      if (text) return text;
-    } catch {
-      // Not written yet.
-    }
-    if (child.exitCode !== null) throw new Error(`bench child exited with ${child.exitCode}`);
-    if (performance.now() > deadline) throw new Error(`bench child did not announce its port in ${path}`);
-    await Bun.sleep(10);
-  }
 }
 
 const body = (stream: boolean, model = "bench") => JSON.stringify({ model, stream, messages: [{ role: "user", content: "hi" }] });

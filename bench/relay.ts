@@ -15,344 +15,49 @@
  * figures hold run after run, and measure the work itself.
  * Every process it starts is stopped by its pid at the end.
  */
-import type { Subprocess } from "bun";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { AGENTD, ensureBinary } from "../tests/support/binary.ts";
-
-const role = process.argv[2];
-const STREAM_CHUNKS = 20;
-const CHAT_JSON = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  created: 0,
-  model: "bench",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
-});
-
-async function runUpstream(portFile: string): Promise<void> {
-  const encoder = new TextEncoder();
-  const chunks = Array.from({ length: STREAM_CHUNKS }, (_, i) =>
-    encoder.encode(
-      `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{"content":"t${i} "},"finish_reason":null}]}\n\n`,
-    ),
-  );
-  const finish = encoder.encode(
-    'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"bench","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":20,"total_tokens":25}}\n\ndata: [DONE]\n\n',
-  );
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    idleTimeout: 0,
-    async fetch(req) {
-      const body = (await req.json()) as { stream?: boolean };
-      if (!body.stream) return new Response(CHAT_JSON, { headers: { "content-type": "application/json" } });
-      let i = 0;
-      return new Response(
-        new ReadableStream({
-          pull(controller) {
-            if (i < chunks.length) controller.enqueue(chunks[i++]!);
-            else {
-              controller.enqueue(finish);
-              controller.close();
-            }
-          },
-        }),
-        { headers: { "content-type": "text/event-stream" } },
-      );
-    },
-  });
-  writeFileSync(portFile, String(server.port));
-}
-
-/** The floor: what any Bun proxy must at least do. */
-async function runRelay(portFile: string, upstream: string): Promise<void> {
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    idleTimeout: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      const response = await fetch(`${upstream}${url.pathname.slice(3)}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: await req.arrayBuffer(),
-      });
-      return new Response(response.body, { status: response.status, headers: { "content-type": response.headers.get("content-type")! } });
-    },
-  });
-  writeFileSync(portFile, String(server.port));
-}
-
-/** A collector stand-in for the telemetry row: takes OTLP/HTTP exports and throws them away. */
-async function runCollector(portFile: string): Promise<void> {
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      await req.arrayBuffer();
-      return Response.json({});
-    },
-  });
-  writeFileSync(portFile, String(server.port));
-}
-
-async function waitForFile(path: string, child: Subprocess): Promise<string> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    try {
-      const text = readFileSync(path, "utf8");
-      if (text) return text;
-    } catch {
-      // Not written yet.
-    }
-    if (child.exitCode !== null) throw new Error(`bench child exited with ${child.exitCode}`);
-    if (performance.now() > deadline) throw new Error(`bench child did not announce itself in ${path}`);
-    await Bun.sleep(20);
-  }
-}
-
-/**
- * CPU seconds a process's threads have run, to the nanosecond (schedstat): /proc/PID/stat counts
- * in 10 ms ticks, too coarse for a round of a few hundred requests.
- */
-function cpuSeconds(pid: number): number {
-  let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ns / 1e9;
-}
-
-function memoryOf(pid: number): { rss: number; pss: number } {
-  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)![1]) / 1024;
-  return { rss: kb("Rss"), pss: kb("Pss") };
-}
-
-const request = (stream: boolean) =>
-  JSON.stringify({
-    model: "bench",
-    stream,
-    messages: [{ role: "user", content: "hi" }],
-    ...(stream ? { stream_options: { include_usage: true } } : {}),
-  });
-
-async function one(url: string, payload: string): Promise<{ ms: number; ttfb: number }> {
-  const started = performance.now();
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
-  const reader = response.body!.getReader();
-  let ttfb = -1;
-  for (;;) {
-    const { done } = await reader.read();
-    if (ttfb < 0) ttfb = performance.now() - started;
-    if (done) break;
-  }
-  if (response.status !== 200) throw new Error(`status ${response.status} from ${url}`);
-  return { ms: performance.now() - started, ttfb };
-}
-
-class Side {
-  readonly ms: number[] = [];
-  readonly ttfb: number[] = [];
-  requests = 0;
-  /** CPU seconds by process, in the order pids() lists them (agentd: supervisor, worker). */
-  readonly cpuByProcess: number[] = [];
-  /** CPU µs per request of each round, in order: paired with the other side's rounds. */
-  readonly perRound: number[] = [];
-  /** Requests per second of each round, in order. */
-  readonly ratePerRound: number[] = [];
-
-  constructor(
-    readonly url: string,
-    readonly pids: () => number[],
-  ) {}
-
-  async round(payload: string, concurrency: number, count: number): Promise<void> {
-    const pids = this.pids();
-    const before = pids.map(cpuSeconds);
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next++ < count) {
-          const { ms, ttfb } = await one(this.url, payload);
-          this.ms.push(ms);
-          this.ttfb.push(ttfb);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    this.requests += count;
-    this.ratePerRound.push(count / seconds);
-    let round = 0;
-    pids.forEach((pid, i) => {
-      const spent = cpuSeconds(pid) - before[i]!;
-      round += spent;
-      this.cpuByProcess[i] = (this.cpuByProcess[i] ?? 0) + spent;
-    });
-    this.perRound.push((round / count) * 1e6);
-  }
-
-  p50(of: number[]): number {
-    const sorted = [...of].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)]!;
-  }
-
-  /** The median round's CPU µs per request: a round slowed by a neighbour's load does not move it. */
-  cpuPerRequestUs(): number {
-    return median(this.perRound);
-  }
-
-  /** "supervisor + worker" µs per request. */
-  cpuSplitUs(): string {
-    return this.cpuByProcess.map((seconds) => ((seconds / this.requests) * 1e6).toFixed(1)).join(" + ");
-  }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/**
- * `side` against `base` as the median of their rounds' ratios: rounds run back to back, so each
- * pair met the same load from the rest of a shared machine, and one disturbed pair moves nothing.
- */
-function pairedRatio(side: Side, base: Side, of: (s: Side) => number[] = (s) => s.perRound): number {
-  const baseRounds = of(base);
-  return median(of(side).map((value, i) => value / baseRounds[i]!));
-}
-
-/** Rounds alternate relay, agentd, relay, agentd… with the same payload and concurrency. */
-async function interleaved(relay: Side, agentd: Side, payload: string, concurrency: number, perRound: number, rounds: number) {
-  for (let i = 0; i < rounds; i++) {
-    await relay.round(payload, concurrency, perRound);
-    await agentd.round(payload, concurrency, perRound);
-  }
-}
-
-/**
- * Moves every thread of `pids` onto `cpus` (taskset's list form). False, with a note, where taskset
- * is missing or refuses: the pinned rows are then left out.
- */
-function setAffinity(pids: number[], cpus: string): boolean {
-  for (const pid of pids) {
-    let refusal: string | undefined;
-    try {
-      const result = Bun.spawnSync(["taskset", "-a", "-p", "-c", cpus, String(pid)], { stdout: "ignore", stderr: "pipe" });
-      if (!result.success) refusal = result.stderr.toString().trim();
-    } catch (error) {
-      refusal = (error as Error).message;
-    }
-    if (refusal !== undefined) {
-      console.error(`bench: cannot pin pid ${pid} with taskset (${refusal}); the one-CPU rows are left out`);
-      return false;
-    }
-  }
-  return true;
-}
-
-/** The CPUs a process may run on, as /proc lists them (`0-1`), or undefined once it has gone. */
-function cpuListOf(pid: number): string | undefined {
-  try {
-    return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  } catch {
-    return undefined;
-  }
-}
-
-function workerPid(dataDir: string): number {
-  return (JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number }).pid;
-}
+import { ensureBinary } from "../tests/support/binary.ts";
+import { BenchRig, memoryOf } from "./support/benchRig.ts";
+import { STREAM_CHUNKS } from "./support/benchServers.ts";
+import { interleaved, median, pairedRatio, request, Side } from "./support/loadSides.ts";
 
 async function orchestrate(): Promise<void> {
   await ensureBinary();
-  const dir = mkdtempSync(join(tmpdir(), "agentd-bench-relay-"));
-  const children: Subprocess[] = [];
-  const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "4096" };
-  const self = (...args: string[]) => {
-    const child = Bun.spawn([process.execPath, import.meta.path, ...args], { stdout: "ignore", stderr: "inherit", env });
-    children.push(child);
-    return child;
-  };
+  const rig = await BenchRig.start();
   try {
-    const upstream = self("--upstream", join(dir, "upstream"));
-    const upstreamUrl = `http://127.0.0.1:${await waitForFile(join(dir, "upstream"), upstream)}/v1`;
-    const relay = self("--relay", join(dir, "relay"), upstreamUrl);
-    const relayUrl = `http://127.0.0.1:${await waitForFile(join(dir, "relay"), relay)}/v1/chat/completions`;
-
-    const providers = [{ name: "bench", base_url: upstreamUrl, api_key: "k" }];
-    /** An agentd serving `config`; its supervisor and worker pids and its chat URL. */
-    const startAgentd = async (name: string, config: Record<string, unknown>) => {
-      const dataDir = join(dir, name);
-      const configPath = join(dir, `${name}.jsonc`);
-      writeFileSync(configPath, JSON.stringify(config));
-      const child = Bun.spawn([AGENTD, "serve", "--config", configPath, "--data-dir", dataDir, "--port", "0", "--bind", "127.0.0.1"], {
-        stdout: "ignore",
-        stderr: "inherit",
-        env,
-      });
-      children.push(child);
-      const ready = await waitForFile(join(dataDir, "ready.json"), child);
-      return {
-        url: `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`,
-        pids: () => [child.pid, workerPid(dataDir)],
-      };
-    };
-    const plain = await startAgentd("data", { providers });
-    const agentdUrl = plain.url;
-    const agentdPids = plain.pids;
+    const agentd = await rig.startAgentd("data");
     await Bun.sleep(2_000);
     // Before a second agentd starts: PSS splits the pages processes share among them.
-    const idle = agentdPids().map(memoryOf);
-    const relayIdle = memoryOf(relay.pid);
+    const idle = agentd.pids().map(memoryOf);
+    const relayIdle = memoryOf(rig.relayPid);
     // Telemetry on: every request is also a span exported over OTLP/HTTP to a local collector.
-    const collector = self("--collector", join(dir, "collector"));
-    const collectorUrl = `http://127.0.0.1:${await waitForFile(join(dir, "collector"), collector)}`;
-    const traced = await startAgentd("traced", { providers, telemetry: { otlp: { endpoint: collectorUrl } } });
+    const traced = await rig.startAgentd("traced", { telemetry: { otlp: { endpoint: await rig.collectorUrl() } } });
 
-    const sides = () => ({ relay: new Side(relayUrl, () => [relay.pid]), agentd: new Side(agentdUrl, agentdPids) });
+    const sides = () => ({ relay: new Side(rig.relayUrl, () => [rig.relayPid]), agentd: new Side(agentd.url, agentd.pids) });
+    const both = (pair: ReturnType<typeof sides>) => [pair.relay, pair.agentd];
     const warm = sides();
-    await interleaved(warm.relay, warm.agentd, request(false), 8, 2000, 1);
-    await interleaved(warm.relay, warm.agentd, request(true), 8, 500, 1);
+    await interleaved(both(warm), request(false), 8, 2000, 1);
+    await interleaved(both(warm), request(true), 8, 500, 1);
     const c1 = sides();
-    await interleaved(c1.relay, c1.agentd, request(false), 1, 600, 9);
+    await interleaved(both(c1), request(false), 1, 600, 9);
     const c32 = sides();
-    await interleaved(c32.relay, c32.agentd, request(false), 32, 4000, 9);
+    await interleaved(both(c32), request(false), 32, 4000, 9);
     const s1 = sides();
-    await interleaved(s1.relay, s1.agentd, request(true), 1, 250, 9);
+    await interleaved(both(s1), request(true), 1, 250, 9);
     // The c=1 rows again with every process of the bench on one CPU: each figure then holds to a few
     // per cent run after run, where the free rows above move by half as the scheduler places threads.
-    const benchPids = () => [process.pid, ...children.map((child) => child.pid), ...agentdPids(), ...traced.pids()];
-    const cpusBefore = benchPids().map((pid) => [pid, cpuListOf(pid)] as const);
     const c1Pinned = sides();
     const s1Pinned = sides();
-    let pinned = false;
-    try {
-      pinned = setAffinity(benchPids(), "0");
-      if (pinned) {
-        await interleaved(c1Pinned.relay, c1Pinned.agentd, request(false), 1, 600, 9);
-        await interleaved(s1Pinned.relay, s1Pinned.agentd, request(true), 1, 250, 9);
-      }
-    } finally {
-      // Each process gets back the CPUs it had, after a failure part-way too.
-      for (const [pid, cpus] of cpusBefore) if (cpus) setAffinity([pid], cpus);
-    }
+    const pinned = await rig.onOneCpu("0", async () => {
+      await interleaved(both(c1Pinned), request(false), 1, 600, 9);
+      await interleaved(both(s1Pinned), request(true), 1, 250, 9);
+    });
     // agentd against itself with telemetry on, c=32.
-    const off = new Side(agentdUrl, agentdPids);
+    const off = new Side(agentd.url, agentd.pids);
     const on = new Side(traced.url, traced.pids);
     // The traced agentd has served nothing yet: bring its JIT to where the other's is, or the row measures warm-up.
     await new Side(traced.url, traced.pids).round(request(false), 32, 30_000);
-    await interleaved(new Side(agentdUrl, agentdPids), new Side(traced.url, traced.pids), request(false), 8, 2000, 1);
-    await interleaved(off, on, request(false), 32, 4000, 9);
+    await interleaved([new Side(agentd.url, agentd.pids), new Side(traced.url, traced.pids)], request(false), 8, 2000, 1);
+    await interleaved([off, on], request(false), 32, 4000, 9);
 
     const us = (v: number) => v.toFixed(1);
     const ms = (v: number) => v.toFixed(3);
@@ -421,13 +126,8 @@ async function orchestrate(): Promise<void> {
     console.log("| --- | ---: | ---: | ---: | --- |");
     for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   } finally {
-    for (const child of children) child.kill();
-    await Promise.all(children.map((child) => child.exited));
-    rmSync(dir, { recursive: true, force: true });
+    await rig.stop();
   }
 }
 
-if (role === "--upstream") await runUpstream(process.argv[3]!);
-else if (role === "--relay") await runRelay(process.argv[3]!, process.argv[4]!);
-else if (role === "--collector") await runCollector(process.argv[3]!);
-else await orchestrate();
+await orchestrate();

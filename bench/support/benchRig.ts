@@ -1,0 +1,163 @@
+/**
+ * The processes a proxy bench measures, in a temp dir of their own: the scripted upstream, the
+ * bare relay and a collector stand-in (bench/support/benchServers.ts), and any number of compiled
+ * agentds serving a config against that upstream. stop() ends every process by its pid.
+ */
+import type { Subprocess } from "bun";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENTD } from "../../tests/support/binary.ts";
+
+const SERVERS = join(import.meta.dir, "benchServers.ts");
+
+/** A running agentd: its chat URL, and its supervisor's and worker's pids. */
+export interface AgentdUnderTest {
+  url: string;
+  pids(): number[];
+}
+
+export class BenchRig {
+  readonly children: Subprocess[] = [];
+  // Bun's fetch allows 256 connections at once by default: too few for the c=32 rounds' pools.
+  readonly env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "4096" };
+  upstreamUrl = "";
+  relayUrl = "";
+  relayPid = 0;
+  #collectorUrl: Promise<string> | undefined;
+  readonly #agentdPids: Array<() => number[]> = [];
+
+  private constructor(readonly dir: string) {}
+
+  /** Starts the upstream and the relay. */
+  static async start(): Promise<BenchRig> {
+    const rig = new BenchRig(mkdtempSync(join(tmpdir(), "agentd-bench-")));
+    const upstream = rig.#server("--upstream", join(rig.dir, "upstream"));
+    rig.upstreamUrl = `http://127.0.0.1:${await waitForFile(join(rig.dir, "upstream"), upstream)}/v1`;
+    const relay = rig.#server("--relay", join(rig.dir, "relay"), rig.upstreamUrl);
+    rig.relayUrl = `http://127.0.0.1:${await waitForFile(join(rig.dir, "relay"), relay)}/v1/chat/completions`;
+    rig.relayPid = relay.pid;
+    return rig;
+  }
+
+  /** The OTLP collector stand-in's base URL, started on first use (after the idle memory is read: PSS splits shared pages among processes). */
+  collectorUrl(): Promise<string> {
+    this.#collectorUrl ??= (async () => {
+      const collector = this.#server("--collector", join(this.dir, "collector"));
+      return `http://127.0.0.1:${await waitForFile(join(this.dir, "collector"), collector)}`;
+    })();
+    return this.#collectorUrl;
+  }
+
+  /** An agentd (`bin`, default ./agentd) serving `config` plus the bench provider, started as `agentd serve` is. */
+  async startAgentd(
+    name: string,
+    config: Record<string, unknown> = {},
+    options: { bin?: string; env?: Record<string, string> } = {},
+  ): Promise<AgentdUnderTest> {
+    const dataDir = join(this.dir, name);
+    const configPath = join(this.dir, `${name}.jsonc`);
+    writeFileSync(configPath, JSON.stringify({ providers: [{ name: "bench", base_url: this.upstreamUrl, api_key: "k" }], ...config }));
+    const child = Bun.spawn(
+      [options.bin ?? AGENTD, "serve", "--config", configPath, "--data-dir", dataDir, "--port", "0", "--bind", "127.0.0.1"],
+      {
+        stdout: "ignore",
+        stderr: "inherit",
+        env: { ...this.env, ...options.env },
+      },
+    );
+    this.children.push(child);
+    const ready = await waitForFile(join(dataDir, "ready.json"), child);
+    const pids = () => [child.pid, workerPid(dataDir)];
+    this.#agentdPids.push(pids);
+    return { url: `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`, pids };
+  }
+
+  /** Every process of the bench: this one, the servers, each agentd's supervisor and worker. */
+  pids(): number[] {
+    return [process.pid, ...this.children.map((child) => child.pid), ...this.#agentdPids.flatMap((pids) => pids())];
+  }
+
+  /**
+   * Runs `rounds` with every process of the bench on `cpu`, then gives each process back the CPUs
+   * it had (after a failure too). False, and `rounds` not run, where taskset is missing or refuses.
+   */
+  async onOneCpu(cpu: string, rounds: () => Promise<unknown>): Promise<boolean> {
+    const before = this.pids().map((pid) => [pid, cpuListOf(pid)] as const);
+    try {
+      if (!setAffinity(this.pids(), cpu)) return false;
+      await rounds();
+      return true;
+    } finally {
+      for (const [pid, cpus] of before) if (cpus) setAffinity([pid], cpus);
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const child of this.children) child.kill();
+    await Promise.all(this.children.map((child) => child.exited));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  #server(...args: string[]): Subprocess {
+    const child = Bun.spawn([process.execPath, SERVERS, ...args], { stdout: "ignore", stderr: "inherit", env: this.env });
+    this.children.push(child);
+    return child;
+  }
+}
+
+export async function waitForFile(path: string, child: Subprocess): Promise<string> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      const text = readFileSync(path, "utf8");
+      if (text) return text;
+    } catch {
+      // Not written yet.
+    }
+    if (child.exitCode !== null) throw new Error(`bench child exited with ${child.exitCode}`);
+    if (performance.now() > deadline) throw new Error(`bench child did not announce itself in ${path}`);
+    await Bun.sleep(20);
+  }
+}
+
+/** RSS and PSS of a process, in MB (smaps_rollup). */
+export function memoryOf(pid: number): { rss: number; pss: number } {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)![1]) / 1024;
+  return { rss: kb("Rss"), pss: kb("Pss") };
+}
+
+/**
+ * Moves every thread of `pids` onto `cpus` (taskset's list form). False, with a note, where taskset
+ * is missing or refuses: the pinned rows are then left out.
+ */
+export function setAffinity(pids: number[], cpus: string): boolean {
+  for (const pid of pids) {
+    let refusal: string | undefined;
+    try {
+      const result = Bun.spawnSync(["taskset", "-a", "-p", "-c", cpus, String(pid)], { stdout: "ignore", stderr: "pipe" });
+      if (!result.success) refusal = result.stderr.toString().trim();
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    if (refusal !== undefined) {
+      console.error(`bench: cannot pin pid ${pid} with taskset (${refusal}); the one-CPU rows are left out`);
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The CPUs a process may run on, as /proc lists them (`0-1`), or undefined once it has gone. */
+function cpuListOf(pid: number): string | undefined {
+  try {
+    return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+function workerPid(dataDir: string): number {
+  return (JSON.parse(readFileSync(join(dataDir, "ready.json"), "utf8")) as { pid: number }).pid;
+}

@@ -1,0 +1,122 @@
+/**
+ * The load client's side of the proxy benches: a Side is one server under load (the relay or an
+ * agentd) with what its rounds measured; rounds of several sides alternate, so load from the rest
+ * of a shared machine falls on all alike, and ratios are taken round by round.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * CPU seconds a process's threads have run, to the nanosecond (schedstat): /proc/PID/stat counts
+ * in 10 ms ticks, too coarse for a round of a few hundred requests.
+ */
+export function cpuSeconds(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns / 1e9;
+}
+
+export const request = (stream: boolean) =>
+  JSON.stringify({
+    model: "bench",
+    stream,
+    messages: [{ role: "user", content: "hi" }],
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  });
+
+async function one(url: string, payload: string): Promise<{ ms: number; ttfb: number }> {
+  const started = performance.now();
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
+  const reader = response.body!.getReader();
+  let ttfb = -1;
+  for (;;) {
+    const { done } = await reader.read();
+    if (ttfb < 0) ttfb = performance.now() - started;
+    if (done) break;
+  }
+  if (response.status !== 200) throw new Error(`status ${response.status} from ${url}`);
+  return { ms: performance.now() - started, ttfb };
+}
+
+export class Side {
+  readonly ms: number[] = [];
+  readonly ttfb: number[] = [];
+  requests = 0;
+  /** CPU seconds by process, in the order pids() lists them (agentd: supervisor, worker). */
+  readonly cpuByProcess: number[] = [];
+  /** CPU µs per request of each round, in order: paired with the other side's rounds. */
+  readonly perRound: number[] = [];
+  /** Requests per second of each round, in order. */
+  readonly ratePerRound: number[] = [];
+
+  constructor(
+    readonly url: string,
+    readonly pids: () => number[],
+  ) {}
+
+  async round(payload: string, concurrency: number, count: number): Promise<void> {
+    const pids = this.pids();
+    const before = pids.map(cpuSeconds);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < count) {
+          const { ms, ttfb } = await one(this.url, payload);
+          this.ms.push(ms);
+          this.ttfb.push(ttfb);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    this.requests += count;
+    this.ratePerRound.push(count / seconds);
+    let round = 0;
+    pids.forEach((pid, i) => {
+      const spent = cpuSeconds(pid) - before[i]!;
+      round += spent;
+      this.cpuByProcess[i] = (this.cpuByProcess[i] ?? 0) + spent;
+    });
+    this.perRound.push((round / count) * 1e6);
+  }
+
+  p50(of: number[]): number {
+    const sorted = [...of].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]!;
+  }
+
+  /** The median round's CPU µs per request: a round slowed by a neighbour's load does not move it. */
+  cpuPerRequestUs(): number {
+    return median(this.perRound);
+  }
+
+  /** "supervisor + worker" µs per request. */
+  cpuSplitUs(): string {
+    return this.cpuByProcess.map((seconds) => ((seconds / this.requests) * 1e6).toFixed(1)).join(" + ");
+  }
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * `side` against `base` as the median of their rounds' ratios: rounds run back to back, so each
+ * pair met the same load from the rest of a shared machine, and one disturbed pair moves nothing.
+ */
+export function pairedRatio(side: Side, base: Side, of: (s: Side) => number[] = (s) => s.perRound): number {
+  const baseRounds = of(base);
+  return median(of(side).map((value, i) => value / baseRounds[i]!));
+}
+
+/** Rounds alternate between the sides (relay, agentd, relay, agentd…) with the same payload and concurrency. */
+export async function interleaved(sides: readonly Side[], payload: string, concurrency: number, perRound: number, rounds: number) {
+  for (let i = 0; i < rounds; i++) for (const side of sides) await side.round(payload, concurrency, perRound);
+}
