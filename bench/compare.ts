@@ -3,7 +3,7 @@
  * and load client, rounds of relay, A and B interleaved: for judging a change, where bench/relay.ts
  * gives the figures against the floor. B/A is the median of the paired rounds' ratios. Run it
  * with no options first, A against itself, to see the noise: on the 2-core VM this was written on,
- * A/A came within ±3 % with every process on one CPU (--pin), ±5 % on the stream row or placed freely.
+ * A/A came within ±3 % while the host was quiet and within ±5 % while it was busy, pinned or not.
  *
  *   node_modules/.bin/bun bench/compare.ts --a /tmp/agentd-before --b ./agentd --pin 0
  *   node_modules/.bin/bun bench/compare.ts --config-b '{"telemetry":{"otlp":{"endpoint":"COLLECTOR"}}}'
