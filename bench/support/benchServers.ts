@@ -17,7 +17,7 @@ export const CHAT_JSON = JSON.stringify({
   usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
 });
 
-export async function runUpstream(portFile: string): Promise<void> {
+async function runUpstream(portFile: string): Promise<void> {
   const encoder = new TextEncoder();
   const chunks = Array.from({ length: STREAM_CHUNKS }, (_, i) =>
     encoder.encode(
@@ -53,7 +53,7 @@ export async function runUpstream(portFile: string): Promise<void> {
 }
 
 /** The floor: what any Bun proxy must at least do. */
-export async function runRelay(portFile: string, upstream: string): Promise<void> {
+async function runRelay(portFile: string, upstream: string): Promise<void> {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,

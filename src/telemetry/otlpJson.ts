@@ -42,11 +42,16 @@ function keyValues(attributes: Record<string, AttributeValue>): Array<{ key: str
 }
 
 /**
- * A time on the `performance.now()` clock as Unix nanoseconds, in decimal. Whole microseconds are
- * an exact integer in a double (Unix nanoseconds are not), so the text is those and three zeros.
+ * A time on the `performance.now()` clock as whole Unix microseconds: an exact integer in a double,
+ * where Unix nanoseconds are not. Both encodings start from it.
  */
+export function unixMicros(timeOrigin: number, ms: number): number {
+  return Math.round((timeOrigin + ms) * 1000);
+}
+
+/** A time on the `performance.now()` clock as Unix nanoseconds, in decimal: the whole microseconds and three zeros. */
 export function unixNanos(timeOrigin: number, ms: number): string {
-  return `${Math.round((timeOrigin + ms) * 1000)}000`;
+  return `${unixMicros(timeOrigin, ms)}000`;
 }
 
 /** One export request's body for `spans`. */

@@ -4,7 +4,7 @@
  * buffer, with no object tree in between. The field numbers are opentelemetry-proto's
  * (collector/trace/v1, trace/v1, common/v1, resource/v1).
  */
-import type { AttributeValue, ExportIdentity, FinishedSpan } from "./otlpJson.ts";
+import { type AttributeValue, type ExportIdentity, type FinishedSpan, unixMicros } from "./otlpJson.ts";
 import { ProtobufWriter } from "./protobufWriter.ts";
 
 // ExportTraceServiceRequest.resource_spans; ResourceSpans.resource, .scope_spans; Resource.attributes.
@@ -67,11 +67,6 @@ function keyValues(writer: ProtobufWriter, field: number, attributes: Record<str
     writer.end(any);
     writer.end(pair);
   }
-}
-
-/** Whole microseconds of Unix time for a `performance.now()` time (the JSON encoding's `unixNanos` rounds alike). */
-function unixMicros(timeOrigin: number, ms: number): number {
-  return Math.round((timeOrigin + ms) * 1000);
 }
 
 /** One export request's body for `spans`, written over whatever `writer` held: send it before the writer's next use. */
