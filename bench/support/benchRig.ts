@@ -25,7 +25,8 @@ export class BenchRig {
   relayUrl = "";
   relayPid = 0;
   #collectorUrl: Promise<string> | undefined;
-  readonly #agentdPids: Array<() => number[]> = [];
+  /** Processes started by the rig's children (each agentd's worker, a gateway's child): pinned with the rest. */
+  readonly #grandchildPids: Array<() => number[]> = [];
 
   private constructor(readonly dir: string) {}
 
@@ -69,13 +70,18 @@ export class BenchRig {
     this.children.push(child);
     const ready = await waitForFile(join(dataDir, "ready.json"), child);
     const pids = () => [child.pid, workerPid(dataDir)];
-    this.#agentdPids.push(pids);
+    this.track(pids);
     return { url: `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`, pids };
   }
 
   /** Every process of the bench: this one, the servers, each agentd's supervisor and worker. */
   pids(): number[] {
-    return [process.pid, ...this.children.map((child) => child.pid), ...this.#agentdPids.flatMap((pids) => pids())];
+    return [process.pid, ...this.children.map((child) => child.pid), ...this.#grandchildPids.flatMap((pids) => pids())];
+  }
+
+  /** Counts `pids` among the bench's processes (pids(), and so onOneCpu): those a child started itself. */
+  track(pids: () => number[]): void {
+    this.#grandchildPids.push(pids);
   }
 
   /**

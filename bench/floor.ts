@@ -1,0 +1,80 @@
+/**
+ * Where the floor of a gateway like agentd lies: the bare relay, then a gateway that adds agentd's
+ * unavoidable duties one at a time (bench/support/floorGateway.ts: parse the body, deadlines and
+ * client aborts, a log line read by a parent process, a scanned stream), then agentd, all against
+ * the same upstream and load client with rounds interleaved. What the last rung costs over the
+ * relay any Bun gateway with these duties would pay; what agentd costs over the last rung is its own.
+ *
+ *   node_modules/.bin/bun bench/floor.ts [--pin 0] [--rounds 9]
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureBinary } from "../tests/support/binary.ts";
+import { BenchRig, waitForFile } from "./support/benchRig.ts";
+import { interleaved, pairedRatio, request, Side } from "./support/loadSides.ts";
+
+const RUNGS = ["parse", "deadline", "log", "scan"] as const;
+const GATEWAY = join(import.meta.dir, "support", "floorGateway.ts");
+
+const { values } = parseArgs({ options: { pin: { type: "string" }, rounds: { type: "string", default: "9" } } });
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  process.stderr.write(`bench/floor: Cannot run ${values.rounds} rounds: give a whole number ≥ 1\n`);
+  process.exit(2);
+}
+
+await ensureBinary();
+const rig = await BenchRig.start();
+try {
+  const gateways: Array<{ name: string; url: string; pids: () => number[] }> = [];
+  for (const rung of RUNGS) {
+    const portFile = join(rig.dir, `floor-${rung}`);
+    const child = Bun.spawn([process.execPath, GATEWAY, rung, portFile, rig.upstreamUrl], {
+      stdout: "ignore",
+      stderr: "inherit",
+      env: rig.env,
+    });
+    rig.children.push(child);
+    const port = await waitForFile(portFile, child);
+    const pids = rung === "log" || rung === "scan" ? [child.pid, Number(readFileSync(`${portFile}.child`, "utf8"))] : [child.pid];
+    rig.track(() => pids);
+    gateways.push({ name: rung, url: `http://127.0.0.1:${port}/v1/chat/completions`, pids: () => pids });
+  }
+  const agentd = await rig.startAgentd("agentd");
+  const everyone = () => [
+    new Side(rig.relayUrl, () => [rig.relayPid]),
+    ...gateways.map((gateway) => new Side(gateway.url, gateway.pids)),
+    new Side(agentd.url, agentd.pids),
+  ];
+  const rows = [
+    { label: "c=32", stream: false, concurrency: 32, perRound: 4000 },
+    { label: "streamed (20 events), c=1", stream: true, concurrency: 1, perRound: 250 },
+  ];
+  const measured: Side[][] = [];
+  const run = async () => {
+    await interleaved(everyone(), request(false), 8, 2000, 1);
+    await interleaved(everyone(), request(true), 8, 500, 1);
+    for (const row of rows) {
+      const sides = everyone();
+      await interleaved(sides, request(row.stream), row.concurrency, row.perRound, rounds);
+      measured.push(sides);
+    }
+  };
+  if (values.pin === undefined) await run();
+  else if (!(await rig.onOneCpu(values.pin, run))) process.exit(1);
+  const names = ["bare relay", ...RUNGS.map((rung) => `+ ${rung}`), "agentd"];
+  console.log(
+    `\nCPU per request (µs, all of a side's processes, and split: parent + child) and ratio to the bare relay; ${rounds} rounds a row, ${values.pin === undefined ? "placed by the scheduler" : `all on CPU ${values.pin}`}\n`,
+  );
+  console.log(`| side | ${rows.map((row) => `${row.label} µs | ×relay`).join(" | ")} |`);
+  console.log(`| --- | ${rows.map(() => "---: | ---:").join(" | ")} |`);
+  names.forEach((name, i) => {
+    const cells = measured.map(
+      (sides) => `${sides[i]!.cpuPerRequestUs().toFixed(1)} (${sides[i]!.cpuSplitUs()}) | ×${pairedRatio(sides[i]!, sides[0]!).toFixed(2)}`,
+    );
+    console.log(`| ${name} | ${cells.join(" | ")} |`);
+  });
+} finally {
+  await rig.stop();
+}
