@@ -49,6 +49,7 @@ try {
   ];
   const rows = [
     { label: "c=32", stream: false, concurrency: 32, perRound: 4000 },
+    { label: "c=1", stream: false, concurrency: 1, perRound: 600 },
     { label: "streamed (20 events), c=1", stream: true, concurrency: 1, perRound: 250 },
   ];
   const measured: Side[][] = [];
@@ -67,13 +68,18 @@ try {
   console.log(
     `\nCPU per request (µs, all of a side's processes, and split: parent + child) and ratio to the bare relay; ${rounds} rounds a row, ${values.pin === undefined ? "placed by the scheduler" : `all on CPU ${values.pin}`}\n`,
   );
-  console.log(`| side | ${rows.map((row) => `${row.label} µs | ×relay`).join(" | ")} |`);
-  console.log(`| --- | ${rows.map(() => "---: | ---:").join(" | ")} |`);
+  console.log(`| side | ${rows.map((row) => `${row.label} µs | ×relay`).join(" | ")} | p50 c=1 | TTFB p50 |`);
+  console.log(`| --- | ${rows.map(() => "---: | ---:").join(" | ")} | ---: | ---: |`);
+  // Latency over the relay's, in ms: c=1's whole answer, the stream's first bytes.
+  const over = (sides: Side[], i: number, of: (side: Side) => number[]) =>
+    `${(sides[i]!.p50(of(sides[i]!)) - sides[0]!.p50(of(sides[0]!))) >= 0 ? "+" : ""}${(sides[i]!.p50(of(sides[i]!)) - sides[0]!.p50(of(sides[0]!))).toFixed(3)} ms`;
   names.forEach((name, i) => {
     const cells = measured.map(
       (sides) => `${sides[i]!.cpuPerRequestUs().toFixed(1)} (${sides[i]!.cpuSplitUs()}) | ×${pairedRatio(sides[i]!, sides[0]!).toFixed(2)}`,
     );
-    console.log(`| ${name} | ${cells.join(" | ")} |`);
+    console.log(
+      `| ${name} | ${cells.join(" | ")} | ${over(measured[1]!, i, (side) => side.ms)} | ${over(measured[2]!, i, (side) => side.ttfb)} |`,
+    );
   });
 } finally {
   await rig.stop();
