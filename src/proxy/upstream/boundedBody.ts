@@ -5,9 +5,10 @@
  * than reading it chunk by chunk here.
  */
 export async function readBounded(response: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
-  if (!response.body) return { text: "", truncated: false };
+  // Before asking for the body: asking a response for its body makes a stream of it (about 1 µs).
   const declared = response.headers.get("content-length");
   if (declared !== null && Number(declared) <= limit) return { text: await response.text(), truncated: false };
+  if (!response.body) return { text: "", truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
