@@ -6,7 +6,8 @@
  *   bun bench/support/floorGateway.ts RUNG PORT_FILE UPSTREAM_URL
  *
  * Rungs, each with the ones before it:
- *   parse     the body read whole and parsed (a gateway routes by `model`) and sent on as text; a
+ *   parse     the request's length and credential headers read (a gateway limits bodies and
+ *             checks callers), the body read whole and parsed (it routes by `model`) and sent on as text; a
  *             non-streamed answer read whole and parsed for `usage`, a streamed one passed on as bytes
  *   deadline  an AbortController per upstream call, tied to the client's abort, with a deadline timer
  *   log       one JSON line per request on stdout, batched every 10 ms, read by a parent process
@@ -77,6 +78,9 @@ function serve(): void {
     idleTimeout: 0,
     async fetch(req) {
       const started = performance.now();
+      // Reading any header makes Bun copy them all into a Headers object: a cost every gateway pays.
+      if (Number(req.headers.get("content-length") ?? 0) > 1 << 20 || req.headers.get("authorization") === "Bearer refused")
+        return Response.json({ error: { code: "refused" } }, { status: 413 });
       const text = await req.text();
       const body = JSON.parse(text) as { model?: string; stream?: boolean };
       if (typeof body.model !== "string") return Response.json({ error: { code: "bad_request" } }, { status: 400 });
