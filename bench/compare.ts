@@ -4,6 +4,8 @@
  * gives the figures against the floor. B/A is the median of the paired rounds' ratios. Run it
  * with no options first, A against itself, to see the noise: on the 2-core VM this was written on,
  * A/A came within ±3 % while the host was quiet and within ±5 % while it was busy, pinned or not.
+ * Keep both binaries on the same file system: the same binary cost ×1.06 at c=32 run from tmpfs
+ * (/dev/shm) against a copy on ext4, enough to pass for a change.
  *
  *   node_modules/.bin/bun bench/compare.ts --a /tmp/agentd-before --b ./agentd --pin 0
  *   node_modules/.bin/bun bench/compare.ts --config-b '{"telemetry":{"otlp":{"endpoint":"COLLECTOR"}}}'
