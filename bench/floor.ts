@@ -7,7 +7,6 @@
  *
  *   node_modules/.bin/bun bench/floor.ts [--pin 0] [--rounds 9]
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureBinary } from "../tests/support/binary.ts";
@@ -37,7 +36,7 @@ try {
     });
     rig.children.push(child);
     const port = await waitForFile(portFile, child);
-    const pids = rung === "log" || rung === "scan" ? [child.pid, Number(readFileSync(`${portFile}.child`, "utf8"))] : [child.pid];
+    const pids = rung === "log" || rung === "scan" ? [child.pid, Number(await waitForFile(`${portFile}.child`, child))] : [child.pid];
     rig.track(() => pids);
     gateways.push({ name: rung, url: `http://127.0.0.1:${port}/v1/chat/completions`, pids: () => pids });
   }
@@ -62,17 +61,32 @@ try {
       measured.push(sides);
     }
   };
+  // Not process.exit: the finally below must still end every process the bench started.
+  let ran = true;
   if (values.pin === undefined) await run();
-  else if (!(await rig.onOneCpu(values.pin, run))) process.exit(1);
+  else ran = await rig.onOneCpu(values.pin, run);
+  if (ran)
+    printTable(
+      measured,
+      rows.map((row) => row.label),
+    );
+  else process.exitCode = 1;
+} finally {
+  await rig.stop();
+}
+
+function printTable(measured: Side[][], labels: string[]): void {
   const names = ["bare relay", ...RUNGS.map((rung) => `+ ${rung}`), "agentd"];
   console.log(
     `\nCPU per request (µs, all of a side's processes, and split: parent + child) and ratio to the bare relay; ${rounds} rounds a row, ${values.pin === undefined ? "placed by the scheduler" : `all on CPU ${values.pin}`}\n`,
   );
-  console.log(`| side | ${rows.map((row) => `${row.label} µs | ×relay`).join(" | ")} | p50 c=1 | TTFB p50 |`);
-  console.log(`| --- | ${rows.map(() => "---: | ---:").join(" | ")} | ---: | ---: |`);
+  console.log(`| side | ${labels.map((label) => `${label} µs | ×relay`).join(" | ")} | p50 c=1 | TTFB p50 |`);
+  console.log(`| --- | ${labels.map(() => "---: | ---:").join(" | ")} | ---: | ---: |`);
   // Latency over the relay's, in ms: c=1's whole answer, the stream's first bytes.
-  const over = (sides: Side[], i: number, of: (side: Side) => number[]) =>
-    `${(sides[i]!.p50(of(sides[i]!)) - sides[0]!.p50(of(sides[0]!))) >= 0 ? "+" : ""}${(sides[i]!.p50(of(sides[i]!)) - sides[0]!.p50(of(sides[0]!))).toFixed(3)} ms`;
+  const over = (sides: Side[], i: number, of: (side: Side) => number[]) => {
+    const ms = sides[i]!.p50(of(sides[i]!)) - sides[0]!.p50(of(sides[0]!));
+    return `${ms >= 0 ? "+" : ""}${ms.toFixed(3)} ms`;
+  };
   names.forEach((name, i) => {
     const cells = measured.map(
       (sides) => `${sides[i]!.cpuPerRequestUs().toFixed(1)} (${sides[i]!.cpuSplitUs()}) | ×${pairedRatio(sides[i]!, sides[0]!).toFixed(2)}`,
@@ -81,6 +95,4 @@ try {
       `| ${name} | ${cells.join(" | ")} | ${over(measured[1]!, i, (side) => side.ms)} | ${over(measured[2]!, i, (side) => side.ttfb)} |`,
     );
   });
-} finally {
-  await rig.stop();
 }
