@@ -1,9 +1,11 @@
 /**
  * Where the floor of a gateway like agentd lies: the bare relay, then a gateway that adds agentd's
  * unavoidable duties one at a time (bench/support/floorGateway.ts: parse the body, deadlines and
- * client aborts, a log line read by a parent process, a scanned stream), then agentd, all against
- * the same upstream and load client with rounds interleaved. What the last rung costs over the
- * relay any Bun gateway with these duties would pay; what agentd costs over the last rung is its own.
+ * client aborts, a log line read by a parent process, a scanned stream), the same duties on an
+ * upstream client of its own instead of fetch, then agentd, all against the same upstream and load
+ * client with rounds interleaved. The `scan` rung is what a gateway with these duties built on Bun's
+ * fetch pays; the `client` rung shows how much of that is fetch reading bodies into JS. What agentd
+ * costs over them is its own.
  *
  *   node_modules/.bin/bun bench/floor.ts [--pin 0] [--rounds 9]
  */
@@ -13,7 +15,9 @@ import { ensureBinary } from "../tests/support/binary.ts";
 import { BenchRig, waitForFile } from "./support/benchRig.ts";
 import { interleaved, pairedRatio, request, Side } from "./support/loadSides.ts";
 
-const RUNGS = ["parse", "deadline", "log", "scan"] as const;
+const RUNGS = ["parse", "deadline", "log", "scan", "client"] as const;
+/** The rungs from `log` on run as a parent (the log's reader) and the gateway it started. */
+const WITH_PARENT: ReadonlySet<string> = new Set(["log", "scan", "client"]);
 const GATEWAY = join(import.meta.dir, "support", "floorGateway.ts");
 
 const { values } = parseArgs({ options: { pin: { type: "string" }, rounds: { type: "string", default: "9" } } });
@@ -36,7 +40,7 @@ try {
     });
     rig.children.push(child);
     const port = await waitForFile(portFile, child);
-    const pids = rung === "log" || rung === "scan" ? [child.pid, Number(await waitForFile(`${portFile}.child`, child))] : [child.pid];
+    const pids = WITH_PARENT.has(rung) ? [child.pid, Number(await waitForFile(`${portFile}.child`, child))] : [child.pid];
     rig.track(() => pids);
     gateways.push({ name: rung, url: `http://127.0.0.1:${port}/v1/chat/completions`, pids: () => pids });
   }
