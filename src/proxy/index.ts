@@ -65,6 +65,7 @@ const PROXY_LIVE = [
   "proxy.client_retry_after_cap_ms",
   "proxy.timeout_raise_max_factor",
   "proxy.maintenance_interval_ms",
+  "proxy.upstream_client",
 ];
 
 export function createProxy(options: CreateProxyOptions): Proxy {
@@ -106,6 +107,7 @@ export function createProxy(options: CreateProxyOptions): Proxy {
         clientRetryAfterCapMs: next.client_retry_after_cap_ms,
         maxAttemptsPerProvider: next.max_attempts,
         maxTotalAttempts: next.max_total_attempts,
+        ownClient: next.upstream_client === "auto",
       });
       // The admin route reads its cap at each request.
       core.config.timeout_raise_max_factor = next.timeout_raise_max_factor;

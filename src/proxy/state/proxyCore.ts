@@ -66,6 +66,7 @@ export class ProxyCore {
       clientRetryAfterCapMs: config.client_retry_after_cap_ms,
       maxAttemptsPerProvider: config.max_attempts,
       maxTotalAttempts: config.max_total_attempts,
+      ownClient: config.upstream_client === "auto",
       onQuirk: (provider, param, detail) => this.#learnQuirk(provider, param, detail),
       onFailure: (provider, failure, model, attempt) => this.noteFailure(provider, failure, model, attempt),
     };

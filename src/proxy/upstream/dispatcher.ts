@@ -72,6 +72,8 @@ export interface DispatchSettings extends RetrySettings {
   onQuirk: (provider: ProviderRuntime, param: string, detail: string) => void;
   /** Logs and counts a failed attempt, and tells the provider's breaker and health. */
   onFailure: (provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number) => void;
+  /** Plain-HTTP upstreams through agentd's own client (proxy.upstream_client "auto"); unset means yes. */
+  ownClient?: boolean;
 }
 
 /** How far a dispatch got: filled in as it goes, so a request that failed is counted under the provider that failed it. */
@@ -114,7 +116,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
       tally.attempts = ++total;
       provider.requests++;
       const sentAt = performance.now();
-      const attempt = new UpstreamAttempt(plan.signal, provider.timeouts);
+      const attempt = new UpstreamAttempt(plan.signal, provider.timeouts, settings.ownClient ?? true);
       const payload = payloadFor(plan, provider, route.upstreamModel);
       try {
         const committed = await runAttempt(plan, provider, attempt, payload, route.upstreamModel, sentAt);

@@ -3,12 +3,29 @@ import { parseRetryAfter } from "./retryPolicy.ts";
 import { SseDecoder, SseOverflowError, type EventSourceMessage } from "./sseDecoder.ts";
 import { causeForStatus, UpstreamFailure, type FailureCause } from "./upstreamFailure.ts";
 import { readBounded } from "./boundedBody.ts";
+import { Http1Client } from "./http1Client.ts";
 
 export interface AttemptTimeouts {
   connect_ms: number;
   first_byte_ms: number;
   idle_ms: number;
   total_ms: number;
+}
+
+const ownClient = new Http1Client();
+/** Each upstream URL's verdict, parsed once: a URL for the own client, or null for fetch. */
+const ownClientUrls = new Map<string, URL | null>();
+
+function ownClientUrl(url: string): URL | undefined {
+  let verdict = ownClientUrls.get(url);
+  if (verdict === undefined) {
+    const parsed = URL.parse(url);
+    verdict = parsed && Http1Client.serves(parsed) ? parsed : null;
+    // Bounded: upstream URLs come from the config, plus passthrough paths.
+    if (ownClientUrls.size > 1000) ownClientUrls.clear();
+    ownClientUrls.set(url, verdict);
+  }
+  return verdict ?? undefined;
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -47,6 +64,8 @@ export class UpstreamAttempt {
   constructor(
     private readonly clientSignal: AbortSignal,
     private readonly timeouts: AttemptTimeouts,
+    /** Plain-HTTP upstreams through agentd's own client (http1Client.ts) rather than fetch. */
+    private readonly ownClient = true,
   ) {
     if (clientSignal.aborted) this.#controller.abort();
     // Not `once`: finish() removes it, and a listener without options costs half as much to add.
@@ -69,7 +88,10 @@ export class UpstreamAttempt {
     let response: Response;
     try {
       // Bun's own socket idle timer would cut long silent streams at 5 min; our deadlines rule instead.
-      response = await fetch(url, { method: "POST", headers, body, signal: this.#controller.signal, timeout: false } as RequestInit);
+      const own = this.ownClient ? ownClientUrl(url) : undefined;
+      response = own
+        ? await ownClient.post({ url: own, headers, body, signal: this.#controller.signal, bufferUpTo: stream ? undefined : MAX_JSON_BODY })
+        : await fetch(url, { method: "POST", headers, body, signal: this.#controller.signal, timeout: false } as RequestInit);
     } catch (error) {
       throw this.#failure(error, "connect");
     }

@@ -95,6 +95,11 @@ export const proxyConfigSchema = z
     timeout_raise_max_factor: z.number().min(1).max(100).default(4),
     /** How often rollups are written and expired responses dropped. */
     maintenance_interval_ms: ms.default(15_000),
+    /**
+     * How upstream calls are made: "auto" sends plain-HTTP upstreams (a local model server) through
+     * agentd's own HTTP/1.1 client and https:// ones through Bun's fetch; "fetch" sends all through fetch.
+     */
+    upstream_client: z.enum(["auto", "fetch"]).default("auto"),
   })
   .prefault({});
 

@@ -1,0 +1,333 @@
+import type { Socket } from "bun";
+import { bodyFraming, type BodyFraming, ChunkedDecoder, Http1WireError, keepsAlive, parseResponseHead, requestHead } from "./http1Wire.ts";
+
+/**
+ * agentd's own HTTP/1.1 client for plain-HTTP upstreams (a local vLLM, llama.cpp or Ollama, a
+ * gateway on the LAN): keep-alive connections over Bun.connect, answers handed over as Responses.
+ * Bun's fetch hands an answer's body to JS through its own HTTP thread and a stream; this client
+ * reads the socket on the JS thread, which bench/floor.ts measured at about a third less CPU per
+ * request. https:// upstreams, and any upstream while a proxy is set in the environment, stay on fetch.
+ */
+export interface Http1Request {
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+  /** A non-streamed answer is read whole before it is handed over, up to this many bytes; past it, as a stream. */
+  bufferUpTo?: number;
+}
+
+const MAX_HEAD_BYTES = 64 * 1024;
+/** An idle connection older than this is closed rather than reused: servers drop idle ones after a few seconds. */
+const IDLE_REUSE_MS = 2_000;
+const MAX_IDLE_PER_ORIGIN = 64;
+/** Body bytes queued for a slow reader before the socket stops being read. */
+const PAUSE_AT_BYTES = 1 << 20;
+
+/** What one answer is doing with the bytes its connection receives. */
+interface Exchange {
+  head?: { status: number; headers: Array<[string, string]>; framing: BodyFraming };
+  chunked?: ChunkedDecoder;
+  left: number;
+  gotBytes: boolean;
+  onHead(status: number, headers: Array<[string, string]>): void;
+  onBody(bytes: Buffer): void;
+  onEnd(): void;
+  onFail(error: Error): void;
+}
+
+interface Connection {
+  socket: Socket<Connection>;
+  origin: string;
+  exchange: Exchange | undefined;
+  pending: Buffer | undefined;
+  unsent: Buffer | undefined;
+  idleSince: number;
+  reused: boolean;
+  closed: boolean;
+}
+
+/** A connection failed before the answer began: the error carries a code like fetch's (ECONNRESET). */
+function connectionError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+export class Http1Client {
+  readonly #idle = new Map<string, Connection[]>();
+
+  /** Whether this client serves `url`: plain HTTP, with no proxy set in the environment (fetch honours one). */
+  static serves(url: URL, env: Record<string, string | undefined> = process.env): boolean {
+    return url.protocol === "http:" && !env.HTTP_PROXY && !env.http_proxy && !env.ALL_PROXY && !env.all_proxy;
+  }
+
+  /** POSTs `request.body`; resolves with the answer once its head is in (or, buffered, once its body is). */
+  async post(request: Http1Request): Promise<Response> {
+    const origin = `${request.url.hostname}:${request.url.port || "80"}`;
+    const bytes = requestHead("POST", request.url, request.headers, Buffer.byteLength(request.body)) + request.body;
+    for (let attempt = 0; ; attempt++) {
+      if (request.signal.aborted) throw abortError();
+      const connection = this.#take(origin) ?? (await this.#connect(request.url, origin, request.signal));
+      try {
+        return await this.#exchange(connection, bytes, request);
+      } catch (error) {
+        // A kept-alive connection the server closed before answering: once more on a fresh one.
+        if (attempt === 0 && (error as { staleConnection?: boolean }).staleConnection) continue;
+        throw error;
+      }
+    }
+  }
+
+  #take(origin: string): Connection | undefined {
+    const idle = this.#idle.get(origin);
+    for (let connection = idle?.pop(); connection; connection = idle?.pop()) {
+      if (!connection.closed && performance.now() - connection.idleSince < IDLE_REUSE_MS) {
+        connection.reused = true;
+        return connection;
+      }
+      connection.socket.end();
+    }
+    return undefined;
+  }
+
+  /** A new connection; an abort (a connect deadline) gives up on it at once, as fetch does. */
+  async #connect(url: URL, origin: string, signal: AbortSignal): Promise<Connection> {
+    const connection = { origin, exchange: undefined, pending: undefined, unsent: undefined, idleSince: 0, reused: false, closed: false };
+    const connecting = Bun.connect<Connection>({
+      hostname: url.hostname,
+      port: Number(url.port || 80),
+      data: connection as Connection,
+      socket: {
+        data: (s, data) => this.#receive(s.data, data),
+        drain: (s) => this.#flush(s.data),
+        end: (s) => this.#closed(s.data, true),
+        close: (s) => this.#closed(s.data, false),
+        error: (s, error) => this.#fail(s.data, error),
+        connectError: () => {},
+      },
+    });
+    const aborted = Promise.withResolvers<never>();
+    const onAbort = () => aborted.reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      (connection as Connection).socket = await Promise.race([connecting, aborted.promise]);
+      return connection as Connection;
+    } catch (error) {
+      // A connection that opens after the caller gave up is closed, not left behind.
+      connecting.then(
+        (socket) => socket.terminate(),
+        () => {},
+      );
+      if (signal.aborted) throw error;
+      const { message, code } = error as Error & { code?: string };
+      throw connectionError(`cannot connect to ${origin}: ${message}`, code ?? "ECONNREFUSED");
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #exchange(connection: Connection, bytes: string, request: Http1Request): Promise<Response> {
+    return new Promise<Response>((resolve, reject) => {
+      let status = 0;
+      let headers: Array<[string, string]> | undefined;
+      let settled = false;
+      let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+      let queuedBytes = 0;
+      const buffered: Buffer[] = [];
+      let bufferedBytes = 0;
+      const settle = (response: Response) => {
+        settled = true;
+        resolve(response);
+      };
+      const asStream = (first: Buffer[]) =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            stream = controller;
+            for (const piece of first) controller.enqueue(piece);
+          },
+          pull() {
+            queuedBytes = 0;
+            if (!connection.closed) connection.socket.resume();
+          },
+          cancel: () => this.#abandon(connection, exchange),
+        });
+      const exchange: Exchange = {
+        left: 0,
+        gotBytes: false,
+        onHead(answerStatus, answerHeaders) {
+          status = answerStatus;
+          headers = answerHeaders;
+          if (request.bufferUpTo === undefined) settle(new Response(asStream([]), { status, headers }));
+        },
+        onBody(piece) {
+          if (stream) {
+            stream.enqueue(piece);
+            queuedBytes += piece.length;
+            if (queuedBytes > PAUSE_AT_BYTES) connection.socket.pause();
+            return;
+          }
+          buffered.push(piece);
+          bufferedBytes += piece.length;
+          // Too big to hold: handed over as a stream, for the caller's own limit to cut.
+          if (bufferedBytes > request.bufferUpTo!) settle(new Response(asStream(buffered.splice(0)), { status, headers }));
+        },
+        onEnd() {
+          if (stream) stream.close();
+          else settle(new Response(buffered.length === 1 ? buffered[0]! : Buffer.concat(buffered), { status, headers }));
+        },
+        onFail(error) {
+          if (!settled) {
+            settled = true;
+            reject(error);
+          } else stream?.error(error);
+        },
+      };
+      const onAbort = () => this.#abandon(connection, exchange, abortError());
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      const done = () => request.signal.removeEventListener("abort", onAbort);
+      const { onEnd, onFail } = exchange;
+      exchange.onEnd = () => {
+        done();
+        onEnd();
+      };
+      exchange.onFail = (error) => {
+        done();
+        onFail(error);
+      };
+      connection.exchange = exchange;
+      connection.pending = undefined;
+      this.#send(connection, bytes);
+    });
+  }
+
+  /** Writes the request; what the socket did not take goes out on `drain`. */
+  #send(connection: Connection, data: string | Buffer): void {
+    const written = connection.socket.write(data);
+    const bytes = typeof data === "string" ? undefined : data;
+    const length = bytes ? bytes.length : Buffer.byteLength(data);
+    if (written < length) connection.unsent = (bytes ?? Buffer.from(data)).subarray(Math.max(0, written));
+  }
+
+  #flush(connection: Connection): void {
+    const unsent = connection.unsent;
+    if (!unsent) return;
+    connection.unsent = undefined;
+    this.#send(connection, unsent);
+  }
+
+  #receive(connection: Connection, data: Buffer): void {
+    const exchange = connection.exchange;
+    if (!exchange) {
+      // Bytes nobody asked for: the connection's framing is lost.
+      connection.socket.terminate();
+      return;
+    }
+    exchange.gotBytes = true;
+    try {
+      let bytes: Buffer | undefined = connection.pending ? Buffer.concat([connection.pending, data]) : data;
+      connection.pending = undefined;
+      while (bytes && connection.exchange === exchange) bytes = this.#advance(connection, exchange, bytes);
+    } catch (error) {
+      this.#fail(connection, error as Error);
+    }
+  }
+
+  /** Feeds bytes to the exchange; returns what is left to feed (undefined once all are used or held). */
+  #advance(connection: Connection, exchange: Exchange, bytes: Buffer): Buffer | undefined {
+    if (!exchange.head) {
+      const head = parseResponseHead(bytes, MAX_HEAD_BYTES);
+      if (!head) {
+        connection.pending = Buffer.from(bytes);
+        return undefined;
+      }
+      const rest = bytes.subarray(head.length);
+      // An interim answer (100 Continue, 103 Early Hints) precedes the real one.
+      if (head.status >= 100 && head.status < 200) return rest.length > 0 ? rest : undefined;
+      const framing = bodyFraming(head.status, head.headers);
+      exchange.head = { status: head.status, headers: head.headers, framing };
+      if (framing.kind === "length") exchange.left = framing.bytes;
+      if (framing.kind === "chunked") exchange.chunked = new ChunkedDecoder();
+      exchange.onHead(head.status, head.headers);
+      if (framing.kind === "none" || (framing.kind === "length" && framing.bytes === 0)) {
+        this.#finish(connection, exchange, rest);
+        return undefined;
+      }
+      return rest.length > 0 ? rest : undefined;
+    }
+    const framing = exchange.head.framing;
+    if (framing.kind === "close") {
+      exchange.onBody(bytes);
+      return undefined;
+    }
+    if (framing.kind === "length") {
+      const piece = bytes.subarray(0, exchange.left);
+      exchange.left -= piece.length;
+      if (piece.length > 0) exchange.onBody(piece);
+      if (exchange.left === 0) this.#finish(connection, exchange, bytes.subarray(piece.length));
+      return undefined;
+    }
+    const { body, rest } = exchange.chunked!.push(bytes);
+    if (body.length > 0) exchange.onBody(body.length === 1 ? body[0]! : Buffer.concat(body));
+    if (exchange.chunked!.done) this.#finish(connection, exchange, rest);
+    return undefined;
+  }
+
+  #finish(connection: Connection, exchange: Exchange, extra: Buffer | undefined): void {
+    connection.exchange = undefined;
+    if (extra?.length || !keepsAlive(exchange.head!.headers, exchange.head!.framing)) connection.socket.end();
+    else this.#park(connection);
+    exchange.onEnd();
+  }
+
+  #park(connection: Connection): void {
+    connection.idleSince = performance.now();
+    let idle = this.#idle.get(connection.origin);
+    if (!idle) {
+      idle = [];
+      this.#idle.set(connection.origin, idle);
+    }
+    if (idle.length < MAX_IDLE_PER_ORIGIN) idle.push(connection);
+    else connection.socket.end();
+  }
+
+  /** The peer closed (`ended`: it sent FIN): a close-delimited body ends; any other exchange fails. */
+  #closed(connection: Connection, ended: boolean): void {
+    const exchange = connection.exchange;
+    if (exchange?.head?.framing.kind === "close") {
+      connection.exchange = undefined;
+      exchange.onEnd();
+    }
+    if (!ended) connection.closed = true;
+    this.#fail(connection, undefined);
+    if (ended) connection.socket.end();
+  }
+
+  #fail(connection: Connection, error: Error | undefined): void {
+    const exchange = connection.exchange;
+    connection.exchange = undefined;
+    connection.closed = true;
+    const idle = this.#idle.get(connection.origin);
+    const at = idle?.indexOf(connection) ?? -1;
+    if (at >= 0) idle!.splice(at, 1);
+    if (!exchange) return;
+    connection.socket.terminate();
+    const failure =
+      error instanceof Http1WireError
+        ? error
+        : connectionError(`the upstream connection broke: ${error?.message ?? "closed before the answer was complete"}`, "ECONNRESET");
+    if (connection.reused && !exchange.gotBytes) (failure as { staleConnection?: boolean }).staleConnection = true;
+    exchange.onFail(failure);
+  }
+
+  /** Stops an exchange its caller gave up on: the connection cannot be reused mid-answer. */
+  #abandon(connection: Connection, exchange: Exchange, error: Error = abortError()): void {
+    if (connection.exchange !== exchange) return;
+    connection.exchange = undefined;
+    connection.closed = true;
+    connection.socket.terminate();
+    exchange.onFail(error);
+  }
+}
+
+function abortError(): Error {
+  return new DOMException("The upstream request was aborted", "AbortError");
+}

@@ -1,0 +1,228 @@
+/**
+ * HTTP/1.1 on the wire, for agentd's own upstream client (http1Client.ts): the request's head, the
+ * answer's head, and how its body is framed (Content-Length, chunked, or until the connection
+ * closes). Pure: bytes in, values out.
+ */
+
+/** Raised for an answer that is not HTTP/1.1 as agentd reads it: the connection is not reused. */
+export class Http1WireError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "Http1WireError";
+  }
+}
+
+/** Raised for a request header that would break the request's framing (CR, LF or NUL in it). */
+export class Http1HeaderError extends Error {
+  readonly code = "invalid_header";
+  constructor(message: string) {
+    super(message);
+    this.name = "Http1HeaderError";
+  }
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FORBIDDEN_IN_VALUE = /[\r\n\0]/;
+
+/**
+ * The request's head. Header names and values come partly from clients (user-agent, x-stainless-*):
+ * one holding a line break would smuggle a header, or a second request, to the upstream.
+ */
+export function requestHead(method: string, url: URL, headers: Record<string, string>, bodyBytes: number): string {
+  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: ${bodyBytes}\r\n`;
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (!HEADER_NAME.test(name)) throw new Http1HeaderError(`Cannot send header "${name}": not a valid header name`);
+    if (FORBIDDEN_IN_VALUE.test(value)) throw new Http1HeaderError(`Cannot send header "${name}": its value holds a line break or NUL`);
+    const lower = name.toLowerCase();
+    // Framing is this client's: a caller's own would contradict it.
+    if (lower === "host" || lower === "content-length" || lower === "transfer-encoding" || lower === "connection") continue;
+    head += `${name}: ${value}\r\n`;
+  }
+  return `${head}\r\n`;
+}
+
+export interface ResponseHead {
+  status: number;
+  headers: Array<[string, string]>;
+  /** Bytes the head took, its blank line included. */
+  length: number;
+}
+
+const HEAD_END = Buffer.from("\r\n\r\n");
+
+/** The answer's head when `buffer` holds all of it, else undefined; throws on a malformed or oversized head. */
+export function parseResponseHead(buffer: Buffer, maxBytes: number): ResponseHead | undefined {
+  const end = buffer.indexOf(HEAD_END);
+  if (end < 0) {
+    if (buffer.length > maxBytes) throw new Http1WireError(`the upstream's response head exceeds ${maxBytes} bytes`);
+    return undefined;
+  }
+  if (end > maxBytes) throw new Http1WireError(`the upstream's response head exceeds ${maxBytes} bytes`);
+  const lines = buffer.toString("latin1", 0, end).split("\r\n");
+  const statusLine = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!);
+  if (!statusLine)
+    throw new Http1WireError(`the upstream answered with a status line that is not HTTP/1.1: ${JSON.stringify(lines[0]!.slice(0, 80))}`);
+  const headers: Array<[string, string]> = [];
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new Http1WireError(`the upstream sent a header line without a name: ${JSON.stringify(line.slice(0, 80))}`);
+    headers.push([line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]);
+  }
+  return { status: Number(statusLine[1]), headers, length: end + 4 };
+}
+
+export type BodyFraming = { kind: "none" } | { kind: "length"; bytes: number } | { kind: "chunked" } | { kind: "close" };
+
+/** How the answer's body ends (RFC 9112 §6.3): chunked over a length; neither means at close. */
+export function bodyFraming(status: number, headers: ReadonlyArray<[string, string]>): BodyFraming {
+  if (status === 204 || status === 304 || (status >= 100 && status < 200)) return { kind: "none" };
+  let length: string | undefined;
+  for (const [name, value] of headers) {
+    if (name === "transfer-encoding") {
+      if (value.toLowerCase().split(",").at(-1)!.trim() === "chunked") return { kind: "chunked" };
+      return { kind: "close" };
+    }
+    if (name === "content-length") {
+      if (length !== undefined && length !== value) throw new Http1WireError("the upstream sent two different Content-Length headers");
+      length = value;
+    }
+  }
+  if (length === undefined) return { kind: "close" };
+  if (!/^\d+$/.test(length)) throw new Http1WireError(`the upstream sent an invalid Content-Length: ${JSON.stringify(length)}`);
+  return { kind: "length", bytes: Number(length) };
+}
+
+/** Whether the connection may carry another request after this answer. */
+export function keepsAlive(headers: ReadonlyArray<[string, string]>, framing: BodyFraming): boolean {
+  if (framing.kind === "close") return false;
+  for (const [name, value] of headers) if (name === "connection" && value.toLowerCase().includes("close")) return false;
+  return true;
+}
+
+const CR = 13;
+const LF = 10;
+/** Longest chunk-size line (extensions included) or trailer line accepted. */
+const MAX_LINE_BYTES = 4096;
+
+enum ChunkState {
+  Size,
+  Extension,
+  SizeLf,
+  Data,
+  DataCr,
+  DataLf,
+  TrailerStart,
+  Trailer,
+  TrailerLf,
+  EndLf,
+  Done,
+}
+
+/** A hex digit's value, or -1. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
+
+/**
+ * Removes chunked framing (RFC 9112 §7.1) as bytes arrive, split anywhere: a byte-wise state
+ * machine, so a stream of small chunks costs no string per chunk. Extensions and trailers are
+ * skipped; a size that is not hex, longer than 12 digits, or a line past 4 KiB is an error.
+ */
+export class ChunkedDecoder {
+  #state = ChunkState.Size;
+  #size = 0;
+  #digits = 0;
+  #left = 0;
+  #lineBytes = 0;
+
+  get done(): boolean {
+    return this.#state === ChunkState.Done;
+  }
+
+  /** The body bytes these bytes complete (pieces of the input, not copies); `rest` is what follows the body. */
+  push(bytes: Buffer): { body: Buffer[]; rest: Buffer | undefined } {
+    const body: Buffer[] = [];
+    const n = bytes.length;
+    let i = 0;
+    while (i < n && this.#state !== ChunkState.Done) {
+      switch (this.#state) {
+        case ChunkState.Size: {
+          const c = bytes[i]!;
+          const value = hexValue(c);
+          if (value >= 0) {
+            if (++this.#digits > 12) throw new Http1WireError("a chunk size has more than 12 hex digits");
+            this.#size = this.#size * 16 + value;
+            i++;
+          } else if (this.#digits > 0 && (c === 0x3b || c === 0x20 || c === 0x09)) {
+            this.#state = ChunkState.Extension;
+          } else if (this.#digits > 0 && c === CR) {
+            this.#state = ChunkState.SizeLf;
+            i++;
+          } else throw new Http1WireError(`a chunk size is not hexadecimal (byte ${c})`);
+          break;
+        }
+        case ChunkState.Extension:
+        case ChunkState.Trailer: {
+          const cr = bytes.indexOf(CR, i);
+          const end = cr < 0 ? n : cr;
+          this.#lineBytes += end - i;
+          if (this.#lineBytes > MAX_LINE_BYTES) throw new Http1WireError("a chunked body's line is too long");
+          i = end;
+          if (cr >= 0) {
+            this.#state = this.#state === ChunkState.Extension ? ChunkState.SizeLf : ChunkState.TrailerLf;
+            this.#lineBytes = 0;
+            i++;
+          }
+          break;
+        }
+        case ChunkState.SizeLf:
+          this.#expect(bytes[i++]!, LF);
+          this.#state = this.#size === 0 ? ChunkState.TrailerStart : ChunkState.Data;
+          this.#left = this.#size;
+          this.#size = 0;
+          this.#digits = 0;
+          break;
+        case ChunkState.Data: {
+          const take = Math.min(this.#left, n - i);
+          body.push(bytes.subarray(i, i + take));
+          i += take;
+          this.#left -= take;
+          if (this.#left === 0) this.#state = ChunkState.DataCr;
+          break;
+        }
+        case ChunkState.DataCr:
+          this.#expect(bytes[i++]!, CR);
+          this.#state = ChunkState.DataLf;
+          break;
+        case ChunkState.DataLf:
+          this.#expect(bytes[i++]!, LF);
+          this.#state = ChunkState.Size;
+          break;
+        case ChunkState.TrailerStart:
+          if (bytes[i] === CR) {
+            this.#state = ChunkState.EndLf;
+            i++;
+          } else this.#state = ChunkState.Trailer;
+          break;
+        case ChunkState.TrailerLf:
+          this.#expect(bytes[i++]!, LF);
+          this.#state = ChunkState.TrailerStart;
+          break;
+        case ChunkState.EndLf:
+          this.#expect(bytes[i++]!, LF);
+          this.#state = ChunkState.Done;
+          break;
+      }
+    }
+    return { body, rest: this.#state === ChunkState.Done && i < n ? bytes.subarray(i) : undefined };
+  }
+
+  #expect(c: number, wanted: number): void {
+    if (c !== wanted) throw new Http1WireError("a chunked body's framing is broken (a line did not end in CRLF where it had to)");
+  }
+}
