@@ -94,6 +94,20 @@ describe("how the body ends", () => {
     expect(keepsAlive([["connection", "Close"]], { kind: "length", bytes: 1 })).toBe(false);
     expect(keepsAlive([], { kind: "close" })).toBe(false);
   });
+
+  test("the last transfer coding decides; chunked with a length too is not reused (RFC 9112 §6.3: it may be a smuggling attempt)", () => {
+    const both: Array<[string, string]> = [
+      ["transfer-encoding", "chunked"],
+      ["transfer-encoding", "gzip"],
+    ];
+    expect(bodyFraming(200, both)).toEqual({ kind: "close" });
+    const smuggled: Array<[string, string]> = [
+      ["content-length", "5"],
+      ["transfer-encoding", "chunked"],
+    ];
+    expect(bodyFraming(200, smuggled)).toEqual({ kind: "chunked" });
+    expect(keepsAlive(smuggled, { kind: "chunked" })).toBe(false);
+  });
 });
 
 describe("chunked bodies", () => {

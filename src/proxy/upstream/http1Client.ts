@@ -82,6 +82,7 @@ export class Http1Client {
     for (let connection = idle?.pop(); connection; connection = idle?.pop()) {
       if (!connection.closed && performance.now() - connection.idleSince < IDLE_REUSE_MS) {
         connection.reused = true;
+        connection.socket.ref();
         return connection;
       }
       connection.socket.end();
@@ -146,7 +147,8 @@ export class Http1Client {
           },
           pull() {
             queuedBytes = 0;
-            if (!connection.closed) connection.socket.resume();
+            // Once the answer is over, the connection may be paused for another exchange's reader.
+            if (!connection.closed && connection.exchange === exchange) connection.socket.resume();
           },
           cancel: () => this.#abandon(connection, exchange),
         });
@@ -273,12 +275,25 @@ export class Http1Client {
 
   #finish(connection: Connection, exchange: Exchange, extra: Buffer | undefined): void {
     connection.exchange = undefined;
-    if (extra?.length || !keepsAlive(exchange.head!.headers, exchange.head!.framing)) connection.socket.end();
+    try {
+      exchange.onEnd();
+    } catch (error) {
+      // Handing the answer over failed: the call fails, the connection is not trusted again.
+      connection.closed = true;
+      connection.socket.terminate();
+      exchange.onFail(error as Error);
+      return;
+    }
+    // An answer that came before its request was all written: the rest of that request would precede the next one.
+    if (extra?.length || connection.unsent || !keepsAlive(exchange.head!.headers, exchange.head!.framing)) connection.socket.end();
     else this.#park(connection);
-    exchange.onEnd();
   }
 
   #park(connection: Connection): void {
+    // The answer may have ended as its slow reader paused the socket: the next one must be read.
+    connection.socket.resume();
+    // Waiting in the pool keeps no process alive: a worker that stops exits (fetch's pool does not hold one either).
+    connection.socket.unref();
     connection.idleSince = performance.now();
     let idle = this.#idle.get(connection.origin);
     if (!idle) {

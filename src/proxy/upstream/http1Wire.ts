@@ -60,7 +60,8 @@ export function parseResponseHead(buffer: Buffer, maxBytes: number): ResponseHea
   }
   if (end > maxBytes) throw new Http1WireError(`the upstream's response head exceeds ${maxBytes} bytes`);
   const lines = buffer.toString("latin1", 0, end).split("\r\n");
-  const statusLine = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!);
+  // A Response holds no status outside 1xx to 5xx.
+  const statusLine = /^HTTP\/1\.[01] ([1-5]\d\d)(?: |$)/.exec(lines[0]!);
   if (!statusLine)
     throw new Http1WireError(`the upstream answered with a status line that is not HTTP/1.1: ${JSON.stringify(lines[0]!.slice(0, 80))}`);
   const headers: Array<[string, string]> = [];
@@ -68,7 +69,12 @@ export function parseResponseHead(buffer: Buffer, maxBytes: number): ResponseHea
     const line = lines[i]!;
     const colon = line.indexOf(":");
     if (colon <= 0) throw new Http1WireError(`the upstream sent a header line without a name: ${JSON.stringify(line.slice(0, 80))}`);
-    headers.push([line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]);
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    // A name or value a Response's Headers refuses would throw where the answer is handed over.
+    if (!HEADER_NAME.test(name) || FORBIDDEN_IN_VALUE.test(value))
+      throw new Http1WireError(`the upstream sent an invalid header line: ${JSON.stringify(line.slice(0, 80))}`);
+    headers.push([name, value]);
   }
   return { status: Number(statusLine[1]), headers, length: end + 4 };
 }
@@ -79,16 +85,16 @@ export type BodyFraming = { kind: "none" } | { kind: "length"; bytes: number } |
 export function bodyFraming(status: number, headers: ReadonlyArray<[string, string]>): BodyFraming {
   if (status === 204 || status === 304 || (status >= 100 && status < 200)) return { kind: "none" };
   let length: string | undefined;
+  // Repeated Transfer-Encoding headers form one list: its last coding decides.
+  let lastCoding: string | undefined;
   for (const [name, value] of headers) {
-    if (name === "transfer-encoding") {
-      if (value.toLowerCase().split(",").at(-1)!.trim() === "chunked") return { kind: "chunked" };
-      return { kind: "close" };
-    }
+    if (name === "transfer-encoding") lastCoding = value.toLowerCase().split(",").at(-1)!.trim();
     if (name === "content-length") {
       if (length !== undefined && length !== value) throw new Http1WireError("the upstream sent two different Content-Length headers");
       length = value;
     }
   }
+  if (lastCoding !== undefined) return lastCoding === "chunked" ? { kind: "chunked" } : { kind: "close" };
   if (length === undefined) return { kind: "close" };
   if (!/^\d+$/.test(length)) throw new Http1WireError(`the upstream sent an invalid Content-Length: ${JSON.stringify(length)}`);
   return { kind: "length", bytes: Number(length) };
@@ -97,6 +103,8 @@ export function bodyFraming(status: number, headers: ReadonlyArray<[string, stri
 /** Whether the connection may carry another request after this answer. */
 export function keepsAlive(headers: ReadonlyArray<[string, string]>, framing: BodyFraming): boolean {
   if (framing.kind === "close") return false;
+  // Both framings at once (RFC 9112 §6.3): whoever read the length instead would desync on this connection.
+  if (framing.kind === "chunked" && headers.some(([name]) => name === "content-length")) return false;
   for (const [name, value] of headers) if (name === "connection" && value.toLowerCase().includes("close")) return false;
   return true;
 }
