@@ -40,23 +40,16 @@ const post = (client: Http1Client, url: URL, options: { body?: string; bufferUpT
   });
 
 describe("agentd's HTTP/1.1 client against a hostile upstream", () => {
-  test("an answer header no Response can hold fails the call instead of leaving it pending", async () => {
-    const { url } = upstream((socket) => {
-      socket.write("HTTP/1.1 200 OK\r\nbad name: 1\r\ncontent-length: 2\r\n\r\n{}");
+  for (const [what, head] of [
+    ["a header name", "HTTP/1.1 200 OK\r\nbad name: 1"],
+    ["a status", "HTTP/1.1 600 Odd"],
+  ])
+    test(`${what} no Response can hold fails the call, whole or streamed, instead of leaving it pending`, async () => {
+      const { url } = upstream((socket) => socket.write(`${head}\r\ncontent-length: 2\r\n\r\n{}`));
+      const client = new Http1Client();
+      await expect(post(client, url, { bufferUpTo: 1 << 20 })).rejects.toBeInstanceOf(Http1WireError);
+      await expect(post(client, url)).rejects.toBeInstanceOf(Http1WireError);
     });
-    const client = new Http1Client();
-    await expect(post(client, url, { bufferUpTo: 1 << 20 })).rejects.toBeInstanceOf(Http1WireError);
-    await expect(post(client, url)).rejects.toBeInstanceOf(Http1WireError);
-  });
-
-  test("a status no Response can hold fails the call instead of leaving it pending", async () => {
-    const { url } = upstream((socket) => {
-      socket.write("HTTP/1.1 600 Odd\r\ncontent-length: 2\r\n\r\n{}");
-    });
-    const client = new Http1Client();
-    await expect(post(client, url, { bufferUpTo: 1 << 20 })).rejects.toBeInstanceOf(Http1WireError);
-    await expect(post(client, url)).rejects.toBeInstanceOf(Http1WireError);
-  });
 
   test("a connection answered before its request was all written is not reused", async () => {
     const { url, stats } = upstream((socket, data) => {

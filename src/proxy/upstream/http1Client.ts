@@ -113,7 +113,8 @@ export class Http1Client {
       (connection as Connection).socket = await Promise.race([connecting, aborted.promise]);
       return connection as Connection;
     } catch (error) {
-      // A connection that opens after the caller gave up is closed, not left behind.
+      // A connection that opens after the caller gave up is closed, not left behind; one that
+      // fails later has no one left to tell (the caller already has its abort).
       connecting.then(
         (socket) => socket.terminate(),
         () => {},
