@@ -63,12 +63,15 @@ export class Http1Client {
   /** POSTs `request.body`; resolves with the answer once its head is in (or, buffered, once its body is). */
   async post(request: Http1Request): Promise<Response> {
     const origin = `${request.url.hostname}:${request.url.port || "80"}`;
-    const bytes = requestHead("POST", request.url, request.headers, Buffer.byteLength(request.body)) + request.body;
+    const bodyBytes = Buffer.byteLength(request.body);
+    const head = requestHead("POST", request.url, request.headers, bodyBytes);
+    // Its length in bytes, known here: a large body is not measured twice.
+    const outgoing = { text: head + request.body, bytes: Buffer.byteLength(head) + bodyBytes };
     for (let attempt = 0; ; attempt++) {
       if (request.signal.aborted) throw abortError();
       const connection = this.#take(origin) ?? (await this.#connect(request.url, origin, request.signal));
       try {
-        return await this.#exchange(connection, bytes, request);
+        return await this.#exchange(connection, outgoing, request);
       } catch (error) {
         // A kept-alive connection the server closed before answering: once more on a fresh one.
         if (attempt === 0 && (error as { staleConnection?: boolean }).staleConnection) continue;
@@ -127,7 +130,7 @@ export class Http1Client {
     }
   }
 
-  #exchange(connection: Connection, bytes: string, request: Http1Request): Promise<Response> {
+  #exchange(connection: Connection, outgoing: { text: string; bytes: number }, request: Http1Request): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {
       let status = 0;
       let headers: Array<[string, string]> | undefined;
@@ -198,23 +201,21 @@ export class Http1Client {
       };
       connection.exchange = exchange;
       connection.pending = undefined;
-      this.#send(connection, bytes);
+      this.#send(connection, outgoing.text, outgoing.bytes);
     });
   }
 
-  /** Writes the request; what the socket did not take goes out on `drain`. */
-  #send(connection: Connection, data: string | Buffer): void {
+  /** Writes the request (`length` bytes); what the socket did not take goes out on `drain`. */
+  #send(connection: Connection, data: string | Buffer, length: number): void {
     const written = connection.socket.write(data);
-    const bytes = typeof data === "string" ? undefined : data;
-    const length = bytes ? bytes.length : Buffer.byteLength(data);
-    if (written < length) connection.unsent = (bytes ?? Buffer.from(data)).subarray(Math.max(0, written));
+    if (written < length) connection.unsent = (typeof data === "string" ? Buffer.from(data) : data).subarray(Math.max(0, written));
   }
 
   #flush(connection: Connection): void {
     const unsent = connection.unsent;
     if (!unsent) return;
     connection.unsent = undefined;
-    this.#send(connection, unsent);
+    this.#send(connection, unsent, unsent.length);
   }
 
   #receive(connection: Connection, data: Buffer): void {
