@@ -12,7 +12,8 @@ export interface AttemptTimeouts {
   total_ms: number;
 }
 
-const ownClient = new Http1Client();
+/** One pool of connections for every attempt. */
+const http1Client = new Http1Client();
 /** Each upstream URL's verdict, parsed once: a URL for the own client, or null for fetch. */
 const ownClientUrls = new Map<string, URL | null>();
 
@@ -90,7 +91,13 @@ export class UpstreamAttempt {
       // Bun's own socket idle timer would cut long silent streams at 5 min; our deadlines rule instead.
       const own = this.ownClient ? ownClientUrl(url) : undefined;
       response = own
-        ? await ownClient.post({ url: own, headers, body, signal: this.#controller.signal, bufferUpTo: stream ? undefined : MAX_JSON_BODY })
+        ? await http1Client.post({
+            url: own,
+            headers,
+            body,
+            signal: this.#controller.signal,
+            bufferUpTo: stream ? undefined : MAX_JSON_BODY,
+          })
         : await fetch(url, { method: "POST", headers, body, signal: this.#controller.signal, timeout: false } as RequestInit);
     } catch (error) {
       throw this.#failure(error, "connect");
