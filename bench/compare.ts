@@ -19,7 +19,7 @@
 import { parseArgs } from "node:util";
 import { ensureBinary } from "../tests/support/binary.ts";
 import { BenchRig } from "./support/benchRig.ts";
-import { interleaved, pairedRatio, request, Side } from "./support/loadSides.ts";
+import { measureRows, pairedRatio, ROWS, Side } from "./support/loadSides.ts";
 
 const OPTIONS = {
   a: { type: "string" },
@@ -33,11 +33,6 @@ const OPTIONS = {
   rows: { type: "string", default: "c32,c1,stream" },
 } as const;
 
-const ROWS = {
-  c32: { label: "c=32", stream: false, concurrency: 32, perRound: 4000 },
-  c1: { label: "c=1", stream: false, concurrency: 1, perRound: 600 },
-  stream: { label: "streamed (20 events), c=1", stream: true, concurrency: 1, perRound: 250 },
-} as const;
 type RowName = keyof typeof ROWS;
 
 /** A bad option: said in one line, before any process is started. */
@@ -87,19 +82,15 @@ try {
   const b = await start("b", values.b);
   const trio = () => [new Side(rig.relayUrl, () => [rig.relayPid]), new Side(a.url, a.pids), new Side(b.url, b.pids)];
   const measured = new Map<RowName, Side[]>();
-  const run = async (): Promise<boolean> => {
-    await interleaved(trio(), request(false), 8, 2000, 1);
-    await interleaved(trio(), request(true), 8, 500, 1);
-    for (const name of rows) {
-      const sides = trio();
-      const row = ROWS[name];
-      await interleaved(sides, request(row.stream), row.concurrency, row.perRound, rounds);
-      measured.set(name, sides);
-    }
-    return true;
+  const run = async () => {
+    const sides = await measureRows(
+      trio,
+      rows.map((name) => ROWS[name]),
+      rounds,
+    );
+    for (const [i, name] of rows.entries()) measured.set(name, sides[i]!);
   };
-  const ran = values.pin === undefined ? await run() : await rig.onOneCpu(values.pin, run);
-  if (ran) printTable(measured);
+  if (await rig.placed(values.pin, run)) printTable(measured);
   else process.exitCode = 1;
 } finally {
   await rig.stop();

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureBinary } from "../tests/support/binary.ts";
 import { BenchRig, waitForFile } from "./support/benchRig.ts";
-import { interleaved, pairedRatio, request, Side } from "./support/loadSides.ts";
+import { measureRows, pairedRatio, ROWS, Side } from "./support/loadSides.ts";
 
 const RUNGS = ["parse", "deadline", "log", "scan", "client"] as const;
 /** The rungs from `log` on run as a parent (the log's reader) and the gateway it started. */
@@ -50,25 +50,13 @@ try {
     ...gateways.map((gateway) => new Side(gateway.url, gateway.pids)),
     new Side(agentd.url, agentd.pids),
   ];
-  const rows = [
-    { label: "c=32", stream: false, concurrency: 32, perRound: 4000 },
-    { label: "c=1", stream: false, concurrency: 1, perRound: 600 },
-    { label: "streamed (20 events), c=1", stream: true, concurrency: 1, perRound: 250 },
-  ];
-  const measured: Side[][] = [];
-  const run = async () => {
-    await interleaved(everyone(), request(false), 8, 2000, 1);
-    await interleaved(everyone(), request(true), 8, 500, 1);
-    for (const row of rows) {
-      const sides = everyone();
-      await interleaved(sides, request(row.stream), row.concurrency, row.perRound, rounds);
-      measured.push(sides);
-    }
-  };
+  // The table reads the rows in this order: c=1 for latency, the stream for TTFB.
+  const rows = [ROWS.c32, ROWS.c1, ROWS.stream];
+  let measured: Side[][] = [];
   // Not process.exit: the finally below must still end every process the bench started.
-  let ran = true;
-  if (values.pin === undefined) await run();
-  else ran = await rig.onOneCpu(values.pin, run);
+  const ran = await rig.placed(values.pin, async () => {
+    measured = await measureRows(everyone, rows, rounds);
+  });
   if (ran)
     printTable(
       measured,

@@ -84,6 +84,13 @@ export class BenchRig {
     this.#grandchildPids.push(pids);
   }
 
+  /** Runs `rounds` where the scheduler places the processes, or all on `cpu` (onOneCpu); false where pinning was refused. */
+  async placed(cpu: string | undefined, rounds: () => Promise<unknown>): Promise<boolean> {
+    if (cpu !== undefined) return this.onOneCpu(cpu, rounds);
+    await rounds();
+    return true;
+  }
+
   /**
    * Runs `rounds` with every process of the bench on `cpu`, then gives each process back the CPUs
    * it had (after a failure too). False, and `rounds` not run, where taskset is missing or refuses.

@@ -15,12 +15,11 @@
  *             the parent writes the child's pid to PORT_FILE.child
  *   scan      a streamed answer decoded in JS, each event's `data:` line scanned for `usage`, and the
  *             bytes passed on through a TransformStream
- *   client    the same duties with the upstream call on a minimal HTTP/1.1 client over Bun.connect
- *             (floorHttp1.ts) instead of fetch, a stream's bytes going out through a Bun direct stream
- *             as they arrive: what the floor is without fetch reading bodies into JS
+ *   client    the same duties with the upstream call on agentd's own HTTP/1.1 client
+ *             (src/proxy/upstream/http1Client.ts) instead of fetch: what the floor is without fetch
  */
 import { appendFileSync, openSync, writeFileSync, writeSync } from "node:fs";
-import { type AnswerReceiver, FloorHttp1Client } from "./floorHttp1.ts";
+import { Http1Client } from "../../src/proxy/upstream/http1Client.ts";
 
 const RUNGS = ["parse", "deadline", "log", "scan", "client"] as const;
 type Rung = (typeof RUNGS)[number];
@@ -76,8 +75,8 @@ function serve(): void {
     writeSync(1, `${batch.join("\n")}\n`);
     batch = [];
   };
-  const upstreamUrl = new URL(upstream);
-  const client = has("client") ? new FloorHttp1Client(upstreamUrl.hostname, Number(upstreamUrl.port)) : undefined;
+  const upstreamUrl = new URL(`${upstream}/chat/completions`);
+  const client = has("client") ? new Http1Client() : undefined;
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -98,16 +97,17 @@ function serve(): void {
         clearTimeout(timer);
         if (controller) req.signal.removeEventListener("abort", onAbort);
       };
-      if (client && controller) {
-        const call = { model: body.model, stream: body.stream === true, started, done, log };
-        return viaOwnClient(client, `${upstreamUrl.pathname}/chat/completions`, text, controller.signal, call);
-      }
-      const response = await fetch(`${upstream}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer k" },
-        body: text,
-        ...(controller ? { signal: controller.signal } : {}),
-      });
+      const headers = { "content-type": "application/json", authorization: "Bearer k" };
+      const response =
+        client && controller
+          ? await client.post({
+              url: upstreamUrl,
+              headers,
+              body: text,
+              signal: controller.signal,
+              ...(body.stream ? {} : { bufferUpTo: 1 << 20 }),
+            })
+          : await fetch(upstreamUrl, { method: "POST", headers, body: text, ...(controller ? { signal: controller.signal } : {}) });
       const contentType = response.headers.get("content-type") ?? "application/json";
       if (!body.stream) {
         const answer = await response.text();
@@ -130,117 +130,34 @@ function serve(): void {
   writeFileSync(portFile, String(server.port));
 }
 
-/** Reads `usage` from a chat stream's bytes: decoded as they come, the `data:` events holding it parsed. */
-function usageScanner(): { push(bytes: Uint8Array): void; tokens(): number | undefined } {
-  const decoder = new TextDecoder();
-  let pending = "";
-  let tokens: number | undefined;
-  return {
-    push(bytes) {
-      pending += decoder.decode(bytes, { stream: true });
-      for (let end = pending.indexOf("\n\n"); end >= 0; end = pending.indexOf("\n\n")) {
-        const event = pending.slice(0, end);
-        pending = pending.slice(end + 2);
-        if (event.startsWith("data: {") && event.includes('"usage"'))
-          tokens = (JSON.parse(event.slice(6)) as { usage?: { total_tokens?: number } }).usage?.total_tokens;
-      }
-    },
-    tokens: () => tokens,
-  };
-}
-
-type Log = (fields: Record<string, unknown>) => void;
-
-/** The scan rung's stream: bytes passed on as they come, scanned for usage. */
+/** The scan rung's stream: bytes passed on as they come; each `data:` event with "usage" parsed. */
 function scanned(
   body: ReadableStream<Uint8Array>,
   model: string,
   status: number,
   started: number,
   done: () => void,
-  log: Log,
+  log: (fields: Record<string, unknown>) => void,
 ): ReadableStream<Uint8Array> {
-  const scanner = usageScanner();
+  const decoder = new TextDecoder();
+  let pending = "";
+  let tokens: number | undefined;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        scanner.push(chunk);
+        pending += decoder.decode(chunk, { stream: true });
+        for (let end = pending.indexOf("\n\n"); end >= 0; end = pending.indexOf("\n\n")) {
+          const event = pending.slice(0, end);
+          pending = pending.slice(end + 2);
+          if (event.startsWith("data: {") && event.includes('"usage"'))
+            tokens = (JSON.parse(event.slice(6)) as { usage?: { total_tokens?: number } }).usage?.total_tokens;
+        }
         controller.enqueue(chunk);
       },
       flush() {
         done();
-        log({ model, status, tokens: scanner.tokens(), ms: performance.now() - started });
+        log({ model, status, tokens, ms: performance.now() - started });
       },
     }),
   );
-}
-
-interface Call {
-  model: string;
-  stream: boolean;
-  started: number;
-  done: () => void;
-  log: Log;
-}
-
-/**
- * The client rung's upstream call: answered once the head is in (a stream) or the body is (JSON).
- * A stream's bytes are scanned and written to the client through a direct stream as they arrive.
- */
-function viaOwnClient(client: FloorHttp1Client, path: string, text: string, signal: AbortSignal, call: Call): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const queue: Uint8Array[] = [];
-    const scanner = usageScanner();
-    let status = 0;
-    let contentType = "";
-    let ended = false;
-    let failed = false;
-    let wake: (() => void) | undefined;
-    const finish = (tokens: number | undefined) => {
-      call.done();
-      call.log({ model: call.model, status, tokens, ms: performance.now() - call.started });
-    };
-    const stream = () =>
-      new ReadableStream({
-        type: "direct",
-        async pull(sink) {
-          for (;;) {
-            while (queue.length) sink.write(queue.shift()!);
-            if (ended || failed) break;
-            await sink.flush();
-            if (!queue.length && !ended && !failed) await new Promise<void>((resolve) => (wake = resolve));
-          }
-          finish(scanner.tokens());
-          sink.close();
-        },
-      });
-    const receiver: AnswerReceiver = {
-      head(answerStatus, type) {
-        status = answerStatus;
-        contentType = type;
-        if (call.stream) resolve(new Response(stream(), { status, headers: { "content-type": contentType } }));
-      },
-      data(bytes) {
-        if (call.stream) scanner.push(bytes);
-        queue.push(bytes);
-        wake?.();
-      },
-      end() {
-        ended = true;
-        if (call.stream) {
-          wake?.();
-          return;
-        }
-        const answer = Buffer.concat(queue);
-        finish((JSON.parse(answer.toString("utf8")) as { usage?: { total_tokens?: number } }).usage?.total_tokens);
-        resolve(new Response(answer, { status, headers: { "content-type": contentType } }));
-      },
-      fail(error) {
-        failed = true;
-        if (status === 0 || !call.stream) reject(error);
-        else wake?.();
-      },
-    };
-    client.post(path, { "content-type": "application/json", authorization: "Bearer k" }, text, receiver, signal).catch(reject);
-  });
 }

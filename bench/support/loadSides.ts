@@ -120,3 +120,27 @@ export function pairedRatio(side: Side, base: Side, of: (s: Side) => number[] = 
 export async function interleaved(sides: readonly Side[], payload: string, concurrency: number, perRound: number, rounds: number) {
   for (let i = 0; i < rounds; i++) for (const side of sides) await side.round(payload, concurrency, perRound);
 }
+
+/** The load shapes the proxy benches compare sides under. */
+export const ROWS = {
+  c32: { label: "c=32", stream: false, concurrency: 32, perRound: 4000 },
+  c1: { label: "c=1", stream: false, concurrency: 1, perRound: 600 },
+  stream: { label: "streamed (20 events), c=1", stream: true, concurrency: 1, perRound: 250 },
+} as const;
+export type Row = (typeof ROWS)[keyof typeof ROWS];
+
+/**
+ * Warms every side with both answer shapes, then runs each row's rounds on fresh sides from
+ * `sides()`: the measured sides, row by row.
+ */
+export async function measureRows(sides: () => Side[], rows: readonly Row[], rounds: number): Promise<Side[][]> {
+  await interleaved(sides(), request(false), 8, 2000, 1);
+  await interleaved(sides(), request(true), 8, 500, 1);
+  const measured: Side[][] = [];
+  for (const row of rows) {
+    const rowSides = sides();
+    await interleaved(rowSides, request(row.stream), row.concurrency, row.perRound, rounds);
+    measured.push(rowSides);
+  }
+  return measured;
+}

@@ -156,6 +156,8 @@ export class Http1Client {
           },
           cancel: () => this.#abandon(connection, exchange),
         });
+      const onAbort = () => this.#abandon(connection, exchange, abortError());
+      const done = () => request.signal.removeEventListener("abort", onAbort);
       const exchange: Exchange = {
         left: 0,
         gotBytes: false,
@@ -177,28 +179,19 @@ export class Http1Client {
           if (bufferedBytes > request.bufferUpTo!) settle(new Response(asStream(buffered.splice(0)), { status, headers }));
         },
         onEnd() {
+          done();
           if (stream) stream.close();
           else settle(new Response(buffered.length === 1 ? buffered[0]! : Buffer.concat(buffered), { status, headers }));
         },
         onFail(error) {
+          done();
           if (!settled) {
             settled = true;
             reject(error);
           } else stream?.error(error);
         },
       };
-      const onAbort = () => this.#abandon(connection, exchange, abortError());
       request.signal.addEventListener("abort", onAbort, { once: true });
-      const done = () => request.signal.removeEventListener("abort", onAbort);
-      const { onEnd, onFail } = exchange;
-      exchange.onEnd = () => {
-        done();
-        onEnd();
-      };
-      exchange.onFail = (error) => {
-        done();
-        onFail(error);
-      };
       connection.exchange = exchange;
       connection.pending = undefined;
       this.#send(connection, outgoing.text, outgoing.bytes);
