@@ -2,11 +2,13 @@ import type { Socket } from "bun";
 import { bodyFraming, type BodyFraming, ChunkedDecoder, Http1WireError, keepsAlive, parseResponseHead, requestHead } from "./http1Wire.ts";
 
 /**
- * agentd's own HTTP/1.1 client for plain-HTTP upstreams (a local vLLM, llama.cpp or Ollama, a
- * gateway on the LAN): keep-alive connections over Bun.connect, answers handed over as Responses.
- * Bun's fetch hands an answer's body to JS through its own HTTP thread and a stream; this client
- * reads the socket on the JS thread, which bench/floor.ts measured at about a third less CPU per
- * request. https:// upstreams, and any upstream while a proxy is set in the environment, stay on fetch.
+ * agentd's own HTTP/1.1 client for http:// and https:// upstreams: keep-alive connections over
+ * Bun.connect, answers handed over as Responses. Bun's fetch hands an answer's body to JS through its
+ * own HTTP thread and a stream; this client reads the socket on the JS thread, which bench/floor.ts
+ * measured at about a third less CPU per request. Over TLS it trusts what fetch trusts (Bun's bundled
+ * roots, NODE_EXTRA_CA_CERTS, the system store when asked for) and writes nothing until the
+ * certificate verified for the URL's host. Upstreams while a proxy is set in the environment, and
+ * https:// ones while NODE_TLS_REJECT_UNAUTHORIZED=0 turns verification off, stay on fetch.
  */
 export interface Http1Request {
   url: URL;
@@ -39,6 +41,8 @@ interface Exchange {
 interface Connection {
   socket: Socket<Connection>;
   origin: string;
+  /** TLS only: settles once the handshake is over, with why the connection is refused, if it is. */
+  secured: PromiseWithResolvers<Error | undefined> | undefined;
   exchange: Exchange | undefined;
   pending: Buffer | undefined;
   unsent: Buffer | undefined;
@@ -52,17 +56,33 @@ function connectionError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+export interface Http1ClientOptions {
+  /** Certificates to trust instead of the store fetch uses: for tests, which make their own CA. */
+  ca?: string;
+}
+
 export class Http1Client {
   readonly #idle = new Map<string, Connection[]>();
+  readonly #ca: string | undefined;
 
-  /** Whether this client serves `url`: plain HTTP, with no proxy set in the environment (fetch honours one). */
+  constructor(options: Http1ClientOptions = {}) {
+    this.#ca = options.ca;
+  }
+
+  /**
+   * Whether this client serves `url`: not while a proxy that fetch would use is set in the
+   * environment (NO_PROXY is not consulted: such a URL stays on fetch, which does), nor for https://
+   * while NODE_TLS_REJECT_UNAUTHORIZED=0 asks fetch to accept any certificate.
+   */
   static serves(url: URL, env: Record<string, string | undefined> = process.env): boolean {
-    return url.protocol === "http:" && !env.HTTP_PROXY && !env.http_proxy && !env.ALL_PROXY && !env.all_proxy;
+    if (env.HTTP_PROXY || env.http_proxy || env.ALL_PROXY || env.all_proxy) return false;
+    if (url.protocol === "http:") return true;
+    return url.protocol === "https:" && !env.HTTPS_PROXY && !env.https_proxy && env.NODE_TLS_REJECT_UNAUTHORIZED !== "0";
   }
 
   /** POSTs `request.body`; resolves with the answer once its head is in (or, buffered, once its body is). */
   async post(request: Http1Request): Promise<Response> {
-    const origin = `${request.url.hostname}:${request.url.port || "80"}`;
+    const origin = request.url.origin;
     const bodyBytes = Buffer.byteLength(request.body);
     const head = requestHead("POST", request.url, request.headers, bodyBytes);
     // Its length in bytes, known here: a large body is not measured twice.
@@ -95,12 +115,28 @@ export class Http1Client {
 
   /** A new connection; an abort (a connect deadline) gives up on it at once, as fetch does. */
   async #connect(url: URL, origin: string, signal: AbortSignal): Promise<Connection> {
-    const connection = { origin, exchange: undefined, pending: undefined, unsent: undefined, idleSince: 0, reused: false, closed: false };
+    const tls = url.protocol === "https:";
+    const connection = {
+      origin,
+      secured: tls ? Promise.withResolvers<Error | undefined>() : undefined,
+      exchange: undefined,
+      pending: undefined,
+      unsent: undefined,
+      idleSince: 0,
+      reused: false,
+      closed: false,
+    };
+    // An IPv6 literal comes bracketed in a URL; the socket and the certificate check want it bare.
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
     const connecting = Bun.connect<Connection>({
-      hostname: url.hostname,
-      port: Number(url.port || 80),
+      hostname,
+      port: Number(url.port || (tls ? 443 : 80)),
+      // Verification is Bun's default (the certificate chain, and the name against serverName);
+      // handshake() refuses the connection when it reports any error.
+      tls: tls ? { serverName: hostname, ...(this.#ca === undefined ? {} : { ca: this.#ca }) } : false,
       data: connection as Connection,
       socket: {
+        handshake: (s, success, authorizationError) => this.#handshake(s, success, authorizationError),
         data: (s, data) => this.#receive(s.data, data),
         drain: (s) => this.#flush(s.data),
         end: (s) => this.#closed(s.data, true),
@@ -114,6 +150,9 @@ export class Http1Client {
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       (connection as Connection).socket = await Promise.race([connecting, aborted.promise]);
+      // Bun.connect resolves once TCP is open: over TLS nothing is sent before the handshake verified.
+      const refused = connection.secured && (await Promise.race([connection.secured.promise, aborted.promise]));
+      if (refused) throw refused;
       return connection as Connection;
     } catch (error) {
       // A connection that opens after the caller gave up is closed, not left behind; one that
@@ -128,6 +167,22 @@ export class Http1Client {
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** Fails closed: a certificate error refuses the connection even where Bun would let it through. */
+  #handshake(socket: Socket<Connection>, success: boolean, authorizationError: Error | null): void {
+    const connection = socket.data;
+    if (success && !authorizationError) {
+      connection.secured?.resolve(undefined);
+      // Settled: a later close is the exchange's business, not the connect's.
+      connection.secured = undefined;
+      return;
+    }
+    const { message, code } = (authorizationError ?? new Error("the TLS handshake was not authorized")) as Error & { code?: string };
+    // Before terminate(), whose close would settle it as a mere reset.
+    connection.secured?.resolve(connectionError(`TLS: ${message}`, code ?? "ERR_TLS_HANDSHAKE"));
+    connection.closed = true;
+    socket.terminate();
   }
 
   #exchange(connection: Connection, outgoing: { text: string; bytes: number }, request: Http1Request): Promise<Response> {
@@ -318,6 +373,10 @@ export class Http1Client {
     const idle = this.#idle.get(connection.origin);
     const at = idle?.indexOf(connection) ?? -1;
     if (at >= 0) idle!.splice(at, 1);
+    // Closed during the TLS handshake: the connect waiting on it fails.
+    connection.secured?.resolve(
+      connectionError(`the connection closed during the TLS handshake${error ? `: ${error.message}` : ""}`, "ECONNRESET"),
+    );
     if (!exchange) return;
     connection.socket.terminate();
     const failure =

@@ -96,8 +96,8 @@ export const proxyConfigSchema = z
     /** How often rollups are written and expired responses dropped. */
     maintenance_interval_ms: ms.default(15_000),
     /**
-     * How upstream calls are made: "auto" sends plain-HTTP upstreams (a local model server) through
-     * agentd's own HTTP/1.1 client and https:// ones through Bun's fetch; "fetch" sends all through fetch.
+     * How upstream calls are made: "auto" sends http:// and https:// upstreams through agentd's own
+     * HTTP/1.1 client (fetch while a proxy is set in the environment); "fetch" sends all through fetch.
      */
     upstream_client: z.enum(["auto", "fetch"]).default("auto"),
   })
