@@ -94,6 +94,16 @@ describe("agentd's HTTP/1.1 client", () => {
     expect(upstream.stats.requests[0]).toStartWith("POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:");
   });
 
+  test("a server's Keep-Alive timeout rules reuse: one that expires within a second is not reused at all", async () => {
+    const upstream = rawUpstream((socket) => socket.write(json("{}", "keep-alive: timeout=1\r\n")));
+    const client = new Http1Client();
+    for (let i = 0; i < 2; i++) expect((await post(client, upstream.url(), { bufferUpTo: 1 << 20 })).status).toBe(200);
+    expect(upstream.stats.connections).toBe(2);
+    const lasting = rawUpstream((socket) => socket.write(json("{}", "keep-alive: timeout=2\r\n")));
+    for (let i = 0; i < 2; i++) expect((await post(client, lasting.url(), { bufferUpTo: 1 << 20 })).status).toBe(200);
+    expect(lasting.stats.connections).toBe(1);
+  });
+
   test("a chunked stream reaches the reader as it arrives, chunk by chunk, whatever the chunks' sizes", async () => {
     let socketOf: Socket<Peer> | undefined;
     const upstream = rawUpstream((socket) => {

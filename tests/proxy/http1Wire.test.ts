@@ -4,6 +4,7 @@ import {
   ChunkedDecoder,
   Http1HeaderError,
   Http1WireError,
+  idleReuseMs,
   keepsAlive,
   parseResponseHead,
   requestHead,
@@ -93,6 +94,17 @@ describe("how the body ends", () => {
     expect(keepsAlive([], { kind: "length", bytes: 1 })).toBe(true);
     expect(keepsAlive([["connection", "Close"]], { kind: "length", bytes: 1 })).toBe(false);
     expect(keepsAlive([], { kind: "close" })).toBe(false);
+  });
+
+  test("an idle connection is reused for the server's Keep-Alive timeout less a second, capped; without one, briefly over HTTP and long over TLS", () => {
+    expect(idleReuseMs([["keep-alive", "timeout=5, max=100"]], false)).toBe(4_000);
+    expect(idleReuseMs([["keep-alive", 'max=100; Timeout = "30"']], true)).toBe(29_000);
+    expect(idleReuseMs([["keep-alive", "timeout=1"]], true)).toBe(0);
+    expect(idleReuseMs([["keep-alive", "timeout=0"]], false)).toBe(0);
+    expect(idleReuseMs([["keep-alive", "timeout=3600"]], false)).toBe(60_000);
+    expect(idleReuseMs([["keep-alive", "max=5"]], false)).toBe(4_000);
+    expect(idleReuseMs([], false)).toBe(4_000);
+    expect(idleReuseMs([], true)).toBe(60_000);
   });
 
   test("the last transfer coding decides; chunked with a length too is not reused (RFC 9112 §6.3: it may be a smuggling attempt)", () => {

@@ -1,5 +1,14 @@
 import type { Socket } from "bun";
-import { bodyFraming, type BodyFraming, ChunkedDecoder, Http1WireError, keepsAlive, parseResponseHead, requestHead } from "./http1Wire.ts";
+import {
+  bodyFraming,
+  type BodyFraming,
+  ChunkedDecoder,
+  Http1WireError,
+  idleReuseMs,
+  keepsAlive,
+  parseResponseHead,
+  requestHead,
+} from "./http1Wire.ts";
 
 /**
  * agentd's own HTTP/1.1 client for http:// and https:// upstreams: keep-alive connections over
@@ -20,8 +29,6 @@ export interface Http1Request {
 }
 
 const MAX_HEAD_BYTES = 64 * 1024;
-/** An idle connection older than this is closed rather than reused: servers drop idle ones after a few seconds. */
-const IDLE_REUSE_MS = 2_000;
 const MAX_IDLE_PER_ORIGIN = 64;
 /** Body bytes queued for a slow reader before the socket stops being read. */
 const PAUSE_AT_BYTES = 1 << 20;
@@ -41,12 +48,14 @@ interface Exchange {
 interface Connection {
   socket: Socket<Connection>;
   origin: string;
+  tls: boolean;
   /** TLS only: settles once the handshake is over, with why the connection is refused, if it is. */
   secured: PromiseWithResolvers<Error | undefined> | undefined;
   exchange: Exchange | undefined;
   pending: Buffer | undefined;
   unsent: Buffer | undefined;
-  idleSince: number;
+  /** performance.now() until which this idle connection may be reused (idleReuseMs). */
+  reusableUntil: number;
   reused: boolean;
   closed: boolean;
 }
@@ -103,7 +112,7 @@ export class Http1Client {
   #take(origin: string): Connection | undefined {
     const idle = this.#idle.get(origin);
     for (let connection = idle?.pop(); connection; connection = idle?.pop()) {
-      if (!connection.closed && performance.now() - connection.idleSince < IDLE_REUSE_MS) {
+      if (!connection.closed && performance.now() < connection.reusableUntil) {
         connection.reused = true;
         connection.socket.ref();
         return connection;
@@ -118,11 +127,12 @@ export class Http1Client {
     const tls = url.protocol === "https:";
     const connection = {
       origin,
+      tls,
       secured: tls ? Promise.withResolvers<Error | undefined>() : undefined,
       exchange: undefined,
       pending: undefined,
       unsent: undefined,
-      idleSince: 0,
+      reusableUntil: 0,
       reused: false,
       closed: false,
     };
@@ -335,16 +345,18 @@ export class Http1Client {
       return;
     }
     // An answer that came before its request was all written: the rest of that request would precede the next one.
-    if (extra?.length || connection.unsent || !keepsAlive(exchange.head!.headers, exchange.head!.framing)) connection.socket.end();
-    else this.#park(connection);
+    const reuseMs = idleReuseMs(exchange.head!.headers, connection.tls);
+    if (extra?.length || connection.unsent || reuseMs === 0 || !keepsAlive(exchange.head!.headers, exchange.head!.framing))
+      connection.socket.end();
+    else this.#park(connection, reuseMs);
   }
 
-  #park(connection: Connection): void {
+  #park(connection: Connection, reuseMs: number): void {
     // The answer may have ended as its slow reader paused the socket: the next one must be read.
     connection.socket.resume();
     // Waiting in the pool keeps no process alive: a worker that stops exits (fetch's pool does not hold one either).
     connection.socket.unref();
-    connection.idleSince = performance.now();
+    connection.reusableUntil = performance.now() + reuseMs;
     let idle = this.#idle.get(connection.origin);
     if (!idle) {
       idle = [];

@@ -109,6 +109,28 @@ export function keepsAlive(headers: ReadonlyArray<[string, string]>, framing: Bo
   return true;
 }
 
+/** Kept this long below a server's `Keep-Alive: timeout=`, so a reuse does not race its close. */
+const KEEP_ALIVE_MARGIN_MS = 1_000;
+/** No longer than this even when a server offers more: a NAT or balancer may drop a silent connection unannounced. */
+const MAX_IDLE_REUSE_MS = 60_000;
+/** Without a hint: local model servers drop idle connections after ~5 s (uvicorn, Node), unannounced. */
+const PLAIN_IDLE_REUSE_MS = 4_000;
+
+/**
+ * How long an idle connection may be reused after this answer: the server's `Keep-Alive: timeout=`
+ * less a margin; without one, a few seconds over plain HTTP and the longest window over TLS, where a
+ * new connection costs a handshake with a remote provider (a stale one is retried, see Http1Client).
+ * 0: do not reuse.
+ */
+export function idleReuseMs(headers: ReadonlyArray<[string, string]>, tls: boolean): number {
+  for (const [name, value] of headers) {
+    if (name !== "keep-alive") continue;
+    const timeout = /(?:^|[\s,;])timeout\s*=\s*"?(\d+)/i.exec(value);
+    if (timeout) return Math.min(MAX_IDLE_REUSE_MS, Math.max(0, Number(timeout[1]) * 1000 - KEEP_ALIVE_MARGIN_MS));
+  }
+  return tls ? MAX_IDLE_REUSE_MS : PLAIN_IDLE_REUSE_MS;
+}
+
 const CR = 13;
 const LF = 10;
 /** Longest chunk-size line (extensions included) or trailer line accepted. */
