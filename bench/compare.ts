@@ -9,11 +9,14 @@
  *
  *   node_modules/.bin/bun bench/compare.ts --a /tmp/agentd-before --b ./agentd --pin 0
  *   node_modules/.bin/bun bench/compare.ts --config-b '{"telemetry":{"otlp":{"endpoint":"COLLECTOR"}}}'
+ *   node_modules/.bin/bun bench/compare.ts --tls --config-a '{"proxy":{"upstream_client":"fetch"}}'
  *
  * Options: --a/--b binaries (default ./agentd); --config-a/--config-b JSON merged into each one's
  * config (COLLECTOR names the bench's OTLP collector stand-in); --env-a/--env-b JSON added to each
  * one's environment; --pin CPU (all processes on that CPU; default: where the scheduler puts them);
- * --rounds N (default 15); --rows c32,c1,stream (default all three). With no options it compares
+ * --rounds N (default 15); --rows c32,c1,stream (default all three); --tls (the upstream, and so
+ * agentd's and the relay's calls to it, on HTTPS: a throwaway CA trusted through
+ * NODE_EXTRA_CA_CERTS). With no options it compares
  * ./agentd with itself: the noise of the measure on this machine.
  */
 import { parseArgs } from "node:util";
@@ -31,6 +34,7 @@ const OPTIONS = {
   pin: { type: "string" },
   rounds: { type: "string", default: "15" },
   rows: { type: "string", default: "c32,c1,stream" },
+  tls: { type: "boolean", default: false },
 } as const;
 
 type RowName = keyof typeof ROWS;
@@ -70,7 +74,7 @@ const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) refuse(`Cannot run ${values.rounds} rounds: give a whole number ≥ 1`);
 
 if (!values.a || !values.b) await ensureBinary();
-const rig = await BenchRig.start();
+const rig = await BenchRig.start({ tls: values.tls });
 try {
   const collector = [values["config-a"], values["config-b"]].some((text) => text.includes("COLLECTOR")) ? await rig.collectorUrl() : "";
   const start = (name: "a" | "b", bin: string | undefined) =>
@@ -101,7 +105,9 @@ function printTable(measured: Map<RowName, Side[]>): void {
   const ms = (side: Side, of: number[]) => side.p50(of).toFixed(3);
   console.log(`\nA: ${values.a ?? "./agentd"} ${values["config-a"]} ${values["env-a"]}`);
   console.log(`B: ${values.b ?? "./agentd"} ${values["config-b"]} ${values["env-b"]}`);
-  console.log(`${values.pin === undefined ? "placed by the scheduler" : `all on CPU ${values.pin}`}, ${rounds} rounds a row\n`);
+  console.log(
+    `${values.tls ? "HTTPS upstream, " : ""}${values.pin === undefined ? "placed by the scheduler" : `all on CPU ${values.pin}`}, ${rounds} rounds a row\n`,
+  );
   console.log("| measure | relay | A | B | B/A |");
   console.log("| --- | ---: | ---: | ---: | ---: |");
   for (const name of rows) {

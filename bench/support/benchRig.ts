@@ -30,11 +30,17 @@ export class BenchRig {
 
   private constructor(readonly dir: string) {}
 
-  /** Starts the upstream and the relay. */
-  static async start(): Promise<BenchRig> {
+  /**
+   * Starts the upstream and the relay. With `tls`, the upstream serves HTTPS with a certificate from
+   * a throwaway CA (made with the openssl CLI) that every process of the bench trusts through
+   * NODE_EXTRA_CA_CERTS, as an operator's agentd trusts a cloud provider's.
+   */
+  static async start(options: { tls?: boolean } = {}): Promise<BenchRig> {
     const rig = new BenchRig(mkdtempSync(join(tmpdir(), "agentd-bench-")));
-    const upstream = rig.#server("--upstream", join(rig.dir, "upstream"));
-    rig.upstreamUrl = `http://127.0.0.1:${await waitForFile(join(rig.dir, "upstream"), upstream)}/v1`;
+    const certs = options.tls ? rig.#makeCertificates() : [];
+    const upstream = rig.#server("--upstream", join(rig.dir, "upstream"), ...certs);
+    const scheme = options.tls ? "https" : "http";
+    rig.upstreamUrl = `${scheme}://127.0.0.1:${await waitForFile(join(rig.dir, "upstream"), upstream)}/v1`;
     const relay = rig.#server("--relay", join(rig.dir, "relay"), rig.upstreamUrl);
     rig.relayUrl = `http://127.0.0.1:${await waitForFile(join(rig.dir, "relay"), relay)}/v1/chat/completions`;
     rig.relayPid = relay.pid;
@@ -110,6 +116,38 @@ export class BenchRig {
     for (const child of this.children) child.kill();
     await Promise.all(this.children.map((child) => child.exited));
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** A CA the bench's processes trust, and a leaf it signed for 127.0.0.1: the leaf's certificate and key files. */
+  #makeCertificates(): [string, string] {
+    const openssl = (...args: string[]) => {
+      const run = Bun.spawnSync(["openssl", ...args], { cwd: this.dir, stdout: "ignore", stderr: "pipe" });
+      if (run.exitCode !== 0) throw new Error(`bench: openssl ${args[0]} failed: ${run.stderr.toString().trim()}`);
+    };
+    const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    openssl("req", "-x509", ...key, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=agentd bench CA");
+    openssl("req", ...key, "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=127.0.0.1");
+    writeFileSync(join(this.dir, "leaf.ext"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      "leaf.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-set_serial",
+      "1",
+      "-days",
+      "2",
+      "-extfile",
+      "leaf.ext",
+      "-out",
+      "leaf.pem",
+    );
+    (this.env as Record<string, string>).NODE_EXTRA_CA_CERTS = join(this.dir, "ca.pem");
+    return [join(this.dir, "leaf.pem"), join(this.dir, "leaf.key")];
   }
 
   #server(...args: string[]): Subprocess {

@@ -2,9 +2,10 @@
  * The servers the proxy benches run against, each in a process of its own (so its CPU is not
  * counted as the load client's): the scripted upstream, the bare Bun relay (the floor of the
  * runtime) and an OTLP collector stand-in. Started as `bun bench/support/benchServers.ts --ROLE
- * PORT_FILE [UPSTREAM_URL]`; each writes its port to PORT_FILE once it listens.
+ * PORT_FILE [UPSTREAM_URL]` (the upstream: `--upstream PORT_FILE [CERT_FILE KEY_FILE]` for HTTPS);
+ * each writes its port to PORT_FILE once it listens.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 export const STREAM_CHUNKS = 20;
 /** The scripted upstream's non-streamed answer (bench/proxy.ts's upstream answers with it too). */
@@ -17,7 +18,7 @@ export const CHAT_JSON = JSON.stringify({
   usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
 });
 
-async function runUpstream(portFile: string): Promise<void> {
+async function runUpstream(portFile: string, tls?: { cert: string; key: string }): Promise<void> {
   const encoder = new TextEncoder();
   const chunks = Array.from({ length: STREAM_CHUNKS }, (_, i) =>
     encoder.encode(
@@ -31,6 +32,7 @@ async function runUpstream(portFile: string): Promise<void> {
     hostname: "127.0.0.1",
     port: 0,
     idleTimeout: 0,
+    ...(tls ? { tls } : {}),
     async fetch(req) {
       const body = (await req.json()) as { stream?: boolean };
       if (!body.stream) return new Response(CHAT_JSON, { headers: { "content-type": "application/json" } });
@@ -85,8 +87,10 @@ export async function runCollector(portFile: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  const [role, portFile, upstream] = process.argv.slice(2);
-  if (role === "--upstream") await runUpstream(portFile!);
+  const [role, portFile, upstream, key] = process.argv.slice(2);
+  // The upstream's optional two arguments are its TLS certificate and key files.
+  if (role === "--upstream")
+    await runUpstream(portFile!, upstream ? { cert: readFileSync(upstream, "utf8"), key: readFileSync(key!, "utf8") } : undefined);
   else if (role === "--relay") await runRelay(portFile!, upstream!);
   else if (role === "--collector") await runCollector(portFile!);
   else throw new Error(`benchServers: unknown role ${role}`);
