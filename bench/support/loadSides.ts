@@ -6,19 +6,30 @@
 import { readdirSync, readFileSync } from "node:fs";
 
 /**
- * CPU seconds a process's threads have run, to the nanosecond (schedstat): /proc/PID/stat counts
- * in 10 ms ticks, too coarse for a round of a few hundred requests.
+ * CPU seconds each of a process's threads has run, by thread id, to the nanosecond (schedstat):
+ * /proc/PID/stat counts in 10 ms ticks, too coarse for a round of a few hundred requests.
  */
-export function cpuSeconds(pid: number): number {
-  let ns = 0;
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const byThread = new Map<string, number>();
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+      byThread.set(task, Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1e9);
     } catch {
       // The thread ended between the listing and the read.
     }
   }
-  return ns / 1e9;
+  return byThread;
+}
+
+/**
+ * CPU seconds a process's threads ran between two readings: thread by thread, so a thread that
+ * ended meanwhile does not take all it ever ran with it (a sum over live threads went negative
+ * then). What such a thread ran within the span is not seen: a slight undercount.
+ */
+export function cpuSecondsBetween(before: Map<string, number>, after: Map<string, number>): number {
+  let spent = 0;
+  for (const [thread, seconds] of after) spent += seconds - (before.get(thread) ?? 0);
+  return spent;
 }
 
 export const request = (stream: boolean) =>
@@ -61,7 +72,7 @@ export class Side {
 
   async round(payload: string, concurrency: number, count: number): Promise<void> {
     const pids = this.pids();
-    const before = pids.map(cpuSeconds);
+    const before = pids.map(threadCpuSeconds);
     let next = 0;
     const started = performance.now();
     await Promise.all(
@@ -78,7 +89,7 @@ export class Side {
     this.ratePerRound.push(count / seconds);
     let round = 0;
     pids.forEach((pid, i) => {
-      const spent = cpuSeconds(pid) - before[i]!;
+      const spent = cpuSecondsBetween(before[i]!, threadCpuSeconds(pid));
       round += spent;
       this.cpuByProcess[i] = (this.cpuByProcess[i] ?? 0) + spent;
     });
