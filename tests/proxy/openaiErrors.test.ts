@@ -89,6 +89,30 @@ describe("errors as OpenAI sends them", () => {
     expect(response.headers.get("x-agentd-provider")).toBe("p0");
   });
 
+  for (const upstream_client of ["auto", "fetch"] as const) {
+    test(`a provider answering with a redirect is not followed: the next provider answers, or a 502 names where it points (${upstream_client})`, async () => {
+      const moved = { kind: "http_error", status: 308, headers: { location: "https://moved.invalid/v1/chat/completions" } } as const;
+      const two = setup(2, { upstream_client });
+      two.ups[0]!.setDefault(moved);
+      const answered = await post(two.h, ask);
+      expect(answered.response.status).toBe(200);
+      expect(answered.response.headers.get("x-agentd-provider")).toBe("p1");
+      // Not asked again: the same address gets the same redirect.
+      expect(two.ups[0]!.completionRequests()).toHaveLength(1);
+      await harness?.close();
+      await Promise.all(upstreams.map((u) => u.close()));
+
+      const { ups, h } = setup(1, { max_attempts: 3, upstream_client });
+      ups[0]!.setDefault(moved);
+      const { response, body } = await post(h, ask);
+      expect(response.status).toBe(502);
+      expect(body.error).toMatchObject({ type: "server_error", code: "upstream_error" });
+      expect(body.error.message).toContain("redirect to https://moved.invalid/v1/chat/completions, which agentd does not follow");
+      expect(response.headers.get("location")).toBeNull();
+      expect(ups[0]!.completionRequests()).toHaveLength(1);
+    });
+  }
+
   test("a request refused before any provider is tried still carries x-request-id", async () => {
     const { h } = setup(1);
     const { response, body } = await post(h, { model: "gpt-test" });

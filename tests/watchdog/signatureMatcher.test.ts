@@ -20,12 +20,13 @@ describe("signature catalog", () => {
   });
 
   test("each upstream cause has its own signature", () => {
-    const ids = ["http_429", "auth", "connect_timeout", "first_byte_timeout", "idle_timeout", "reset", "malformed"].map(
+    const ids = ["http_429", "auth", "redirect", "connect_timeout", "first_byte_timeout", "idle_timeout", "reset", "malformed"].map(
       (cause) => matcher.match(logLine("upstream.error", { provider: "p", status: 0, cause }), 1)?.id,
     );
     expect(ids).toEqual([
       "upstream.rate_limited",
       "upstream.auth_failed",
+      "upstream.redirected",
       "upstream.connect_timeout",
       "upstream.first_byte_timeout",
       "upstream.stream_idle_timeout",

@@ -153,6 +153,11 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           outcomes.push({ provider, failure: error });
           break;
         }
+        // Asking the same address again gets the same redirect; another provider may answer.
+        if (error.kind === "redirect") {
+          outcomes.push({ provider, failure: error });
+          break;
+        }
         if (error.kind === "http_4xx") {
           // 404: this provider lacks the model or the endpoint (models default to "*"); another may have it.
           if (error.status === 404) {

@@ -98,7 +98,14 @@ export class UpstreamAttempt {
             signal: this.#controller.signal,
             bufferUpTo: stream ? undefined : MAX_JSON_BODY,
           })
-        : await fetch(url, { method: "POST", headers, body, signal: this.#controller.signal, timeout: false } as RequestInit);
+        : await fetch(url, {
+            method: "POST",
+            headers,
+            body,
+            signal: this.#controller.signal,
+            redirect: "manual",
+            timeout: false,
+          } as RequestInit);
     } catch (error) {
       throw this.#failure(error, "connect");
     }
@@ -234,7 +241,13 @@ export class UpstreamAttempt {
       return this.#failure(error, "body");
     }
     this.finish();
-    return new UpstreamFailure(causeForStatus(response.status), `upstream answered ${response.status}: ${upstreamErrorMessage(body)}`, {
+    const cause = causeForStatus(response.status);
+    // Not followed: the request and its API key would go wherever the answer points.
+    const said =
+      cause === "redirect"
+        ? `a redirect to ${response.headers.get("location") ?? "(no location)"}, which agentd does not follow: set the provider's base_url to where it points`
+        : upstreamErrorMessage(body);
+    return new UpstreamFailure(cause, `upstream answered ${response.status}: ${said}`, {
       status: response.status,
       retryAfterMs: parseRetryAfter(response.headers),
       body,

@@ -15,6 +15,7 @@ export type FailureCause =
   | "http_5xx"
   | "http_4xx"
   | "auth"
+  | "redirect"
   | "malformed";
 
 export class UpstreamFailure extends Error {
@@ -38,6 +39,8 @@ export class UpstreamFailure extends Error {
 }
 
 export function causeForStatus(status: number): FailureCause {
+  // A provider that moved: its base_url is out of date, whatever the client sent.
+  if (status < 400) return "redirect";
   if (status === 401 || status === 403) return "auth";
   if (status === 408) return "http_408";
   if (status === 409) return "http_409";

@@ -70,6 +70,7 @@ export const BUILTIN_SIGNATURES: readonly SignatureConfig[] = [
   upstream("upstream.rate_limited", "Upstream rate limit (429)", "http_429", "warning"),
   upstream("upstream.server_error", "Upstream server error (5xx)", "http_5xx"),
   upstream("upstream.auth_failed", "Upstream rejected the API key (401/403)", "auth", "critical"),
+  upstream("upstream.redirected", "Upstream answered with a redirect: the provider's base_url is out of date", "redirect", "critical"),
   upstream("upstream.connect_failed", "Upstream unreachable", "connect"),
   upstream("upstream.connect_timeout", "Upstream connect timeout", "connect_timeout"),
   upstream("upstream.first_byte_timeout", "Upstream sent nothing before the first-byte timeout", "first_byte_timeout"),
