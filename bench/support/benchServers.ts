@@ -34,21 +34,26 @@ async function runUpstream(portFile: string, tls?: { cert: string; key: string }
     idleTimeout: 0,
     ...(tls ? { tls } : {}),
     async fetch(req) {
-      const body = (await req.json()) as { stream?: boolean };
+      const body = (await req.json()) as { stream?: boolean; bench_gap_ms?: number };
+      const gap = body.bench_gap_ms ?? 0;
       if (!body.stream) return new Response(CHAT_JSON, { headers: { "content-type": "application/json" } });
       let i = 0;
-      return new Response(
-        new ReadableStream({
-          pull(controller) {
-            if (i < chunks.length) controller.enqueue(chunks[i++]!);
-            else {
-              controller.enqueue(finish);
-              controller.close();
+      const next = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+        if (i < chunks.length) controller.enqueue(chunks[i++]!);
+        else {
+          controller.enqueue(finish);
+          controller.close();
+        }
+      };
+      // Spaced events wait on a timer each; the others go as fast as they are pulled.
+      const pull =
+        gap > 0
+          ? async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+              if (i > 0) await Bun.sleep(gap);
+              next(controller);
             }
-          },
-        }),
-        { headers: { "content-type": "text/event-stream" } },
-      );
+          : next;
+      return new Response(new ReadableStream({ pull }), { headers: { "content-type": "text/event-stream" } });
     },
   });
   writeFileSync(portFile, String(server.port));

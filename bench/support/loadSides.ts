@@ -32,12 +32,14 @@ export function cpuSecondsBetween(before: Map<string, number>, after: Map<string
   return spent;
 }
 
-export const request = (stream: boolean) =>
+/** A chat request to the bench upstream; `gapMs` asks it to space a stream's events that far apart (benchServers.ts). */
+export const request = (stream: boolean, gapMs?: number) =>
   JSON.stringify({
     model: "bench",
     stream,
     messages: [{ role: "user", content: "hi" }],
     ...(stream ? { stream_options: { include_usage: true } } : {}),
+    ...(gapMs ? { bench_gap_ms: gapMs } : {}),
   });
 
 async function one(url: string, payload: string): Promise<{ ms: number; ttfb: number }> {
@@ -137,8 +139,12 @@ export const ROWS = {
   c32: { label: "c=32", stream: false, concurrency: 32, perRound: 4000 },
   c1: { label: "c=1", stream: false, concurrency: 1, perRound: 600 },
   stream: { label: "streamed (20 events), c=1", stream: true, concurrency: 1, perRound: 250 },
+  // A model's tokens come apart: each event is a read and a write of its own, where the row above
+  // gets its 20 in one read.
+  spaced: { label: "streamed (20 events 1 ms apart), c=4", stream: true, concurrency: 4, perRound: 120, gapMs: 1 },
 } as const;
-export type Row = (typeof ROWS)[keyof typeof ROWS];
+type RowShape = { label: string; stream: boolean; concurrency: number; perRound: number; gapMs?: number };
+export type Row = RowShape;
 
 /**
  * Warms every side with both answer shapes, then runs each row's rounds on fresh sides from
@@ -150,7 +156,7 @@ export async function measureRows(sides: () => Side[], rows: readonly Row[], rou
   const measured: Side[][] = [];
   for (const row of rows) {
     const rowSides = sides();
-    await interleaved(rowSides, request(row.stream), row.concurrency, row.perRound, rounds);
+    await interleaved(rowSides, request(row.stream, row.gapMs), row.concurrency, row.perRound, rounds);
     measured.push(rowSides);
   }
   return measured;
