@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server, TCPSocketListener } from "bun";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Http1Client } from "../../src/proxy/upstream/http1Client.ts";
 import { UpstreamAttempt } from "../../src/proxy/upstream/upstreamAttempt.ts";
@@ -15,11 +15,7 @@ import { UpstreamFailure } from "../../src/proxy/upstream/upstreamFailure.ts";
 import { startDaemon, type DaemonProcess } from "../e2e/support/daemonProcess.ts";
 import { ensureBinary } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
-
-interface KeyPair {
-  cert: string;
-  key: string;
-}
+import { type KeyPair, makeCa, makeLeaf } from "../support/tlsCerts.ts";
 
 type CertName = "good" | "otherName" | "untrusted" | "expired";
 
@@ -27,53 +23,16 @@ let dir: string;
 let caPem: string;
 const certs = {} as Record<CertName, KeyPair>;
 
-function openssl(...args: string[]): void {
-  const run = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
-  if (run.exitCode !== 0) throw new Error(`openssl ${args.join(" ")} failed: ${run.stderr.toString()}`);
-}
-
-const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-
-function makeCa(name: string): void {
-  openssl("req", "-x509", ...EC_KEY, "-keyout", `${name}.key`, "-out", `${name}.pem`, "-days", "2", "-subj", `/CN=${name}`);
-}
-
-/** A leaf for `names` (a subjectAltName list) signed by `ca`, valid for `days`: -1 makes one that expired a day ago. */
-function makeLeaf(name: string, ca: string, names: string, days: number): KeyPair {
-  openssl("req", ...EC_KEY, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${name}`);
-  writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${names}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  openssl(
-    "x509",
-    "-req",
-    "-in",
-    `${name}.csr`,
-    "-CA",
-    `${ca}.pem`,
-    "-CAkey",
-    `${ca}.key`,
-    "-set_serial",
-    String(Date.now()),
-    "-days",
-    String(days),
-    "-extfile",
-    `${name}.ext`,
-    "-out",
-    `${name}.pem`,
-  );
-  return { cert: readFileSync(join(dir, `${name}.pem`), "utf8"), key: readFileSync(join(dir, `${name}.key`), "utf8") };
-}
-
 const stops: Array<() => void> = [];
 
 beforeAll(() => {
   dir = makeTempDir("agentd-tls-");
-  makeCa("ca");
-  makeCa("strangerCa");
-  caPem = readFileSync(join(dir, "ca.pem"), "utf8");
-  certs.good = makeLeaf("good", "ca", "IP:127.0.0.1,DNS:localhost", 2);
-  certs.otherName = makeLeaf("otherName", "ca", "DNS:example.invalid", 2);
-  certs.untrusted = makeLeaf("untrusted", "strangerCa", "IP:127.0.0.1,DNS:localhost", 2);
-  certs.expired = makeLeaf("expired", "ca", "IP:127.0.0.1,DNS:localhost", -1);
+  caPem = makeCa(dir, "ca");
+  makeCa(dir, "strangerCa");
+  certs.good = makeLeaf(dir, "good", "ca", "IP:127.0.0.1,DNS:localhost", 2);
+  certs.otherName = makeLeaf(dir, "otherName", "ca", "DNS:example.invalid", 2);
+  certs.untrusted = makeLeaf(dir, "untrusted", "strangerCa", "IP:127.0.0.1,DNS:localhost", 2);
+  certs.expired = makeLeaf(dir, "expired", "ca", "IP:127.0.0.1,DNS:localhost", -1);
 });
 
 afterAll(() => {

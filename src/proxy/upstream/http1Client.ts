@@ -30,6 +30,8 @@ export interface Http1Request {
 
 const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_IDLE_PER_ORIGIN = 64;
+/** How long a connection this client ended waits for the server to close its side before it is cut. */
+const CLOSE_WAIT_MS = 2_000;
 /** Body bytes queued for a slow reader before the socket stops being read. */
 const PAUSE_AT_BYTES = 1 << 20;
 
@@ -68,14 +70,18 @@ function connectionError(message: string, code: string): Error {
 export interface Http1ClientOptions {
   /** Certificates to trust instead of the store fetch uses: for tests, which make their own CA. */
   ca?: string;
+  /** CLOSE_WAIT_MS, shorter for tests. */
+  closeWaitMs?: number;
 }
 
 export class Http1Client {
   readonly #idle = new Map<string, Connection[]>();
   readonly #ca: string | undefined;
+  readonly #closeWaitMs: number;
 
   constructor(options: Http1ClientOptions = {}) {
     this.#ca = options.ca;
+    this.#closeWaitMs = options.closeWaitMs ?? CLOSE_WAIT_MS;
   }
 
   /**
@@ -98,7 +104,9 @@ export class Http1Client {
     const outgoing = { text: head + request.body, bytes: Buffer.byteLength(head) + bodyBytes };
     for (let attempt = 0; ; attempt++) {
       if (request.signal.aborted) throw abortError();
-      const connection = this.#take(origin) ?? (await this.#connect(request.url, origin, request.signal));
+      // The retry of a stale connection opens a new one: whatever made one stale (a restart, a dropped
+      // NAT entry) likely made the other pooled ones stale too.
+      const connection = (attempt === 0 ? this.#take(origin) : undefined) ?? (await this.#connect(request.url, origin, request.signal));
       try {
         return await this.#exchange(connection, outgoing, request);
       } catch (error) {
@@ -117,7 +125,7 @@ export class Http1Client {
         connection.socket.ref();
         return connection;
       }
-      connection.socket.end();
+      this.#discard(connection);
     }
     return undefined;
   }
@@ -150,7 +158,7 @@ export class Http1Client {
         data: (s, data) => this.#receive(s.data, data),
         drain: (s) => this.#flush(s.data),
         end: (s) => this.#closed(s.data, true),
-        close: (s) => this.#closed(s.data, false),
+        close: (s, error) => this.#closed(s.data, false, error),
         error: (s, error) => this.#fail(s.data, error),
         connectError: () => {},
       },
@@ -347,7 +355,7 @@ export class Http1Client {
     // An answer that came before its request was all written: the rest of that request would precede the next one.
     const reuseMs = idleReuseMs(exchange.head!.headers, connection.tls);
     if (extra?.length || connection.unsent || reuseMs === 0 || !keepsAlive(exchange.head!.headers, exchange.head!.framing))
-      connection.socket.end();
+      this.#discard(connection);
     else this.#park(connection, reuseMs);
   }
 
@@ -363,18 +371,36 @@ export class Http1Client {
       this.#idle.set(connection.origin, idle);
     }
     if (idle.length < MAX_IDLE_PER_ORIGIN) idle.push(connection);
-    else connection.socket.end();
+    else this.#discard(connection);
   }
 
-  /** The peer closed (`ended`: it sent FIN): a close-delimited body ends; any other exchange fails. */
-  #closed(connection: Connection, ended: boolean): void {
+  /**
+   * Closes a connection that is not to be reused, politely (close_notify, FIN), and cuts it if the
+   * server has not closed its side a while later: a server that never does would hold this socket
+   * open, one more per answer. shutdown(), not end(): over TLS end() detaches the socket, which
+   * terminate() then no longer reaches.
+   */
+  #discard(connection: Connection): void {
+    connection.closed = true;
+    const socket = connection.socket;
+    socket.shutdown();
+    // Neither it nor its timer keeps a worker that stops alive; once the server closed, terminate() does nothing.
+    socket.unref();
+    setTimeout(() => socket.terminate(), this.#closeWaitMs).unref();
+  }
+
+  /**
+   * The peer closed (`ended`: it sent FIN, or close_notify over TLS): a close-delimited body ends,
+   * unless the connection was reset (`error`), which cut it short; any other exchange fails.
+   */
+  #closed(connection: Connection, ended: boolean, error?: Error): void {
     const exchange = connection.exchange;
-    if (exchange?.head?.framing.kind === "close") {
+    if (exchange?.head?.framing.kind === "close" && !error) {
       connection.exchange = undefined;
       exchange.onEnd();
     }
     if (!ended) connection.closed = true;
-    this.#fail(connection, undefined);
+    this.#fail(connection, error);
     if (ended) connection.socket.end();
   }
 

@@ -116,6 +116,8 @@ const MAX_IDLE_REUSE_MS = 60_000;
 /** Without a hint: local model servers drop idle connections after ~5 s (uvicorn, Node), unannounced. */
 const PLAIN_IDLE_REUSE_MS = 4_000;
 
+const KEEP_ALIVE_TIMEOUT = /(?:^|[\s,;])timeout\s*=\s*"?(\d+)/gi;
+
 /**
  * How long an idle connection may be reused after this answer: the server's `Keep-Alive: timeout=`
  * less a margin; without one, a few seconds over plain HTTP and the longest window over TLS, where a
@@ -123,12 +125,13 @@ const PLAIN_IDLE_REUSE_MS = 4_000;
  * 0: do not reuse.
  */
 export function idleReuseMs(headers: ReadonlyArray<[string, string]>, tls: boolean): number {
-  for (const [name, value] of headers) {
-    if (name !== "keep-alive") continue;
-    const timeout = /(?:^|[\s,;])timeout\s*=\s*"?(\d+)/i.exec(value);
-    if (timeout) return Math.min(MAX_IDLE_REUSE_MS, Math.max(0, Number(timeout[1]) * 1000 - KEEP_ALIVE_MARGIN_MS));
-  }
-  return tls ? MAX_IDLE_REUSE_MS : PLAIN_IDLE_REUSE_MS;
+  // Several timeouts (a proxy's and the server's, say): the shortest, as whichever closes first ends the connection.
+  let seconds: number | undefined;
+  for (const [name, value] of headers)
+    if (name === "keep-alive")
+      for (const timeout of value.matchAll(KEEP_ALIVE_TIMEOUT)) seconds = Math.min(seconds ?? Number.POSITIVE_INFINITY, Number(timeout[1]));
+  if (seconds === undefined) return tls ? MAX_IDLE_REUSE_MS : PLAIN_IDLE_REUSE_MS;
+  return Math.min(MAX_IDLE_REUSE_MS, Math.max(0, seconds * 1000 - KEEP_ALIVE_MARGIN_MS));
 }
 
 const CR = 13;
