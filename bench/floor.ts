@@ -51,7 +51,7 @@ try {
     new Side(agentd.url, agentd.pids),
   ];
   // The table reads the rows in this order: c=1 for latency, the stream for TTFB.
-  const rows = [ROWS.c32, ROWS.c1, ROWS.stream];
+  const rows = [ROWS.c32, ROWS.c1, ROWS.stream, ROWS.spaced];
   let measured: Side[][] = [];
   // Not process.exit: the finally below must still end every process the bench started.
   const ran = await rig.placed(values.pin, async () => {
