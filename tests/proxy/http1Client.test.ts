@@ -104,6 +104,18 @@ describe("agentd's HTTP/1.1 client", () => {
     expect(lasting.stats.connections).toBe(1);
   });
 
+  test("an HTTP/1.0 answer's connection is reused only when it says keep-alive", async () => {
+    const client = new Http1Client();
+    for (const [extra, connections] of [
+      ["", 2],
+      ["connection: keep-alive\r\n", 1],
+    ] as const) {
+      const upstream = rawUpstream((socket) => socket.write(`HTTP/1.0 200 OK\r\ncontent-length: 2\r\n${extra}\r\nok`));
+      for (let i = 0; i < 2; i++) expect(await (await post(client, upstream.url(), { bufferUpTo: 1 << 20 })).text()).toBe("ok");
+      expect(upstream.stats.connections).toBe(connections);
+    }
+  });
+
   test("a chunked stream reaches the reader as it arrives, chunk by chunk, whatever the chunks' sizes", async () => {
     let socketOf: Socket<Peer> | undefined;
     const upstream = rawUpstream((socket) => {

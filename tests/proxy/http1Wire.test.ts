@@ -53,7 +53,9 @@ describe("the answer's head", () => {
         ["set-cookie", "b"],
       ],
       length: text.length - "body".length,
+      http10: false,
     });
+    expect(parseResponseHead(head("HTTP/1.0 200 OK\r\n\r\n"), 1024)?.http10).toBe(true);
   });
 
   test("an oversized, non-HTTP or nameless head is refused", () => {
@@ -94,6 +96,9 @@ describe("how the body ends", () => {
     expect(keepsAlive([], { kind: "length", bytes: 1 })).toBe(true);
     expect(keepsAlive([["connection", "Close"]], { kind: "length", bytes: 1 })).toBe(false);
     expect(keepsAlive([], { kind: "close" })).toBe(false);
+    // HTTP/1.0 closes unless it says otherwise.
+    expect(keepsAlive([], { kind: "length", bytes: 1 }, true)).toBe(false);
+    expect(keepsAlive([["connection", "Keep-Alive"]], { kind: "length", bytes: 1 }, true)).toBe(true);
   });
 
   test("an idle connection is reused for the server's Keep-Alive timeout less a second, capped; without one, briefly over HTTP and long over TLS", () => {

@@ -37,7 +37,7 @@ const PAUSE_AT_BYTES = 1 << 20;
 
 /** What one answer is doing with the bytes its connection receives. */
 interface Exchange {
-  head?: { status: number; headers: Array<[string, string]>; framing: BodyFraming };
+  head?: { status: number; headers: Array<[string, string]>; framing: BodyFraming; http10: boolean };
   chunked?: ChunkedDecoder;
   left: number;
   gotBytes: boolean;
@@ -313,7 +313,7 @@ export class Http1Client {
       // An interim answer (100 Continue, 103 Early Hints) precedes the real one.
       if (head.status >= 100 && head.status < 200) return rest.length > 0 ? rest : undefined;
       const framing = bodyFraming(head.status, head.headers);
-      exchange.head = { status: head.status, headers: head.headers, framing };
+      exchange.head = { status: head.status, headers: head.headers, framing, http10: head.http10 };
       if (framing.kind === "length") exchange.left = framing.bytes;
       if (framing.kind === "chunked") exchange.chunked = new ChunkedDecoder();
       exchange.onHead(head.status, head.headers);
@@ -354,7 +354,12 @@ export class Http1Client {
     }
     // An answer that came before its request was all written: the rest of that request would precede the next one.
     const reuseMs = idleReuseMs(exchange.head!.headers, connection.tls);
-    if (extra?.length || connection.unsent || reuseMs === 0 || !keepsAlive(exchange.head!.headers, exchange.head!.framing))
+    if (
+      extra?.length ||
+      connection.unsent ||
+      reuseMs === 0 ||
+      !keepsAlive(exchange.head!.headers, exchange.head!.framing, exchange.head!.http10)
+    )
       this.#discard(connection);
     else this.#park(connection, reuseMs);
   }

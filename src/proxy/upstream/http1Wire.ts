@@ -47,6 +47,8 @@ export interface ResponseHead {
   headers: Array<[string, string]>;
   /** Bytes the head took, its blank line included. */
   length: number;
+  /** An HTTP/1.0 answer: its connection is kept only when it says so. */
+  http10: boolean;
 }
 
 const HEAD_END = Buffer.from("\r\n\r\n");
@@ -61,7 +63,7 @@ export function parseResponseHead(buffer: Buffer, maxBytes: number): ResponseHea
   if (end > maxBytes) throw new Http1WireError(`the upstream's response head exceeds ${maxBytes} bytes`);
   const lines = buffer.toString("latin1", 0, end).split("\r\n");
   // A Response holds no status outside 1xx to 5xx.
-  const statusLine = /^HTTP\/1\.[01] ([1-5]\d\d)(?: |$)/.exec(lines[0]!);
+  const statusLine = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: |$)/.exec(lines[0]!);
   if (!statusLine)
     throw new Http1WireError(`the upstream answered with a status line that is not HTTP/1.1: ${JSON.stringify(lines[0]!.slice(0, 80))}`);
   const headers: Array<[string, string]> = [];
@@ -76,7 +78,7 @@ export function parseResponseHead(buffer: Buffer, maxBytes: number): ResponseHea
       throw new Http1WireError(`the upstream sent an invalid header line: ${JSON.stringify(line.slice(0, 80))}`);
     headers.push([name, value]);
   }
-  return { status: Number(statusLine[1]), headers, length: end + 4 };
+  return { status: Number(statusLine[2]), headers, length: end + 4, http10: statusLine[1] === "0" };
 }
 
 export type BodyFraming = { kind: "none" } | { kind: "length"; bytes: number } | { kind: "chunked" } | { kind: "close" };
@@ -100,13 +102,22 @@ export function bodyFraming(status: number, headers: ReadonlyArray<[string, stri
   return { kind: "length", bytes: Number(length) };
 }
 
-/** Whether the connection may carry another request after this answer. */
-export function keepsAlive(headers: ReadonlyArray<[string, string]>, framing: BodyFraming): boolean {
+/**
+ * Whether the connection may carry another request after this answer: unless it says close, or,
+ * from an HTTP/1.0 server, unless it says keep-alive (RFC 9112 §9.3).
+ */
+export function keepsAlive(headers: ReadonlyArray<[string, string]>, framing: BodyFraming, http10 = false): boolean {
   if (framing.kind === "close") return false;
   // Both framings at once (RFC 9112 §6.3): whoever read the length instead would desync on this connection.
   if (framing.kind === "chunked" && headers.some(([name]) => name === "content-length")) return false;
-  for (const [name, value] of headers) if (name === "connection" && value.toLowerCase().includes("close")) return false;
-  return true;
+  let keep = !http10;
+  for (const [name, value] of headers) {
+    if (name !== "connection") continue;
+    const options = value.toLowerCase();
+    if (options.includes("close")) return false;
+    if (options.includes("keep-alive")) keep = true;
+  }
+  return keep;
 }
 
 /** Kept this long below a server's `Keep-Alive: timeout=`, so a reuse does not race its close. */
