@@ -10,6 +10,8 @@
  * Targets (issue 23): CPU per request ≤ 1.5× the relay's, streamed and not; c=32 throughput ≥ 0.7×;
  * c=1 p50 ≤ relay + 0.05 ms; stream TTFB ≤ relay + 0.1 ms; telemetry on (OTLP export, the telemetry
  * row: a second agentd against the first, not the relay) ≤ +10 % CPU; idle RSS ≤ 90 MB and PSS ≤ 60 MB.
+ * A spaced stream row (20 events 1 ms apart, c=4) shows what each event of a real stream costs,
+ * where the streamed row's 20 events come in one read; it has no target of its own.
  * The c=1 rows run twice: as the scheduler places the processes, and with all of them on CPU 0
  * (taskset), where a request's hops between processes cost no wake-up of another CPU: there the
  * figures hold run after run, and measure the work itself.
@@ -18,7 +20,7 @@
 import { ensureBinary } from "../tests/support/binary.ts";
 import { BenchRig, memoryOf } from "./support/benchRig.ts";
 import { STREAM_CHUNKS } from "./support/benchServers.ts";
-import { interleaved, median, pairedRatio, request, Side } from "./support/loadSides.ts";
+import { interleaved, median, pairedRatio, request, ROWS, Side } from "./support/loadSides.ts";
 
 async function orchestrate(): Promise<void> {
   await ensureBinary();
@@ -43,6 +45,9 @@ async function orchestrate(): Promise<void> {
     await interleaved(both(c32), request(false), 32, 4000, 9);
     const s1 = sides();
     await interleaved(both(s1), request(true), 1, 250, 9);
+    // A model's tokens come apart: each event its own read and write (the row above gets all 20 in one read).
+    const spaced = sides();
+    await interleaved(both(spaced), request(true, ROWS.spaced.gapMs), ROWS.spaced.concurrency, ROWS.spaced.perRound, 9);
     // The c=1 rows again with every process of the bench on one CPU: each figure then holds to a few
     // per cent run after run, where the free rows above move by half as the scheduler places threads.
     const c1Pinned = sides();
@@ -89,6 +94,7 @@ async function orchestrate(): Promise<void> {
       cpuRow(`${streamed} (µs)`, s1, "≤ ×1.5"),
       ["… agentd's split, streamed (µs: supervisor + worker)", "", s1.agentd.cpuSplitUs(), "", ""],
       latencyRow("stream TTFB p50, c=1 (ms)", s1, (side) => side.ttfb, "≤ +0.1 ms"),
+      cpuRow(`CPU per streamed request, ${ROWS.spaced.label.replace("streamed ", "")} (µs)`, spaced, ""),
       ...(pinned
         ? [
             cpuRow("CPU per request, c=1, all on one CPU (µs)", c1Pinned, ""),
