@@ -94,7 +94,7 @@ async function orchestrate(): Promise<void> {
       cpuRow(`${streamed} (µs)`, s1, "≤ ×1.5"),
       ["… agentd's split, streamed (µs: supervisor + worker)", "", s1.agentd.cpuSplitUs(), "", ""],
       latencyRow("stream TTFB p50, c=1 (ms)", s1, (side) => side.ttfb, "≤ +0.1 ms"),
-      cpuRow(`CPU per streamed request, ${ROWS.spaced.label.replace("streamed ", "")} (µs)`, spaced, ""),
+      cpuRow(`CPU per request, ${ROWS.spaced.label} (µs)`, spaced, ""),
       ...(pinned
         ? [
             cpuRow("CPU per request, c=1, all on one CPU (µs)", c1Pinned, ""),
