@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AGENTD } from "../../tests/support/binary.ts";
+import { makeCa, makeLeaf } from "../../tests/support/tlsCerts.ts";
 
 const SERVERS = join(import.meta.dir, "benchServers.ts");
 
@@ -120,32 +121,8 @@ export class BenchRig {
 
   /** A CA the bench's processes trust, and a leaf it signed for 127.0.0.1: the leaf's certificate and key files. */
   #makeCertificates(): [string, string] {
-    const openssl = (...args: string[]) => {
-      const run = Bun.spawnSync(["openssl", ...args], { cwd: this.dir, stdout: "ignore", stderr: "pipe" });
-      if (run.exitCode !== 0) throw new Error(`bench: openssl ${args[0]} failed: ${run.stderr.toString().trim()}`);
-    };
-    const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    openssl("req", "-x509", ...key, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=agentd bench CA");
-    openssl("req", ...key, "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=127.0.0.1");
-    writeFileSync(join(this.dir, "leaf.ext"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
-    openssl(
-      "x509",
-      "-req",
-      "-in",
-      "leaf.csr",
-      "-CA",
-      "ca.pem",
-      "-CAkey",
-      "ca.key",
-      "-set_serial",
-      "1",
-      "-days",
-      "2",
-      "-extfile",
-      "leaf.ext",
-      "-out",
-      "leaf.pem",
-    );
+    makeCa(this.dir, "ca");
+    makeLeaf(this.dir, "leaf", "ca", "IP:127.0.0.1", 2);
     (this.env as Record<string, string>).NODE_EXTRA_CA_CERTS = join(this.dir, "ca.pem");
     return [join(this.dir, "leaf.pem"), join(this.dir, "leaf.key")];
   }
