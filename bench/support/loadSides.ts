@@ -134,6 +134,15 @@ export async function interleaved(sides: readonly Side[], payload: string, concu
   for (let i = 0; i < rounds; i++) for (const side of sides) await side.round(payload, concurrency, perRound);
 }
 
+/** One load shape: `gapMs` spaces a stream's events that far apart (benchServers.ts). */
+export interface Row {
+  label: string;
+  stream: boolean;
+  concurrency: number;
+  perRound: number;
+  gapMs?: number;
+}
+
 /** The load shapes the proxy benches compare sides under. */
 export const ROWS = {
   c32: { label: "c=32", stream: false, concurrency: 32, perRound: 4000 },
@@ -142,9 +151,7 @@ export const ROWS = {
   // A model's tokens come apart: each event is a read and a write of its own, where the row above
   // gets its 20 in one read.
   spaced: { label: "streamed (20 events 1 ms apart), c=4", stream: true, concurrency: 4, perRound: 120, gapMs: 1 },
-} as const;
-type RowShape = { label: string; stream: boolean; concurrency: number; perRound: number; gapMs?: number };
-export type Row = RowShape;
+} as const satisfies Record<string, Row>;
 
 /**
  * Warms every side with both answer shapes, then runs each row's rounds on fresh sides from

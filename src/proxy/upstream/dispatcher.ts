@@ -72,7 +72,7 @@ export interface DispatchSettings extends RetrySettings {
   onQuirk: (provider: ProviderRuntime, param: string, detail: string) => void;
   /** Logs and counts a failed attempt, and tells the provider's breaker and health. */
   onFailure: (provider: ProviderRuntime, failure: UpstreamFailure, model: string, attempt: number) => void;
-  /** Plain-HTTP upstreams through agentd's own client (proxy.upstream_client "auto"); unset means yes. */
+  /** Upstreams through agentd's own HTTP/1.1 client (proxy.upstream_client "auto"); unset means yes. */
   ownClient?: boolean;
 }
 

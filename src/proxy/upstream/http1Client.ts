@@ -404,7 +404,6 @@ export class Http1Client {
       connection.exchange = undefined;
       exchange.onEnd();
     }
-    if (!ended) connection.closed = true;
     this.#fail(connection, error);
     if (ended) connection.socket.end();
   }

@@ -65,7 +65,7 @@ export class UpstreamAttempt {
   constructor(
     private readonly clientSignal: AbortSignal,
     private readonly timeouts: AttemptTimeouts,
-    /** Plain-HTTP upstreams through agentd's own client (http1Client.ts) rather than fetch. */
+    /** Upstreams through agentd's own HTTP/1.1 client (http1Client.ts) rather than fetch. */
     private readonly ownClient = true,
   ) {
     if (clientSignal.aborted) this.#controller.abort();
