@@ -16,12 +16,13 @@ import { startDaemon } from "../tests/e2e/support/daemonProcess.ts";
 import { startSshd } from "../tests/support/sshd.ts";
 import { makeTempDir, removeTempDirs } from "../tests/support/tempDir.ts";
 import { isProcessAlive, waitFor } from "../tests/support/waitFor.ts";
+import { IDLE_SETTLE_MS } from "./support/benchRig.ts";
 
 // The table is the output; the hop manager's log lines go to stderr.
 setLogSink((line) => process.stderr.write(`${line}\n`));
 
 const ECHO_ROUNDS = 40;
-// How long the worker is left alone before its RSS is read, for the allocator to settle.
+// How long the worker is left alone after a hop before its RSS is read, for the allocator to settle.
 const SETTLE_MS = 3000;
 const RSS_BUDGET_MB = 15;
 
@@ -47,7 +48,9 @@ async function workerRss(sshd: Awaited<ReturnType<typeof startSshd>>, dataDir: s
   });
   try {
     const pid = daemon.workerPid();
-    await Bun.sleep(SETTLE_MS);
+    // Idle as bench/startup.ts reads it: once the worker has released its startup code, and settled.
+    await daemon.waitForLine((r) => r.event === "memory.startup_code_released" && r.component === "worker");
+    await Bun.sleep(IDLE_SETTLE_MS);
     const idle = rssMb(pid);
     const response = await fetch(`${daemon.url}/api/hops`, {
       method: "POST",

@@ -27,7 +27,7 @@ async function orchestrate(): Promise<void> {
   const rig = await BenchRig.start();
   try {
     const agentd = await rig.startAgentd("data");
-    await Bun.sleep(2_000);
+    await rig.idle(agentd);
     // Before a second agentd starts: PSS splits the pages processes share among them.
     const idle = agentd.pids().map(memoryOf);
     const relayIdle = memoryOf(rig.relayPid);

@@ -12,11 +12,19 @@ import { makeCa, makeLeaf } from "../../tests/support/tlsCerts.ts";
 
 const SERVERS = join(import.meta.dir, "benchServers.ts");
 
-/** A running agentd: its chat URL, and its supervisor's and worker's pids. */
+/** A running agentd: its chat URL, its supervisor's and worker's pids, and its data dir. */
 export interface AgentdUnderTest {
   url: string;
   pids(): number[];
+  dataDir: string;
 }
+
+/**
+ * How long an agentd is left alone, once both its processes have released their startup code,
+ * before its idle memory is read: the code its timers run comes back into RSS within it (measured
+ * the same 30 s later as 20 s in).
+ */
+export const IDLE_SETTLE_MS = 20_000;
 
 export class BenchRig {
   readonly children: Subprocess[] = [];
@@ -78,7 +86,29 @@ export class BenchRig {
     const ready = await waitForFile(join(dataDir, "ready.json"), child);
     const pids = () => [child.pid, workerPid(dataDir)];
     this.track(pids);
-    return { url: `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`, pids };
+    return { url: `${(JSON.parse(ready) as { url: string }).url}/v1/chat/completions`, pids, dataDir };
+  }
+
+  /**
+   * Waits until both processes of `agentd` have released their startup code (its log's
+   * `memory.startup_code_released` lines), then IDLE_SETTLE_MS more: its memory is then idle's.
+   */
+  async idle(agentd: AgentdUnderTest): Promise<void> {
+    const log = join(agentd.dataDir, "logs", "agentd.log");
+    const deadline = performance.now() + 30_000;
+    for (;;) {
+      let text = "";
+      try {
+        text = readFileSync(log, "utf8");
+      } catch {
+        // Not written yet.
+      }
+      if (text.split('"event":"memory.startup_code_released"').length - 1 >= 2) break;
+      if (performance.now() > deadline)
+        throw new Error(`agentd in ${agentd.dataDir} never released its startup code (no memory.startup_code_released lines in ${log})`);
+      await Bun.sleep(100);
+    }
+    await Bun.sleep(IDLE_SETTLE_MS);
   }
 
   /** Every process of the bench: this one, the servers, each agentd's supervisor and worker. */

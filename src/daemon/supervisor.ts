@@ -24,6 +24,7 @@ import {
   raceTimeout,
   resolveCommandIdentity,
   runInBackground,
+  scheduleStartupCodeRelease,
 } from "../core/process/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
@@ -175,6 +176,7 @@ async function supervise(
   // After the first start the worker keeps its port across restarts, even when asked for port 0.
   let port = options.port;
   let listening: { url: string; pid: number } | undefined;
+  let startupCodeReleased = false;
   const onWorkerLine = (pid: number) => (line: string) => {
     writeLine(line);
     // Only one event matters here: the others are not parsed.
@@ -182,6 +184,9 @@ async function supervise(
     if (record && typeof record.port === "number") {
       port = record.port;
       if (typeof record.url === "string") {
+        // Once, when the first worker is up: the supervisor's own start is over by then.
+        if (!startupCodeReleased) scheduleStartupCodeRelease(log);
+        startupCodeReleased = true;
         listening = { url: record.url, pid };
         watchdog.workerListening(record.url, pid);
       }

@@ -150,6 +150,21 @@ describe("agentd serve: supervisor and worker", () => {
     expect((JSON.parse(viaDataDir.stdout) as { status: string }).status).toBe("pass");
   }, 60_000);
 
+  test("once up, both processes drop their startup code from memory and go on serving", async () => {
+    const released = await waitFor("both processes to release their startup code", () => {
+      const lines = logRecords(daemon.stdout()).filter((r) => r.event === "memory.startup_code_released");
+      return lines.length === 2 ? lines : undefined;
+    });
+    expect(released.map((r) => r.component).sort()).toEqual(["supervisor", "worker"]);
+    for (const record of released) {
+      expect(record.released_kb as number).toBeGreaterThan(1024);
+      expect(record.rss_kb_after as number).toBeLessThan((record.rss_kb_before as number) - 1024);
+    }
+    expect(logRecords(daemon.stdout()).filter((r) => r.event === "background.failed")).toEqual([]);
+    const health = (await (await fetch(`${first.url}/health`)).json()) as { status: string };
+    expect(health.status).toBe("pass");
+  }, 60_000);
+
   test("kill -9 of the worker: the supervisor starts a new one on the same port", async () => {
     process.kill(first.pid, "SIGKILL");
     const second = await waitForReady(daemon, (ready) => ready.pid !== first.pid);

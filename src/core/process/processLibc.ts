@@ -4,6 +4,7 @@ import { openLibc } from "../ffi/openLibc.ts";
 const SYMBOLS = {
   prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" },
   waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
+  madvise: { args: ["u64", "u64", "i32"], returns: "i32" },
 } as const;
 
 export type ProcessLibc = Library<typeof SYMBOLS>["symbols"];
@@ -11,7 +12,7 @@ export type ProcessLibc = Library<typeof SYMBOLS>["symbols"];
 let loaded: ProcessLibc | { problem: string } | undefined;
 
 /**
- * The few libc calls about the process itself (prctl, waitpid), loaded once. The PTY layer has its
+ * The few libc calls about the process itself (prctl, waitpid, madvise), loaded once. The PTY layer has its
  * own, larger binding; this one is small enough for the supervisor, which never loads the PTY layer.
  */
 export function processLibc(): ProcessLibc | { problem: string } {
