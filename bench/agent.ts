@@ -91,8 +91,8 @@ async function runAgent(upstream: ScriptedUpstream, sidecar: "off" | "info"): Pr
     dataDir,
     config: {
       // Every step makes the same call with the same result: the repeat stop must not end the turn first.
-      agent: agentConfigSchema.parse({ max_steps: STEPS_PER_TURN, max_repeated_calls: STEPS_PER_TURN + 1, debug: { level: sidecar } }),
-      approvals: approvalsConfigSchema.parse({}),
+      agent: agentConfigSchema().parse({ max_steps: STEPS_PER_TURN, max_repeated_calls: STEPS_PER_TURN + 1, debug: { level: sidecar } }),
+      approvals: approvalsConfigSchema().parse({}),
       services: [],
     },
     modelBaseUrl: upstream.url,

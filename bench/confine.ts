@@ -152,8 +152,8 @@ async function runMonitor(): Promise<void> {
   const monitor = new CommandMonitor({
     identity: { mode: "command_user", user: "nobody", credentials: asNobodyIds(), home: "/", problems: [] },
     workerUid: 0,
-    pty: ptyConfigSchema.parse({}),
-    approvals: approvalsConfigSchema.parse({}),
+    pty: ptyConfigSchema().parse({}),
+    approvals: approvalsConfigSchema().parse({}),
     db: openStore({ path: ":memory:", migrations: allMigrations }),
     ownPaths: () => [],
     reload: () => undefined,

@@ -118,7 +118,7 @@ const db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigra
 const manager = createHopManager({
   db,
   dataDir: local,
-  config: hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false }),
+  config: hopsConfigSchema().parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false }),
   selfBinaryPath: binary,
 });
 const localAgentd = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", join(local, "daemon")], {

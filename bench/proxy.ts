@@ -84,11 +84,15 @@ async function runProxy(portFile: string, upstreamUrl: string, otlpEndpoint?: st
   const { startTracing } = await import("../src/telemetry/index.ts");
   const { telemetryConfigSchema } = await import("../src/core/config/sections/telemetryConfig.ts");
   const { createLogger } = await import("../src/core/log/index.ts");
-  const tracing = await startTracing(telemetryConfigSchema.parse({ otlp: { endpoint: otlpEndpoint } }), "bench", createLogger("telemetry"));
+  const tracing = await startTracing(
+    telemetryConfigSchema().parse({ otlp: { endpoint: otlpEndpoint } }),
+    "bench",
+    createLogger("telemetry"),
+  );
   const db = openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
   const proxy = createProxy({
-    providers: [providerConfigSchema.parse({ name: "bench", base_url: upstreamUrl })],
-    config: proxyConfigSchema.parse({}),
+    providers: [providerConfigSchema().parse({ name: "bench", base_url: upstreamUrl })],
+    config: proxyConfigSchema().parse({}),
     db,
     tracer: tracing.tracer,
   });

@@ -29,7 +29,7 @@ let nextId = 0;
 // Commands as agentd's own user, as PtyManager starts them without a command user.
 const launcher = new LocalLauncher({
   identity: { mode: "unguarded", problems: [] },
-  config: ptyConfigSchema.parse({}),
+  config: ptyConfigSchema().parse({}),
   logger: createLogger("bench"),
 });
 

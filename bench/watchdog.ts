@@ -136,7 +136,7 @@ async function idleCpuShare(seconds: number): Promise<number> {
 
 function matchingThroughput(): { signatures: number; linesPerSecond: number; matched: number } {
   const extra = Array.from({ length: 100 - BUILTIN_SIGNATURES.length }, (_, i) =>
-    signatureConfigSchema.parse(
+    signatureConfigSchema().parse(
       i % 2 === 0
         ? { id: `user.event_${i}`, title: `user event ${i}`, category: "client", event: `app.event_${i}`, fields: { result: "failed" } }
         : { id: `user.text_${i}`, title: `user text ${i}`, category: "daemon", regex: `fatal condition ${i}\\b` },

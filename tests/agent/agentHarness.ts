@@ -120,9 +120,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     db,
     dataDir,
     config: {
-      agent: agentConfigSchema.parse(options.agent ?? {}),
-      approvals: approvalsConfigSchema.parse(options.approvals ?? {}),
-      services: servicesConfigSchema.parse(options.services ?? []),
+      agent: agentConfigSchema().parse(options.agent ?? {}),
+      approvals: approvalsConfigSchema().parse(options.approvals ?? {}),
+      services: servicesConfigSchema().parse(options.services ?? []),
     },
     modelBaseUrl: upstream.url,
     modelApiKey: options.apiKey,

@@ -13,8 +13,8 @@ const sudoCall = (id: string) => ({ id, name: "exec_command", arguments: JSON.st
 describe("approvals.max_pending_per_session", () => {
   test("defaults to 20", async () => {
     const { approvalsConfigSchema } = await import("../../src/agent/index.ts");
-    expect(approvalsConfigSchema.parse({}).max_pending_per_session).toBe(20);
-    expect(() => approvalsConfigSchema.parse({ max_pending_per_session: 0 })).toThrow();
+    expect(approvalsConfigSchema().parse({}).max_pending_per_session).toBe(20);
+    expect(() => approvalsConfigSchema().parse({ max_pending_per_session: 0 })).toThrow();
   });
 
   test("one model answer asking past the limit: the rest fail at once with a tool error the model reads, nothing queued", async () => {

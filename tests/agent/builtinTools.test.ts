@@ -65,7 +65,7 @@ describe("services and incidents", () => {
   test("service_status and restart_service run the configured commands", async () => {
     const marker = join(dir, "restarted");
     const [status, restart] = createServiceTools(
-      servicesConfigSchema.parse([{ name: "web", status: `test -f ${marker} && echo up`, restart: `touch ${marker}` }]),
+      servicesConfigSchema().parse([{ name: "web", status: `test -f ${marker} && echo up`, restart: `touch ${marker}` }]),
     );
     expect(restart!.scope).toBe("service_control");
     expect(await status!.execute({ name: "web" }, ctx)).toMatchObject({ healthy: false, exit_code: 1 });
@@ -75,7 +75,7 @@ describe("services and incidents", () => {
   test("a status command runs unasked, so confined like the agent's commands; an (asked) restart runs as configured; neither gets a secret", async () => {
     process.env.SERVICE_TEST_API_KEY = "sk-service-secret";
     const probe = "grep NoNewPrivs /proc/self/status; echo key=[$SERVICE_TEST_API_KEY]";
-    const [status, restart] = createServiceTools(servicesConfigSchema.parse([{ name: "probe", status: probe, restart: probe }]));
+    const [status, restart] = createServiceTools(servicesConfigSchema().parse([{ name: "probe", status: probe, restart: probe }]));
     expect(((await status!.execute({ name: "probe" }, ctx)) as { output: string }).output).toMatch(/NoNewPrivs:\s+1/);
     const restarted = (await restart!.execute({ name: "probe" }, ctx)) as { restart_output: string; status_output: string };
     expect(restarted.restart_output).toMatch(/NoNewPrivs:\s+0/);

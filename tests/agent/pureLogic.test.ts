@@ -10,7 +10,7 @@ import { clipToolResult } from "../../src/agent/toolResultText.ts";
 import { callSummary } from "../../src/agent/callSubject.ts";
 import { argumentsByCallId, argumentValue } from "../../src/agent/toolArguments.ts";
 
-const defaults = approvalsConfigSchema.parse({});
+const defaults = approvalsConfigSchema().parse({});
 
 describe("command globs", () => {
   test("match whole command lines with * and ?", () => {
@@ -63,7 +63,7 @@ describe("approval policy", () => {
     expect(decideCallPolicy({ scope: "read", ...defaults, grants }).verdict).toBe("allow");
   });
   test("an allow rule never allows a call that could raise privileges: the sudo policy decides", () => {
-    const policy = approvalsConfigSchema.parse({}).policy;
+    const policy = approvalsConfigSchema().parse({}).policy;
     const rules = [
       { match: "git status *", action: "allow" as const },
       { match: "uptime", action: "allow" as const },

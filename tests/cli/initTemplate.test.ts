@@ -31,7 +31,7 @@ describe("the template agentd init writes", () => {
     const init = await runAgentd(["init"], { cwd: dir, env: { HOME: dir } });
     expect(init.code).toBe(0);
     const written = readFileSync(join(dir, "agentd.jsonc"), "utf8");
-    const sections = schemaSections(configSchema);
+    const sections = schemaSections(configSchema());
     expect(sections).toEqual(expect.arrayContaining(["server", "proxy", "alerts", "telemetry", "hops"]));
     expect(missingSections(written, sections)).toEqual([]);
   }, 60_000);
@@ -40,7 +40,7 @@ describe("the template agentd init writes", () => {
     const dir = makeTempDir();
     await runAgentd(["init"], { cwd: dir, env: { HOME: dir } });
     const written = readFileSync(join(dir, "agentd.jsonc"), "utf8");
-    const grown = configSchema.extend({ inventory: z.strictObject({ path: z.string().default("x") }).prefault({}) });
+    const grown = configSchema().extend({ inventory: z.strictObject({ path: z.string().default("x") }).prefault({}) });
     expect(missingSections(written, schemaSections(grown))).toEqual(["inventory"]);
     // A section named only in a comment's prose, not as a key, does not count.
     expect(missingSections(`${written}\n// the inventory section lists hosts\n`, ["inventory"])).toEqual(["inventory"]);

@@ -31,7 +31,10 @@ describe("capabilities start in order", () => {
     let later = false;
     const failing = CapabilityStack.compose(async (stack) => {
       const pty = stack.start(() => {
-        const real = createPtyCapability({ dataDir: makeTempDir("agentd-stack-"), config: ptyConfigSchema.parse({ close_grace_ms: 200 }) });
+        const real = createPtyCapability({
+          dataDir: makeTempDir("agentd-stack-"),
+          config: ptyConfigSchema().parse({ close_grace_ms: 200 }),
+        });
         const close = () => {
           closed.push("pty");
           return real.close();

@@ -119,8 +119,8 @@ beforeAll(() => {
   monitor = new CommandMonitor({
     identity: NOBODY,
     workerUid: 0,
-    pty: ptyConfigSchema.parse({}),
-    approvals: approvalsConfigSchema.parse({}),
+    pty: ptyConfigSchema().parse({}),
+    approvals: approvalsConfigSchema().parse({}),
     db,
     configPath: join(dir, "agentd.jsonc"),
     token: TOKEN,

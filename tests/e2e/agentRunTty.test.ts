@@ -137,7 +137,7 @@ beforeAll(async () => {
       approvals: { rules: [{ match: `*${GATE}*`, action: "ask" }] },
     },
   });
-  terminals = new PtyManager({ dataDir: makeTempDir("agentd-runtty-pty-"), config: ptyConfigSchema.parse({ close_grace_ms: 500 }) });
+  terminals = new PtyManager({ dataDir: makeTempDir("agentd-runtty-pty-"), config: ptyConfigSchema().parse({ close_grace_ms: 500 }) });
 }, 180_000);
 
 afterEach(async () => {

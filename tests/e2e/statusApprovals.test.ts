@@ -38,7 +38,7 @@ beforeAll(async () => {
   agent = createAgent({
     db,
     dataDir,
-    config: { agent: agentConfigSchema.parse({}), approvals: approvalsConfigSchema.parse({}), services: [] },
+    config: { agent: agentConfigSchema().parse({}), approvals: approvalsConfigSchema().parse({}), services: [] },
     modelBaseUrl: upstream.url,
     tools: [fakeExecTool(ran)],
     logger: { ...quiet, info: () => {}, debug: () => {} },

@@ -34,7 +34,7 @@ describe.concurrent("failed hop attempts expire", () => {
     const dir = makeTempDir("agentd-hop-expiry-");
     const db = openStore({ path: join(dir, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
     dbs.push(db);
-    const config = hopsConfigSchema.parse({
+    const config = hopsConfigSchema().parse({
       known_hosts: join(dir, "known_hosts"),
       identity_files: [],
       use_agent: false,

@@ -61,7 +61,7 @@ describe("hops against a real OpenSSH server", () => {
     local = makeTempDir("agentd-hop-local-");
     knownHosts = join(local, "ssh", "known_hosts");
     db = openStore({ path: join(local, "agentd.db"), migrations: [...baseMigrations, ...hopMigrations] });
-    config = hopsConfigSchema.parse({
+    config = hopsConfigSchema().parse({
       known_hosts: knownHosts,
       identity_files: [],
       use_agent: false,

@@ -79,7 +79,7 @@ describe("resuming hops after a worker restart", () => {
     store.save(record("half-open", "connecting", { destination }));
     store.save(record("garbled", "connected", { destination: "ops@a:b:c" }));
     const local = makeTempDir("agentd-hop-resume-local-");
-    const config = hopsConfigSchema.parse({
+    const config = hopsConfigSchema().parse({
       known_hosts: join(local, "known_hosts"),
       identity_files: [],
       use_agent: false,
@@ -114,7 +114,7 @@ describe("resuming hops after a worker restart", () => {
     const port = await closedPort();
     new HopStore(db).save(record("h", "connected", { destination: `ops@127.0.0.1:${port}` }));
     const local = makeTempDir("agentd-hop-resume-local-");
-    const config = hopsConfigSchema.parse({
+    const config = hopsConfigSchema().parse({
       known_hosts: join(local, "known_hosts"),
       identity_files: [],
       use_agent: false,
@@ -137,7 +137,7 @@ describe("resuming hops after a worker restart", () => {
     const port = await closedPort();
     new HopStore(db).save(record("gone", "closed", { destination: `ops@127.0.0.1:${port}`, last_error: "host key not known" }));
     const local = makeTempDir("agentd-hop-resume-local-");
-    const config = hopsConfigSchema.parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false });
+    const config = hopsConfigSchema().parse({ known_hosts: join(local, "known_hosts"), identity_files: [], use_agent: false });
     const manager = createHopManager({ db, dataDir: local, config, selfBinaryPath: undefined });
     managers.push(manager);
     expect(manager.list().map((hop) => [hop.name, hop.state])).toEqual([["gone", "closed"]]);

@@ -89,7 +89,7 @@ describe("sshd killed at every stage of a hop", () => {
       dataDir: local,
       selfBinaryPath: binary,
       logger: recordingLogger(lines, hooks),
-      config: hopsConfigSchema.parse({
+      config: hopsConfigSchema().parse({
         known_hosts: join(local, "known_hosts"),
         identity_files: [],
         use_agent: false,

@@ -41,10 +41,10 @@ describe("the admin route", () => {
     const db = openStore({ path: ":memory:", migrations: allMigrations });
     proxy = createProxy({
       providers: [
-        providerConfigSchema.parse({ name: "primary", base_url: "http://127.0.0.1:9/v1", priority: 1 }),
-        providerConfigSchema.parse({ name: "backup", base_url: "http://127.0.0.1:9/v1" }),
+        providerConfigSchema().parse({ name: "primary", base_url: "http://127.0.0.1:9/v1", priority: 1 }),
+        providerConfigSchema().parse({ name: "backup", base_url: "http://127.0.0.1:9/v1" }),
       ],
-      config: proxyConfigSchema.parse({}),
+      config: proxyConfigSchema().parse({}),
       db,
     });
     const ok = await post("/providers/primary/models/qwen3%2Fcoder/switch", { duration_ms: 60_000, reason: "test" });

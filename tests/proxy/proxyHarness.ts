@@ -62,8 +62,8 @@ export function startProxy(options: { providers: ProviderInput[]; config?: Recor
   const collector = collectLogs(new Set(options.providers.map((p) => String((p as { name?: unknown }).name))));
   const logs = collector.logs;
   const db = options.db ?? openStore({ path: ":memory:", migrations: [...baseMigrations, ...proxyMigrations] });
-  const config = proxyConfigSchema.parse({ ...TEST_DEFAULTS, ...options.config });
-  const proxy = createProxy({ providers: options.providers.map((p) => providerConfigSchema.parse(p)), config, db });
+  const config = proxyConfigSchema().parse({ ...TEST_DEFAULTS, ...options.config });
+  const proxy = createProxy({ providers: options.providers.map((p) => providerConfigSchema().parse(p)), config, db });
   // Served as the worker serves it: the app with its request gate, the model calls on the hot lane.
   const { fetch: appFetch } = createApp(
     appDeps({

@@ -130,7 +130,7 @@ describe("rules that hold across formats", () => {
 
 describe("the plan for one request", () => {
   const provider = (extra: Record<string, unknown> = {}) =>
-    providerConfigSchema.parse({ name: "p", base_url: "http://127.0.0.1:1/v1", ...extra });
+    providerConfigSchema().parse({ name: "p", base_url: "http://127.0.0.1:1/v1", ...extra });
   const declared = [{ type: "function", function: { name: "add", parameters: { type: "object" } } }];
 
   test("declared tools are read from Chat, Responses and Anthropic shapes", () => {

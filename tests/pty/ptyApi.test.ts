@@ -15,14 +15,14 @@ let baselineFds: number;
 const toolContext = { signal: new AbortController().signal, progress: () => {} };
 
 beforeAll(async () => {
-  const warm = new PtyManager({ dataDir, config: ptyConfigSchema.parse({}) });
+  const warm = new PtyManager({ dataDir, config: ptyConfigSchema().parse({}) });
   await warm.exec({ cmd: "true" });
   await warm.close();
 });
 
 beforeEach(() => {
   baselineFds = openFdCount();
-  manager = new PtyManager({ dataDir, config: ptyConfigSchema.parse({ close_grace_ms: 200 }) });
+  manager = new PtyManager({ dataDir, config: ptyConfigSchema().parse({ close_grace_ms: 200 }) });
 });
 
 afterEach(async () => {

@@ -13,7 +13,7 @@ let manager: PtyManager | undefined;
 let baselineFds: number;
 
 function newManager(config: Record<string, unknown>): PtyManager {
-  manager = new PtyManager({ dataDir, config: ptyConfigSchema.parse({ close_grace_ms: 200, ...config }) });
+  manager = new PtyManager({ dataDir, config: ptyConfigSchema().parse({ close_grace_ms: 200, ...config }) });
   return manager;
 }
 

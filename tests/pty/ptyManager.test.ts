@@ -15,7 +15,7 @@ let manager: PtyManager;
 let baselineFds: number;
 
 function newManager(config: Record<string, unknown> = {}): PtyManager {
-  return new PtyManager({ dataDir, config: ptyConfigSchema.parse({ close_grace_ms: 200, ...config }) });
+  return new PtyManager({ dataDir, config: ptyConfigSchema().parse({ close_grace_ms: 200, ...config }) });
 }
 
 /**

@@ -5,7 +5,7 @@ import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 // What a model (or an MCP client) gets from exec_command and write_stdin: plain text, colour codes
 // removed unless it asks for them; the API (`agentd exec`, a hop's local side) keeps them.
 
-const manager = new PtyManager({ dataDir: makeTempDir("agentd-pty-model-"), config: ptyConfigSchema.parse({ close_grace_ms: 200 }) });
+const manager = new PtyManager({ dataDir: makeTempDir("agentd-pty-model-"), config: ptyConfigSchema().parse({ close_grace_ms: 200 }) });
 const tools = createPtyTools(manager);
 const tool = (name: string) => tools.find((t) => t.name === name)!;
 const ctx = { signal: new AbortController().signal, progress: () => undefined };

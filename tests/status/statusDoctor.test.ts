@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const provider = (name: string, base_url: string, api_key?: string) =>
-  providerConfigSchema.parse({ name, base_url, ...(api_key ? { api_key } : {}) });
+  providerConfigSchema().parse({ name, base_url, ...(api_key ? { api_key } : {}) });
 
 describe("doctor: providers", () => {
   test("each provider is asked GET <base_url>/models with its key; 2xx passes, 401 fails with a hint about the key", async () => {
@@ -88,7 +88,7 @@ describe("doctor: providers", () => {
 describe("doctor: ssh keys for hops", () => {
   test("a readable identity file passes; none and no agent fails with a hint", async () => {
     const home = makeTempDir("agentd-doctor-home-");
-    const hops = hopsConfigSchema.parse({ use_agent: false });
+    const hops = hopsConfigSchema().parse({ use_agent: false });
     const missing = (await sshCheck(hops, {}, home).run()) as DoctorResult;
     expect(missing.status).toBe("fail");
     expect(missing.hint).toContain("ssh-keygen");
@@ -107,7 +107,11 @@ describe("doctor: ssh keys for hops", () => {
 
   test("SSH_AUTH_SOCK pointing at nothing does not count as an agent", async () => {
     const home = makeTempDir("agentd-doctor-home-");
-    const result = (await sshCheck(hopsConfigSchema.parse({}), { SSH_AUTH_SOCK: join(home, "no-agent.sock") }, home).run()) as DoctorResult;
+    const result = (await sshCheck(
+      hopsConfigSchema().parse({}),
+      { SSH_AUTH_SOCK: join(home, "no-agent.sock") },
+      home,
+    ).run()) as DoctorResult;
     expect(result.status).toBe("fail");
     expect(result.detail).toContain("no-agent.sock");
   });

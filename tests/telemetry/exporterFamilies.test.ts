@@ -122,7 +122,7 @@ describe("labelled counters at 0 before their first event", () => {
 });
 
 describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
-  const config = watchdogConfigSchema.parse({
+  const config = watchdogConfigSchema().parse({
     checks: [
       { type: "command", name: "ok", argv: ["true"], severity: "critical" },
       { type: "command", name: "later", argv: ["true"] },
@@ -157,7 +157,7 @@ describe("agentd_watchdog_check_last_run_timestamp_seconds", () => {
     const first = schedulerFor(config, db, () => now);
     await first.runOnce("ok");
     await first.runOnce("later");
-    const kept = watchdogConfigSchema.parse({ checks: [{ type: "command", name: "later", argv: ["true"] }] });
+    const kept = watchdogConfigSchema().parse({ checks: [{ type: "command", name: "later", argv: ["true"] }] });
     schedulerFor(kept, db, () => now);
     const text = renderPrometheus(watchdogMetricFamilies(db, undefined, now));
     expect(text).toContain('agentd_watchdog_check_last_run_timestamp_seconds{check="later"} 1700000000\n');

@@ -206,7 +206,7 @@ describe("export to a collector", () => {
   const start = async (otlp: Record<string, unknown> = {}) => {
     receiver = startOtlpReceiver();
     tracing = await startTracing(
-      telemetryConfigSchema.parse({ otlp: { endpoint: receiver.url, scheduled_delay_ms: 20, ...otlp } }),
+      telemetryConfigSchema().parse({ otlp: { endpoint: receiver.url, scheduled_delay_ms: 20, ...otlp } }),
       "test",
       createLogger("test"),
     );

@@ -24,7 +24,7 @@ describe("tracing off and on", () => {
       importLine("src/telemetry/index.ts", "{ startTracing }"),
       importLine("src/core/config/sections/telemetryConfig.ts", "{ telemetryConfigSchema }"),
       importLine("src/core/log/index.ts", "{ createLogger }"),
-      `const tracing = await startTracing(telemetryConfigSchema.parse({}), "worker", createLogger("probe"));`,
+      `const tracing = await startTracing(telemetryConfigSchema().parse({}), "worker", createLogger("probe"));`,
       "const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry') || /telemetry\\/(otlp|spanBatch)/.test(k));",
       "console.log(JSON.stringify({ enabled: tracing.tracer.enabled, loaded, modules: Object.keys(require.cache).length }));",
     ]);
@@ -43,7 +43,7 @@ describe("tracing off and on", () => {
   });
 
   test("a collector that is down: spans past the queue bound are dropped and counted, the rest fail to export and are counted", async () => {
-    const config = telemetryConfigSchema.parse({
+    const config = telemetryConfigSchema().parse({
       otlp: { endpoint: `http://127.0.0.1:${freePort()}`, max_queue_size: 4, scheduled_delay_ms: 60_000, timeout_ms: 1000 },
     });
     const tracing = await startTracing(config, "test", createLogger("test"));

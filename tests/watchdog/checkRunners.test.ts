@@ -29,7 +29,7 @@ afterEach(async () => {
 afterAll(removeTempDirs);
 
 const noWorker: CheckContext = { workerPid: () => undefined };
-const check = (input: Record<string, unknown>) => checkConfigSchema.parse({ name: "probe", ...input });
+const check = (input: Record<string, unknown>) => checkConfigSchema().parse({ name: "probe", ...input });
 
 /** A port nothing listens on: one the OS just gave out and took back. */
 function closedPort(): number {
@@ -204,7 +204,7 @@ describe("scheduled checks are debounced", () => {
     const db = openStore({ path: ":memory:", migrations: allMigrations });
     dbs.push(db);
     const signals: Signal[] = [];
-    const config = watchdogConfigSchema.parse({
+    const config = watchdogConfigSchema().parse({
       checks: [{ type: "command", name: "marker", argv: ["test", "-e", marker], failure_threshold: 3, success_threshold: 2 }],
     });
     let now = 1_000_000;
@@ -261,7 +261,7 @@ describe("scheduled checks are debounced", () => {
   });
 
   test("what a check printed is redacted before the page and the store see it", async () => {
-    const config = watchdogConfigSchema.parse({
+    const config = watchdogConfigSchema().parse({
       checks: [
         { type: "command", name: "leaky", argv: ["sh", "-c", "echo api_key=sk-live-abcdefghij123456; exit 1"], failure_threshold: 1 },
       ],
@@ -276,7 +276,7 @@ describe("scheduled checks are debounced", () => {
   test("a disk check's failure is a config_state signal", async () => {
     const dir = makeTempDir("agentd-check-");
     const signals: Signal[] = [];
-    const config = watchdogConfigSchema.parse({
+    const config = watchdogConfigSchema().parse({
       checks: [{ type: "disk", name: "data", path: dir, min_free_percent: 100, failure_threshold: 1 }],
     });
     const scheduler = new CheckScheduler(config.checks, config.flapping, noWorker, (s) => signals.push(s), undefined);

@@ -10,7 +10,7 @@ const store = memoryStores();
 test("a worker that starts listening gets the counters at once, even when they have not changed since the last push", async () => {
   const pushed: WatchdogCounters[] = [];
   const runtime = new WatchdogRuntime({
-    config: watchdogConfigSchema.parse({ enabled: false }),
+    config: watchdogConfigSchema().parse({ enabled: false }),
     db: store(),
     log: createLogger("test"),
     workerPid: () => undefined,

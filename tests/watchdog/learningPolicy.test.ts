@@ -46,11 +46,11 @@ describe("what verifies an action", () => {
 
   test("verify_check must name a configured check", () => {
     const signature = { id: "svc.fatal", title: "Svc fatal", category: "daemon", regex: "FATAL", verify_check: "svc" };
-    expect(watchdogConfigSchema.safeParse({ signatures: [signature] }).error?.issues[0]).toMatchObject({
+    expect(watchdogConfigSchema().safeParse({ signatures: [signature] }).error?.issues[0]).toMatchObject({
       path: ["signatures", 0, "verify_check"],
       message: "names no configured check (svc)",
     });
-    expect(watchdogConfigSchema.safeParse({ signatures: [signature], checks: [{ type: "tcp", name: "svc", port: 5432 }] }).success).toBe(
+    expect(watchdogConfigSchema().safeParse({ signatures: [signature], checks: [{ type: "tcp", name: "svc", port: 5432 }] }).success).toBe(
       true,
     );
   });

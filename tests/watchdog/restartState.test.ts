@@ -38,7 +38,7 @@ function openDb(path: string): Database {
 
 describe("check state across supervisors", () => {
   const config = (argv: string[]) =>
-    watchdogConfigSchema.parse({ checks: [{ type: "command", name: "db", argv, failure_threshold: 2, success_threshold: 1 }] });
+    watchdogConfigSchema().parse({ checks: [{ type: "command", name: "db", argv, failure_threshold: 2, success_threshold: 1 }] });
 
   test("a failing check is known to fail at once and its next failure is no new signal; a changed check starts fresh", async () => {
     const path = storeFile();

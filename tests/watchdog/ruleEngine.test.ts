@@ -3,7 +3,7 @@ import { RuleEngine, toRule } from "../../src/watchdog/decide/ruleEngine.ts";
 import { ruleConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 
 const storm = toRule(
-  ruleConfigSchema.parse({ id: "storm", when: { signal: "upstream.server_error", count: 3, window_s: 60 }, do: "open_breaker" }),
+  ruleConfigSchema().parse({ id: "storm", when: { signal: "upstream.server_error", count: 3, window_s: 60 }, do: "open_breaker" }),
   0,
 );
 
@@ -25,7 +25,10 @@ describe("tier 1 rules", () => {
   });
 
   test("cooldowns grow 30 s → 60 s → 300 s, then the rule only alerts; quiet resets it", () => {
-    const engine = new RuleEngine([toRule(ruleConfigSchema.parse({ id: "r", when: { signal: "s" }, do: "restart_worker" }), 0)], 3_600_000);
+    const engine = new RuleEngine(
+      [toRule(ruleConfigSchema().parse({ id: "r", when: { signal: "s" }, do: "restart_worker" }), 0)],
+      3_600_000,
+    );
     const at = (t: number) => engine.observe("s", "worker", t * 1000);
     expect(at(0)).toMatchObject({ kind: "fire", action: "restart_worker", firing: 1 });
     expect(at(29)).toMatchObject({ kind: "cooldown" });

@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 async function failingCheckSignal(): Promise<{ signal: Signal; output: string }> {
-  const config = watchdogConfigSchema.parse({
+  const config = watchdogConfigSchema().parse({
     checks: [{ type: "command", name: "billing", argv: ["/bin/sh", "-c", `echo '${SAID}'; exit 3`], failure_threshold: 1 }],
   });
   const signals: Signal[] = [];
@@ -45,7 +45,7 @@ describe("secrets stay out of the page, the incident and the model", () => {
     const url = "connect postgres://app:HunterTwo99@db.internal/billing ";
     // 228 characters: the last 200 begin inside the password.
     const said = url + "x".repeat(228 - url.length);
-    const config = watchdogConfigSchema.parse({
+    const config = watchdogConfigSchema().parse({
       checks: [{ type: "command", name: "db", argv: ["/bin/sh", "-c", `printf '%s' '${said}'; exit 1`], failure_threshold: 1 }],
     });
     const scheduler = new CheckScheduler(config.checks, config.flapping, { workerPid: () => undefined }, () => undefined, undefined);
@@ -96,7 +96,7 @@ describe("secrets stay out of the page, the incident and the model", () => {
 describe("a check's evidence for verification", () => {
   test("passedSince: only a pass after the given time, with the debounced state ok again", async () => {
     let now = 1_000_000;
-    const config = watchdogConfigSchema.parse({
+    const config = watchdogConfigSchema().parse({
       checks: [{ type: "command", name: "svc", argv: ["false"], failure_threshold: 1, success_threshold: 2 }],
     });
     const scheduler = new CheckScheduler(

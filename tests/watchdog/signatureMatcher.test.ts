@@ -76,7 +76,7 @@ describe("signature catalog", () => {
 
   test("a signature added in config fires, by event and field or by regex", () => {
     const custom = new SignatureMatcher([
-      signatureConfigSchema.parse({
+      signatureConfigSchema().parse({
         id: "billing.declined",
         title: "Card declined",
         category: "config_state",
@@ -84,7 +84,7 @@ describe("signature catalog", () => {
         fields: { result: ["declined", "blocked"] },
         component: "billing:{account}",
       }),
-      signatureConfigSchema.parse({
+      signatureConfigSchema().parse({
         id: "nginx.upstream",
         title: "nginx upstream timed out",
         category: "upstream",
@@ -104,7 +104,7 @@ describe("signature catalog", () => {
   });
 
   test("a signature needs an event or a regex", () => {
-    expect(signatureConfigSchema.safeParse({ id: "x", title: "x", category: "daemon" }).success).toBe(false);
+    expect(signatureConfigSchema().safeParse({ id: "x", title: "x", category: "daemon" }).success).toBe(false);
   });
 
   test("peekEventName reads the event without parsing", () => {

@@ -21,8 +21,8 @@ export function startAdminRecorder(status = 200) {
   const calls: AdminCall[] = [];
   const db = openStore({ path: ":memory:", migrations: allMigrations });
   const proxy = createProxy({
-    providers: [providerConfigSchema.parse({ name: "primary", base_url: "http://127.0.0.1:9/v1" })],
-    config: proxyConfigSchema.parse({}),
+    providers: [providerConfigSchema().parse({ name: "primary", base_url: "http://127.0.0.1:9/v1" })],
+    config: proxyConfigSchema().parse({}),
     db,
   });
   const app = new Hono();
@@ -70,7 +70,7 @@ export function createHarness(
   adminUrl?: string,
   options: { queueMax?: number; providers?: ServedModels[] } = {},
 ): Harness {
-  const config = watchdogConfigSchema.parse(configInput);
+  const config = watchdogConfigSchema().parse(configInput);
   const db = openStore({ path: ":memory:", migrations: allMigrations });
   const logLines: string[] = [];
   setLogSink((line) => logLines.push(line));

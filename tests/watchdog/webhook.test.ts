@@ -49,7 +49,7 @@ function startWatchdog(webhook: Record<string, unknown>) {
   const db = openStore({ path: ":memory:", migrations: allMigrations });
   dbs.push(db);
   const clock = { now: Date.UTC(2030, 0, 15, 12) };
-  const config = watchdogConfigSchema.parse({
+  const config = watchdogConfigSchema().parse({
     webhook,
     resolve_after_s: 5,
     rules: [{ id: "alert-export", when: { signal: "export.failed" }, do: "alert", cooldown_s: [0] }],

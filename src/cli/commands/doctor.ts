@@ -28,7 +28,7 @@ function ptyCheck(): DoctorCheck {
     name: "pty",
     async run() {
       const scratch = mkdtempSync(join(tmpdir(), "agentd-doctor-"));
-      const manager = new PtyManager({ dataDir: scratch, config: ptyConfigSchema.parse({}), logger: quietLogger });
+      const manager = new PtyManager({ dataDir: scratch, config: ptyConfigSchema().parse({}), logger: quietLogger });
       const started = performance.now();
       try {
         const result = await manager.exec({ cmd: "true", shell: "/bin/sh", yield_time_ms: 10_000 });
@@ -231,7 +231,7 @@ export const doctorCommand: Command = {
       providerChecks(config.providers, timeoutMs),
     ];
     if (path && configNamesHops(readFileSync(path, "utf8")))
-      checks.push(sshCheck(hopsConfigSchema.parse(config.hops), process.env, homedir()));
+      checks.push(sshCheck(hopsConfigSchema().parse(config.hops), process.env, homedir()));
     else
       checks.push({ name: "ssh keys", run: async () => ({ name: "ssh keys", status: "skip", detail: "no hops section in the config" }) });
     const results = await runDoctorChecks(checks);

@@ -39,14 +39,16 @@ export function parseConfig(text: string, options: ParseConfigOptions): AgentdCo
     [],
     options.onEnvReference,
   );
-  const result = configSchema.safeParse(raw ?? {});
+  // Built for this parse and dropped with it: held for the process's life, the schemas cost megabytes.
+  const schema = configSchema();
+  const result = schema.safeParse(raw ?? {});
   if (result.success) return result.data;
   // Every problem at once, in the order they appear in the file: one run of `config check` lists them all.
   const problems = result.error.issues
     .flatMap((issue) =>
       issue.code === "unrecognized_keys" && issue.keys.length > 1 ? issue.keys.map((key) => ({ ...issue, keys: [key] })) : [issue],
     )
-    .map((issue) => issueToError(issue, root, locate))
+    .map((issue) => issueToError(issue, schema, root, locate))
     .sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.column ?? 0) - (b.location?.column ?? 0));
   throw ConfigError.all(problems);
 }
@@ -96,6 +98,7 @@ function nodeValue(node: Node | undefined): unknown {
 
 function issueToError(
   issue: z.core.$ZodIssue,
+  schema: z.ZodType,
   root: Node | undefined,
   locate: (offset: number) => { file: string; line: number; column: number },
 ): ConfigError {
@@ -104,7 +107,7 @@ function issueToError(
     const key = issue.keys[0]!;
     const objectNode = root ? findNodeAtLocation(root, path) : undefined;
     const keyNode = objectNode?.children?.find((property) => property.children?.[0]?.value === key)?.children?.[0];
-    const suggestion = didYouMean(key, schemaKeysAt(configSchema, path));
+    const suggestion = didYouMean(key, schemaKeysAt(schema, path));
     const hint = suggestion ? `; did you mean "${suggestion}"?` : "";
     return new ConfigError(`unknown key "${key}"${hint}`, {
       location: locate(keyNode?.offset ?? objectNode?.offset ?? 0),

@@ -19,7 +19,7 @@ describe("the configuration reference", () => {
     const end = doc.indexOf(END);
     expect(start).toBeGreaterThan(0);
     expect(end).toBeGreaterThan(start);
-    const table = configReferenceTable(configSchema);
+    const table = configReferenceTable(configSchema());
     if (process.env.AGENTD_WRITE_CONFIG_REFERENCE === "1") writeFileSync(DOC, doc.slice(0, start + START.length) + table + doc.slice(end));
     expect(doc.slice(start + START.length, end)).toBe(table);
   });
