@@ -5,7 +5,7 @@
  *   - `agentd serve` exec → first 200 /livez vs a trivial Bun.serve script → first 200
  *   - idle memory of supervisor and worker   vs the trivial Bun.serve script: RSS split into
  *     RssAnon (heap, JIT code) and RssFile (pages of the binary mapped), and PSS; taken once both
- *     processes have released their startup code and IDLE_SETTLE_MS more have passed
+ *     processes have released their code pages and IDLE_SETTLE_MS more have passed
  *   - binary size                            vs the bun executable
  * Supervisor and worker run the same binary, so the code pages both touch are one copy in memory:
  * the RSS sum counts them twice, PSS (each shared page divided among the processes mapping it)
@@ -111,7 +111,7 @@ interface Started {
   readyMs: number;
   /** Every pid the program started, the child's own first. */
   pids: number[];
-  /** Resolves once both agentd processes have logged `memory.startup_code_released`. */
+  /** Resolves once both agentd processes have logged `memory.code_released`. */
   released: Promise<void>;
 }
 
@@ -149,7 +149,7 @@ async function startAndReach(argv: string[], cwd: string): Promise<Started> {
     for (;;) {
       const lines = pending.split("\n");
       pending = lines.pop()!;
-      releases += lines.filter((line) => line.includes('"event":"memory.startup_code_released"')).length;
+      releases += lines.filter((line) => line.includes('"event":"memory.code_released"')).length;
       if (releases >= 2) released.resolve();
       const { value, done } = await reader.read();
       if (done) return;
@@ -170,10 +170,10 @@ async function startAndReach(argv: string[], cwd: string): Promise<Started> {
   return { child, readyMs: performance.now() - start, pids, released: released.promise };
 }
 
-/** Once `started` has released its startup code, IDLE_SETTLE_MS more: its memory is then idle's. */
+/** Once `started` has released its code pages, IDLE_SETTLE_MS more: its memory is then idle's. */
 async function idle(started: Started): Promise<void> {
   const timeout = Bun.sleep(STEP_TIMEOUT_MS).then(() => {
-    throw new Error("agentd never released its startup code (fewer than two memory.startup_code_released lines)");
+    throw new Error("agentd never released its code pages (fewer than two memory.code_released lines)");
   });
   await Promise.race([started.released, timeout]);
   await Bun.sleep(IDLE_SETTLE_MS);

@@ -20,7 +20,7 @@ export interface AgentdUnderTest {
 }
 
 /**
- * How long an agentd is left alone, once both its processes have released their startup code,
+ * How long an agentd is left alone, once both its processes have released their code pages,
  * before its idle memory is read: the code its timers run comes back into RSS within it (measured
  * the same 30 s later as 20 s in).
  */
@@ -90,8 +90,8 @@ export class BenchRig {
   }
 
   /**
-   * Waits until both processes of `agentd` have released their startup code (its log's
-   * `memory.startup_code_released` lines), then IDLE_SETTLE_MS more: its memory is then idle's.
+   * Waits until both processes of `agentd` have released their code pages (its log's
+   * `memory.code_released` lines), then IDLE_SETTLE_MS more: its memory is then idle's.
    */
   async idle(agentd: AgentdUnderTest): Promise<void> {
     const log = join(agentd.dataDir, "logs", "agentd.log");
@@ -103,9 +103,9 @@ export class BenchRig {
       } catch {
         // Not written yet.
       }
-      if (text.split('"event":"memory.startup_code_released"').length - 1 >= 2) break;
+      if (text.split('"event":"memory.code_released"').length - 1 >= 2) break;
       if (performance.now() > deadline)
-        throw new Error(`agentd in ${agentd.dataDir} never released its startup code (no memory.startup_code_released lines in ${log})`);
+        throw new Error(`agentd in ${agentd.dataDir} never released its code pages (no memory.code_released lines in ${log})`);
       await Bun.sleep(100);
     }
     await Bun.sleep(IDLE_SETTLE_MS);

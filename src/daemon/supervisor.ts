@@ -24,7 +24,7 @@ import {
   raceTimeout,
   resolveCommandIdentity,
   runInBackground,
-  scheduleStartupCodeRelease,
+  scheduleCodeRelease,
 } from "../core/process/index.ts";
 import { AgentdError } from "../core/errors/index.ts";
 // The registry file alone: the PTY capability (FFI, sessions) has no place in the supervisor.
@@ -185,7 +185,7 @@ async function supervise(
       port = record.port;
       if (typeof record.url === "string") {
         // Once, when the first worker is up: the supervisor's own start is over by then.
-        if (!startupCodeReleased) scheduleStartupCodeRelease(log);
+        if (!startupCodeReleased) scheduleCodeRelease(log, "start");
         startupCodeReleased = true;
         listening = { url: record.url, pid };
         watchdog.workerListening(record.url, pid);

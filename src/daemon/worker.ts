@@ -15,7 +15,7 @@ import {
   resolveCommandIdentity,
   runConfinedCommandsWith,
   runInBackground,
-  scheduleStartupCodeRelease,
+  scheduleCodeRelease,
 } from "../core/process/index.ts";
 import { judgeEscalationsAs } from "../agent/index.ts";
 import { MONITOR_ENV, ROOT_WORKER_ENV } from "./monitor/monitorEnv.ts";
@@ -208,7 +208,7 @@ async function serveWorker(
     started_at: new Date(startedAt).toISOString(),
   });
   log.info("http.listening", { bind, port: server.port, url, auth: requiredToken ? "bearer" : "loopback" });
-  scheduleStartupCodeRelease(log);
+  scheduleCodeRelease(log, "start");
   reload = new WorkerConfigReload({
     configPath: options.configPath,
     notes,

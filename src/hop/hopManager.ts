@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { createLogger, type Logger } from "../core/log/index.ts";
+import { scheduleCodeRelease } from "../core/process/index.ts";
 import type { UploadReport } from "./agentdInstall.ts";
 import { formatDestination, parseDestination } from "./destination.ts";
 import type { HopsConfig } from "../core/config/sections/hopConfig.ts";
@@ -129,6 +130,8 @@ export function createHopManager(options: HopManagerOptions): HopManager {
     const mode = info.mode ?? earlierModes.get(info.name) ?? null;
     store.save({ ...info, identity: hop.spec.identity ?? null, mode, last_error: info.last_error ?? info.fallback_reason });
     log.info("hop.state", { hop: info.name, state: info.state, mode: info.mode });
+    // Connecting was one-off work (the binary hashed and uploaded, an SSH handshake): its code goes.
+    if (info.state === "connected") scheduleCodeRelease(log, "hop.connected");
   };
 
   const connection = (spec: HopSpec, openedAt?: number) =>

@@ -152,11 +152,12 @@ describe("agentd serve: supervisor and worker", () => {
 
   test("once up, both processes drop their startup code from memory and go on serving", async () => {
     const released = await waitFor("both processes to release their startup code", () => {
-      const lines = logRecords(daemon.stdout()).filter((r) => r.event === "memory.startup_code_released");
+      const lines = logRecords(daemon.stdout()).filter((r) => r.event === "memory.code_released");
       return lines.length === 2 ? lines : undefined;
     });
     expect(released.map((r) => r.component).sort()).toEqual(["supervisor", "worker"]);
     for (const record of released) {
+      expect(record.after).toEqual(["start"]);
       expect(record.released_kb as number).toBeGreaterThan(1024);
       expect(record.rss_kb_after as number).toBeLessThan((record.rss_kb_before as number) - 1024);
     }

@@ -28,5 +28,5 @@ export {
 export type { Account, CommandIdentity, GateMode, OwnPaths, RunAs, WorkerAccount } from "./identity/index.ts";
 export * from "./cgroups/index.ts";
 export { userTaskCount } from "./userTasks.ts";
-export { releaseStartupCode, scheduleStartupCodeRelease, STARTUP_CODE_RELEASE_DELAY_MS } from "./startupCodeRelease.ts";
-export type { StartupCodeRelease } from "./startupCodeRelease.ts";
+export { CODE_RELEASE_DELAY_MS, releaseCode, scheduleCodeRelease } from "./codeRelease.ts";
+export type { CodeRelease } from "./codeRelease.ts";

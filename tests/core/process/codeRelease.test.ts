@@ -1,10 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import type { LogFields, Logger } from "../../../src/core/log/index.ts";
 import { cleanCodeMappings } from "../../../src/core/process/codeMappings.ts";
+import { scheduleCodeRelease } from "../../../src/core/process/index.ts";
 import { copyFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUN } from "../../support/binary.ts";
 import { importLine } from "../../support/probeScript.ts";
 import { makeTempDir, removeTempDirs } from "../../support/tempDir.ts";
+import { waitFor } from "../../support/waitFor.ts";
 
 afterAll(removeTempDirs);
 
@@ -65,7 +68,7 @@ describe("cleanCodeMappings", () => {
   });
 });
 
-describe("releaseStartupCode", () => {
+describe("releaseCode", () => {
   test("drops the running executable's code from RSS, and the process runs on, native code and all", async () => {
     // A copy of bun written just now, as an operator's binary is when first started: its page
     // cache is dirty until written back, which must not keep its code from being released.
@@ -76,14 +79,14 @@ describe("releaseStartupCode", () => {
     writeFileSync(
       script,
       [
-        importLine("src/core/process/startupCodeRelease.ts", "{ releaseStartupCode }"),
+        importLine("src/core/process/codeRelease.ts", "{ releaseCode }"),
         'import { readFileSync, readlinkSync } from "node:fs";',
         "const exe = readlinkSync('/proc/self/exe');",
         // Resident kB of the executable's mappings.
         "const exeRss = () => { let kb = 0, mine = false; for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {",
         "  if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) mine = line.endsWith(exe); else if (mine && line.startsWith('Rss:')) kb += Number(line.split(/\\s+/)[1]); } return kb; };",
         "const before = exeRss();",
-        "const released = releaseStartupCode();",
+        "const released = releaseCode();",
         "const after = exeRss();",
         // Code the process had not run yet, and code it had: a server, a client, hashing, JSON.
         "const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (r) => new Response(JSON.stringify({ got: await r.text() })) });",
@@ -103,5 +106,21 @@ describe("releaseStartupCode", () => {
     expect(result.after).toBeLessThan(result.before / 2);
     expect(JSON.parse(result.answer)).toEqual({ got: "still here" });
     expect(result.digest).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
+
+describe("scheduleCodeRelease", () => {
+  test("one release follows a burst of one-off work, timed from its last piece, naming every piece", async () => {
+    const entries: Array<{ event: string } & LogFields> = [];
+    const write = (event: string, fields?: LogFields) => void entries.push({ event, ...fields });
+    const log: Logger = { debug: write, info: write, warn: write, error: write, child: () => log };
+    const started = performance.now();
+    scheduleCodeRelease(log, "start", 600);
+    scheduleCodeRelease(log, "hop.connected", 50);
+    await waitFor("the release", () => entries.length > 0);
+    // Had the first not been replaced, it would come at 600 ms.
+    await Bun.sleep(Math.max(0, 800 - (performance.now() - started)));
+    expect(entries).toEqual([expect.objectContaining({ event: "memory.code_released", after: ["start", "hop.connected"] })]);
+    expect(entries[0]!.released_kb as number).toBeGreaterThan(0);
   });
 });
