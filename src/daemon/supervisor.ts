@@ -176,7 +176,7 @@ async function supervise(
   // After the first start the worker keeps its port across restarts, even when asked for port 0.
   let port = options.port;
   let listening: { url: string; pid: number } | undefined;
-  let startupCodeReleased = false;
+  let startReleaseScheduled = false;
   const onWorkerLine = (pid: number) => (line: string) => {
     writeLine(line);
     // Only one event matters here: the others are not parsed.
@@ -185,8 +185,8 @@ async function supervise(
       port = record.port;
       if (typeof record.url === "string") {
         // Once, when the first worker is up: the supervisor's own start is over by then.
-        if (!startupCodeReleased) scheduleCodeRelease(log, "start");
-        startupCodeReleased = true;
+        if (!startReleaseScheduled) scheduleCodeRelease(log, "start");
+        startReleaseScheduled = true;
         listening = { url: record.url, pid };
         watchdog.workerListening(record.url, pid);
       }

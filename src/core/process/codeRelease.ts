@@ -10,9 +10,9 @@ const MADV_DONTNEED = 4;
  * bytecode decoded, its store opened and migrated), a hop is connected (the binary hashed and
  * uploaded, the handshake done).
  */
-export const CODE_RELEASE_DELAY_MS = 3_000;
+const CODE_RELEASE_DELAY_MS = 3_000;
 
-export interface CodeRelease {
+interface CodeRelease {
   /** Mappings of the executable released. */
   mappings: number;
   /** Their resident kB just before. */

@@ -28,5 +28,4 @@ export {
 export type { Account, CommandIdentity, GateMode, OwnPaths, RunAs, WorkerAccount } from "./identity/index.ts";
 export * from "./cgroups/index.ts";
 export { userTaskCount } from "./userTasks.ts";
-export { CODE_RELEASE_DELAY_MS, releaseCode, scheduleCodeRelease } from "./codeRelease.ts";
-export type { CodeRelease } from "./codeRelease.ts";
+export { scheduleCodeRelease } from "./codeRelease.ts";

@@ -12,8 +12,9 @@ export type ProcessLibc = Library<typeof SYMBOLS>["symbols"];
 let loaded: ProcessLibc | { problem: string } | undefined;
 
 /**
- * The few libc calls about the process itself (prctl, waitpid, madvise), loaded once. The PTY layer has its
- * own, larger binding; this one is small enough for the supervisor, which never loads the PTY layer.
+ * The few libc calls about the process itself (prctl, waitpid, madvise), loaded once. The PTY layer
+ * has its own, larger binding; this one is small enough for the supervisor, which never loads the
+ * PTY layer.
  */
 export function processLibc(): ProcessLibc | { problem: string } {
   if (loaded) return loaded;
