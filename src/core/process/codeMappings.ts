@@ -34,11 +34,13 @@ function parseSmaps(smaps: string): Mapping[] {
 
 /**
  * The mappings of `executable` in `smaps` (the text of /proc/<pid>/smaps) whose resident pages can
- * be dropped and mapped back from the page cache unchanged: private, not writable, no page of them
- * written by the process (a write to a private mapping leaves an anonymous copy: relocated read-only
- * data, a debugger's breakpoint or a uprobe are), and something resident. Dirty is no test: a binary
- * just copied has dirty page-cache pages until they are written back, and they are still its bytes
- * (a running executable cannot be written to: ETXTBSY).
+ * be dropped and mapped back from the page cache unchanged: private, not writable, and no page of
+ * them written by the process, something resident. A write to a private mapping leaves an anonymous
+ * copy (relocated read-only data, bun's WTF::Config and JSC's opcode table made read-only after
+ * start, a debugger's breakpoint, a uprobe): resident it counts in Anonymous, swapped out in Swap,
+ * and MADV_DONTNEED would lose it either way. Dirty is no test: a binary just copied has dirty
+ * page-cache pages until they are written back, and they are still its bytes (a running executable
+ * cannot be written to: ETXTBSY).
  */
 export function cleanCodeMappings(smaps: string, executable: string): CleanCodeMapping[] {
   return parseSmaps(smaps)
@@ -49,6 +51,7 @@ export function cleanCodeMappings(smaps: string, executable: string): CleanCodeM
         mapping.perms[3] === "p" &&
         mapping.fields.has("Rss") &&
         mapping.fields.get("Anonymous") === 0 &&
+        mapping.fields.get("Swap") === 0 &&
         (mapping.fields.get("Rss") ?? 0) > 0,
     )
     .map((mapping) => ({ start: mapping.start, end: mapping.end, rssKb: mapping.fields.get("Rss")! }));

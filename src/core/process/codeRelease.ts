@@ -30,8 +30,9 @@ function residentKb(): number {
  * read). Bun's native code that only one-off work runs (starting, hashing and compressing the
  * binary for a hop, an SSH handshake) then stops counting in the process's RSS, where nothing would
  * ever drop it: those pages stay mapped for the process's whole life, ~15 MB each in both agentd
- * processes beyond what idle runs again. Only clean private mappings are touched (cleanCodeMappings),
- * whose pages are the file's bytes.
+ * processes beyond what idle runs again. The pages themselves stay in the page cache (charged to a
+ * memory cgroup as before) until the kernel reclaims them, which it does first with pages no process
+ * maps. Only mappings whose pages are all the file's bytes are touched (cleanCodeMappings).
  */
 export function releaseCode(): CodeRelease {
   const libc = processLibc();

@@ -15,7 +15,7 @@ const EXE = "/opt/agentd/agentd";
 
 /** One mapping of /proc/<pid>/smaps, with the fields cleanCodeMappings reads. */
 function mapping(range: string, perms: string, path: string, fields: Record<string, number>): string {
-  const all = { Rss: 0, Private_Clean: 0, Private_Dirty: 0, Anonymous: 0, ...fields };
+  const all = { Rss: 0, Private_Clean: 0, Private_Dirty: 0, Anonymous: 0, Swap: 0, ...fields };
   return [
     `${range} ${perms} 00000000 fd:01 1234567                    ${path}`.trimEnd(),
     `Size:              ${all.Rss} kB`,
@@ -41,6 +41,9 @@ describe("cleanCodeMappings", () => {
     const smaps = [
       // Relocated, then made read-only (RELRO): dropping it would lose the relocations.
       mapping("0685f000-06867000", "r--p", EXE, { Rss: 32, Private_Dirty: 12, Anonymous: 12 }),
+      // The same, its written pages swapped out and only pages never written resident: dropping it
+      // would bring the swapped pages back as the file's bytes (in bun: WTF::Config, JSC's opcode table).
+      mapping("0685f000-06867000", "r--p", EXE, { Rss: 20, Anonymous: 0, Swap: 12 }),
       // Written: .data, .bss.
       mapping("06867000-0823f000", "rw-p", EXE, { Rss: 2408 }),
       // A breakpoint (a debugger's, a uprobe's) is an anonymous copy of a code page.
