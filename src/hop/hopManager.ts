@@ -131,7 +131,7 @@ export function createHopManager(options: HopManagerOptions): HopManager {
     store.save({ ...info, identity: hop.spec.identity ?? null, mode, last_error: info.last_error ?? info.fallback_reason });
     log.info("hop.state", { hop: info.name, state: info.state, mode: info.mode });
     // Connecting was one-off work (the binary hashed and uploaded, an SSH handshake): its code goes.
-    if (info.state === "connected") scheduleCodeRelease(log, "hop.connected");
+    if (info.state === "connected" || info.state === "fallback") scheduleCodeRelease(log, `hop.${info.state}`);
   };
 
   const connection = (spec: HopSpec, openedAt?: number) =>

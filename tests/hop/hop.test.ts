@@ -40,6 +40,12 @@ describe("hops against a real OpenSSH server", () => {
   const homes: string[] = [];
   const servers: TestSshd[] = [];
   const logLines: string[] = [];
+  /** Whether a `memory.code_released` line names `work` among what it followed. */
+  const releasedAfter = (work: string) =>
+    logLines.some((line) => {
+      const record = JSON.parse(line) as { event: string; after?: string[] };
+      return record.event === "memory.code_released" && record.after?.includes(work) === true;
+    });
   /** agentds a test started itself on the "remote" side (as an older hop would have left them). */
   const legacyDaemons: Subprocess[] = [];
   let dest: string;
@@ -129,6 +135,8 @@ describe("hops against a real OpenSSH server", () => {
     expect(hop.remote_version).toBe(ready.version);
     expect(manager.list().find((h) => h.name === "t")?.state).toBe("connected");
     expect([...steps]).toEqual(["connect", "probe", "upload", "start", "tunnel", "ready"]);
+    // Hashing, compressing and uploading the binary ran code this process may never run again: released.
+    await waitFor("the code release after the hop", () => releasedAfter("hop.connected"));
   }, 180_000);
 
   test("the remote agentd requires its token even on loopback: through the tunnel port nothing runs without it", async () => {
@@ -376,6 +384,7 @@ describe("hops against a real OpenSSH server", () => {
     expect(readFileSync(join(home, "f.txt"), "utf8")).toBe("via sftp");
     expect((await client.readFile({ path: "f.txt" })).content).toBe("via sftp");
     expect(existsSync(join(home, ".agentd", "ready.json"))).toBe(false);
+    await waitFor("the code release after the fallback", () => releasedAfter("hop.fallback"));
     await manager.closeHop("fb");
   }, 120_000);
 });
