@@ -77,7 +77,9 @@ describe("agentd's HTTP/1.1 client against a hostile upstream", () => {
         setTimeout(() => socket.write(Buffer.alloc((1 << 20) + 1, 120)), 0);
         return;
       }
-      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+      // Not kept: the pool hands out its newest connection first, so one parked after the first would
+      // be taken every time and the first never reused.
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
     });
     const client = new Http1Client();
     const unread = await post(client, url);
