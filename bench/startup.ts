@@ -32,6 +32,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dlopen, FFIType } from "bun:ffi";
+import { raceTimeout } from "../src/core/process/raceTimeout.ts";
 import { AGENTD, BUN, ensureBinary } from "../tests/support/binary.ts";
 import { IDLE_SETTLE_MS } from "./support/benchRig.ts";
 
@@ -172,10 +173,8 @@ async function startAndReach(argv: string[], cwd: string): Promise<Started> {
 
 /** Once `started` has released its code pages, IDLE_SETTLE_MS more: its memory is then idle's. */
 async function idle(started: Started): Promise<void> {
-  const timeout = Bun.sleep(STEP_TIMEOUT_MS).then(() => {
+  if ((await raceTimeout(started.released, STEP_TIMEOUT_MS)) === "timeout")
     throw new Error("agentd never released its code pages (fewer than two memory.code_released lines)");
-  });
-  await Promise.race([started.released, timeout]);
   await Bun.sleep(IDLE_SETTLE_MS);
 }
 

@@ -21,8 +21,8 @@ export interface AgentdUnderTest {
 
 /**
  * How long an agentd is left alone, once both its processes have released their code pages,
- * before its idle memory is read: the code its timers run comes back into RSS within it (measured
- * the same 30 s later as 20 s in).
+ * before its idle memory is read: the code its first timer rounds run comes back into RSS within
+ * it. The pair still grows by some MB over the next minutes (docs/operations.md has the figures).
  */
 export const IDLE_SETTLE_MS = 20_000;
 
