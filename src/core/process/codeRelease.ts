@@ -19,10 +19,7 @@ interface CodeRelease {
   releasedKb: number;
 }
 
-function residentKb(): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"));
-  return match ? Number(match[1]) : Number.NaN;
-}
+const residentKb = () => Math.round(process.memoryUsage.rss() / 1024);
 
 /**
  * Unmaps from this process every resident page of the executable's code and read-only data; the
