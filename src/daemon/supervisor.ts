@@ -45,7 +45,8 @@ const log = createLogger("supervisor");
  * log file, restarts it with backoff when it dies, runs the watchdog over it, and stops it
  * gracefully on SIGTERM/SIGINT.
  */
-export async function runSupervisor(options: ServeOptions): Promise<number> {
+/** `jitProblem`: why the supervisor could not exec itself without the optimizing JIT (supervisorJit.ts). */
+export async function runSupervisor(options: ServeOptions, jitProblem?: string): Promise<number> {
   const hardening = hardenProcess();
   const loaded = await loadConfigInChild(options);
   if ("exitCode" in loaded) return loaded.exitCode;
@@ -91,7 +92,14 @@ export async function runSupervisor(options: ServeOptions): Promise<number> {
     options.port ?? config.server.port,
   );
   try {
-    return await supervise(pinned, config, dataDir, hardening, { identity, split, ...(loaded.path ? { configPath: loaded.path } : {}) });
+    return await supervise(
+      pinned,
+      config,
+      dataDir,
+      hardening,
+      { identity, split, ...(loaded.path ? { configPath: loaded.path } : {}) },
+      jitProblem,
+    );
   } finally {
     removeSupervisorReadyFile(dataDir, process.pid);
     claim.lock.release();
@@ -104,6 +112,7 @@ async function supervise(
   dataDir: string,
   hardening: Hardening,
   privileges: Privileges,
+  jitProblem: string | undefined,
 ): Promise<number> {
   // Replaced by a reload: the watchdog's checks, rules and graces follow it; the restart policy keeps its limits.
   let config = initialConfig;
@@ -236,6 +245,7 @@ async function supervise(
   let restarts = 0;
   let exitCode = 0;
   log.info("supervisor.start", { pid: process.pid, data_dir: dataDir });
+  if (jitProblem) log.warn("supervisor.optimizing_jit_kept", { problem: jitProblem });
   for (;;) {
     const startedAt = Date.now();
     const workerArgs = [...selfCommand(), "serve", "--worker", ...serveArgs({ ...options, dataDir, port })];

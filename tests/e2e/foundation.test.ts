@@ -166,6 +166,14 @@ describe("agentd serve: supervisor and worker", () => {
     expect(health.status).toBe("pass");
   }, 60_000);
 
+  test("the supervisor exec'd itself without the optimizing JIT; the worker, which serves the proxy, has it", () => {
+    const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    // Its pid is the one started: the exec replaced the process, it did not start another.
+    expect(environ(daemon.child.pid)).toEqual(expect.arrayContaining(["BUN_JSC_useDFGJIT=0", "AGENTD_SUPERVISOR_JIT=1"]));
+    expect(environ(first.pid).filter((v) => v.startsWith("BUN_JSC_") || v.startsWith("AGENTD_SUPERVISOR_JIT="))).toEqual([]);
+    expect(logRecords(daemon.stdout()).filter((r) => r.event === "supervisor.optimizing_jit_kept")).toEqual([]);
+  });
+
   test("kill -9 of the worker: the supervisor starts a new one on the same port", async () => {
     process.kill(first.pid, "SIGKILL");
     const second = await waitForReady(daemon, (ready) => ready.pid !== first.pid);

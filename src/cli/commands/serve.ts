@@ -59,6 +59,8 @@ export const serveCommand: Command = {
         );
       return handoff.writeResolvedConfig(options);
     }
-    return (await import("../../daemon/supervisor.ts")).runSupervisor(options);
+    // Before anything else loads: the exec replaces this process.
+    const jitProblem = (await import("../../daemon/supervisorJit.ts")).execWithoutOptimizingJit();
+    return (await import("../../daemon/supervisor.ts")).runSupervisor(options, jitProblem);
   },
 };
