@@ -222,10 +222,15 @@ async function serveWorker(
   const stopped = Promise.withResolvers<string>();
   process.once("SIGTERM", () => stopped.resolve("SIGTERM"));
   process.once("SIGINT", () => stopped.resolve("SIGINT"));
-  // An orphaned worker (its supervisor was killed with SIGKILL) stops instead of holding the port.
-  const orphanWatch = supervisorPid ? setInterval(() => process.ppid !== supervisorPid && stopped.resolve("orphaned"), 1000) : undefined;
+  // An orphaned worker (its supervisor was killed with SIGKILL) stops instead of holding the port: the
+  // supervisor's end of the IPC channel closes with it, without a timer waking an idle worker.
+  const orphaned = () => stopped.resolve("orphaned");
+  if (supervisorPid) {
+    process.once("disconnect", orphaned);
+    if (!process.connected || process.ppid !== supervisorPid) orphaned();
+  }
   const reason = await stopped.promise;
-  clearInterval(orphanWatch);
+  process.off("disconnect", orphaned);
   process.off("SIGHUP", reloadRequested);
   log.info("worker.stopping", { reason, drain_timeout_ms: config.server.drain_timeout_ms });
   // Terminals close while requests drain: a PTY call waiting on its yield ends at once instead of
