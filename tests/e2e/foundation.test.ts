@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { Database } from "bun:sqlite";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, runAgentd, spawnAgentd } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -38,8 +38,12 @@ function collect(stream: ReadableStream<Uint8Array>) {
   return { text: () => text, done };
 }
 
-async function startServe(args: string[], dataDir = makeTempDir("agentd-e2e-")): Promise<Daemon> {
-  const child = await spawnAgentd(["serve", "--data-dir", dataDir, ...args], { cwd: dataDir, env: { HOME: dataDir } });
+async function startServe(args: string[], dataDir = makeTempDir("agentd-e2e-"), binary?: string): Promise<Daemon> {
+  const child = await spawnAgentd(["serve", "--data-dir", dataDir, ...args], {
+    cwd: dataDir,
+    env: { HOME: dataDir },
+    ...(binary ? { binary } : {}),
+  });
   const out = collect(child.stdout);
   const err = collect(child.stderr);
   const daemon: Daemon = {
@@ -227,6 +231,20 @@ describe("agentd serve: a supervisor killed with SIGKILL", () => {
     const again = Bun.serve({ hostname: "127.0.0.1", port: ready.port, fetch: () => new Response("free") });
     listeners.push(again);
     expect(again.port).toBe(ready.port);
+  }, 90_000);
+});
+
+describe("agentd serve: started through a symlink", () => {
+  test("the supervisor keeps the name it was started by across its exec (ps, pidof and pgrep read it)", async () => {
+    const dir = makeTempDir("agentd-e2e-link-");
+    const link = join(dir, "agentd");
+    symlinkSync(await ensureBinary(), link);
+    const daemon = await startServe(["--port", "0"], undefined, link);
+    await waitForReady(daemon);
+    const { child } = daemon;
+    expect(readFileSync(`/proc/${child.pid}/environ`, "utf8").split("\0")).toContain("AGENTD_SUPERVISOR_JIT=1");
+    expect(readFileSync(`/proc/${child.pid}/comm`, "utf8")).toBe("agentd\n");
+    expect(readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0").slice(0, 2)).toEqual([link, "serve"]);
   }, 90_000);
 });
 

@@ -180,6 +180,9 @@ export function cleanEnv(overrides: Record<string, string | undefined> = {}): Re
     "AGENTD_TOKEN",
     "AGENTD_SUPERVISOR_PID",
     "AGENTD_WORKER_RESTARTS",
+    // The supervisor's own exec (src/daemon/supervisorJit.ts) is skipped when the option is set.
+    "BUN_JSC_useDFGJIT",
+    "AGENTD_SUPERVISOR_JIT",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
   ])

@@ -189,7 +189,8 @@ const localHost: IdentityHost = {
     const argv = ["useradd", "--system", "--user-group", ...homeArgs, "--shell", "/usr/sbin/nologin", name];
     // Another start (a second agentd, the supervisor and its worker) may hold the passwd lock or have made the user first.
     for (let attempt = 1; ; attempt++) {
-      const result = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
+      // The environment as it is now: Bun's default is the one the process started with.
+      const result = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe", env: { ...process.env } });
       const stderr = result.stderr.toString().trim();
       if (result.exitCode === 0 || stderr.includes("already exists")) return;
       if (!stderr.includes("cannot lock") || attempt === USERADD_ATTEMPTS)
