@@ -235,12 +235,16 @@ async function serveWorker(
   log.info("worker.stopping", { reason, drain_timeout_ms: config.server.drain_timeout_ms });
   // Terminals close while requests drain: a PTY call waiting on its yield ends at once instead of
   // holding the drain, and no terminal outlives the worker if the supervisor's grace runs out.
-  await Promise.all([drain(server, config.server.drain_timeout_ms), services.pty.close()]);
-  await services.close();
-  // Whatever a command left running ends with agentd, as a unit's leftovers do under systemd.
-  await cgroups?.closeAll();
-  removeReadyFile(dataDir, process.pid);
-  db.close();
+  try {
+    await Promise.all([drain(server, config.server.drain_timeout_ms), services.pty.close()]);
+    await services.close();
+    // Whatever a command left running ends with agentd, as a unit's leftovers do under systemd.
+    await cgroups?.closeAll();
+  } finally {
+    // A step that failed is the CLI's to report; the ready file and the store are let go regardless.
+    removeReadyFile(dataDir, process.pid);
+    db.close();
+  }
   log.info("worker.stopped", { reason });
   return 0;
 }

@@ -171,7 +171,14 @@ export class PtyManager {
     this.closing = true;
     clearInterval(this.sweepTimer);
     const open = this.sessions.takeAll();
-    await Promise.all(open.map((session) => this.ender.end(session, "shutdown", false)));
+    // One session that cannot be ended (its monitor is gone) stops neither the others nor the shutdown.
+    await Promise.all(
+      open.map((session) =>
+        this.ender
+          .end(session, "shutdown", false)
+          .catch((error: unknown) => this.log.error("pty.error", { op: "close", session_id: session.id, error })),
+      ),
+    );
     this.ender.pollStuck();
     this.epoll?.close();
   }

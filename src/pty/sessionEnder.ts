@@ -33,12 +33,17 @@ export class SessionEnder {
   /** Terminates (SIGHUP → SIGTERM → SIGKILL on its group) and releases a session; closing it ends its whole cgroup. */
   async end(session: PtySession, reason: string, force: boolean): Promise<ExitStatus | undefined> {
     const { config, launcher, log } = this.deps;
-    const status = await session.terminate(config.close_grace_ms, force);
-    await launcher.endSession(session.id);
-    this.release(session);
-    if (session.running) this.lingering.add(session);
-    log.info("pty.close", { session_id: session.id, reason, exit_code: status?.exitCode ?? null, signal: status?.signal });
-    return status;
+    try {
+      const status = await session.terminate(config.close_grace_ms, force);
+      await launcher.endSession(session.id);
+      log.info("pty.close", { session_id: session.id, reason, exit_code: status?.exitCode ?? null, signal: status?.signal });
+      return status;
+    } finally {
+      // Released even when it could not be signalled (a split worker whose monitor is gone): its fds
+      // close, and a process left running is the next start's to end (pty.orphans_killed).
+      this.release(session);
+      if (session.running) this.lingering.add(session);
+    }
   }
 
   /** Ends the session an open took the slot of (the session limit was reached); the open's warning says so. */

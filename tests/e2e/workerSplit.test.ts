@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import {
   chmodSync,
+  existsSync,
   lchownSync,
   lstatSync,
   mkdirSync,
@@ -185,9 +186,26 @@ describe("agentd started as root splits into a root monitor and a worker as the 
     lchownSync(join(dataDir, "agentd.db-wal"), workerUid(), workerUid());
     lines.length = 0;
     proc = startAgentd();
-    await waitFor("the worker to listen again", () => lines.find((r) => r.event === "http.listening"), { timeoutMs: 60_000 });
+    // Started with --port 0 again: a new port.
+    url = String(
+      (await waitFor("the worker to listen again", () => lines.find((r) => r.event === "http.listening"), { timeoutMs: 60_000 })).url,
+    );
     expect(lines.find((r) => r.event === "security.links_removed")).toMatchObject({ paths: [join(dataDir, "agentd.db-wal")] });
     expect(readFileSync(victim, "utf8")).toBe("root:x:0:0::/root:/bin/bash\n");
     expect(lstatSync(join(dataDir, "agentd.db-wal")).isSymbolicLink()).toBe(false);
+  }, 90_000);
+
+  test("a supervisor killed with SIGKILL while a terminal runs: its worker stops at once, lets go of ready.json and hangs up the terminal", async () => {
+    // The worker may not signal the command user's processes, and its monitor is gone: ending the
+    // session fails, and that must stop neither the worker's shutdown nor its cleanup.
+    const opened = await api<{ output: string }>("/api/pty", { cmd: "echo pid=$$; exec sleep 300", yield_time_ms: 1500 });
+    const command = Number(/pid=(\d+)/.exec(opened.output)![1]);
+    const worker = workers.at(-1)!;
+    proc!.kill("SIGKILL");
+    await proc!.exited;
+    await waitFor("the orphaned worker to stop", () => (isProcessAlive(worker) ? undefined : true), { timeoutMs: 10_000 });
+    expect(existsSync(join(dataDir, "ready.json"))).toBe(false);
+    // Its session's terminal closed with it: the command got SIGHUP.
+    await waitFor("the command to end", () => (isProcessAlive(command) ? undefined : true), { timeoutMs: 10_000 });
   }, 90_000);
 });
