@@ -40,7 +40,8 @@ export class SessionEnder {
       return status;
     } finally {
       // Released even when it could not be signalled (a split worker whose monitor is gone): its fds
-      // close, and a process left running is the next start's to end (pty.orphans_killed).
+      // close, so its terminal hangs up on what runs in it; what outlives that is the next start's
+      // to end (pty.orphans_killed).
       this.release(session);
       if (session.running) this.lingering.add(session);
     }
