@@ -1,5 +1,4 @@
-import { realpathSync } from "node:fs";
-import { isCompiledBinary } from "../core/process/index.ts";
+import { selfExec, type SelfExec } from "./selfCommand.ts";
 
 /** JavaScriptCore's switch for its optimizing compilers (DFG, and FTL, which builds on it). */
 export const OPTIMIZING_JIT_ENV = "BUN_JSC_useDFGJIT";
@@ -8,11 +7,6 @@ export const SUPERVISOR_JIT_ENV = "AGENTD_SUPERVISOR_JIT";
 
 type Env = Record<string, string | undefined>;
 export type Execve = (file: string, args: string[], env: Env) => void;
-/** What to exec: the file, and the argv it gets (argv[0] included). */
-export interface SelfExec {
-  file: string;
-  args: string[];
-}
 
 // Bun has Node's process.execve (Node 23.11); the @types/node in use predates it.
 const processExecve: Execve = (file, args, env) => (process as unknown as { execve: Execve }).execve(file, args, env);
@@ -44,27 +38,4 @@ export function execWithoutOptimizingJit(
     return `Cannot exec ${self.file} to run the supervisor without the optimizing JIT: ${(error as Error).message}`;
   }
   return undefined;
-}
-
-/**
- * This same process again, as it was started: the binary by the name it was started by when that
- * name is this binary (a symlink such as /usr/local/bin/agentd keeps its name in ps, pidof and
- * pgrep, which take it from the file exec'd), else the binary itself; from source, bun with its own
- * options and main.ts.
- */
-export function selfExec(): SelfExec {
-  const args = process.argv.slice(2);
-  if (!isCompiledBinary()) return { file: process.execPath, args: [process.execPath, ...process.execArgv, Bun.main, ...args] };
-  const started = process.argv0.includes("/") ? process.argv0 : Bun.which(process.argv0);
-  return started && sameFile(started, process.execPath)
-    ? { file: started, args: [process.argv0, ...args] }
-    : { file: process.execPath, args: [process.execPath, ...args] };
-}
-
-function sameFile(a: string, b: string): boolean {
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
 }
