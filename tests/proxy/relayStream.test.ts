@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import type { Committed } from "../../src/proxy/upstream/dispatcher.ts";
 import type { ProviderRuntime } from "../../src/proxy/upstream/providerRuntime.ts";
 import { whenStreamEnds } from "../../src/http/streamEnd.ts";
@@ -159,4 +160,49 @@ describe("relayStream", () => {
   test("a stream nobody reports on is left to the caller", () => {
     expect(whenStreamEnds(new ReadableStream(), () => {})).toBe(false);
   });
+  test("a client that does not read holds the upstream back: the relay stops reading it until the client takes more", async () => {
+    // 64 MB of events on offer, 64 KB a read; a client that reads nothing must not make agentd hold them all.
+    const event = `data: {"pad":"${"x".repeat(65_000)}"}\n\n`;
+    let reads = 0;
+    const upstream = new Response(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (reads++ < 1000) controller.enqueue(encoder.encode(event));
+          else controller.close();
+        },
+      }),
+    );
+    const attempt = new UpstreamAttempt(new AbortController().signal, timeouts);
+    const first = (await attempt.nextEvent(upstream))!;
+    const committed = { kind: "stream", attempt, response: upstream, first, firstData: {}, provider: {} as ProviderRuntime, wire: "chat" };
+    let outcome: string | undefined;
+    const shape: RelayShape = {
+      opening: () => "",
+      event: (e) => ({ frames: `data: ${e.data}\n\n`, end: false }),
+      endedEarly: () => "",
+      failed: () => "",
+      done: (o) => {
+        outcome = o;
+      },
+    };
+    const stream = relayStream(committed as Extract<Committed, { kind: "stream" }>, shape, () => {});
+    using server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(stream) });
+    const socket = connect(server.port!, "127.0.0.1");
+    socket.on("error", () => {});
+    socket.pause();
+    socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    await Bun.sleep(500);
+    const heldBack = reads;
+    // Bun's own buffer and the kernel's take a few MB; the rest waits for the client.
+    expect(heldBack).toBeLessThan(300);
+    socket.resume();
+    await waitUntil(() => outcome !== undefined);
+    expect(reads).toBe(1001);
+    expect(outcome).toBe("ok");
+    socket.destroy();
+  });
 });
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await Bun.sleep(10);
+}

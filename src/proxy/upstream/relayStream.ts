@@ -28,12 +28,12 @@ export interface RelayShape {
   done(outcome: "ok" | "error" | "client_gone", failure?: UpstreamFailure): void;
 }
 
-const encoder = new TextEncoder();
-
 /**
- * Streams the committed upstream to the client, one upstream read per pull (so a slow client
- * slows the upstream read: bounded buffering); the events of one read are sent together. The idle deadline lives in the attempt; a client
- * that goes away cancels the stream, which aborts the upstream request.
+ * Streams the committed upstream to the client as a Bun direct stream: one loop writes each
+ * upstream read's frames straight into the response (no queue, no promise per chunk) and waits when
+ * the client is slow to take them (the write's promise), so a slow client slows the upstream read.
+ * The idle deadline lives in the attempt; a client that goes away cancels the stream, which aborts
+ * the upstream request.
  */
 export function relayStream(
   committed: StreamCommitted,
@@ -45,7 +45,7 @@ export function relayStream(
     event: committed.first,
     data: committed.firstData,
   };
-  let opened = false;
+  let started = false;
   let finished = false;
   let ended = () => {};
   const finish = (outcome: "ok" | "error" | "client_gone", failure?: UpstreamFailure) => {
@@ -55,12 +55,15 @@ export function relayStream(
     shape.done(outcome, failure);
   };
   const stream = new ReadableStream<Uint8Array>({
+    type: "direct",
     async pull(controller) {
-      // Frames built in this pull but not yet sent: on a failure they go out before the error frames.
+      // A reader calls pull again after the first call settled: by then the whole answer was written.
+      if (started) return;
+      started = true;
+      // Frames built but not yet written: on a failure they go out before the error frames.
       let frames = "";
       try {
-        if (!opened) frames = shape.opening();
-        opened = true;
+        frames = shape.opening();
         for (;;) {
           let out: { frames: string; end: boolean; cut?: boolean };
           if (pending) {
@@ -69,10 +72,11 @@ export function relayStream(
           } else {
             // The rest of a read's events without a promise each; nextEvent() reads when none is left.
             const event = attempt.takeBufferedEvent() ?? (await attempt.nextEvent(response));
+            if (finished) return;
             if (event === undefined) {
               frames += shape.endedEarly();
               attempt.finish();
-              controller.enqueue(encoder.encode(frames));
+              controller.write(frames);
               controller.close();
               finish("ok");
               return;
@@ -84,19 +88,25 @@ export function relayStream(
           if (out.end) {
             if (out.cut) attempt.abort();
             else attempt.drain(response);
-            if (frames) controller.enqueue(encoder.encode(frames));
+            if (frames) controller.write(frames);
             controller.close();
             finish("ok");
             return;
           }
           // Events already read in the same upstream chunk go out in one write, not one each.
           if (frames && !attempt.hasBufferedEvent()) {
-            controller.enqueue(encoder.encode(frames));
-            return;
+            const written = controller.write(frames);
+            frames = "";
+            // A promise: the client has not taken what was written yet; read on once it has.
+            if (written instanceof Promise) await written;
+            else controller.flush();
+            if (finished) return;
           }
         }
       } catch (error) {
         attempt.abort();
+        // Cancelled: the client left and cancel() counted it; nothing is left to write to.
+        if (finished) return;
         if (error instanceof ClientGoneError) {
           finish("client_gone");
           controller.close();
@@ -107,7 +117,7 @@ export function relayStream(
             ? error
             : new UpstreamFailure("malformed", (error as Error).message, { status: response.status });
         onFailure(failure);
-        controller.enqueue(encoder.encode(frames + shape.failed(failure)));
+        controller.write(frames + shape.failed(failure));
         controller.close();
         finish("error", failure);
       }
