@@ -15,12 +15,15 @@
  * The c=1 rows run twice: as the scheduler places the processes, and with all of them on CPU 0
  * (taskset), where a request's hops between processes cost no wake-up of another CPU: there the
  * figures hold run after run, and measure the work itself.
+ * Both sides are measured warm (warmUp: 30,000 requests and 15,000 streams first), where agentd's
+ * JIT compiler has finished with its hot code; a row reports what share of agentd's CPU still went to
+ * compiling in the measured rounds.
  * Every process it starts is stopped by its pid at the end.
  */
 import { ensureBinary } from "../tests/support/binary.ts";
 import { BenchRig, memoryOf } from "./support/benchRig.ts";
 import { STREAM_CHUNKS } from "./support/benchServers.ts";
-import { interleaved, median, pairedRatio, request, ROWS, Side } from "./support/loadSides.ts";
+import { interleaved, median, pairedRatio, request, ROWS, Side, warmUp } from "./support/loadSides.ts";
 
 async function orchestrate(): Promise<void> {
   await ensureBinary();
@@ -36,9 +39,7 @@ async function orchestrate(): Promise<void> {
 
     const sides = () => ({ relay: new Side(rig.relayUrl, () => [rig.relayPid]), agentd: new Side(agentd.url, agentd.pids) });
     const both = (pair: ReturnType<typeof sides>) => [pair.relay, pair.agentd];
-    const warm = sides();
-    await interleaved(both(warm), request(false), 8, 2000, 1);
-    await interleaved(both(warm), request(true), 8, 500, 1);
+    await warmUp(both(sides()));
     const c1 = sides();
     await interleaved(both(c1), request(false), 1, 600, 9);
     const c32 = sides();
@@ -60,8 +61,7 @@ async function orchestrate(): Promise<void> {
     const off = new Side(agentd.url, agentd.pids);
     const on = new Side(traced.url, traced.pids);
     // The traced agentd has served nothing yet: bring its JIT to where the other's is, or the row measures warm-up.
-    await new Side(traced.url, traced.pids).round(request(false), 32, 30_000);
-    await interleaved([new Side(agentd.url, agentd.pids), new Side(traced.url, traced.pids)], request(false), 8, 2000, 1);
+    await warmUp([new Side(traced.url, traced.pids)]);
     await interleaved([off, on], request(false), 32, 4000, 9);
 
     const us = (v: number) => v.toFixed(1);
@@ -109,6 +109,13 @@ async function orchestrate(): Promise<void> {
         us(on.cpuPerRequestUs()),
         `+${((pairedRatio(on, off) - 1) * 100).toFixed(1)} %`,
         "≤ +10 %",
+      ],
+      [
+        "agentd's JIT compiler threads in the measured rounds, share of its CPU (c=32 / c=1 / streamed / spaced)",
+        "",
+        [c32, c1, s1, spaced].map((pair) => `${(pair.agentd.jitShare() * 100).toFixed(1)} %`).join(" / "),
+        "",
+        "≈ 0: warm",
       ],
       [
         "idle RSS (MB; agentd: supervisor + worker)",

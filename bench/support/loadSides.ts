@@ -9,10 +9,11 @@ import { readdirSync, readFileSync } from "node:fs";
  * CPU seconds each of a process's threads has run, by thread id, to the nanosecond (schedstat):
  * /proc/PID/stat counts in 10 ms ticks, too coarse for a round of a few hundred requests.
  */
-export function threadCpuSeconds(pid: number): Map<string, number> {
+export function threadCpuSeconds(pid: number, only?: (threadName: string) => boolean): Map<string, number> {
   const byThread = new Map<string, number>();
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
+      if (only && !only(readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim())) continue;
       byThread.set(task, Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1e9);
     } catch {
       // The thread ended between the listing and the read.
@@ -20,6 +21,9 @@ export function threadCpuSeconds(pid: number): Map<string, number> {
   }
   return byThread;
 }
+
+/** JavaScriptCore's compiler threads (JITWorker): what they run is code being compiled, not requests served. */
+const isJitThread = (name: string) => name.startsWith("JIT");
 
 /**
  * CPU seconds a process's threads ran between two readings: thread by thread, so a thread that
@@ -66,6 +70,8 @@ export class Side {
   readonly perRound: number[] = [];
   /** Requests per second of each round, in order. */
   readonly ratePerRound: number[] = [];
+  /** CPU µs per request the JIT compiler threads ran in each round (within perRound): near 0 once warm. */
+  readonly jitPerRound: number[] = [];
 
   constructor(
     readonly url: string,
@@ -74,7 +80,8 @@ export class Side {
 
   async round(payload: string, concurrency: number, count: number): Promise<void> {
     const pids = this.pids();
-    const before = pids.map(threadCpuSeconds);
+    const before = pids.map((pid) => threadCpuSeconds(pid));
+    const jitBefore = pids.map((pid) => threadCpuSeconds(pid, isJitThread));
     let next = 0;
     const started = performance.now();
     await Promise.all(
@@ -96,6 +103,11 @@ export class Side {
       this.cpuByProcess[i] = (this.cpuByProcess[i] ?? 0) + spent;
     });
     this.perRound.push((round / count) * 1e6);
+    let jit = 0;
+    pids.forEach((pid, i) => {
+      jit += cpuSecondsBetween(jitBefore[i]!, threadCpuSeconds(pid, isJitThread));
+    });
+    this.jitPerRound.push((jit / count) * 1e6);
   }
 
   p50(of: number[]): number {
@@ -106,6 +118,11 @@ export class Side {
   /** The median round's CPU µs per request: a round slowed by a neighbour's load does not move it. */
   cpuPerRequestUs(): number {
     return median(this.perRound);
+  }
+
+  /** The JIT compiler threads' share of the CPU in the median round by that measure: past a per cent or two, the side was still warming up. */
+  jitShare(): number {
+    return median(this.jitPerRound.map((jit, i) => jit / this.perRound[i]!));
   }
 
   /** "supervisor + worker" µs per request. */
@@ -154,12 +171,23 @@ export const ROWS = {
 } as const satisfies Record<string, Row>;
 
 /**
- * Warms every side with both answer shapes, then runs each row's rounds on fresh sides from
- * `sides()`: the measured sides, row by row.
+ * Brings every side to its steady state with both answer shapes: JavaScriptCore compiles hot code
+ * in tiers as it runs, and agentd's code is big enough that its compiler threads were still busy
+ * after 12,000 streamed requests (a streamed request cost up to ×1.3 its steady figure until then;
+ * non-streamed ones settled after about 16,000). A relay has little to compile: the same requests
+ * change nothing for it. Side.jitShare() tells whether the measured rounds were past it.
+ */
+export async function warmUp(sides: readonly Side[]): Promise<void> {
+  await interleaved(sides, request(false), 32, 30_000, 1);
+  await interleaved(sides, request(true), 8, 15_000, 1);
+}
+
+/**
+ * Warms every side (warmUp), then runs each row's rounds on fresh sides from `sides()`: the
+ * measured sides, row by row.
  */
 export async function measureRows(sides: () => Side[], rows: readonly Row[], rounds: number): Promise<Side[][]> {
-  await interleaved(sides(), request(false), 8, 2000, 1);
-  await interleaved(sides(), request(true), 8, 500, 1);
+  await warmUp(sides());
   const measured: Side[][] = [];
   for (const row of rows) {
     const rowSides = sides();
