@@ -88,7 +88,7 @@ describe("agentd's HTTP/1.1 client", () => {
       const response = await post(client, upstream.url(), { body, bufferUpTo: 1 << 20 });
       expect(response.status).toBe(200);
       expect(response.headers.get("x-request-id")).toBe("r1");
-      expect(await response.json()).toEqual({ echo: body });
+      expect(JSON.parse(await response.text())).toEqual({ echo: body });
     }
     expect(upstream.stats.connections).toBe(1);
     expect(upstream.stats.requests[0]).toStartWith("POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:");
@@ -142,9 +142,9 @@ describe("agentd's HTTP/1.1 client", () => {
       setTimeout(() => socket.end(), 20);
     });
     const client = new Http1Client();
-    expect(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).json()).toEqual({ connection_request: 1 });
+    expect(JSON.parse(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).text())).toEqual({ connection_request: 1 });
     await waitFor(() => upstream.stats.closed === 1, "the upstream to close the idle connection");
-    expect(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).json()).toEqual({ connection_request: 1 });
+    expect(JSON.parse(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).text())).toEqual({ connection_request: 1 });
     expect(upstream.stats.connections).toBe(2);
   });
 
@@ -155,8 +155,8 @@ describe("agentd's HTTP/1.1 client", () => {
       else socket.write(json(`{"connection_request":${peer.requests}}`));
     });
     const client = new Http1Client();
-    expect(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).json()).toEqual({ connection_request: 1 });
-    expect(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).json()).toEqual({ connection_request: 1 });
+    expect(JSON.parse(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).text())).toEqual({ connection_request: 1 });
+    expect(JSON.parse(await (await post(client, upstream.url(), { bufferUpTo: 1024 })).text())).toEqual({ connection_request: 1 });
     expect(upstream.stats.requests.length).toBe(3);
     expect(upstream.stats.connections).toBe(2);
   });

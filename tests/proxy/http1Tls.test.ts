@@ -141,7 +141,7 @@ const post = (client: Http1Client, url: URL, stream: boolean, bufferUpTo?: numbe
 async function fetchVerdict(url: URL, ca: string): Promise<string> {
   try {
     const response = await fetch(url, { method: "POST", body: request(false), tls: { ca } } as RequestInit);
-    await response.arrayBuffer();
+    await response.text();
     return "ok";
   } catch (error) {
     return String((error as { code?: string }).code);
@@ -169,7 +169,7 @@ describe("agentd's HTTP/1.1 client over TLS", () => {
 
       const whole = await post(client, url, false, 1 << 20);
       expect(whole.status).toBe(200);
-      expect(((await whole.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe(
+      expect((JSON.parse(await whole.text()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe(
         "hello over tls",
       );
 

@@ -9,6 +9,7 @@ import type { Socket, TCPSocketListener } from "bun";
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Http1Client } from "../../src/proxy/upstream/http1Client.ts";
+import type { UpstreamAnswer } from "../../src/proxy/upstream/upstreamAnswer.ts";
 import { idleReuseMs } from "../../src/proxy/upstream/http1Wire.ts";
 import { PROJECT_ROOT } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
@@ -84,7 +85,7 @@ const post = (client: Http1Client, url: URL, bufferUpTo?: number, signal = Abort
   });
 
 /** The answer's status and whole body, or the code of the failure to get them (before or after the head). */
-async function outcome(answer: Promise<Response>): Promise<string> {
+async function outcome(answer: Promise<UpstreamAnswer>): Promise<string> {
   try {
     const response = await answer;
     return `${response.status} ${await response.text()}`;

@@ -40,6 +40,7 @@ async function committedOver(reads: string[], then: "close" | "hang" = "close"):
     upstreamModel: "m",
     sentAt: 0,
     attempts: 1,
+    dropped: [],
   } as Extract<Committed, { kind: "stream" }>;
   return committed;
 }
@@ -174,7 +175,19 @@ describe("relayStream", () => {
     );
     const attempt = new UpstreamAttempt(new AbortController().signal, timeouts);
     const first = (await attempt.nextEvent(upstream))!;
-    const committed = { kind: "stream", attempt, response: upstream, first, firstData: {}, provider: {} as ProviderRuntime, wire: "chat" };
+    const committed = {
+      kind: "stream",
+      attempt,
+      response: upstream,
+      first,
+      firstData: {},
+      provider: {} as ProviderRuntime,
+      wire: "chat",
+      upstreamModel: "m",
+      sentAt: 0,
+      attempts: 1,
+      dropped: [],
+    } as Extract<Committed, { kind: "stream" }>;
     let outcome: string | undefined;
     const shape: RelayShape = {
       opening: () => "",
@@ -185,7 +198,7 @@ describe("relayStream", () => {
         outcome = o;
       },
     };
-    const stream = relayStream(committed as Extract<Committed, { kind: "stream" }>, shape, () => {});
+    const stream = relayStream(committed, shape, () => {});
     using server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(stream) });
     const socket = connect(server.port!, "127.0.0.1");
     socket.on("error", () => {});

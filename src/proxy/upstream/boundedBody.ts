@@ -1,15 +1,17 @@
+import { readerOf, type UpstreamAnswer } from "./upstreamAnswer.ts";
+
 /**
  * Reads at most `limit` bytes of a body (a chunked body has no Content-Length to check first);
  * past the limit it stops reading and cancels the rest. A body whose Content-Length is within the
  * limit is read whole by the runtime (HTTP framing ends it there), which costs less per request
  * than reading it chunk by chunk here.
  */
-export async function readBounded(response: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
+export async function readBounded(response: UpstreamAnswer, limit: number): Promise<{ text: string; truncated: boolean }> {
   // Before asking for the body: asking a response for its body makes a stream of it (about 1 µs).
   const declared = response.headers.get("content-length");
   if (declared !== null && Number(declared) <= limit) return { text: await response.text(), truncated: false };
-  if (!response.body) return { text: "", truncated: false };
-  const reader = response.body.getReader();
+  const reader = readerOf(response);
+  if (!reader) return { text: "", truncated: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -6,6 +6,7 @@ import { applyQuirks, detectRejectedParam } from "./quirkRules.ts";
 import { quotaExhausted } from "./rateLimitWindow.ts";
 import { decideRetry, type RetrySettings } from "./retryPolicy.ts";
 import type { EventSourceMessage } from "./sseDecoder.ts";
+import type { UpstreamAnswer } from "./upstreamAnswer.ts";
 import { UpstreamAttempt, upstreamErrorMessage } from "./upstreamAttempt.ts";
 import { UpstreamFailure } from "./upstreamFailure.ts";
 import { upstreamRequestHeaders } from "./upstreamHeaders.ts";
@@ -51,7 +52,7 @@ interface CommittedBase {
   wire: Wire;
   upstreamModel: string;
   attempt: UpstreamAttempt;
-  response: Response;
+  response: UpstreamAnswer;
   /** When the winning attempt was sent (performance.now()). */
   sentAt: number;
   attempts: number;

@@ -9,10 +9,11 @@ import {
   parseResponseHead,
   requestHead,
 } from "./http1Wire.ts";
+import { type AnswerFlow, Http1Answer } from "./http1Answer.ts";
 
 /**
  * agentd's own HTTP/1.1 client for http:// and https:// upstreams: keep-alive connections over
- * Bun.connect, answers handed over as Responses. Bun's fetch hands an answer's body to JS through its
+ * Bun.connect, answers handed over as Http1Answers (http1Answer.ts). Bun's fetch hands an answer's body to JS through its
  * own HTTP thread and a stream; this client reads the socket on the JS thread, which bench/floor.ts
  * measured at about a third less CPU per request. Over TLS it trusts what fetch trusts (Bun's bundled
  * roots, NODE_EXTRA_CA_CERTS, the system store when asked for) and writes nothing until the
@@ -32,8 +33,6 @@ const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_IDLE_PER_ORIGIN = 64;
 /** How long a connection this client ended waits for the server to close its side before it is cut. */
 const CLOSE_WAIT_MS = 2_000;
-/** Body bytes queued for a slow reader before the socket stops being read. */
-const PAUSE_AT_BYTES = 1 << 20;
 
 /** What one answer is doing with the bytes its connection receives. */
 interface Exchange {
@@ -96,7 +95,7 @@ export class Http1Client {
   }
 
   /** POSTs `request.body`; resolves with the answer once its head is in (or, buffered, once its body is). */
-  async post(request: Http1Request): Promise<Response> {
+  async post(request: Http1Request): Promise<Http1Answer> {
     const origin = request.url.origin;
     const bodyBytes = Buffer.byteLength(request.body);
     const head = requestHead("POST", request.url, request.headers, bodyBytes);
@@ -203,65 +202,47 @@ export class Http1Client {
     socket.terminate();
   }
 
-  #exchange(connection: Connection, outgoing: { text: string; bytes: number }, request: Http1Request): Promise<Response> {
-    return new Promise<Response>((resolve, reject) => {
-      let status = 0;
-      let headers: Array<[string, string]> | undefined;
+  #exchange(connection: Connection, outgoing: { text: string; bytes: number }, request: Http1Request): Promise<Http1Answer> {
+    return new Promise<Http1Answer>((resolve, reject) => {
+      let answer: Http1Answer | undefined;
       let settled = false;
-      let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-      let queuedBytes = 0;
-      const buffered: Buffer[] = [];
-      let bufferedBytes = 0;
-      const settle = (response: Response) => {
+      const settle = () => {
         settled = true;
-        resolve(response);
+        resolve(answer!.handOver());
       };
-      const asStream = (first: Buffer[]) =>
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            stream = controller;
-            for (const piece of first) controller.enqueue(piece);
-          },
-          pull() {
-            queuedBytes = 0;
-            // Once the answer is over, the connection may be paused for another exchange's reader.
-            if (!connection.closed && connection.exchange === exchange) connection.socket.resume();
-          },
-          cancel: () => this.#abandon(connection, exchange),
-        });
+      const flow: AnswerFlow = {
+        pause: () => connection.socket.pause(),
+        // Once the answer is over, the connection may be paused for another exchange's reader.
+        resume: () => {
+          if (!connection.closed && connection.exchange === exchange) connection.socket.resume();
+        },
+        cancel: () => this.#abandon(connection, exchange),
+      };
       const onAbort = () => this.#abandon(connection, exchange, abortError());
       const done = () => request.signal.removeEventListener("abort", onAbort);
       const exchange: Exchange = {
         left: 0,
         gotBytes: false,
-        onHead(answerStatus, answerHeaders) {
-          status = answerStatus;
-          headers = answerHeaders;
-          if (request.bufferUpTo === undefined) settle(new Response(asStream([]), { status, headers }));
+        onHead(status, headers) {
+          answer = new Http1Answer(status, headers, flow);
+          if (request.bufferUpTo === undefined) settle();
         },
         onBody(piece) {
-          if (stream) {
-            stream.enqueue(piece);
-            queuedBytes += piece.length;
-            if (queuedBytes > PAUSE_AT_BYTES) connection.socket.pause();
-            return;
-          }
-          buffered.push(piece);
-          bufferedBytes += piece.length;
-          // Too big to hold: handed over as a stream, for the caller's own limit to cut.
-          if (bufferedBytes > request.bufferUpTo!) settle(new Response(asStream(buffered.splice(0)), { status, headers }));
+          answer!.push(piece);
+          // Too big to hold: handed over as it comes, for the caller's own limit to cut.
+          if (!settled && answer!.queuedBytes > request.bufferUpTo!) settle();
         },
         onEnd() {
           done();
-          if (stream) stream.close();
-          else settle(new Response(buffered.length === 1 ? buffered[0]! : Buffer.concat(buffered), { status, headers }));
+          answer!.end();
+          if (!settled) settle();
         },
         onFail(error) {
           done();
           if (!settled) {
             settled = true;
             reject(error);
-          } else stream?.error(error);
+          } else answer!.fail(error);
         },
       };
       request.signal.addEventListener("abort", onAbort, { once: true });

@@ -1,3 +1,4 @@
+import type { AnswerHeaders } from "./upstreamAnswer.ts";
 import type { FailureCause } from "./upstreamFailure.ts";
 
 export interface RetrySettings {
@@ -55,7 +56,7 @@ export function decideRetry(
  * Reads the delay an upstream asked for: `retry-after-ms` (OpenAI's, milliseconds) first, then
  * `Retry-After` as seconds or an HTTP-date. Returns undefined when absent or unreadable.
  */
-export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(headers: AnswerHeaders, now: number = Date.now()): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.round(Number(ms));
   const value = headers.get("retry-after");

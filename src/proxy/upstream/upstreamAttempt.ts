@@ -4,6 +4,7 @@ import { SseDecoder, SseOverflowError, type EventSourceMessage } from "./sseDeco
 import { causeForStatus, UpstreamFailure, type FailureCause } from "./upstreamFailure.ts";
 import { readBounded } from "./boundedBody.ts";
 import { Http1Client } from "./http1Client.ts";
+import { type BodyReader, readerOf, type UpstreamAnswer } from "./upstreamAnswer.ts";
 
 export interface AttemptTimeouts {
   connect_ms: number;
@@ -32,11 +33,6 @@ function ownClientUrl(url: string): URL | undefined {
 const MAX_ERROR_BODY = 64 * 1024;
 const MAX_JSON_BODY = 32 * 1024 * 1024;
 const DRAIN_MS = 5_000;
-
-/** The part of a body reader used here (Bun's and the DOM's reader types disagree on the rest). */
-interface BodyReader {
-  read(): Promise<{ done: boolean; value?: Uint8Array }>;
-}
 
 /**
  * One HTTP exchange with one upstream, with its deadlines:
@@ -74,7 +70,7 @@ export class UpstreamAttempt {
   }
 
   /** Sends the request; resolves with a 2xx response, throws UpstreamFailure or ClientGoneError otherwise. */
-  async open(url: string, headers: Record<string, string>, body: string, stream: boolean): Promise<Response> {
+  async open(url: string, headers: Record<string, string>, body: string, stream: boolean): Promise<UpstreamAnswer> {
     const { connect_ms, first_byte_ms, total_ms } = this.timeouts;
     if (!stream) {
       // A non-streamed answer's first byte comes with its whole body, so its two deadlines run
@@ -86,7 +82,7 @@ export class UpstreamAttempt {
       if (connect_ms < first_byte_ms) this.#arm("connect_timeout", connect_ms);
       else this.#arm("first_byte_timeout", first_byte_ms);
     }
-    let response: Response;
+    let response: UpstreamAnswer;
     try {
       // Bun's own socket idle timer would cut long silent streams at 5 min; our deadlines rule instead.
       const own = this.ownClient ? ownClientUrl(url) : undefined;
@@ -115,7 +111,7 @@ export class UpstreamAttempt {
   }
 
   /** Reads a non-streamed body (bounded) under the first-byte deadline. */
-  async readBody(response: Response): Promise<string> {
+  async readBody(response: UpstreamAnswer): Promise<string> {
     try {
       const length = Number(response.headers.get("content-length") ?? "0");
       if (length > MAX_JSON_BODY)
@@ -135,7 +131,7 @@ export class UpstreamAttempt {
    * Next SSE event, or undefined at the end of the stream. The idle deadline is armed at the first
    * event and re-armed by each read that brings events.
    */
-  async nextEvent(response: Response): Promise<EventSourceMessage | undefined> {
+  async nextEvent(response: UpstreamAnswer): Promise<EventSourceMessage | undefined> {
     for (;;) {
       const event = this.takeBufferedEvent();
       if (event) {
@@ -146,7 +142,7 @@ export class UpstreamAttempt {
         return event;
       }
       if (this.#ended) return undefined;
-      this.#reader ??= response.body!.getReader();
+      this.#reader ??= readerOf(response)!;
       let chunk: { done: boolean; value?: Uint8Array };
       try {
         chunk = await this.#reader.read();
@@ -195,9 +191,9 @@ export class UpstreamAttempt {
    * Reads what is left after the end marker so the connection can be reused, within a short
    * deadline (an upstream that keeps the stream open after [DONE] gets cut instead).
    */
-  drain(response: Response): void {
+  drain(response: UpstreamAnswer): void {
     this.#arm("idle_timeout", DRAIN_MS);
-    this.#reader ??= response.body!.getReader();
+    this.#reader ??= readerOf(response)!;
     const reader = this.#reader;
     const loop = async () => {
       while (!(await reader.read()).done);
@@ -233,7 +229,7 @@ export class UpstreamAttempt {
     return new UpstreamFailure("reset", `the upstream connection broke: ${message}`);
   }
 
-  async #httpFailure(response: Response): Promise<UpstreamFailure | Error> {
+  async #httpFailure(response: UpstreamAnswer): Promise<UpstreamFailure | Error> {
     let body = "";
     try {
       body = (await readBounded(response, MAX_ERROR_BODY)).text;

@@ -1,3 +1,5 @@
+import type { AnswerHeaders } from "./upstreamAnswer.ts";
+
 /**
  * Which client headers reach the upstream. An allow-list by pattern, so hop-by-hop headers
  * (connection, keep-alive, transfer-encoding, te, trailer, upgrade, proxy-*), the client's own
@@ -87,7 +89,7 @@ const HELD_BACK = new Set([
 ]);
 
 /** Relays the upstream's response headers (request ids, rate-limit state, processing time, vendor headers). */
-export function passedResponseHeaders(upstream: Headers, into: Record<string, string>): void {
+export function passedResponseHeaders(upstream: AnswerHeaders, into: Record<string, string>): void {
   upstream.forEach((value, name) => {
     if (!HELD_BACK.has(name) && !name.startsWith("x-agentd-")) into[name] = value;
   });

@@ -1,0 +1,136 @@
+import type { AnswerHeaders, BodyRead, BodyReader, UpstreamAnswer } from "./upstreamAnswer.ts";
+
+/** A head's headers (names already lower case) read in place: no Headers object is built per answer. */
+export class HeaderList implements AnswerHeaders {
+  constructor(private readonly pairs: ReadonlyArray<readonly [string, string]>) {}
+
+  get(name: string): string | null {
+    const wanted = name.toLowerCase();
+    let found: string | null = null;
+    for (const [key, value] of this.pairs) if (key === wanted) found = found === null ? value : `${found}, ${value}`;
+    return found;
+  }
+
+  forEach(fn: (value: string, name: string) => void): void {
+    const seen = new Set<string>();
+    for (const [name] of this.pairs)
+      if (!seen.has(name)) {
+        seen.add(name);
+        fn(this.get(name)!, name);
+      }
+  }
+}
+
+/** What the connection does for the answer's reader: hold the socket while pieces wait, read on, or give up. */
+export interface AnswerFlow {
+  pause(): void;
+  resume(): void;
+  cancel(): void;
+}
+
+/** Body bytes waiting for a slow reader before the socket stops being read. */
+const PAUSE_AT_BYTES = 1 << 20;
+const DONE: BodyRead = { done: true };
+
+/**
+ * An answer of agentd's own HTTP/1.1 client: its status, its head's headers, and its body as the
+ * connection delivers it (push, end, fail), read through reader() (or text(), or a stream made on
+ * first use of `body`). One reader takes the body.
+ */
+export class Http1Answer implements UpstreamAnswer {
+  readonly ok: boolean;
+  readonly headers: HeaderList;
+  #pieces: Uint8Array[] = [];
+  #queuedBytes = 0;
+  #ended = false;
+  #error: Error | undefined;
+  #waiter: PromiseWithResolvers<BodyRead> | undefined;
+  /** While false the pieces are the client's to hold (a non-streamed answer read whole): the socket is never paused. */
+  #handedOver = false;
+  #stream: ReadableStream<Uint8Array> | undefined;
+
+  constructor(
+    readonly status: number,
+    headers: ReadonlyArray<readonly [string, string]>,
+    private readonly flow: AnswerFlow,
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.headers = new HeaderList(headers);
+  }
+
+  /** Body bytes received so far and not yet read. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  /** The caller has the answer: from now on a reader that falls behind pauses the socket. */
+  handOver(): this {
+    this.#handedOver = true;
+    if (this.#queuedBytes > PAUSE_AT_BYTES) this.flow.pause();
+    return this;
+  }
+
+  push(piece: Uint8Array): void {
+    const waiter = this.#waiter;
+    if (waiter) {
+      this.#waiter = undefined;
+      waiter.resolve({ done: false, value: piece });
+      return;
+    }
+    this.#pieces.push(piece);
+    this.#queuedBytes += piece.length;
+    if (this.#handedOver && this.#queuedBytes > PAUSE_AT_BYTES) this.flow.pause();
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#waiter?.resolve(DONE);
+    this.#waiter = undefined;
+  }
+
+  fail(error: Error): void {
+    if (this.#ended) return;
+    this.#error = error;
+    this.#waiter?.reject(error);
+    this.#waiter = undefined;
+  }
+
+  reader(): BodyReader {
+    return { read: () => this.#read(), cancel: () => this.flow.cancel() };
+  }
+
+  async text(): Promise<string> {
+    const decoder = new TextDecoder();
+    let text = "";
+    for (let read = await this.#read(); !read.done; read = await this.#read()) text += decoder.decode(read.value, { stream: true });
+    return text + decoder.decode();
+  }
+
+  get body(): ReadableStream<Uint8Array> {
+    this.#stream ??= new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const read = await this.#read();
+        if (read.done) controller.close();
+        else controller.enqueue(read.value);
+      },
+      cancel: () => this.flow.cancel(),
+    });
+    return this.#stream;
+  }
+
+  /** The pieces received since the last read, as one; waits for the next when none are. */
+  #read(): Promise<BodyRead> {
+    if (this.#pieces.length > 0) {
+      const pieces = this.#pieces;
+      const value = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+      this.#pieces = [];
+      this.#queuedBytes = 0;
+      this.flow.resume();
+      return Promise.resolve({ done: false, value });
+    }
+    if (this.#error) return Promise.reject(this.#error);
+    if (this.#ended) return Promise.resolve(DONE);
+    this.#waiter = Promise.withResolvers<BodyRead>();
+    return this.#waiter.promise;
+  }
+}

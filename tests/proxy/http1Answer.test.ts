@@ -1,0 +1,106 @@
+import { describe, expect, test } from "bun:test";
+import { type AnswerFlow, HeaderList, Http1Answer } from "../../src/proxy/upstream/http1Answer.ts";
+
+/** A flow that records what the answer asked of the connection. */
+function recordingFlow(): AnswerFlow & { calls: string[] } {
+  const calls: string[] = [];
+  return { calls, pause: () => calls.push("pause"), resume: () => calls.push("resume"), cancel: () => calls.push("cancel") };
+}
+
+const bytes = (text: string) => Buffer.from(text);
+
+describe("HeaderList", () => {
+  const headers = new HeaderList([
+    ["x-request-id", "r1"],
+    ["vary", "accept"],
+    ["content-type", "text/event-stream"],
+    ["vary", "origin"],
+  ]);
+
+  test("get is case-insensitive and joins a repeated header's values as Headers does", () => {
+    expect(headers.get("X-Request-Id")).toBe("r1");
+    expect(headers.get("vary")).toBe("accept, origin");
+    expect(headers.get("retry-after")).toBeNull();
+  });
+
+  test("forEach gives each name once, in the order first seen, with its values joined", () => {
+    const seen: string[] = [];
+    headers.forEach((value, name) => seen.push(`${name}=${value}`));
+    expect(seen).toEqual(["x-request-id=r1", "vary=accept, origin", "content-type=text/event-stream"]);
+  });
+});
+
+describe("Http1Answer", () => {
+  test("status and ok as a Response has them", () => {
+    expect(new Http1Answer(204, [], recordingFlow()).ok).toBe(true);
+    expect(new Http1Answer(429, [], recordingFlow()).ok).toBe(false);
+    expect(new Http1Answer(301, [], recordingFlow()).ok).toBe(false);
+  });
+
+  test("a read takes every piece that came since the last one, as one; a waiting read gets the next piece", async () => {
+    const flow = recordingFlow();
+    const answer = new Http1Answer(200, [], flow).handOver();
+    const reader = answer.reader();
+    answer.push(bytes("ab"));
+    answer.push(bytes("cd"));
+    expect(Buffer.from((await reader.read()).value!).toString()).toBe("abcd");
+    const waiting = reader.read();
+    answer.push(bytes("ef"));
+    expect(Buffer.from((await waiting).value!).toString()).toBe("ef");
+    const last = reader.read();
+    answer.end();
+    expect((await last).done).toBe(true);
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  test("a failure after the answer began rejects the waiting read and every later one; after the end it changes nothing", async () => {
+    const answer = new Http1Answer(200, [], recordingFlow()).handOver();
+    const reader = answer.reader();
+    const waiting = reader.read();
+    answer.fail(new Error("reset"));
+    await expect(waiting).rejects.toThrow("reset");
+    await expect(reader.read()).rejects.toThrow("reset");
+
+    const ended = new Http1Answer(200, [], recordingFlow()).handOver();
+    ended.push(bytes("x"));
+    ended.end();
+    ended.fail(new Error("late"));
+    expect(await ended.text()).toBe("x");
+  });
+
+  test("a reader that falls behind pauses the socket once the answer is handed over, and a read resumes it", async () => {
+    const flow = recordingFlow();
+    const answer = new Http1Answer(200, [], flow);
+    // Held by the client (a non-streamed answer read whole): never paused, whatever its size.
+    answer.push(Buffer.alloc(1 << 20));
+    answer.push(Buffer.alloc(1));
+    expect(flow.calls).toEqual([]);
+    answer.handOver();
+    expect(flow.calls).toEqual(["pause"]);
+    expect((await answer.reader().read()).value!.length).toBe((1 << 20) + 1);
+    expect(flow.calls).toEqual(["pause", "resume"]);
+  });
+
+  test("text() decodes UTF-8 split across pieces and drops a leading BOM, as Response.text() does", async () => {
+    const answer = new Http1Answer(200, [], recordingFlow()).handOver();
+    const whole = Buffer.from("\uFEFFünïcödé ✓");
+    const text = answer.text();
+    for (let i = 0; i < whole.length; i += 3) answer.push(whole.subarray(i, i + 3));
+    answer.end();
+    expect(await text).toBe("ünïcödé ✓");
+    expect(await text).toBe(await new Response(whole).text());
+  });
+
+  test("body is a stream of the same pieces, made once; cancelling it gives up the exchange", async () => {
+    const flow = recordingFlow();
+    const answer = new Http1Answer(200, [], flow).handOver();
+    expect(answer.body).toBe(answer.body);
+    answer.push(bytes("data: 1\n\n"));
+    answer.end();
+    expect(await new Response(answer.body).text()).toBe("data: 1\n\n");
+
+    const cancelled = new Http1Answer(200, [], flow).handOver();
+    await cancelled.body.cancel();
+    expect(flow.calls.at(-1)).toBe("cancel");
+  });
+});
