@@ -25,7 +25,9 @@ describe("HeaderList", () => {
 
   test("forEach gives each name once, in the order first seen, with its values joined", () => {
     const seen: string[] = [];
-    headers.forEach((value, name) => seen.push(`${name}=${value}`));
+    headers.forEach((value, name) => {
+      seen.push(`${name}=${value}`);
+    });
     expect(seen).toEqual(["x-request-id=r1", "vary=accept, origin", "content-type=text/event-stream"]);
   });
 });
