@@ -24,8 +24,12 @@ function upstreamReads(reads: string[], then: "close" | "hang" = "close"): Respo
   );
 }
 
-async function committedOver(reads: string[], then: "close" | "hang" = "close"): Promise<Extract<Committed, { kind: "stream" }>> {
-  const response = upstreamReads(reads, then);
+function committedOver(reads: string[], then: "close" | "hang" = "close"): Promise<Extract<Committed, { kind: "stream" }>> {
+  return committedFrom(upstreamReads(reads, then));
+}
+
+/** The upstream answer committed as the dispatcher commits a stream: its first event read. */
+async function committedFrom(response: Response): Promise<Extract<Committed, { kind: "stream" }>> {
   const attempt = new UpstreamAttempt(new AbortController().signal, timeouts);
   const first = (await attempt.nextEvent(response))!;
   const firstData = first.data === "[DONE]" ? "[DONE]" : (JSON.parse(first.data) as Record<string, unknown>);
@@ -173,21 +177,7 @@ describe("relayStream", () => {
         },
       }),
     );
-    const attempt = new UpstreamAttempt(new AbortController().signal, timeouts);
-    const first = (await attempt.nextEvent(upstream))!;
-    const committed = {
-      kind: "stream",
-      attempt,
-      response: upstream,
-      first,
-      firstData: {},
-      provider: {} as ProviderRuntime,
-      wire: "chat",
-      upstreamModel: "m",
-      sentAt: 0,
-      attempts: 1,
-      dropped: [],
-    } as Extract<Committed, { kind: "stream" }>;
+    const committed = await committedFrom(upstream);
     let outcome: string | undefined;
     const shape: RelayShape = {
       opening: () => "",
