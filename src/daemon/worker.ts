@@ -16,7 +16,6 @@ import {
   runConfinedCommandsWith,
   runInBackground,
   scheduleCodeRelease,
-  watchCodeGrowth,
 } from "../core/process/index.ts";
 import { judgeEscalationsAs } from "../agent/index.ts";
 import { MONITOR_ENV, ROOT_WORKER_ENV } from "./monitor/monitorEnv.ts";
@@ -210,7 +209,6 @@ async function serveWorker(
   });
   log.info("http.listening", { bind, port: server.port, url, auth: requiredToken ? "bearer" : "loopback" });
   scheduleCodeRelease(log, "start");
-  const stopWatchingCode = watchCodeGrowth(log);
   reload = new WorkerConfigReload({
     configPath: options.configPath,
     notes,
@@ -234,7 +232,6 @@ async function serveWorker(
   const reason = await stopped.promise;
   process.off("disconnect", orphaned);
   process.off("SIGHUP", reloadRequested);
-  stopWatchingCode();
   log.info("worker.stopping", { reason, drain_timeout_ms: config.server.drain_timeout_ms });
   // Terminals close while requests drain: a PTY call waiting on its yield ends at once instead of
   // holding the drain, and no terminal outlives the worker if the supervisor's grace runs out.

@@ -47,27 +47,6 @@ export function releaseCode(): CodeRelease {
 }
 
 let pending: { timer: ReturnType<typeof setTimeout>; after: Set<string> } | undefined;
-let releases = 0;
-
-/** How many times this process has released its code pages: a watcher measures anew after one. */
-export function codeReleases(): number {
-  return releases;
-}
-
-/** Releases the code pages now and logs `memory.code_released` with why (`after`) and `fields`. */
-export function releaseCodeAndLog(log: Logger, after: readonly string[], fields: Record<string, number> = {}): void {
-  const before = residentKb();
-  const released = releaseCode();
-  releases++;
-  log.info("memory.code_released", {
-    after,
-    ...fields,
-    mappings: released.mappings,
-    released_kb: released.releasedKb,
-    rss_kb_before: before,
-    rss_kb_after: residentKb(),
-  });
-}
 
 /**
  * Releases the binary's code pages `delayMs` after one-off work (`after` names it), logging
@@ -80,7 +59,22 @@ export function scheduleCodeRelease(log: Logger, after: string, delayMs = CODE_R
   if (pending) clearTimeout(pending.timer);
   const timer = setTimeout(() => {
     pending = undefined;
-    runInBackground("memory.release_code", () => releaseCodeAndLog(log, [...reasons]), {}, log);
+    runInBackground(
+      "memory.release_code",
+      () => {
+        const before = residentKb();
+        const released = releaseCode();
+        log.info("memory.code_released", {
+          after: [...reasons],
+          mappings: released.mappings,
+          released_kb: released.releasedKb,
+          rss_kb_before: before,
+          rss_kb_after: residentKb(),
+        });
+      },
+      {},
+      log,
+    );
   }, delayMs);
   timer.unref();
   pending = { timer, after: reasons };

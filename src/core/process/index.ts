@@ -29,4 +29,3 @@ export type { Account, CommandIdentity, GateMode, OwnPaths, RunAs, WorkerAccount
 export * from "./cgroups/index.ts";
 export { userTaskCount } from "./userTasks.ts";
 export { scheduleCodeRelease } from "./codeRelease.ts";
-export { watchCodeGrowth } from "./codeGrowth.ts";

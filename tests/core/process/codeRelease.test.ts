@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { LogFields, Logger } from "../../../src/core/log/index.ts";
 import { cleanCodeMappings } from "../../../src/core/process/codeMappings.ts";
-import { scheduleCodeRelease, watchCodeGrowth } from "../../../src/core/process/index.ts";
-import { CodeGrowth } from "../../../src/core/process/codeGrowth.ts";
+import { scheduleCodeRelease } from "../../../src/core/process/index.ts";
 import { copyFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUN } from "../../support/binary.ts";
@@ -125,38 +124,6 @@ describe("scheduleCodeRelease", () => {
     // Had the first not been replaced, it would come at 600 ms.
     await Bun.sleep(Math.max(0, 800 - (performance.now() - started)));
     expect(entries).toEqual([expect.objectContaining({ event: "memory.code_released", after: ["start", "hop.connected"] })]);
-    expect(entries[0]!.released_kb as number).toBeGreaterThan(0);
-  });
-});
-
-describe("CodeGrowth", () => {
-  test("settles at the first measure, holds below the limit, asks for a release at it, and settles anew after any release", () => {
-    const growth = new CodeGrowth(2048);
-    expect(growth.judge(27_000, 1)).toEqual({ kind: "settled", kb: 27_000 });
-    expect(growth.judge(29_000, 1)).toEqual({ kind: "hold" });
-    expect(growth.judge(29_048, 1)).toEqual({ kind: "release", grownKb: 2048 });
-    // The release happened (the count moved): what comes back then is the new settled size.
-    expect(growth.judge(26_500, 2)).toEqual({ kind: "settled", kb: 26_500 });
-    expect(growth.judge(27_000, 2)).toEqual({ kind: "hold" });
-    // A release made elsewhere (a hop's) settles it anew too.
-    expect(growth.judge(40_000, 3)).toEqual({ kind: "settled", kb: 40_000 });
-  });
-});
-
-describe("watchCodeGrowth", () => {
-  test("releases the code pages once they grew past the limit, naming growth and by how much, and stops when asked", async () => {
-    const entries: Array<{ event: string } & LogFields> = [];
-    const write = (event: string, fields?: LogFields) => void entries.push({ event, ...fields });
-    const log: Logger = { debug: write, info: write, warn: write, error: write, child: () => log };
-    // A limit of 0: the measure after the settling one always asks for a release.
-    const stop = watchCodeGrowth(log, 50, new CodeGrowth(0));
-    await waitFor("the release", () => entries.length > 0);
-    stop();
-    const count = entries.length;
-    await Bun.sleep(200);
-    expect(entries.length).toBe(count);
-    expect(entries[0]).toEqual(expect.objectContaining({ event: "memory.code_released", after: ["growth"] }));
-    expect(entries[0]!.grown_kb as number).toBeGreaterThanOrEqual(0);
     expect(entries[0]!.released_kb as number).toBeGreaterThan(0);
   });
 });
