@@ -17,6 +17,21 @@ describe("reading an upstream body within a limit", () => {
     expect(await readBounded(chunked(["ab", "cd"]).response, 10)).toEqual({ text: "abcd", truncated: false });
   });
 
+  test("a chunked body is decoded as Response.text() decodes one: a leading byte order mark dropped, a character split across reads kept", async () => {
+    const bytes = Buffer.from('\uFEFF{"text":"ünïcödé"}');
+    let at = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= bytes.length) return controller.close();
+        controller.enqueue(bytes.subarray(at, at + 3));
+        at += 3;
+      },
+    });
+    const read = await readBounded(new Response(body), 1024);
+    expect(read).toEqual({ text: '{"text":"ünïcödé"}', truncated: false });
+    expect(JSON.parse(read.text)).toEqual({ text: "ünïcödé" });
+  });
+
   test("a chunked body past the limit stops being read at the limit", async () => {
     const { response, pulled } = chunked(["12345", "67890", "abcde", "fghij"]);
     expect(await readBounded(response, 7)).toEqual({ text: "1234567", truncated: true });

@@ -105,4 +105,20 @@ describe("Http1Answer", () => {
     await cancelled.body.cancel();
     expect(flow.calls.at(-1)).toBe("cancel");
   });
+  test("the body has one taker, as a Response's has: a second is refused, and so is a read while one waits", async () => {
+    const answer = new Http1Answer(200, [], recordingFlow()).handOver();
+    const reader = answer.reader();
+    expect(() => answer.reader()).toThrow("reader() already took it");
+    expect(() => answer.body).toThrow("reader() already took it");
+    await expect(answer.text()).rejects.toThrow("reader() already took it");
+    const waiting = reader.read();
+    await expect(reader.read()).rejects.toThrow("a read is already waiting");
+    answer.push(bytes("x"));
+    expect(Buffer.from((await waiting).value!).toString()).toBe("x");
+
+    const read = new Http1Answer(200, [], recordingFlow()).handOver();
+    read.end();
+    expect(await read.text()).toBe("");
+    await expect(read.text()).rejects.toThrow("text() already took it");
+  });
 });

@@ -165,6 +165,35 @@ describe("relayStream", () => {
   test("a stream nobody reports on is left to the caller", () => {
     expect(whenStreamEnds(new ReadableStream(), () => {})).toBe(false);
   });
+  test("a reader that reads slowly holds the upstream back too (the Responses WebSocket reads the stream so)", async () => {
+    // 10 MB on offer in events of 1 KB.
+    const pad = "x".repeat(1000);
+    let reads = 0;
+    const upstream = new Response(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (reads++ < 10_000) controller.enqueue(encoder.encode(`data: {"pad":"${pad}"}\n\n`));
+          else controller.close();
+        },
+      }),
+    );
+    const shape: RelayShape = {
+      opening: () => "",
+      event: (e) => ({ frames: `data: ${e.data}\n\n`, end: false }),
+      endedEarly: () => "",
+      failed: () => "",
+      done: () => {},
+    };
+    const reader = relayStream(await committedFrom(upstream), shape, () => {}).getReader();
+    for (let i = 0; i < 10; i++) {
+      await reader.read();
+      await Bun.sleep(5);
+    }
+    // Bun lets a direct stream run about 640 KB ahead of a reader: bounded, not the whole upstream.
+    expect(reads).toBeLessThan(2_000);
+    await reader.cancel();
+  });
+
   test("a client that does not read holds the upstream back: the relay stops reading it until the client takes more", async () => {
     // 64 MB of events on offer, 64 KB a read; a client that reads nothing must not make agentd hold them all.
     const event = `data: {"pad":"${"x".repeat(65_000)}"}\n\n`;

@@ -1,5 +1,8 @@
 import { readerOf, type UpstreamAnswer } from "./upstreamAnswer.ts";
 
+/** As Response.text() decodes: a leading byte order mark dropped, a bad byte replaced. */
+const utf8 = new TextDecoder();
+
 /**
  * Reads at most `limit` bytes of a body (a chunked body has no Content-Length to check first);
  * past the limit it stops reading and cancels the rest. A body whose Content-Length is within the
@@ -21,10 +24,10 @@ export async function readBounded(response: UpstreamAnswer, limit: number): Prom
     if (value.byteLength > room) {
       chunks.push(value.subarray(0, room));
       await reader.cancel();
-      return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
+      return { text: utf8.decode(Buffer.concat(chunks)), truncated: true };
     }
     chunks.push(value);
     size += value.byteLength;
   }
-  return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+  return { text: utf8.decode(Buffer.concat(chunks)), truncated: false };
 }

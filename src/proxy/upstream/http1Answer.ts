@@ -48,6 +48,8 @@ export class Http1Answer implements UpstreamAnswer {
   /** While false the pieces are the client's to hold (a non-streamed answer read whole): the socket is never paused. */
   #handedOver = false;
   #stream: ReadableStream<Uint8Array> | undefined;
+  /** Who took the body (reader(), text() or body): a second taker is refused, as a used Response's body is. */
+  #takenBy: string | undefined;
 
   constructor(
     readonly status: number,
@@ -96,10 +98,12 @@ export class Http1Answer implements UpstreamAnswer {
   }
 
   reader(): BodyReader {
+    this.#take("reader()");
     return { read: () => this.#read(), cancel: () => this.flow.cancel() };
   }
 
   async text(): Promise<string> {
+    this.#take("text()");
     const decoder = new TextDecoder();
     let text = "";
     for (let read = await this.#read(); !read.done; read = await this.#read()) text += decoder.decode(read.value, { stream: true });
@@ -107,7 +111,9 @@ export class Http1Answer implements UpstreamAnswer {
   }
 
   get body(): ReadableStream<Uint8Array> {
-    this.#stream ??= new ReadableStream<Uint8Array>({
+    if (this.#stream) return this.#stream;
+    this.#take("body");
+    this.#stream = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         const read = await this.#read();
         if (read.done) controller.close();
@@ -116,6 +122,11 @@ export class Http1Answer implements UpstreamAnswer {
       cancel: () => this.flow.cancel(),
     });
     return this.#stream;
+  }
+
+  #take(by: string): void {
+    if (this.#takenBy !== undefined) throw new TypeError(`Cannot read the answer's body with ${by}: ${this.#takenBy} already took it`);
+    this.#takenBy = by;
   }
 
   /** The pieces received since the last read, as one; waits for the next when none are. */
@@ -130,6 +141,7 @@ export class Http1Answer implements UpstreamAnswer {
     }
     if (this.#error) return Promise.reject(this.#error);
     if (this.#ended) return Promise.resolve(DONE);
+    if (this.#waiter) return Promise.reject(new TypeError("Cannot read the answer's body: a read is already waiting"));
     this.#waiter = Promise.withResolvers<BodyRead>();
     return this.#waiter.promise;
   }

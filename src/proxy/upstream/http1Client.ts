@@ -405,7 +405,7 @@ export class Http1Client {
     const failure =
       error instanceof Http1WireError
         ? error
-        : connectionError(`the upstream connection broke: ${error?.message ?? "closed before the answer was complete"}`, "ECONNRESET");
+        : connectionError(error?.message ?? "the connection closed before the answer was complete", "ECONNRESET");
     if (connection.reused && !exchange.gotBytes) (failure as { staleConnection?: boolean }).staleConnection = true;
     exchange.onFail(failure);
   }
