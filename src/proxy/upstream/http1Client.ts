@@ -13,11 +13,11 @@ import { type AnswerFlow, Http1Answer } from "./http1Answer.ts";
 
 /**
  * agentd's own HTTP/1.1 client for http:// and https:// upstreams: keep-alive connections over
- * Bun.connect, answers handed over as Http1Answers (http1Answer.ts). Bun's fetch hands an answer's body to JS through its
- * own HTTP thread and a stream; this client reads the socket on the JS thread, which bench/floor.ts
- * measured at about a third less CPU per request. Over TLS it trusts what fetch trusts (Bun's bundled
- * roots, NODE_EXTRA_CA_CERTS, the system store when asked for) and writes nothing until the
- * certificate verified for the URL's host. Upstreams while a proxy is set in the environment, and
+ * Bun.connect, answers handed over as Http1Answers (http1Answer.ts). Bun's fetch hands an answer's
+ * body to JS through its own HTTP thread and a stream; this client reads the socket on the JS
+ * thread, which bench/floor.ts measured at about a third less CPU per request. Over TLS it trusts
+ * what fetch trusts (Bun's bundled roots, NODE_EXTRA_CA_CERTS, the system store when asked for) and
+ * writes nothing until the certificate verified for the URL's host. Upstreams while a proxy is set in the environment, and
  * https:// ones while NODE_TLS_REJECT_UNAUTHORIZED=0 turns verification off, stay on fetch.
  */
 export interface Http1Request {
