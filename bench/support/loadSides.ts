@@ -173,7 +173,7 @@ export const ROWS = {
 /**
  * Brings every side to its steady state with both answer shapes: JavaScriptCore compiles hot code
  * in tiers as it runs, and agentd's code is big enough that its compiler threads were still busy
- * after 12,000 streamed requests (a streamed request cost up to ×1.3 its steady figure until then;
+ * after 12,000 streamed requests (a streamed request cost up to about twice its steady figure until then;
  * non-streamed ones settled after about 16,000). A relay has little to compile: the same requests
  * change nothing for it. Side.jitShare() tells whether the measured rounds were past it.
  */
