@@ -5,16 +5,22 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 
+/** One thread's name and the CPU seconds it has run. */
+interface ThreadCpu {
+  name: string;
+  seconds: number;
+}
+
 /**
  * CPU seconds each of a process's threads has run, by thread id, to the nanosecond (schedstat):
  * /proc/PID/stat counts in 10 ms ticks, too coarse for a round of a few hundred requests.
  */
-export function threadCpuSeconds(pid: number, only?: (threadName: string) => boolean): Map<string, number> {
-  const byThread = new Map<string, number>();
+export function threadCpuSeconds(pid: number): Map<string, ThreadCpu> {
+  const byThread = new Map<string, ThreadCpu>();
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      if (only && !only(readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim())) continue;
-      byThread.set(task, Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1e9);
+      const name = readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim();
+      byThread.set(task, { name, seconds: Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1e9 });
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -30,9 +36,13 @@ const isJitThread = (name: string) => name.startsWith("JIT");
  * ended meanwhile does not take all it ever ran with it (a sum over live threads went negative
  * then). What such a thread ran within the span is not seen: a slight undercount.
  */
-export function cpuSecondsBetween(before: Map<string, number>, after: Map<string, number>): number {
+export function cpuSecondsBetween(
+  before: Map<string, ThreadCpu>,
+  after: Map<string, ThreadCpu>,
+  only: (threadName: string) => boolean = () => true,
+): number {
   let spent = 0;
-  for (const [thread, seconds] of after) spent += seconds - (before.get(thread) ?? 0);
+  for (const [thread, { name, seconds }] of after) if (only(name)) spent += seconds - (before.get(thread)?.seconds ?? 0);
   return spent;
 }
 
@@ -80,8 +90,7 @@ export class Side {
 
   async round(payload: string, concurrency: number, count: number): Promise<void> {
     const pids = this.pids();
-    const before = pids.map((pid) => threadCpuSeconds(pid));
-    const jitBefore = pids.map((pid) => threadCpuSeconds(pid, isJitThread));
+    const before = pids.map(threadCpuSeconds);
     let next = 0;
     const started = performance.now();
     await Promise.all(
@@ -97,16 +106,15 @@ export class Side {
     this.requests += count;
     this.ratePerRound.push(count / seconds);
     let round = 0;
+    let jit = 0;
     pids.forEach((pid, i) => {
-      const spent = cpuSecondsBetween(before[i]!, threadCpuSeconds(pid));
+      const after = threadCpuSeconds(pid);
+      const spent = cpuSecondsBetween(before[i]!, after);
       round += spent;
+      jit += cpuSecondsBetween(before[i]!, after, isJitThread);
       this.cpuByProcess[i] = (this.cpuByProcess[i] ?? 0) + spent;
     });
     this.perRound.push((round / count) * 1e6);
-    let jit = 0;
-    pids.forEach((pid, i) => {
-      jit += cpuSecondsBetween(jitBefore[i]!, threadCpuSeconds(pid, isJitThread));
-    });
     this.jitPerRound.push((jit / count) * 1e6);
   }
 

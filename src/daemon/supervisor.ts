@@ -43,9 +43,9 @@ const log = createLogger("supervisor");
 /**
  * `agentd serve`: runs the worker as a child, copies its log lines to stdout and the rotating
  * log file, restarts it with backoff when it dies, runs the watchdog over it, and stops it
- * gracefully on SIGTERM/SIGINT.
+ * gracefully on SIGTERM/SIGINT. `jitProblem`: why the supervisor could not exec itself without the
+ * optimizing JIT (supervisorJit.ts), logged once its log is open.
  */
-/** `jitProblem`: why the supervisor could not exec itself without the optimizing JIT (supervisorJit.ts). */
 export async function runSupervisor(options: ServeOptions, jitProblem?: string): Promise<number> {
   const hardening = hardenProcess();
   const loaded = await loadConfigInChild(options);

@@ -12,12 +12,12 @@ export class HeaderList implements AnswerHeaders {
   }
 
   forEach(fn: (value: string, name: string) => void): void {
-    const seen = new Set<string>();
-    for (const [name] of this.pairs)
-      if (!seen.has(name)) {
-        seen.add(name);
-        fn(this.get(name)!, name);
-      }
+    const joined = new Map<string, string>();
+    for (const [name, value] of this.pairs) {
+      const before = joined.get(name);
+      joined.set(name, before === undefined ? value : `${before}, ${value}`);
+    }
+    joined.forEach(fn);
   }
 }
 
