@@ -19,6 +19,7 @@
  *             (src/proxy/upstream/http1Client.ts) instead of fetch: what the floor is without fetch
  */
 import { appendFileSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { CallAbort } from "../../src/proxy/upstream/callAbort.ts";
 import { Http1Client } from "../../src/proxy/upstream/http1Client.ts";
 
 const RUNGS = ["parse", "deadline", "log", "scan", "client"] as const;
@@ -89,25 +90,26 @@ function serve(): void {
       const text = await req.text();
       const body = JSON.parse(text) as { model?: string; stream?: boolean };
       if (typeof body.model !== "string") return Response.json({ error: { code: "bad_request" } }, { status: 400 });
-      const controller = has("deadline") ? new AbortController() : undefined;
-      const onAbort = () => controller?.abort();
-      const timer = controller ? setTimeout(onAbort, 60_000) : undefined;
-      if (controller) req.signal.addEventListener("abort", onAbort);
+      // As agentd gives up on a call (src/proxy/upstream/callAbort.ts); fetch gets a real signal from it.
+      const abort = has("deadline") ? new CallAbort() : undefined;
+      const onAbort = () => abort?.abort();
+      const timer = abort ? setTimeout(onAbort, 60_000) : undefined;
+      if (abort) req.signal.addEventListener("abort", onAbort);
       const done = () => {
         clearTimeout(timer);
-        if (controller) req.signal.removeEventListener("abort", onAbort);
+        if (abort) req.signal.removeEventListener("abort", onAbort);
       };
       const headers = { "content-type": "application/json", authorization: "Bearer k" };
       const response =
-        client && controller
+        client && abort
           ? await client.post({
               url: upstreamUrl,
               headers,
               body: text,
-              signal: controller.signal,
+              abort,
               ...(body.stream ? {} : { bufferUpTo: 1 << 20 }),
             })
-          : await fetch(upstreamUrl, { method: "POST", headers, body: text, ...(controller ? { signal: controller.signal } : {}) });
+          : await fetch(upstreamUrl, { method: "POST", headers, body: text, ...(abort ? { signal: abort.signal() } : {}) });
       const contentType = response.headers.get("content-type") ?? "application/json";
       if (!body.stream) {
         const answer = await response.text();

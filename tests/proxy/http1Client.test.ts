@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { callAbortOn } from "../support/callAbort.ts";
 import type { Socket, TCPSocketListener } from "bun";
 import { Http1Client } from "../../src/proxy/upstream/http1Client.ts";
 import { Http1HeaderError, Http1WireError } from "../../src/proxy/upstream/http1Wire.ts";
@@ -59,7 +60,7 @@ const post = (
     url,
     headers: options.headers ?? { "content-type": "application/json" },
     body: options.body ?? '{"model":"m"}',
-    signal: options.signal ?? new AbortController().signal,
+    abort: callAbortOn(options.signal ?? new AbortController().signal),
     ...(options.bufferUpTo === undefined ? {} : { bufferUpTo: options.bufferUpTo }),
   });
 

@@ -17,7 +17,8 @@ test("a process whose last call left a connection in the pool exits on its own",
   writeFileSync(
     script,
     `import { Http1Client } from ${JSON.stringify(join(PROJECT_ROOT, "src/proxy/upstream/http1Client.ts"))};
-const answer = await new Http1Client().post({ url: new URL(process.argv[2]), headers: {}, body: "{}", signal: new AbortController().signal, bufferUpTo: 1024 });
+import { CallAbort } from ${JSON.stringify(join(PROJECT_ROOT, "src/proxy/upstream/callAbort.ts"))};
+const answer = await new Http1Client().post({ url: new URL(process.argv[2]), headers: {}, body: "{}", abort: new CallAbort(), bufferUpTo: 1024 });
 console.log(await answer.text());
 `,
   );

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { CallAbort } from "../../src/proxy/upstream/callAbort.ts";
 import type { Socket, TCPSocketListener } from "bun";
 import { Http1Client } from "../../src/proxy/upstream/http1Client.ts";
 import { Http1WireError } from "../../src/proxy/upstream/http1Wire.ts";
@@ -35,7 +36,7 @@ const post = (client: Http1Client, url: URL, options: { body?: string; bufferUpT
     url,
     headers: { "content-type": "application/json" },
     body: options.body ?? "{}",
-    signal: new AbortController().signal,
+    abort: new CallAbort(),
     ...(options.bufferUpTo === undefined ? {} : { bufferUpTo: options.bufferUpTo }),
   });
 

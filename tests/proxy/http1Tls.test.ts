@@ -6,6 +6,7 @@
  * it with the same code; a refused connection must have carried no byte of the request.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { callAbortOn } from "../support/callAbort.ts";
 import type { Server, TCPSocketListener } from "bun";
 import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -133,7 +134,7 @@ const post = (client: Http1Client, url: URL, stream: boolean, bufferUpTo?: numbe
     url,
     headers: { "content-type": "application/json" },
     body: request(stream),
-    signal: AbortSignal.timeout(10_000),
+    abort: callAbortOn(AbortSignal.timeout(10_000)),
     ...(bufferUpTo === undefined ? {} : { bufferUpTo }),
   });
 

@@ -5,6 +5,7 @@
  * test counts the client's own sockets to the upstream (/proc): no more may stay than the pool keeps.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { callAbortOn } from "../support/callAbort.ts";
 import type { Socket, TCPSocketListener } from "bun";
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -80,7 +81,7 @@ const post = (client: Http1Client, url: URL, bufferUpTo?: number, signal = Abort
     url,
     headers: { "content-type": "application/json" },
     body: "{}",
-    signal,
+    abort: callAbortOn(signal),
     ...(bufferUpTo === undefined ? {} : { bufferUpTo }),
   });
 
@@ -181,8 +182,10 @@ describe("agentd's HTTP/1.1 client against a hostile upstream or network", () =>
     writeFileSync(
       script,
       `import { Http1Client } from ${JSON.stringify(join(PROJECT_ROOT, "src/proxy/upstream/http1Client.ts"))};
+import { CallAbort } from ${JSON.stringify(join(PROJECT_ROOT, "src/proxy/upstream/callAbort.ts"))};
+import { CallAbort } from ${JSON.stringify(join(PROJECT_ROOT, "src/proxy/upstream/callAbort.ts"))};
 const client = new Http1Client({ ca: await Bun.file(process.argv[3]).text(), closeWaitMs: 600_000 });
-const answer = await client.post({ url: new URL(process.argv[2]), headers: {}, body: "{}", signal: new AbortController().signal, bufferUpTo: 1024 });
+const answer = await client.post({ url: new URL(process.argv[2]), headers: {}, body: "{}", abort: new CallAbort(), bufferUpTo: 1024 });
 console.log(await answer.text());
 `,
     );

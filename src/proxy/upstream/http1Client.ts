@@ -10,6 +10,7 @@ import {
   requestHead,
 } from "./http1Wire.ts";
 import { type AnswerFlow, Http1Answer } from "./http1Answer.ts";
+import type { CallAbort } from "./callAbort.ts";
 
 /**
  * agentd's own HTTP/1.1 client for http:// and https:// upstreams: keep-alive connections over
@@ -24,7 +25,7 @@ export interface Http1Request {
   url: URL;
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  abort: CallAbort;
   /** A non-streamed answer is read whole before it is handed over, up to this many bytes; past it, as a stream. */
   bufferUpTo?: number;
 }
@@ -102,10 +103,10 @@ export class Http1Client {
     // Its length in bytes, known here: a large body is not measured twice.
     const outgoing = { text: head + request.body, bytes: Buffer.byteLength(head) + bodyBytes };
     for (let attempt = 0; ; attempt++) {
-      if (request.signal.aborted) throw abortError();
+      if (request.abort.aborted) throw abortError();
       // The retry of a stale connection opens a new one: whatever made one stale (a restart, a dropped
       // NAT entry) likely made the other pooled ones stale too.
-      const connection = (attempt === 0 ? this.#take(origin) : undefined) ?? (await this.#connect(request.url, origin, request.signal));
+      const connection = (attempt === 0 ? this.#take(origin) : undefined) ?? (await this.#connect(request.url, origin, request.abort));
       try {
         return await this.#exchange(connection, outgoing, request);
       } catch (error) {
@@ -130,7 +131,7 @@ export class Http1Client {
   }
 
   /** A new connection; an abort (a connect deadline) gives up on it at once, as fetch does. */
-  async #connect(url: URL, origin: string, signal: AbortSignal): Promise<Connection> {
+  async #connect(url: URL, origin: string, abort: CallAbort): Promise<Connection> {
     const tls = url.protocol === "https:";
     const connection = {
       origin,
@@ -163,8 +164,7 @@ export class Http1Client {
       },
     });
     const aborted = Promise.withResolvers<never>();
-    const onAbort = () => aborted.reject(abortError());
-    signal.addEventListener("abort", onAbort, { once: true });
+    abort.listen(() => aborted.reject(abortError()));
     try {
       (connection as Connection).socket = await Promise.race([connecting, aborted.promise]);
       // Bun.connect resolves once TCP is open: over TLS nothing is sent before the handshake verified.
@@ -178,11 +178,11 @@ export class Http1Client {
         (socket) => socket.terminate(),
         () => {},
       );
-      if (signal.aborted) throw error;
+      if (abort.aborted) throw error;
       const { message, code } = error as Error & { code?: string };
       throw connectionError(`cannot connect to ${origin}: ${message}`, code ?? "ECONNREFUSED");
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      abort.listen(undefined);
     }
   }
 
@@ -218,8 +218,7 @@ export class Http1Client {
         },
         cancel: () => this.#abandon(connection, exchange),
       };
-      const onAbort = () => this.#abandon(connection, exchange, abortError());
-      const done = () => request.signal.removeEventListener("abort", onAbort);
+      const done = () => request.abort.listen(undefined);
       const exchange: Exchange = {
         left: 0,
         gotBytes: false,
@@ -245,10 +244,12 @@ export class Http1Client {
           } else answer!.fail(error);
         },
       };
-      request.signal.addEventListener("abort", onAbort, { once: true });
+      request.abort.listen(() => this.#abandon(connection, exchange, abortError()));
       connection.exchange = exchange;
       connection.pending = undefined;
-      this.#send(connection, outgoing.text, outgoing.bytes);
+      // Given up on while the connection opened: nothing is sent.
+      if (request.abort.aborted) this.#abandon(connection, exchange, abortError());
+      else this.#send(connection, outgoing.text, outgoing.bytes);
     });
   }
 

@@ -3,6 +3,7 @@ import { parseRetryAfter } from "./retryPolicy.ts";
 import { SseDecoder, SseOverflowError, type EventSourceMessage } from "./sseDecoder.ts";
 import { causeForStatus, UpstreamFailure, type FailureCause } from "./upstreamFailure.ts";
 import { readBounded } from "./boundedBody.ts";
+import { CallAbort } from "./callAbort.ts";
 import { Http1Client } from "./http1Client.ts";
 import { type BodyReader, readerOf, type UpstreamAnswer } from "./upstreamAnswer.ts";
 
@@ -44,7 +45,7 @@ const DRAIN_MS = 5_000;
  * Each deadline aborts the fetch and the failure carries which one fired.
  */
 export class UpstreamAttempt {
-  readonly #controller = new AbortController();
+  readonly #abort = new CallAbort();
   #timedOut: FailureCause | undefined;
   #phaseTimer: ReturnType<typeof setTimeout> | undefined;
   /** A stream's whole-exchange deadline; a non-streamed exchange has one deadline in #phaseTimer. */
@@ -56,7 +57,7 @@ export class UpstreamAttempt {
   #queueIndex = 0;
   #sawEvent = false;
   #ended = false;
-  readonly #onClientAbort = () => this.#controller.abort();
+  readonly #onClientAbort = () => this.#abort.abort();
 
   constructor(
     private readonly clientSignal: AbortSignal,
@@ -64,7 +65,7 @@ export class UpstreamAttempt {
     /** Upstreams through agentd's own HTTP/1.1 client (http1Client.ts) rather than fetch. */
     private readonly ownClient = true,
   ) {
-    if (clientSignal.aborted) this.#controller.abort();
+    if (clientSignal.aborted) this.#abort.abort();
     // Not `once`: finish() removes it, and a listener without options costs half as much to add.
     else clientSignal.addEventListener("abort", this.#onClientAbort);
   }
@@ -91,14 +92,14 @@ export class UpstreamAttempt {
             url: own,
             headers,
             body,
-            signal: this.#controller.signal,
+            abort: this.#abort,
             bufferUpTo: stream ? undefined : MAX_JSON_BODY,
           })
         : await fetch(url, {
             method: "POST",
             headers,
             body,
-            signal: this.#controller.signal,
+            signal: this.#abort.signal(),
             redirect: "manual",
             timeout: false,
           } as RequestInit);
@@ -206,7 +207,7 @@ export class UpstreamAttempt {
   /** Ends the upstream request too: the client left, or we gave up on this attempt. */
   abort(): void {
     this.finish();
-    this.#controller.abort();
+    this.#abort.abort();
   }
 
   #arm(cause: FailureCause, ms: number): void {
@@ -216,7 +217,7 @@ export class UpstreamAttempt {
 
   #expire(cause: FailureCause): void {
     this.#timedOut ??= cause;
-    this.#controller.abort();
+    this.#abort.abort();
   }
 
   #failure(error: unknown, phase: "connect" | "body"): Error {
