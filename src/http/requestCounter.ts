@@ -3,17 +3,29 @@ import { CounterFamily, type Labels, type MetricFamily } from "../core/metrics/i
 /** Counts requests by matched route and status, for /metrics and /health's requests_total (requestGate.ts records them). */
 export class RequestCounter {
   readonly #counts = new CounterFamily("agentd_http_requests_total", "HTTP requests by route and status.");
-  /** Label sets by method, route and status, made once: the family finds a kept object without building its key. */
-  readonly #labels = new Map<string, Labels>();
+  /**
+   * Label sets by route, method and status, made once: the family finds a kept object without
+   * building its key, and neither does this.
+   */
+  readonly #labels = new Map<string, Map<string, Map<number, Labels>>>();
   total = 0;
 
   record(method: string, route: string, status: number): void {
     this.total++;
-    const key = `${method} ${status} ${route}`;
-    let labels = this.#labels.get(key);
+    let byMethod = this.#labels.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.#labels.set(route, byMethod);
+    }
+    let byStatus = byMethod.get(method);
+    if (!byStatus) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
+    let labels = byStatus.get(status);
     if (!labels) {
       labels = { method, route, status };
-      this.#labels.set(key, labels);
+      byStatus.set(status, labels);
     }
     this.#counts.inc(labels);
   }

@@ -32,7 +32,8 @@ export class GenAiMetrics {
     "Time to the first streamed token of proxied requests (OpenTelemetry gen_ai.server.time_to_first_token).",
     GEN_AI_BUCKETS.ttft,
   );
-  readonly #labels = new Map<string, SeriesLabels>();
+  /** By operation, provider and model: found without building a key per request. */
+  readonly #labels = new Map<GenAiOperation, Map<string, Map<string, SeriesLabels>>>();
 
   record(
     operation: GenAiOperation,
@@ -57,8 +58,17 @@ export class GenAiMetrics {
   }
 
   #labelsFor(operation: GenAiOperation, provider: string, model: string): SeriesLabels {
-    const key = `${operation}\u0000${provider}\u0000${model}`;
-    let labels = this.#labels.get(key);
+    let byProvider = this.#labels.get(operation);
+    if (!byProvider) {
+      byProvider = new Map();
+      this.#labels.set(operation, byProvider);
+    }
+    let byModel = byProvider.get(provider);
+    if (!byModel) {
+      byModel = new Map();
+      byProvider.set(provider, byModel);
+    }
+    let labels = byModel.get(model);
     if (labels) return labels;
     const base = { gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model };
     labels = {
@@ -67,7 +77,7 @@ export class GenAiMetrics {
       operation: base,
       failed: new Map(),
     };
-    this.#labels.set(key, labels);
+    byModel.set(model, labels);
     return labels;
   }
 

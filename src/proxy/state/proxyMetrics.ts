@@ -21,7 +21,8 @@ interface Series {
   /** The model as labelled: "other" past the series cap. */
   model: string;
   /** `provider, model` with the route and status, by `route status`. */
-  responses: Map<string, Labels>;
+  /** By route template, then status. */
+  responses: Map<string, Map<number, Labels>>;
   /** `provider, model`, built at this series' first answer to a request that offered tools. */
   toolLabels?: Labels;
 }
@@ -200,11 +201,15 @@ export class ProxyMetrics {
 }
 
 function responseLabels(series: Series, route: string, status: number): Labels {
-  const key = `${route} ${status}`;
-  let labels = series.responses.get(key);
+  let byStatus = series.responses.get(route);
+  if (!byStatus) {
+    byStatus = new Map();
+    series.responses.set(route, byStatus);
+  }
+  let labels = byStatus.get(status);
   if (!labels) {
     labels = { provider: series.providerName, model: series.model, route, status };
-    series.responses.set(key, labels);
+    byStatus.set(status, labels);
   }
   return labels;
 }

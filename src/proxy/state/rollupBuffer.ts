@@ -14,10 +14,13 @@ interface Rollup {
 
 /**
  * Per-minute request rollups, gathered in memory and written in one transaction on a timer, so
- * the request path never touches the store.
+ * the request path never touches the store. The current minute's rows are found by provider, then
+ * model: no key string is built per request.
  */
 export class RollupBuffer {
-  #pending = new Map<string, Rollup>();
+  #rows: Rollup[] = [];
+  #minute = Number.NaN;
+  #current = new Map<string, Map<string, Rollup>>();
 
   add(
     provider: string,
@@ -30,11 +33,20 @@ export class RollupBuffer {
     now = Date.now(),
   ): void {
     const minute = Math.floor(now / 60_000) * 60;
-    const key = `${minute}\u0000${provider}\u0000${model}`;
-    let row = this.#pending.get(key);
+    if (minute !== this.#minute) {
+      this.#minute = minute;
+      this.#current = new Map();
+    }
+    let byModel = this.#current.get(provider);
+    if (!byModel) {
+      byModel = new Map();
+      this.#current.set(provider, byModel);
+    }
+    let row = byModel.get(model);
     if (!row) {
       row = { minute, provider, model, requests: 0, errors: 0, ttft_ms_sum: 0, total_ms_sum: 0, tokens_in: 0, tokens_out: 0 };
-      this.#pending.set(key, row);
+      byModel.set(model, row);
+      this.#rows.push(row);
     }
     row.requests++;
     if (error) row.errors++;
@@ -46,9 +58,10 @@ export class RollupBuffer {
 
   /** Adds the pending rows onto the stored ones; returns how many rows were written. */
   flush(db: Database): number {
-    if (this.#pending.size === 0) return 0;
-    const rows = [...this.#pending.values()];
-    this.#pending = new Map();
+    if (this.#rows.length === 0) return 0;
+    const rows = this.#rows;
+    this.#rows = [];
+    this.#current = new Map();
     const upsert = db.query(
       `INSERT INTO proxy_rollups (minute, provider, model, requests, errors, ttft_ms_sum, total_ms_sum, tokens_in, tokens_out)
        VALUES ($minute, $provider, $model, $requests, $errors, $ttft_ms_sum, $total_ms_sum, $tokens_in, $tokens_out)
