@@ -8,9 +8,20 @@ function candidate(
   priority: number,
   weight = 1,
   models = ["*"],
-  extra: Partial<RouteCandidate<string>> = {},
+  health: { errorRate?: number; latencyMs?: number } = {},
+  asked: string[] = [],
 ): RouteCandidate<string> {
-  return { provider: name, name, priority, weight, matcher: createModelMatcher(models, {}), errorRate: 0, latencyMs: undefined, ...extra };
+  return {
+    provider: name,
+    name,
+    priority,
+    weight,
+    matcher: createModelMatcher(models, {}),
+    health: () => {
+      asked.push(name);
+      return { errorRate: health.errorRate ?? 0, latencyMs: health.latencyMs };
+    },
+  };
 }
 
 /** A deterministic stand-in for Math.random: a small LCG. */
@@ -60,6 +71,20 @@ describe("provider routing", () => {
     expect(failing.ok! / 4000).toBeGreaterThan(0.75);
     const slow = firstPicks([candidate("fast", 0, 1, ["*"], { latencyMs: 100 }), candidate("slow", 0, 1, ["*"], { latencyMs: 1000 })]);
     expect(slow.fast! / 4000).toBeGreaterThan(0.85);
+  });
+
+  test("health is asked only where it weighs a draw: of providers sharing a priority, not of one alone in its own", () => {
+    const asked: string[] = [];
+    const routes = routeModel(
+      [candidate("alone", 9, 1, ["*"], {}, asked), candidate("a", 0, 1, ["*"], {}, asked), candidate("b", 0, 1, ["*"], {}, asked)],
+      "m",
+      seeded(),
+    );
+    expect(routes[0]!.provider).toBe("alone");
+    expect(asked.sort()).toEqual(["a", "b"]);
+    asked.length = 0;
+    routeModel([candidate("only", 0, 1, ["*"], {}, asked), candidate("other", 0, 1, ["claude-*"], {}, asked)], "m", seeded());
+    expect(asked).toEqual([]);
   });
 
   test("health decays back toward healthy over time", () => {

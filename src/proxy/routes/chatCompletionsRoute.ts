@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { AgentdError, errorBody } from "../../core/errors/index.ts";
 import { chatToResponsesRequest, stopSequences } from "../translate/chatToResponsesRequest.ts";
-import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
+import { type Committed, WIRES, type WirePayload } from "../upstream/dispatcher.ts";
 import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import type { Route } from "../upstream/providerRouter.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
@@ -39,7 +39,7 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   if (!Array.isArray(body.messages)) throw invalidRequest("'messages' must be an array", "messages");
   assertChatToolNames(body.tools);
   const stream = body.stream === true;
-  const { routes, payloads } = plan(core.routes(model, ["chat", "responses", "anthropic"]), body, raw);
+  const { routes, payloads } = plan(core.routes(model, WIRES.any), body, raw);
   const committed = await core.dispatch(
     { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/chat/completions" },
     model,
@@ -102,10 +102,19 @@ function plan(
   raw: string,
 ): { routes: Route<ProviderRuntime>[]; payloads: { chat?: WirePayload; responses?: WirePayload; anthropic?: WirePayload } } {
   let routes = candidates;
-  const hasChat = routes.some((r) => r.provider.config.wire === "chat");
+  // One pass over the routes, not a search per wire: most requests have one provider and one wire.
+  let hasChat = false;
+  let hasAnthropic = false;
+  let hasResponses = false;
+  for (const route of routes) {
+    const wire = route.provider.config.wire;
+    if (wire === "chat") hasChat = true;
+    else if (wire === "anthropic") hasAnthropic = true;
+    else hasResponses = true;
+  }
   const payloads: { chat?: WirePayload; responses?: WirePayload; anthropic?: WirePayload } = {};
   if (hasChat) payloads.chat = { object: body, raw };
-  if (routes.some((r) => r.provider.config.wire === "anthropic")) {
+  if (hasAnthropic) {
     try {
       const dropped: string[] = [];
       payloads.anthropic = { object: chatToAnthropic(body, dropped), dropped };
@@ -114,7 +123,7 @@ function plan(
       routes = routes.filter((r) => r.provider.config.wire !== "anthropic");
     }
   }
-  if (!routes.some((r) => r.provider.config.wire === "responses")) return { routes, payloads };
+  if (!hasResponses) return { routes, payloads };
   try {
     const dropped: string[] = [];
     payloads.responses = { object: chatToResponsesRequest(body, dropped), dropped };

@@ -8,7 +8,7 @@ import { responseToChatCompletion } from "../translate/responseToChatCompletion.
 import { toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
 import { toolCallTextPlan, type ToolCallTextPlan } from "../translate/toolCallTextSetup.ts";
 import { reportToolCallText } from "./toolCallTextReport.ts";
-import type { Committed, PassthroughEndpoint, WirePayload } from "../upstream/dispatcher.ts";
+import { type Committed, type PassthroughEndpoint, WIRES, type WirePayload } from "../upstream/dispatcher.ts";
 import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import type { Route } from "../upstream/providerRouter.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
@@ -22,7 +22,6 @@ import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 type Json = Record<string, unknown>;
 type Payloads = { chat?: WirePayload; responses?: WirePayload; anthropic?: WirePayload };
 
-const ALL_WIRES = ["chat", "responses", "anthropic"] as const;
 const COUNT_TOKENS: PassthroughEndpoint = { path: "/messages/count_tokens", field: "input_tokens", scalar: true };
 
 function readModel(body: Json): string {
@@ -43,7 +42,7 @@ export async function handleMessages(c: Context, core: ProxyCore): Promise<Respo
   const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const model = readModel(body);
   const stream = body.stream === true;
-  const { routes, payloads } = plan(core.routes(model, ALL_WIRES), body, raw);
+  const { routes, payloads } = plan(core.routes(model, WIRES.any), body, raw);
   const committed = await core.dispatch(
     { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/messages" },
     model,
@@ -92,7 +91,7 @@ export async function handleCountTokens(c: Context, core: ProxyCore): Promise<Re
   const t0 = performance.now();
   const { body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const model = readModel(body);
-  const routes = core.routes(model, ALL_WIRES);
+  const routes = core.routes(model, WIRES.any);
   if (routes[0]!.provider.config.wire === "anthropic") {
     const onAnthropic = routes.filter((r) => r.provider.config.wire === "anthropic");
     return passThrough(c, core, COUNT_TOKENS, { object: withoutAgentdThinking(body) }, onAnthropic, t0);

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ProxyCore } from "../state/proxyCore.ts";
-import type { PassthroughEndpoint, WirePayload } from "../upstream/dispatcher.ts";
+import { type PassthroughEndpoint, WIRES, type WirePayload } from "../upstream/dispatcher.ts";
 import type { Route } from "../upstream/providerRouter.ts";
 import type { ProviderRuntime } from "../upstream/providerRuntime.ts";
 import { invalidRequest } from "../upstream/proxyError.ts";
@@ -24,7 +24,7 @@ export async function handlePassthrough(c: Context, core: ProxyCore, endpoint: P
   const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const model = body.model;
   if (typeof model !== "string" || !model) throw invalidRequest("'model' is required", "model");
-  return passThrough(c, core, endpoint, { object: body, raw }, core.routes(model, ["chat", "responses"]), t0);
+  return passThrough(c, core, endpoint, { object: body, raw }, core.routes(model, WIRES.openAi), t0);
 }
 
 /** Sends `payload` as it is to `endpoint` of the providers in `routes`, and relays the answer. */

@@ -6,7 +6,7 @@ import {
   type ResponsesEvent,
   streamErrorFields,
 } from "../translate/chatStreamToResponsesEvents.ts";
-import type { Committed, WirePayload } from "../upstream/dispatcher.ts";
+import { type Committed, WIRES, type WirePayload } from "../upstream/dispatcher.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
 import { relayStream, type RelayShape } from "../upstream/relayStream.ts";
 import { agentdHeaders, readJsonObject } from "./requestBody.ts";
@@ -40,7 +40,7 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   const read = readResponsesInput(core, body);
   assertResponsesToolNames(body.tools);
   const { model, earlier, resolved } = read;
-  let routes = core.routes(model, ["chat", "responses", "anthropic"]);
+  let routes = core.routes(model, WIRES.any);
   if (asksForCompaction(resolved)) {
     // A Responses provider compacts natively; without one, the chat model writes the summary.
     const native = routes.filter((r) => r.provider.config.wire === "responses");

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { countChatInputTokens } from "../translate/inputTokens.ts";
 import { responsesToChat } from "../translate/responsesToChat.ts";
 import type { ProxyCore } from "../state/proxyCore.ts";
-import type { PassthroughEndpoint } from "../upstream/dispatcher.ts";
+import { type PassthroughEndpoint, WIRES } from "../upstream/dispatcher.ts";
 import { invalidRequest } from "../upstream/proxyError.ts";
 import { passThrough } from "./passthroughRoute.ts";
 import { readJsonObject } from "./requestBody.ts";
@@ -20,7 +20,7 @@ export async function handleInputTokens(c: Context, core: ProxyCore): Promise<Re
   const t0 = performance.now();
   const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const read = readResponsesInput(core, body);
-  const routes = core.routes(read.model, ["chat", "responses", "anthropic"]);
+  const routes = core.routes(read.model, WIRES.any);
   if (routes[0]!.provider.config.wire === "responses") {
     const inline = inlineConversation(body, read);
     const onResponses = routes.filter((r) => r.provider.config.wire === "responses");
@@ -41,7 +41,7 @@ export async function handleCompact(c: Context, core: ProxyCore): Promise<Respon
   const t0 = performance.now();
   const { raw, body } = await readJsonObject(c.req.raw, core.config.max_body_bytes);
   const read = readResponsesInput(core, body);
-  const routes = core.routes(read.model, ["chat", "responses"]).filter((r) => r.provider.config.wire === "responses");
+  const routes = core.routes(read.model, WIRES.openAi).filter((r) => r.provider.config.wire === "responses");
   if (routes.length === 0)
     throw invalidRequest(
       `Remote compaction needs a provider that speaks the Responses API, and '${read.model}' has none; a Codex custom model provider (model_providers.<name> in config.toml) compacts on its own through /v1/responses`,

@@ -44,7 +44,8 @@ export class ProxyCore {
   readonly quirkStore: QuirkStore;
   readonly settings: DispatchSettings;
   readonly #byName = new Map<string, ProviderRuntime>();
-  /** Each answered request's trace, for the route that records it at its end. */
+  /** The route candidates of each list of wires a route asks for (its own constant), made once per provider list. */
+  #candidates = new WeakMap<readonly Wire[], RouteCandidate<ProviderRuntime>[]>();
 
   constructor(
     providers: readonly ProviderConfig[],
@@ -84,6 +85,7 @@ export class ProxyCore {
         : new ProviderRuntime(config, this.config.breaker, this.logger);
     });
     this.providers.splice(0, this.providers.length, ...next);
+    this.#candidates = new WeakMap();
     this.#byName.clear();
     for (const provider of next) this.#byName.set(provider.name, provider);
     for (const quirk of this.quirkStore.live()) this.#byName.get(quirk.provider)?.quirks.add(quirk.param);
@@ -95,20 +97,7 @@ export class ProxyCore {
 
   /** Providers that serve `model` over one of `wires`, in the order to try them; 404 when none does. */
   routes(model: string, wires: readonly Wire[]): Route<ProviderRuntime>[] {
-    const candidates: RouteCandidate<ProviderRuntime>[] = [];
-    for (const provider of this.providers) {
-      if (!wires.includes(provider.config.wire)) continue;
-      candidates.push({
-        provider,
-        name: provider.name,
-        priority: provider.config.priority,
-        weight: provider.config.weight,
-        matcher: provider.matcher,
-        errorRate: provider.health.errorRate(),
-        latencyMs: provider.health.latencyMs(),
-      });
-    }
-    const routes = this.modelSwitches.order(routeModel(candidates, model), model, Date.now());
+    const routes = this.modelSwitches.order(routeModel(this.#candidatesFor(wires), model), model, Date.now());
     if (routes.length === 0) {
       throw new ProxyError(
         "model_not_found",
@@ -117,6 +106,24 @@ export class ProxyCore {
       );
     }
     return routes;
+  }
+
+  /** Keyed by the list itself: the routes pass constants (dispatcher.ts's WIRES). */
+  #candidatesFor(wires: readonly Wire[]): RouteCandidate<ProviderRuntime>[] {
+    let candidates = this.#candidates.get(wires);
+    if (candidates) return candidates;
+    candidates = this.providers
+      .filter((provider) => wires.includes(provider.config.wire))
+      .map((provider) => ({
+        provider,
+        name: provider.name,
+        priority: provider.config.priority,
+        weight: provider.config.weight,
+        matcher: provider.matcher,
+        health: () => ({ errorRate: provider.health.errorRate(), latencyMs: provider.health.latencyMs() }),
+      }));
+    this.#candidates.set(wires, candidates);
+    return candidates;
   }
 
   /**

@@ -13,6 +13,12 @@ import { upstreamRequestHeaders } from "./upstreamHeaders.ts";
 
 export type Wire = "chat" | "responses" | "anthropic";
 
+/** The lists of wires routes ask providers for: constants, so the candidates of each are made once (ProxyCore.routes). */
+export const WIRES = {
+  any: ["chat", "responses", "anthropic"],
+  openAi: ["chat", "responses"],
+} as const satisfies Record<string, readonly Wire[]>;
+
 export interface WirePayload {
   /** The request to send, with the client's model name; never mutated. */
   object: Record<string, unknown>;

@@ -26,10 +26,12 @@ export function createModelMatcher(models: readonly string[], aliases: Readonly<
     .filter(([name]) => isGlob(name))
     .map(([name, target]) => ({ match: compileGlob(name), target }));
   return {
+    // Loops, not find/some: it runs for every provider on every proxied request.
     resolve(model) {
-      const aliased = Object.hasOwn(aliases, model) ? aliases[model] : globAliases.find((alias) => alias.match(model))?.target;
-      if (aliased !== undefined) return aliased;
-      return matchers.some((match) => match(model)) ? model : undefined;
+      if (Object.hasOwn(aliases, model)) return aliases[model];
+      for (const alias of globAliases) if (alias.match(model)) return alias.target;
+      for (const match of matchers) if (match(model)) return model;
+      return undefined;
     },
   };
 }

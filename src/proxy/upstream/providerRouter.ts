@@ -6,9 +6,15 @@ export interface RouteCandidate<P> {
   priority: number;
   weight: number;
   matcher: ModelMatcher;
-  /** Recent decayed error rate in [0, 1]. */
+  /**
+   * Recent decayed error rate in [0, 1], and latency when known: asked only of a candidate that
+   * shares its priority with another serving the model, where they weigh the draw.
+   */
+  health(): Health;
+}
+
+interface Health {
   errorRate: number;
-  /** Recent latency, when known. */
   latencyMs: number | undefined;
 }
 
@@ -42,22 +48,26 @@ export function routeModel<P>(candidates: readonly RouteCandidate<P>[], model: s
   const routes: Route<P>[] = [];
   for (const priority of [...byPriority.keys()].sort((a, b) => b - a)) {
     const group = byPriority.get(priority)!;
-    for (const entry of weightedOrder(group, (e) => effectiveWeight(e.candidate, group), random)) {
+    if (group.length === 1) {
+      routes.push({ provider: group[0]!.candidate.provider, upstreamModel: group[0]!.upstreamModel });
+      continue;
+    }
+    const healths = group.map((entry) => entry.candidate.health());
+    let fastest = Infinity;
+    for (const health of healths) if (health.latencyMs !== undefined) fastest = Math.min(fastest, health.latencyMs);
+    const weighted = group.map((entry, i) => ({ entry, weight: effectiveWeight(entry.candidate.weight, healths[i]!, fastest) }));
+    for (const { entry } of weightedOrder(weighted, (item) => item.weight, random)) {
       routes.push({ provider: entry.candidate.provider, upstreamModel: entry.upstreamModel });
     }
   }
   return routes;
 }
 
-function effectiveWeight<P>(candidate: RouteCandidate<P>, peers: readonly { candidate: RouteCandidate<P> }[]): number {
-  const health = Math.max(MIN_HEALTH_FACTOR, 1 - candidate.errorRate);
-  let fastest = Infinity;
-  for (const peer of peers) if (peer.candidate.latencyMs !== undefined) fastest = Math.min(fastest, peer.candidate.latencyMs);
+function effectiveWeight(weight: number, health: Health, fastest: number): number {
+  const healthFactor = Math.max(MIN_HEALTH_FACTOR, 1 - health.errorRate);
   const latency =
-    candidate.latencyMs === undefined || !Number.isFinite(fastest)
-      ? 1
-      : Math.max(MIN_LATENCY_FACTOR, fastest / Math.max(candidate.latencyMs, 1));
-  return candidate.weight * health * latency;
+    health.latencyMs === undefined || !Number.isFinite(fastest) ? 1 : Math.max(MIN_LATENCY_FACTOR, fastest / Math.max(health.latencyMs, 1));
+  return weight * healthFactor * latency;
 }
 
 /** Weighted random permutation (Efraimidis–Spirakis): sort by u^(1/w), so P(first) ∝ w. */
