@@ -93,6 +93,23 @@ describe("Http1Answer", () => {
     expect(await text).toBe(await new Response(whole).text());
   });
 
+  test("text() of an answer that came whole before it was read decodes as Response.text() does, and empties it", async () => {
+    const whole = Buffer.concat([Buffer.from("\uFEFFünïcödé ✓ "), Buffer.from([0xff]), Buffer.from(" end")]);
+    const answer = new Http1Answer(200, [], recordingFlow());
+    for (let i = 0; i < whole.length; i += 3) answer.push(whole.subarray(i, i + 3));
+    answer.end();
+    expect(answer.queuedBytes).toBe(whole.length);
+    expect(await answer.text()).toBe(await new Response(whole).text());
+    expect(answer.queuedBytes).toBe(0);
+    const empty = new Http1Answer(204, [], recordingFlow());
+    empty.end();
+    expect(await empty.text()).toBe("");
+    const failed = new Http1Answer(200, [], recordingFlow());
+    failed.push(bytes("partial"));
+    failed.fail(new Error("reset"));
+    await expect(failed.text()).rejects.toThrow("reset");
+  });
+
   test("body is a stream of the same pieces, made once; cancelling it gives up the exchange", async () => {
     const flow = recordingFlow();
     const answer = new Http1Answer(200, [], flow).handOver();

@@ -31,6 +31,8 @@ export interface AnswerFlow {
 /** Body bytes waiting for a slow reader before the socket stops being read. */
 const PAUSE_AT_BYTES = 1 << 20;
 const DONE: BodyRead = { done: true };
+/** Decodes as Response.text() does: a leading byte order mark dropped, a bad byte replaced. */
+const utf8 = new TextDecoder();
 
 /**
  * An answer of agentd's own HTTP/1.1 client: its status, its head's headers, and its body as the
@@ -104,6 +106,13 @@ export class Http1Answer implements UpstreamAnswer {
 
   async text(): Promise<string> {
     this.#take("text()");
+    // A buffered answer came whole before it was handed over: one decode, with no reads and no decoder of its own.
+    if (this.#ended && this.#error === undefined) {
+      const pieces = this.#pieces;
+      this.#pieces = [];
+      this.#queuedBytes = 0;
+      return pieces.length === 0 ? "" : utf8.decode(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
+    }
     const decoder = new TextDecoder();
     let text = "";
     for (let read = await this.#read(); !read.done; read = await this.#read()) text += decoder.decode(read.value, { stream: true });
