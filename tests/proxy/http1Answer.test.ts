@@ -110,6 +110,18 @@ describe("Http1Answer", () => {
     await expect(failed.text()).rejects.toThrow("reset");
   });
 
+  test("its reader says drained only once the body ended and every piece was read", async () => {
+    const answer = new Http1Answer(200, [], recordingFlow()).handOver();
+    const reader = answer.reader();
+    answer.push(bytes("data: [DONE]\n\n"));
+    expect(reader.drained).toBe(false);
+    answer.end();
+    expect(reader.drained).toBe(false);
+    expect((await reader.read()).done).toBe(false);
+    expect(reader.drained).toBe(true);
+    expect((await reader.read()).done).toBe(true);
+  });
+
   test("body is a stream of the same pieces, made once; cancelling it gives up the exchange", async () => {
     const flow = recordingFlow();
     const answer = new Http1Answer(200, [], flow).handOver();

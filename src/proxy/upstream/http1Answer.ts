@@ -101,7 +101,14 @@ export class Http1Answer implements UpstreamAnswer {
 
   reader(): BodyReader {
     this.#take("reader()");
-    return { read: () => this.#read(), cancel: () => this.flow.cancel() };
+    const answer = this;
+    return {
+      read: () => this.#read(),
+      cancel: () => this.flow.cancel(),
+      get drained() {
+        return answer.#ended && answer.#pieces.length === 0;
+      },
+    };
   }
 
   async text(): Promise<string> {

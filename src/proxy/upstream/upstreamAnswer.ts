@@ -13,6 +13,8 @@ export type BodyRead = { done: false; value: Uint8Array } | { done: true; value?
 export interface BodyReader {
   read(): Promise<BodyRead>;
   cancel(): Promise<void> | void;
+  /** True once every byte of the body was read and the body ended: a read would say done. Where known. */
+  readonly drained?: boolean;
 }
 
 /**

@@ -193,9 +193,14 @@ export class UpstreamAttempt {
    * deadline (an upstream that keeps the stream open after [DONE] gets cut instead).
    */
   drain(response: UpstreamAnswer): void {
-    this.#arm("idle_timeout", DRAIN_MS);
     this.#reader ??= readerOf(response)!;
     const reader = this.#reader;
+    // Most often the end came in the same read as the end marker: nothing is left to wait for.
+    if (reader.drained) {
+      this.finish();
+      return;
+    }
+    this.#arm("idle_timeout", DRAIN_MS);
     const loop = async () => {
       while (!(await reader.read()).done);
     };
