@@ -14,7 +14,8 @@ export type AppFetch = (request: Request, server?: unknown) => Response | Promis
  * route the app would run with any other middleware than the gate stays the app's.
  */
 export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: RequestGateOptions): AppFetch {
-  const hot = new Map<string, Handler>();
+  /** By path, then method: found without building a key per request. */
+  const hot = new Map<string, Map<string, Handler>>();
   for (const mount of mounts) {
     // A loopback-only mount has its own middleware: served by the app, never here.
     if (!mount.hot || mount.loopbackOnly) continue;
@@ -23,14 +24,17 @@ export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: Request
       const method = key.slice(0, space);
       const path = `${mount.path === "/" ? "" : mount.path}${key.slice(space + 1)}`;
       // The gate and the route itself, nothing else: a middleware added later keeps the route on the app.
-      if (app.router.match(method, path)[0].length === 2) hot.set(`${method} ${path}`, handler);
+      if (app.router.match(method, path)[0].length !== 2) continue;
+      const byMethod = hot.get(path) ?? new Map<string, Handler>();
+      byMethod.set(method, handler);
+      hot.set(path, byMethod);
     }
   }
   if (hot.size === 0) return (request, server) => app.fetch(request, server);
   return (request, server) => {
     // The path as the app's router reads it (escapes decoded), so both lanes route a request alike.
     const path = app.getPath(request, { env: server });
-    const handler = hot.get(`${request.method} ${path}`);
+    const handler = hot.get(path)?.get(request.method);
     return handler ? serveHot(request, server, path, handler, gate) : app.fetch(request, server);
   };
 }
