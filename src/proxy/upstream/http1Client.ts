@@ -1,16 +1,8 @@
 import type { Socket } from "bun";
-import {
-  bodyFraming,
-  type BodyFraming,
-  ChunkedDecoder,
-  Http1WireError,
-  idleReuseMs,
-  keepsAlive,
-  parseResponseHead,
-  requestHead,
-} from "./http1Wire.ts";
-import { type AnswerFlow, Http1Answer } from "./http1Answer.ts";
+import { bodyFraming, ChunkedDecoder, Http1WireError, idleReuseMs, keepsAlive, parseResponseHead, requestHead } from "./http1Wire.ts";
+import type { Http1Answer } from "./http1Answer.ts";
 import type { CallAbort } from "./callAbort.ts";
+import { type Abandon, abortError, Http1Exchange } from "./http1Exchange.ts";
 
 /**
  * agentd's own HTTP/1.1 client for http:// and https:// upstreams: keep-alive connections over
@@ -35,25 +27,13 @@ const MAX_IDLE_PER_ORIGIN = 64;
 /** How long a connection this client ended waits for the server to close its side before it is cut. */
 const CLOSE_WAIT_MS = 2_000;
 
-/** What one answer is doing with the bytes its connection receives. */
-interface Exchange {
-  head?: { status: number; headers: Array<[string, string]>; framing: BodyFraming; http10: boolean };
-  chunked?: ChunkedDecoder;
-  left: number;
-  gotBytes: boolean;
-  onHead(status: number, headers: Array<[string, string]>): void;
-  onBody(bytes: Buffer): void;
-  onEnd(): void;
-  onFail(error: Error): void;
-}
-
 interface Connection {
   socket: Socket<Connection>;
   origin: string;
   tls: boolean;
   /** TLS only: settles once the handshake is over, with why the connection is refused, if it is. */
   secured: PromiseWithResolvers<Error | undefined> | undefined;
-  exchange: Exchange | undefined;
+  exchange: Http1Exchange | undefined;
   pending: Buffer | undefined;
   unsent: Buffer | undefined;
   /** performance.now() until which this idle connection may be reused (idleReuseMs). */
@@ -78,6 +58,8 @@ export class Http1Client {
   readonly #idle = new Map<string, Connection[]>();
   readonly #ca: string | undefined;
   readonly #closeWaitMs: number;
+  /** Handed to each exchange: one function for all of them. */
+  readonly #abandonOne: Abandon = (connection, exchange, error) => this.#abandon(connection as Connection, exchange, error);
 
   constructor(options: Http1ClientOptions = {}) {
     this.#ca = options.ca;
@@ -204,47 +186,8 @@ export class Http1Client {
 
   #exchange(connection: Connection, outgoing: { text: string; bytes: number }, request: Http1Request): Promise<Http1Answer> {
     return new Promise<Http1Answer>((resolve, reject) => {
-      let answer: Http1Answer | undefined;
-      let settled = false;
-      const settle = () => {
-        settled = true;
-        resolve(answer!.handOver());
-      };
-      const flow: AnswerFlow = {
-        pause: () => connection.socket.pause(),
-        // Once the answer is over, the connection may be paused for another exchange's reader.
-        resume: () => {
-          if (!connection.closed && connection.exchange === exchange) connection.socket.resume();
-        },
-        cancel: () => this.#abandon(connection, exchange),
-      };
-      const done = () => request.abort.listen(undefined);
-      const exchange: Exchange = {
-        left: 0,
-        gotBytes: false,
-        onHead(status, headers) {
-          answer = new Http1Answer(status, headers, flow);
-          if (request.bufferUpTo === undefined) settle();
-        },
-        onBody(piece) {
-          answer!.push(piece);
-          // Too big to hold: handed over as it comes, for the caller's own limit to cut.
-          if (!settled && answer!.queuedBytes > request.bufferUpTo!) settle();
-        },
-        onEnd() {
-          done();
-          answer!.end();
-          if (!settled) settle();
-        },
-        onFail(error) {
-          done();
-          if (!settled) {
-            settled = true;
-            reject(error);
-          } else answer!.fail(error);
-        },
-      };
-      request.abort.listen(() => this.#abandon(connection, exchange, abortError()));
+      const exchange = new Http1Exchange(connection, request.abort, request.bufferUpTo, resolve, reject, this.#abandonOne);
+      request.abort.listen(exchange.onAbort);
       connection.exchange = exchange;
       connection.pending = undefined;
       // Given up on while the connection opened: nothing is sent.
@@ -284,7 +227,7 @@ export class Http1Client {
   }
 
   /** Feeds bytes to the exchange; returns what is left to feed (undefined once all are used or held). */
-  #advance(connection: Connection, exchange: Exchange, bytes: Buffer): Buffer | undefined {
+  #advance(connection: Connection, exchange: Http1Exchange, bytes: Buffer): Buffer | undefined {
     if (!exchange.head) {
       const head = parseResponseHead(bytes, MAX_HEAD_BYTES);
       if (!head) {
@@ -323,7 +266,7 @@ export class Http1Client {
     return undefined;
   }
 
-  #finish(connection: Connection, exchange: Exchange, extra: Buffer | undefined): void {
+  #finish(connection: Connection, exchange: Http1Exchange, extra: Buffer | undefined): void {
     connection.exchange = undefined;
     try {
       exchange.onEnd();
@@ -412,15 +355,11 @@ export class Http1Client {
   }
 
   /** Stops an exchange its caller gave up on: the connection cannot be reused mid-answer. */
-  #abandon(connection: Connection, exchange: Exchange, error: Error = abortError()): void {
+  #abandon(connection: Connection, exchange: Http1Exchange, error: Error = abortError()): void {
     if (connection.exchange !== exchange) return;
     connection.exchange = undefined;
     connection.closed = true;
     connection.socket.terminate();
     exchange.onFail(error);
   }
-}
-
-function abortError(): Error {
-  return new DOMException("The upstream request was aborted", "AbortError");
 }
