@@ -57,7 +57,7 @@ export class RequestRecorder {
       attempts: o.attempts,
       failoverFrom,
     });
-    if (trace) endSpan(trace, o, name, failoverFrom);
+    if (trace?.recording) endSpan(trace, o, name, failoverFrom);
     this.rollups.add(name, o.model, o.outcome === "error", o.ttftMs ?? 0, o.totalMs, o.tokensIn, o.tokensOut);
     if (o.provider && o.outcome === "ok") o.provider.latency.add(o.ttftMs ?? o.totalMs);
   }

@@ -9,6 +9,8 @@ export interface RequestTrace {
   operation: GenAiOperation;
   /** A `gen_ai` client span (the no-op span while tracing is off). */
   span: Span;
+  /** Tracing is on: the span's attributes are worth building. */
+  recording: boolean;
   /** The provider first in line: another one answering is a failover. */
   firstProvider: string | undefined;
 }
@@ -24,7 +26,7 @@ export function startRequestTrace(tracer: Tracer, plan: DispatchPlan, model: str
   const route = plan.route ?? (path ? `/v1${path}` : "unknown");
   const operation = (path && OPERATIONS[path]) || "chat";
   const firstProvider = plan.routes[0]?.provider.name;
-  if (!tracer.enabled) return { trace: { route, operation, span: tracer.startSpan(""), firstProvider }, plan };
+  if (!tracer.enabled) return { trace: { route, operation, span: tracer.startSpan(""), recording: false, firstProvider }, plan };
   const span = tracer.startSpan(`${operation} ${model}`, {
     kind: "client",
     parent: plan.clientHeaders.get("traceparent") ?? undefined,
@@ -36,6 +38,6 @@ export function startRequestTrace(tracer: Tracer, plan: DispatchPlan, model: str
     },
   });
   const traceparent = span.traceparent();
-  if (!traceparent) return { trace: { route, operation, span, firstProvider }, plan };
-  return { trace: { route, operation, span, firstProvider }, plan: { ...plan, traceparent } };
+  if (!traceparent) return { trace: { route, operation, span, recording: true, firstProvider }, plan };
+  return { trace: { route, operation, span, recording: true, firstProvider }, plan: { ...plan, traceparent } };
 }

@@ -201,7 +201,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
 interface SentPayload {
   text: string;
   object: Record<string, unknown>;
-  quirkDropped: string[];
+  quirkDropped: readonly string[];
 }
 
 function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel: string): SentPayload {
@@ -209,8 +209,8 @@ function payloadFor(plan: DispatchPlan, provider: ProviderRuntime, upstreamModel
   if (!payload) throw new Error(`no ${provider.config.wire} payload planned for provider ${provider.name}`);
   const quirks = learnsQuirks(provider, plan) ? provider.quirks : EMPTY_QUIRKS;
   const unchanged = upstreamModel === payload.object.model && quirks.size === 0;
-  if (unchanged && payload.raw !== undefined) return { text: payload.raw, object: payload.object, quirkDropped: [] };
-  if (unchanged) return { text: JSON.stringify(payload.object), object: payload.object, quirkDropped: [] };
+  if (unchanged && payload.raw !== undefined) return { text: payload.raw, object: payload.object, quirkDropped: NONE };
+  if (unchanged) return { text: JSON.stringify(payload.object), object: payload.object, quirkDropped: NONE };
   const object = quirks.size > 0 ? structuredClone(payload.object) : { ...payload.object };
   object.model = upstreamModel;
   const quirkDropped = applyQuirks(object, quirks);
@@ -243,16 +243,17 @@ async function runAttempt(
   const response = await attempt.open(url, headers, payload.text, plan.stream);
   const translated = plan.payloads[wire]?.dropped ?? NONE;
   const dropped = payload.quirkDropped.length === 0 ? translated : [...new Set([...translated, ...payload.quirkDropped])];
-  const base = { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0, dropped };
+  // Each answer's object made whole at once, not a base spread into it.
   if (!plan.stream) {
     const text = await attempt.readBody(response);
-    const field = plan.endpoint?.field ?? ANSWER_FIELD[wire];
-    return { ...base, kind: "json", text, body: parseUpstreamJson(text, response.status, field, plan.endpoint?.scalar === true) };
+    const body = parseUpstreamJson(text, response.status, plan.endpoint?.field ?? ANSWER_FIELD[wire], plan.endpoint?.scalar === true);
+    return { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0, dropped, kind: "json", text, body };
   }
   const first = await attempt.nextEvent(response);
   if (first === undefined)
     throw new UpstreamFailure("malformed", "the upstream stream ended before its first event", { status: response.status });
-  return { ...base, kind: "stream", first, firstData: parseStreamData(first, response.status) };
+  const firstData = parseStreamData(first, response.status);
+  return { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0, dropped, kind: "stream", first, firstData };
 }
 
 /** The answer's JSON object; one without the wire's answer field is broken, and fails over like any other failure. */
