@@ -26,29 +26,46 @@ export interface RequestGateOptions {
  * per request, and the proxy's requests are many. Counted after the answer, refusals too.
  */
 export function requestGate(options: RequestGateOptions): MiddlewareHandler {
-  return (c, next) =>
-    runGate(options, c, next, () => {
-      const last = routePath(c, -1);
-      return last && last !== "*" && last !== "/*" ? last : "unmatched";
-    });
+  return (c, next) => runGate(options, c, next, matchedRoute);
 }
 
-/** The gate around `next` (the route): checks, body limit, errors, then the count under `route()`'s label. */
-export async function runGate(options: RequestGateOptions, c: Context, next: () => Promise<void>, route: () => string): Promise<void> {
+/** The route template Hono matched, as the request count labels it. */
+function matchedRoute(c: Context): string {
+  const last = routePath(c, -1);
+  return last && last !== "*" && last !== "/*" ? last : "unmatched";
+}
+
+/**
+ * The gate around the route: checks, body limit, errors, then the count under the route's label.
+ * `route` is the middleware's `next`, or a hot route's handler (whose answer becomes the response);
+ * `label` the route's label, or how to find it once the route ran.
+ */
+export async function runGate(
+  options: RequestGateOptions,
+  c: Context,
+  route: (c: Context) => Promise<unknown>,
+  label: string | ((c: Context) => string),
+): Promise<void> {
   try {
     const refused = firstRefusal(options.checks, c);
     const limit = refused ? undefined : options.bodyLimit(c);
     if (refused) c.res = refused;
-    else if (limit === undefined) await next();
-    else if ("refused" in limit) c.res = limit.refused;
+    else if (limit === undefined) {
+      // Hono's next resolves to its context: only a handler's Response is the answer.
+      const answer = await route(c);
+      if (answer instanceof Response) c.res = answer;
+    } else if ("refused" in limit) c.res = limit.refused;
     else {
-      const answer = await limit.streamed(c, next);
+      const answer = await limit.streamed(c, async () => {
+        const routed = await route(c);
+        if (routed instanceof Response) c.res = routed;
+      });
       if (answer instanceof Response) c.res = answer;
     }
   } catch (error) {
     c.res = await options.onError(error as Error, c);
   }
-  options.counter.record(c.req.method, route(), c.res.status);
+  options.counter.record(c.req.method, typeof label === "string" ? label : label(c), c.res.status);
 }
 
 function firstRefusal(checks: readonly RequestCheck[], c: Context): Response | undefined {

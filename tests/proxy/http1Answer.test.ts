@@ -30,6 +30,30 @@ describe("HeaderList", () => {
     });
     expect(seen).toEqual(["x-request-id=r1", "vary=accept, origin", "content-type=text/event-stream"]);
   });
+
+  test("forEach without a repeated name, and past the pairwise check's bound, gives the same as Headers", () => {
+    const of = (list: HeaderList) => {
+      const seen: string[] = [];
+      list.forEach((value, name) => {
+        seen.push(`${name}=${value}`);
+      });
+      return seen;
+    };
+    const viaHeaders = (pairs: Array<[string, string]>) => {
+      const seen: string[] = [];
+      new Headers(pairs).forEach((value, name) => {
+        seen.push(`${name}=${value}`);
+      });
+      return seen.sort();
+    };
+    const once: Array<[string, string]> = [
+      ["a", "1"],
+      ["b", "2"],
+    ];
+    expect(of(new HeaderList(once))).toEqual(["a=1", "b=2"]);
+    const many: Array<[string, string]> = Array.from({ length: 30 }, (_, i) => [`x-h${i % 20}`, String(i)]);
+    expect(of(new HeaderList(many)).sort()).toEqual(viaHeaders(many));
+  });
 });
 
 describe("Http1Answer", () => {

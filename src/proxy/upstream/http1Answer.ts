@@ -12,12 +12,25 @@ export class HeaderList implements AnswerHeaders {
   }
 
   forEach(fn: (value: string, name: string) => void): void {
+    // Nearly every answer names each header once: then the pairs go out as they are, with nothing built.
+    if (!this.#repeats()) {
+      for (const [name, value] of this.pairs) fn(value, name);
+      return;
+    }
     const joined = new Map<string, string>();
     for (const [name, value] of this.pairs) {
       const before = joined.get(name);
       joined.set(name, before === undefined ? value : `${before}, ${value}`);
     }
     joined.forEach(fn);
+  }
+
+  /** Whether a name comes twice; a long head is taken to (the pairwise check is for the usual few). */
+  #repeats(): boolean {
+    const pairs = this.pairs;
+    if (pairs.length > 24) return true;
+    for (let i = 1; i < pairs.length; i++) for (let j = 0; j < i; j++) if (pairs[i]![0] === pairs[j]![0]) return true;
+    return false;
   }
 }
 
