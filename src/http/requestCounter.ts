@@ -1,4 +1,5 @@
 import { CounterFamily, type Labels, type MetricFamily } from "../core/metrics/index.ts";
+import { mapEntry, newMap } from "../core/collections/index.ts";
 
 /** Counts requests by matched route and status, for /metrics and /health's requests_total (requestGate.ts records them). */
 export class RequestCounter {
@@ -12,16 +13,7 @@ export class RequestCounter {
 
   record(method: string, route: string, status: number): void {
     this.total++;
-    let byMethod = this.#labels.get(route);
-    if (!byMethod) {
-      byMethod = new Map();
-      this.#labels.set(route, byMethod);
-    }
-    let byStatus = byMethod.get(method);
-    if (!byStatus) {
-      byStatus = new Map();
-      byMethod.set(method, byStatus);
-    }
+    const byStatus = mapEntry(mapEntry(this.#labels, route, newMap<string, Map<number, Labels>>), method, newMap<number, Labels>);
     let labels = byStatus.get(status);
     if (!labels) {
       labels = { method, route, status };

@@ -1,4 +1,5 @@
 import { GEN_AI_BUCKETS, HistogramFamily, type Labels, type MetricFamily } from "../../core/metrics/index.ts";
+import { mapEntry, newMap } from "../../core/collections/index.ts";
 
 /** What the proxy did for a client, as the GenAI conventions name the operation. */
 export type GenAiOperation = "chat" | "embeddings" | "text_completion";
@@ -58,16 +59,11 @@ export class GenAiMetrics {
   }
 
   #labelsFor(operation: GenAiOperation, provider: string, model: string): SeriesLabels {
-    let byProvider = this.#labels.get(operation);
-    if (!byProvider) {
-      byProvider = new Map();
-      this.#labels.set(operation, byProvider);
-    }
-    let byModel = byProvider.get(provider);
-    if (!byModel) {
-      byModel = new Map();
-      byProvider.set(provider, byModel);
-    }
+    const byModel = mapEntry(
+      mapEntry(this.#labels, operation, newMap<string, Map<string, SeriesLabels>>),
+      provider,
+      newMap<string, SeriesLabels>,
+    );
     let labels = byModel.get(model);
     if (labels) return labels;
     const base = { gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model };

@@ -1,4 +1,5 @@
 import { CounterFamily, GaugeFamily, HistogramFamily, type Labels, type MetricFamily } from "../../core/metrics/index.ts";
+import { mapEntry, newMap } from "../../core/collections/index.ts";
 import type { BreakerState } from "../upstream/circuitBreaker.ts";
 import { GenAiMetrics, type GenAiOperation } from "./genAiMetrics.ts";
 import { ToolCallStats, type ToolAnswerFindings } from "./toolCallStats.ts";
@@ -201,11 +202,7 @@ export class ProxyMetrics {
 }
 
 function responseLabels(series: Series, route: string, status: number): Labels {
-  let byStatus = series.responses.get(route);
-  if (!byStatus) {
-    byStatus = new Map();
-    series.responses.set(route, byStatus);
-  }
+  const byStatus = mapEntry(series.responses, route, newMap<number, Labels>);
   let labels = byStatus.get(status);
   if (!labels) {
     labels = { provider: series.providerName, model: series.model, route, status };

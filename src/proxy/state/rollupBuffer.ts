@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { mapEntry, newMap } from "../../core/collections/index.ts";
 
 interface Rollup {
   minute: number;
@@ -37,11 +38,7 @@ export class RollupBuffer {
       this.#minute = minute;
       this.#current = new Map();
     }
-    let byModel = this.#current.get(provider);
-    if (!byModel) {
-      byModel = new Map();
-      this.#current.set(provider, byModel);
-    }
+    const byModel = mapEntry(this.#current, provider, newMap<string, Rollup>);
     let row = byModel.get(model);
     if (!row) {
       row = { minute, provider, model, requests: 0, errors: 0, ttft_ms_sum: 0, total_ms_sum: 0, tokens_in: 0, tokens_out: 0 };

@@ -1,3 +1,5 @@
+import { mapEntry, newMap } from "../../core/collections/index.ts";
+
 /**
  * Per provider and model, how answers to requests that offered tools came out: calls found in
  * text, calls repaired, markup that did not parse. Plain counters, updated once per answer; the
@@ -45,11 +47,7 @@ export class ToolCallStats {
 
   /** `model` is already capped by the caller (the metrics' series cap), so the maps stay bounded. */
   record(provider: string, model: string, findings: ToolAnswerFindings, now?: number): void {
-    let byModel = this.#byProvider.get(provider);
-    if (!byModel) {
-      byModel = new Map();
-      this.#byProvider.set(provider, byModel);
-    }
+    const byModel = mapEntry(this.#byProvider, provider, newMap<string, ModelCounts>);
     let counts = byModel.get(model);
     if (!counts) {
       counts = new ModelCounts();

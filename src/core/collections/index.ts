@@ -1,0 +1,1 @@
+export { mapEntry, newMap } from "./mapEntry.ts";
