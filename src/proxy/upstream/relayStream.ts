@@ -65,7 +65,7 @@ export function relayStream(
       try {
         frames = shape.opening();
         for (;;) {
-          let out: { frames: string; end: boolean; cut?: boolean };
+          let out: { frames: string; end: boolean; cut?: boolean } | undefined;
           if (pending) {
             out = shape.event(pending.event, pending.data);
             pending = undefined;
@@ -81,11 +81,13 @@ export function relayStream(
               finish("ok");
               return;
             }
+            // An event relayed as its text goes straight into the frames: no result object per event.
             const text = shape.passthrough?.(event);
-            out = text !== undefined ? { frames: text, end: false } : shape.event(event, parseStreamData(event, response.status));
+            if (text !== undefined) frames += text;
+            else out = shape.event(event, parseStreamData(event, response.status));
           }
-          frames += out.frames;
-          if (out.end) {
+          if (out) frames += out.frames;
+          if (out?.end) {
             if (out.cut) attempt.abort();
             else attempt.drain(response);
             if (frames) controller.write(frames);
