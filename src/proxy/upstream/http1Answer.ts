@@ -126,7 +126,7 @@ export class Http1Answer implements UpstreamAnswer {
 
   async text(): Promise<string> {
     this.#take("text()");
-    // A buffered answer came whole before it was handed over: one decode, with no reads and no decoder of its own.
+    // The whole body came before text() was asked (every buffered answer): one decode, with no reads and no decoder of its own.
     if (this.#ended && this.#error === undefined) {
       const pieces = this.#pieces;
       this.#pieces = [];
