@@ -1,7 +1,4 @@
-import { readerOf, type UpstreamAnswer } from "./upstreamAnswer.ts";
-
-/** As Response.text() decodes: a leading byte order mark dropped, a bad byte replaced. */
-const utf8 = new TextDecoder();
+import { bodyText, readerOf, type UpstreamAnswer } from "./upstreamAnswer.ts";
 
 /**
  * Reads at most `limit` bytes of a body (a chunked body has no Content-Length to check first);
@@ -24,10 +21,10 @@ export async function readBounded(response: UpstreamAnswer, limit: number): Prom
     if (value.byteLength > room) {
       chunks.push(value.subarray(0, room));
       await reader.cancel();
-      return { text: utf8.decode(Buffer.concat(chunks)), truncated: true };
+      return { text: bodyText(chunks), truncated: true };
     }
     chunks.push(value);
     size += value.byteLength;
   }
-  return { text: utf8.decode(Buffer.concat(chunks)), truncated: false };
+  return { text: bodyText(chunks), truncated: false };
 }

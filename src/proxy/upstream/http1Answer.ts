@@ -1,4 +1,4 @@
-import type { AnswerHeaders, BodyRead, BodyReader, UpstreamAnswer } from "./upstreamAnswer.ts";
+import { type AnswerHeaders, type BodyRead, type BodyReader, bodyText, type UpstreamAnswer } from "./upstreamAnswer.ts";
 
 /** A head's headers (names already lower case) read in place: no Headers object is built per answer. */
 export class HeaderList implements AnswerHeaders {
@@ -44,8 +44,6 @@ export interface AnswerFlow {
 /** Body bytes waiting for a slow reader before the socket stops being read. */
 const PAUSE_AT_BYTES = 1 << 20;
 const DONE: BodyRead = { done: true };
-/** Decodes as Response.text() does: a leading byte order mark dropped, a bad byte replaced. */
-const utf8 = new TextDecoder();
 
 /**
  * An answer of agentd's own HTTP/1.1 client: its status, its head's headers, and its body as the
@@ -131,7 +129,7 @@ export class Http1Answer implements UpstreamAnswer {
       const pieces = this.#pieces;
       this.#pieces = [];
       this.#queuedBytes = 0;
-      return pieces.length === 0 ? "" : utf8.decode(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
+      return bodyText(pieces);
     }
     const decoder = new TextDecoder();
     let text = "";

@@ -33,6 +33,14 @@ export interface UpstreamAnswer {
   reader?(): BodyReader;
 }
 
+const utf8 = new TextDecoder();
+
+/** A body's pieces as text, decoded as Response.text() decodes: a leading byte order mark dropped, a bad byte replaced. */
+export function bodyText(pieces: readonly Uint8Array[]): string {
+  if (pieces.length === 0) return "";
+  return utf8.decode(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
+}
+
 /** The body's reader: the answer's own when it has one, else its stream's. Taken once per answer. */
 export function readerOf(answer: UpstreamAnswer): BodyReader | undefined {
   if (answer.reader) return answer.reader();
