@@ -134,6 +134,27 @@ describe("Http1Answer", () => {
     await expect(failed.text()).rejects.toThrow("reset");
   });
 
+  test("takeWholeText gives the text at once only for a body that ended within the limit and was not taken", async () => {
+    const whole = Buffer.from('\uFEFF{"choices":[]} ✓');
+    const answer = new Http1Answer(200, [], recordingFlow());
+    answer.push(whole.subarray(0, 5));
+    expect(answer.takeWholeText(1024)).toBeUndefined();
+    answer.push(whole.subarray(5));
+    answer.end();
+    expect(answer.takeWholeText(whole.length - 1)).toBeUndefined();
+    expect(answer.takeWholeText(whole.length)).toBe(await new Response(whole).text());
+    await expect(answer.text()).rejects.toThrow("text() already took it");
+
+    const failed = new Http1Answer(200, [], recordingFlow());
+    failed.push(bytes("partial"));
+    failed.fail(new Error("reset"));
+    expect(failed.takeWholeText(1024)).toBeUndefined();
+    const read = new Http1Answer(200, [], recordingFlow());
+    read.end();
+    read.reader();
+    expect(read.takeWholeText(1024)).toBeUndefined();
+  });
+
   test("its reader says drained only once the body ended and every piece was read", async () => {
     const answer = new Http1Answer(200, [], recordingFlow()).handOver();
     const reader = answer.reader();

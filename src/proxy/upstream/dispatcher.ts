@@ -245,7 +245,8 @@ async function runAttempt(
   const dropped = payload.quirkDropped.length === 0 ? translated : [...new Set([...translated, ...payload.quirkDropped])];
   // Each answer's object made whole at once, not a base spread into it.
   if (!plan.stream) {
-    const text = await attempt.readBody(response);
+    const read = attempt.readBody(response);
+    const text = typeof read === "string" ? read : await read;
     const body = parseUpstreamJson(text, response.status, plan.endpoint?.field ?? ANSWER_FIELD[wire], plan.endpoint?.scalar === true);
     return { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0, dropped, kind: "json", text, body };
   }

@@ -122,15 +122,16 @@ export class Http1Answer implements UpstreamAnswer {
     };
   }
 
+  takeWholeText(limit: number): string | undefined {
+    if (!this.#ended || this.#error !== undefined || this.#takenBy !== undefined || this.#queuedBytes > limit) return undefined;
+    this.#take("text()");
+    return this.#whole();
+  }
+
   async text(): Promise<string> {
     this.#take("text()");
     // The whole body came before text() was asked (every buffered answer): one decode, with no reads and no decoder of its own.
-    if (this.#ended && this.#error === undefined) {
-      const pieces = this.#pieces;
-      this.#pieces = [];
-      this.#queuedBytes = 0;
-      return bodyText(pieces);
-    }
+    if (this.#ended && this.#error === undefined) return this.#whole();
     const decoder = new TextDecoder();
     let text = "";
     for (let read = await this.#read(); !read.done; read = await this.#read()) text += decoder.decode(read.value, { stream: true });
@@ -149,6 +150,13 @@ export class Http1Answer implements UpstreamAnswer {
       cancel: () => this.flow.cancel(),
     });
     return this.#stream;
+  }
+
+  #whole(): string {
+    const pieces = this.#pieces;
+    this.#pieces = [];
+    this.#queuedBytes = 0;
+    return bodyText(pieces);
   }
 
   #take(by: string): void {

@@ -31,6 +31,11 @@ export interface UpstreamAnswer {
   readonly body: ReadableStream<Uint8Array> | null;
   /** A reader of the body without a ReadableStream, where the answer has one. */
   reader?(): BodyReader;
+  /**
+   * The whole body as text at once, where the answer can tell it has all come (no more than
+   * `limit` bytes) and nobody took it; else undefined, and the body is left to text() or a reader.
+   */
+  takeWholeText?(limit: number): string | undefined;
 }
 
 const utf8 = new TextDecoder();

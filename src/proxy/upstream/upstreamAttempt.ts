@@ -111,8 +111,19 @@ export class UpstreamAttempt {
     return response;
   }
 
-  /** Reads a non-streamed body (bounded) under the first-byte deadline. */
-  async readBody(response: UpstreamAnswer): Promise<string> {
+  /**
+   * A non-streamed body (bounded) under the first-byte deadline. A body that came whole with its
+   * answer (agentd's own client reads one whole before handing it over) is taken at once: no read
+   * and no promise.
+   */
+  readBody(response: UpstreamAnswer): string | Promise<string> {
+    const whole = response.takeWholeText?.(MAX_JSON_BODY);
+    if (whole === undefined) return this.#readBody(response);
+    this.finish();
+    return whole;
+  }
+
+  async #readBody(response: UpstreamAnswer): Promise<string> {
     try {
       const length = Number(response.headers.get("content-length") ?? "0");
       if (length > MAX_JSON_BODY)
