@@ -35,13 +35,7 @@ export function withHotRoutes(app: Hono, mounts: readonly Mount[], gate: Request
     // The path as the app's router reads it (escapes decoded), so both lanes route a request alike.
     const path = app.getPath(request, { env: server });
     const handler = hot.get(path)?.get(request.method);
-    return handler ? serveHot(request, server, path, handler, gate) : app.fetch(request, server);
+    // The handler itself as the route, the path as its label: no closure made per request.
+    return handler ? runGate(gate, new Context(request, { path, env: server }), handler, path) : app.fetch(request, server);
   };
-}
-
-async function serveHot(request: Request, server: unknown, path: string, handler: Handler, gate: RequestGateOptions): Promise<Response> {
-  const c = new Context(request, { path, env: server });
-  // The handler itself as the route, the path as its label: no closure made per request.
-  await runGate(gate, c, handler, path);
-  return c.res;
 }

@@ -5,12 +5,15 @@ import { AgentdError } from "../core/errors/index.ts";
 const BODY_DEADLINE_MS = 60_000;
 
 /**
- * `reading` (a request body), or 408 request_timeout when it has not arrived within the deadline.
+ * `reading` (a request body), or 408 request_timeout when it has not arrived within the deadline;
+ * `andThen` (a parse), when given, turns what was read into the result, its throw into a rejection.
  * One promise and one timer, without raceTimeout's race and async layers: every proxied request
  * reads its body through here.
  */
-export function withinDeadline<T>(reading: Promise<T>, deadlineMs = BODY_DEADLINE_MS): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+export function withinDeadline<T>(reading: Promise<T>, deadlineMs?: number): Promise<T>;
+export function withinDeadline<T, R>(reading: Promise<T>, deadlineMs: number | undefined, andThen: (value: T) => R): Promise<R>;
+export function withinDeadline<T, R>(reading: Promise<T>, deadlineMs = BODY_DEADLINE_MS, andThen?: (value: T) => R): Promise<T | R> {
+  return new Promise<T | R>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new AgentdError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s`)),
       deadlineMs,
@@ -18,7 +21,13 @@ export function withinDeadline<T>(reading: Promise<T>, deadlineMs = BODY_DEADLIN
     reading.then(
       (value) => {
         clearTimeout(timer);
-        resolve(value);
+        if (!andThen) resolve(value);
+        else
+          try {
+            resolve(andThen(value));
+          } catch (error) {
+            reject(error);
+          }
       },
       (error: unknown) => {
         clearTimeout(timer);

@@ -36,7 +36,8 @@ function matchedRoute(c: Context): string {
 }
 
 /**
- * The gate around the route: checks, body limit, errors, then the count under the route's label.
+ * The gate around the route: checks, body limit, errors, then the count under the route's label;
+ * resolves to the answer.
  * `route` is the middleware's `next`, or a hot route's handler (whose answer becomes the response);
  * `label` the route's label, or how to find it once the route ran.
  */
@@ -45,7 +46,7 @@ export async function runGate(
   c: Context,
   route: (c: Context) => Promise<unknown>,
   label: string | ((c: Context) => string),
-): Promise<void> {
+): Promise<Response> {
   try {
     const refused = firstRefusal(options.checks, c);
     const limit = refused ? undefined : options.bodyLimit(c);
@@ -66,6 +67,8 @@ export async function runGate(
     c.res = await options.onError(error as Error, c);
   }
   options.counter.record(c.req.method, typeof label === "string" ? label : label(c), c.res.status);
+  // The answer itself: a hot route's caller hands it to the server without a step of its own.
+  return c.res;
 }
 
 function firstRefusal(checks: readonly RequestCheck[], c: Context): Response | undefined {

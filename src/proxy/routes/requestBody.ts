@@ -6,13 +6,17 @@ import { ProxyError } from "../upstream/proxyError.ts";
  * at once from Content-Length when sent, else while reading (a chunked upload is never held whole
  * past the limit). Done here rather than by a middleware: one less step on every request.
  */
-export async function readJsonObject(
+export function readJsonObject(
   request: Request,
   maxBytes: number,
   deadlineMs?: number,
 ): Promise<{ raw: string; body: Record<string, unknown> }> {
-  // A sender that trickles its body must not hold the connection (and its slot) forever.
-  const raw = await withinDeadline(readBoundedText(request, maxBytes), deadlineMs);
+  // A sender that trickles its body must not hold the connection (and its slot) forever. Parsed
+  // as the read ends: no async step of its own.
+  return withinDeadline(readBoundedText(request, maxBytes), deadlineMs, parsedBody);
+}
+
+function parsedBody(raw: string): { raw: string; body: Record<string, unknown> } {
   return { raw, body: parseJsonObject(raw) };
 }
 

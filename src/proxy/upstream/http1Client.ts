@@ -2,7 +2,7 @@ import type { Socket } from "bun";
 import { bodyFraming, ChunkedDecoder, Http1WireError, idleReuseMs, keepsAlive, parseResponseHead, requestHead } from "./http1Wire.ts";
 import type { Http1Answer } from "./http1Answer.ts";
 import type { CallAbort } from "./callAbort.ts";
-import { type Abandon, abortError, Http1Exchange } from "./http1Exchange.ts";
+import { abortError, type ExchangeHooks, Http1Exchange } from "./http1Exchange.ts";
 
 /**
  * agentd's own HTTP/1.1 client for http:// and https:// upstreams: keep-alive connections over
@@ -22,6 +22,14 @@ export interface Http1Request {
   bufferUpTo?: number;
 }
 
+/** A request as written: its text and its length in bytes. */
+interface Outgoing {
+  text: string;
+  bytes: number;
+}
+
+type Exchange = Http1Exchange<Http1Request, Outgoing>;
+
 const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_IDLE_PER_ORIGIN = 64;
 /** How long a connection this client ended waits for the server to close its side before it is cut. */
@@ -33,7 +41,7 @@ interface Connection {
   tls: boolean;
   /** TLS only: settles once the handshake is over, with why the connection is refused, if it is. */
   secured: PromiseWithResolvers<Error | undefined> | undefined;
-  exchange: Http1Exchange | undefined;
+  exchange: Exchange | undefined;
   pending: Buffer | undefined;
   unsent: Buffer | undefined;
   /** performance.now() until which this idle connection may be reused (idleReuseMs). */
@@ -58,8 +66,11 @@ export class Http1Client {
   readonly #idle = new Map<string, Connection[]>();
   readonly #ca: string | undefined;
   readonly #closeWaitMs: number;
-  /** Handed to each exchange: one function for all of them. */
-  readonly #abandonOne: Abandon = (connection, exchange, error) => this.#abandon(connection as Connection, exchange, error);
+  /** Handed to each exchange: one object for all of them. */
+  readonly #hooks: ExchangeHooks<Http1Request, Outgoing> = {
+    abandon: (connection, exchange, error) => this.#abandon(connection as Connection, exchange, error),
+    retry: (exchange) => this.#postFresh(exchange.request, exchange.outgoing),
+  };
 
   constructor(options: Http1ClientOptions = {}) {
     this.#ca = options.ca;
@@ -77,26 +88,34 @@ export class Http1Client {
     return url.protocol === "https:" && !env.HTTPS_PROXY && !env.https_proxy && env.NODE_TLS_REJECT_UNAUTHORIZED !== "0";
   }
 
-  /** POSTs `request.body`; resolves with the answer once its head is in (or, buffered, once its body is). */
-  async post(request: Http1Request): Promise<Http1Answer> {
-    const origin = request.url.origin;
-    const bodyBytes = Buffer.byteLength(request.body);
-    const head = requestHead("POST", request.url, request.headers, bodyBytes);
-    // Its length in bytes, known here: a large body is not measured twice.
-    const outgoing = { text: head + request.body, bytes: Buffer.byteLength(head) + bodyBytes };
-    for (let attempt = 0; ; attempt++) {
-      if (request.abort.aborted) throw abortError();
-      // The retry of a stale connection opens a new one: whatever made one stale (a restart, a dropped
-      // NAT entry) likely made the other pooled ones stale too.
-      const connection = (attempt === 0 ? this.#take(origin) : undefined) ?? (await this.#connect(request.url, origin, request.abort));
-      try {
-        return await this.#exchange(connection, outgoing, request);
-      } catch (error) {
-        // A kept-alive connection the server closed before answering: once more on a fresh one.
-        if (attempt === 0 && (error as { staleConnection?: boolean }).staleConnection) continue;
-        throw error;
-      }
+  /**
+   * POSTs `request.body`; resolves with the answer once its head is in (or, buffered, once its body
+   * is). On a kept-alive connection this is the exchange's own promise, with no async step around it.
+   */
+  post(request: Http1Request): Promise<Http1Answer> {
+    if (request.abort.aborted) return Promise.reject(abortError());
+    let outgoing: Outgoing;
+    try {
+      const bodyBytes = Buffer.byteLength(request.body);
+      const head = requestHead("POST", request.url, request.headers, bodyBytes);
+      // Its length in bytes, known here: a large body is not measured twice.
+      outgoing = { text: head + request.body, bytes: Buffer.byteLength(head) + bodyBytes };
+    } catch (error) {
+      // A header that cannot be sent: refused as every other failure of the call is, by the promise.
+      return Promise.reject(error);
     }
+    const connection = this.#take(request.url.origin);
+    return connection ? this.#exchange(connection, outgoing, request) : this.#postFresh(request, outgoing);
+  }
+
+  /**
+   * The call on a new connection: when none was idle, or as the one retry of a call whose kept-alive
+   * connection the server closed before answering. Whatever made that one stale (a restart, a dropped
+   * NAT entry) likely made the other pooled ones stale too.
+   */
+  async #postFresh(request: Http1Request, outgoing: Outgoing): Promise<Http1Answer> {
+    if (request.abort.aborted) throw abortError();
+    return this.#exchange(await this.#connect(request.url, request.url.origin, request.abort), outgoing, request);
   }
 
   #take(origin: string): Connection | undefined {
@@ -184,9 +203,9 @@ export class Http1Client {
     socket.terminate();
   }
 
-  #exchange(connection: Connection, outgoing: { text: string; bytes: number }, request: Http1Request): Promise<Http1Answer> {
+  #exchange(connection: Connection, outgoing: Outgoing, request: Http1Request): Promise<Http1Answer> {
     return new Promise<Http1Answer>((resolve, reject) => {
-      const exchange = new Http1Exchange(connection, request.abort, request.bufferUpTo, resolve, reject, this.#abandonOne);
+      const exchange = new Http1Exchange(connection, request, outgoing, resolve, reject, this.#hooks);
       request.abort.listen(exchange.onAbort);
       connection.exchange = exchange;
       connection.pending = undefined;
@@ -227,7 +246,7 @@ export class Http1Client {
   }
 
   /** Feeds bytes to the exchange; returns what is left to feed (undefined once all are used or held). */
-  #advance(connection: Connection, exchange: Http1Exchange, bytes: Buffer): Buffer | undefined {
+  #advance(connection: Connection, exchange: Exchange, bytes: Buffer): Buffer | undefined {
     if (!exchange.head) {
       const head = parseResponseHead(bytes, MAX_HEAD_BYTES);
       if (!head) {
@@ -266,7 +285,7 @@ export class Http1Client {
     return undefined;
   }
 
-  #finish(connection: Connection, exchange: Http1Exchange, extra: Buffer | undefined): void {
+  #finish(connection: Connection, exchange: Exchange, extra: Buffer | undefined): void {
     connection.exchange = undefined;
     try {
       exchange.onEnd();
@@ -350,12 +369,12 @@ export class Http1Client {
       error instanceof Http1WireError
         ? error
         : connectionError(error?.message ?? "the connection closed before the answer was complete", "ECONNRESET");
-    if (connection.reused && !exchange.gotBytes) (failure as { staleConnection?: boolean }).staleConnection = true;
-    exchange.onFail(failure);
+    // A kept-alive connection the server closed before answering: the call goes once more, on a fresh one.
+    exchange.onFail(failure, connection.reused && !exchange.gotBytes);
   }
 
   /** Stops an exchange its caller gave up on: the connection cannot be reused mid-answer. */
-  #abandon(connection: Connection, exchange: Http1Exchange, error: Error = abortError()): void {
+  #abandon(connection: Connection, exchange: Exchange, error: Error = abortError()): void {
     if (connection.exchange !== exchange) return;
     connection.exchange = undefined;
     connection.closed = true;

@@ -6,18 +6,30 @@ import type { CallAbort } from "./callAbort.ts";
 export interface ExchangeConnection {
   readonly socket: { pause(): void; resume(): void };
   readonly closed: boolean;
-  readonly exchange: Http1Exchange | undefined;
+  readonly exchange: Http1Exchange<ExchangeCall, unknown> | undefined;
 }
 
-/** What the client does for an exchange it owns: give it up (the connection is cut, the call or its answer fails). */
-export type Abandon = (connection: ExchangeConnection, exchange: Http1Exchange, error?: Error) => void;
+/** The call an exchange answers, as the exchange reads it. */
+export interface ExchangeCall {
+  abort: CallAbort;
+  /** A non-streamed answer is read whole before it is handed over, up to this many bytes. */
+  bufferUpTo?: number;
+}
+
+/** What the client does for an exchange it owns. */
+export interface ExchangeHooks<C extends ExchangeCall, O> {
+  /** Gives it up: the connection is cut, the call or its answer fails. */
+  abandon(connection: ExchangeConnection, exchange: Http1Exchange<C, O>, error?: Error): void;
+  /** Makes the call again on a fresh connection. */
+  retry(exchange: Http1Exchange<C, O>): Promise<Http1Answer>;
+}
 
 /**
  * One call's answer on its connection: the framing its head set, the answer handed to the caller
  * (at its head, or once it came whole when the caller buffers it), and the flow the answer's reader
  * drives. One object per call: it was a dozen closures and objects, made on every proxied request.
  */
-export class Http1Exchange implements AnswerFlow {
+export class Http1Exchange<C extends ExchangeCall, O> implements AnswerFlow {
   head?: { status: number; headers: Array<[string, string]>; framing: BodyFraming; http10: boolean };
   chunked?: ChunkedDecoder;
   /** Body bytes still to come under a Content-Length. */
@@ -26,17 +38,22 @@ export class Http1Exchange implements AnswerFlow {
   #answer: Http1Answer | undefined;
   #settled = false;
   /** The call's abort listener: gives the exchange up. */
-  readonly onAbort = () => this.abandon(this.connection, this, abortError());
+  readonly onAbort = () => this.hooks.abandon(this.connection, this, abortError());
+  readonly #abort: CallAbort;
+  readonly #bufferUpTo: number | undefined;
 
   constructor(
     private readonly connection: ExchangeConnection,
-    private readonly abort: CallAbort,
-    /** A non-streamed answer is read whole before it is handed over, up to this many bytes. */
-    private readonly bufferUpTo: number | undefined,
+    /** The call, and what was written for it: kept for a retry. */
+    readonly request: C,
+    readonly outgoing: O,
     private readonly resolve: (answer: Http1Answer) => void,
     private readonly reject: (error: Error) => void,
-    private readonly abandon: Abandon,
-  ) {}
+    private readonly hooks: ExchangeHooks<C, O>,
+  ) {
+    this.#abort = request.abort;
+    this.#bufferUpTo = request.bufferUpTo;
+  }
 
   pause(): void {
     this.connection.socket.pause();
@@ -48,32 +65,36 @@ export class Http1Exchange implements AnswerFlow {
   }
 
   cancel(): void {
-    this.abandon(this.connection, this);
+    this.hooks.abandon(this.connection, this);
   }
 
   onHead(status: number, headers: Array<[string, string]>): void {
     this.#answer = new Http1Answer(status, headers, this);
-    if (this.bufferUpTo === undefined) this.#settle();
+    if (this.#bufferUpTo === undefined) this.#settle();
   }
 
   onBody(piece: Buffer): void {
     this.#answer!.push(piece);
     // Too big to hold: handed over as it comes, for the caller's own limit to cut.
-    if (!this.#settled && this.#answer!.queuedBytes > this.bufferUpTo!) this.#settle();
+    if (!this.#settled && this.#answer!.queuedBytes > this.#bufferUpTo!) this.#settle();
   }
 
   onEnd(): void {
-    this.abort.listen(undefined);
+    this.#abort.listen(undefined);
     this.#answer!.end();
     if (!this.#settled) this.#settle();
   }
 
-  onFail(error: Error): void {
-    this.abort.listen(undefined);
-    if (!this.#settled) {
-      this.#settled = true;
-      this.reject(error);
-    } else this.#answer!.fail(error);
+  /** The connection failed; `retry` when it failed before any byte of the answer came (a stale kept-alive one). */
+  onFail(error: Error, retry = false): void {
+    this.#abort.listen(undefined);
+    if (this.#settled) {
+      this.#answer!.fail(error);
+      return;
+    }
+    this.#settled = true;
+    if (retry) this.hooks.retry(this).then(this.resolve, this.reject);
+    else this.reject(error);
   }
 
   #settle(): void {
