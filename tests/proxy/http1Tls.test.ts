@@ -233,9 +233,9 @@ describe("agentd's HTTP/1.1 client over TLS", () => {
     const failures: UpstreamFailure[] = [];
     for (const ownClient of [true, false]) {
       const attempt = new UpstreamAttempt(new AbortController().signal, timeouts, ownClient);
-      const failure = await attempt.open(url, { "content-type": "application/json" }, request(false), false).then(
+      const failure = await attempt.send(url, { "content-type": "application/json" }, request(false), false).then(
         () => undefined,
-        (error: unknown) => error,
+        (error: unknown) => attempt.sendFailed(error),
       );
       expect(failure).toBeInstanceOf(UpstreamFailure);
       failures.push(failure as UpstreamFailure);

@@ -240,7 +240,14 @@ async function runAttempt(
   const url = plan.endpoint ? provider.baseUrl + plan.endpoint.path : provider.completionUrl;
   const headers = upstreamRequestHeaders(plan.clientHeaders, provider.config.api_key, plan.stream, wire);
   if (plan.traceparent) headers.traceparent = plan.traceparent;
-  const response = await attempt.open(url, headers, payload.text, plan.stream);
+  let response: UpstreamAnswer;
+  try {
+    response = await attempt.send(url, headers, payload.text, plan.stream);
+  } catch (error) {
+    throw attempt.sendFailed(error);
+  }
+  const failed = attempt.answered(response, plan.stream);
+  if (failed !== undefined) throw await failed;
   const translated = plan.payloads[wire]?.dropped ?? NONE;
   const dropped = payload.quirkDropped.length === 0 ? translated : [...new Set([...translated, ...payload.quirkDropped])];
   // Each answer's object made whole at once, not a base spread into it.

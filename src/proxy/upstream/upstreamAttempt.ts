@@ -70,8 +70,12 @@ export class UpstreamAttempt {
     else clientSignal.addEventListener("abort", this.#onClientAbort);
   }
 
-  /** Sends the request; resolves with a 2xx response, throws UpstreamFailure or ClientGoneError otherwise. */
-  async open(url: string, headers: Record<string, string>, body: string, stream: boolean): Promise<UpstreamAnswer> {
+  /**
+   * Sends the request under its first deadlines; resolves with the answer as it came (any status),
+   * and then answered() takes over, or rejects, then sendFailed() says why. Split in two so the
+   * dispatcher awaits the client's own promise, with no async step of the attempt's around it.
+   */
+  send(url: string, headers: Record<string, string>, body: string, stream: boolean): Promise<UpstreamAnswer> {
     const { connect_ms, first_byte_ms, total_ms } = this.timeouts;
     if (!stream) {
       // A non-streamed answer's first byte comes with its whole body, so its two deadlines run
@@ -83,32 +87,32 @@ export class UpstreamAttempt {
       if (connect_ms < first_byte_ms) this.#arm("connect_timeout", connect_ms);
       else this.#arm("first_byte_timeout", first_byte_ms);
     }
-    let response: UpstreamAnswer;
-    try {
-      // Bun's own socket idle timer would cut long silent streams at 5 min; our deadlines rule instead.
-      const own = this.ownClient ? ownClientUrl(url) : undefined;
-      response = own
-        ? await http1Client.post({
-            url: own,
-            headers,
-            body,
-            abort: this.#abort,
-            bufferUpTo: stream ? undefined : MAX_JSON_BODY,
-          })
-        : await fetch(url, {
-            method: "POST",
-            headers,
-            body,
-            signal: this.#abort.signal(),
-            redirect: "manual",
-            timeout: false,
-          } as RequestInit);
-    } catch (error) {
-      throw this.#failure(error, "connect");
-    }
+    // Bun's own socket idle timer would cut long silent streams at 5 min; our deadlines rule instead.
+    const own = this.ownClient ? ownClientUrl(url) : undefined;
+    return own
+      ? http1Client.post({ url: own, headers, body, abort: this.#abort, bufferUpTo: stream ? undefined : MAX_JSON_BODY })
+      : fetch(url, {
+          method: "POST",
+          headers,
+          body,
+          signal: this.#abort.signal(),
+          redirect: "manual",
+          timeout: false,
+        } as RequestInit);
+  }
+
+  /** Why send() failed: a deadline, the client gone, or the connection (an UpstreamFailure or a ClientGoneError). */
+  sendFailed(error: unknown): Error {
+    return this.#failure(error, "connect");
+  }
+
+  /**
+   * The answer's head is in: a stream's first-byte deadline starts. A 2xx answer gives undefined;
+   * any other gives its failure, once its body was read (under that deadline).
+   */
+  answered(response: UpstreamAnswer, stream: boolean): Promise<UpstreamFailure | Error> | undefined {
     if (stream) this.#arm("first_byte_timeout", this.timeouts.first_byte_ms);
-    if (!response.ok) throw await this.#httpFailure(response);
-    return response;
+    return response.ok ? undefined : this.#httpFailure(response);
   }
 
   /**
