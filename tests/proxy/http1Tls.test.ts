@@ -232,7 +232,7 @@ describe("agentd's HTTP/1.1 client over TLS", () => {
     const timeouts = { connect_ms: 10_000, first_byte_ms: 10_000, idle_ms: 10_000, total_ms: 10_000 };
     const failures: UpstreamFailure[] = [];
     for (const ownClient of [true, false]) {
-      const attempt = new UpstreamAttempt(new AbortController().signal, timeouts, ownClient);
+      const attempt = new UpstreamAttempt(new AbortController(), timeouts, ownClient);
       const failure = await attempt.send(url, { "content-type": "application/json" }, request(false), false).then(
         () => undefined,
         (error: unknown) => attempt.sendFailed(error),

@@ -30,7 +30,7 @@ function committedOver(reads: string[], then: "close" | "hang" = "close"): Promi
 
 /** The upstream answer committed as the dispatcher commits a stream: its first event read. */
 async function committedFrom(response: Response): Promise<Extract<Committed, { kind: "stream" }>> {
-  const attempt = new UpstreamAttempt(new AbortController().signal, timeouts);
+  const attempt = new UpstreamAttempt(new AbortController(), timeouts);
   const first = (await attempt.nextEvent(response))!;
   const firstData = first.data === "[DONE]" ? "[DONE]" : (JSON.parse(first.data) as Record<string, unknown>);
   const committed = {

@@ -41,7 +41,7 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   const stream = body.stream === true;
   const { routes, payloads } = plan(core.routes(model, WIRES.any), body, raw);
   const committed = await core.dispatch(
-    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/chat/completions" },
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, client: c.req.raw, route: "/v1/chat/completions" },
     model,
     t0,
   );

@@ -40,7 +40,7 @@ export async function compactThroughChat(
     payloads.anthropic = { object: chatToAnthropic(chat, viaChat), dropped: viaChat };
   }
   const committed = await core.dispatch(
-    { routes, stream: false, payloads, clientHeaders: request.headers, signal: request.signal, route: "/v1/responses" },
+    { routes, stream: false, payloads, clientHeaders: request.headers, client: request, route: "/v1/responses" },
     model,
     t0,
   );

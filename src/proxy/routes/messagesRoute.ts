@@ -44,7 +44,7 @@ export async function handleMessages(c: Context, core: ProxyCore): Promise<Respo
   const stream = body.stream === true;
   const { routes, payloads } = plan(core.routes(model, WIRES.any), body, raw);
   const committed = await core.dispatch(
-    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/messages" },
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, client: c.req.raw, route: "/v1/messages" },
     model,
     t0,
   );

@@ -45,7 +45,7 @@ export async function passThrough(
       payloads: { chat: payload, responses: payload, anthropic: payload },
       endpoint,
       clientHeaders: c.req.raw.headers,
-      signal: c.req.raw.signal,
+      client: c.req.raw,
     },
     model,
     t0,

@@ -71,7 +71,7 @@ export async function handleResponses(c: Context, core: ProxyCore): Promise<Resp
   }
   const stream = body.stream === true;
   const committed = await core.dispatch(
-    { routes, stream, payloads, clientHeaders: c.req.raw.headers, signal: c.req.raw.signal, route: "/v1/responses" },
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, client: c.req.raw, route: "/v1/responses" },
     model,
     t0,
   );

@@ -1,3 +1,12 @@
+/**
+ * The client side of a call: its Request, whose signal aborts when the client goes away. Asking a
+ * Bun request for its signal makes one, so a call asks only once it has lasted a while
+ * (UpstreamAttempt): a signal made after its client left is already aborted.
+ */
+export interface ClientSide {
+  readonly signal: AbortSignal;
+}
+
 /** The client disconnected; the upstream request was aborted and there is nobody to answer. */
 export class ClientGoneError extends Error {
   constructor() {

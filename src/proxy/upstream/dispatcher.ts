@@ -1,4 +1,4 @@
-import { ClientGoneError, sleepUnlessAborted } from "./clientGone.ts";
+import { type ClientSide, ClientGoneError, sleepUnlessAborted } from "./clientGone.ts";
 import type { ProviderRuntime } from "./providerRuntime.ts";
 import type { Route } from "./providerRouter.ts";
 import { clientError, exhaustedError, type ProviderOutcome } from "./dispatchErrors.ts";
@@ -48,7 +48,8 @@ export interface DispatchPlan {
   clientHeaders: Headers;
   /** agentd's own span, sent upstream in place of the client's `traceparent` so the upstream joins the trace under it. */
   traceparent?: string;
-  signal: AbortSignal;
+  /** The client's request: its signal is asked for only once a call lasts (UpstreamAttempt). */
+  client: ClientSide;
   /** The route template the request came in on, for /metrics and traces. */
   route?: string;
 }
@@ -123,7 +124,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
       tally.attempts = ++total;
       provider.requests++;
       const sentAt = performance.now();
-      const attempt = new UpstreamAttempt(plan.signal, provider.timeouts, settings.ownClient ?? true);
+      const attempt = new UpstreamAttempt(plan.client, provider.timeouts, settings.ownClient ?? true);
       const payload = payloadFor(plan, provider, route.upstreamModel);
       try {
         const committed = await runAttempt(plan, provider, attempt, payload, route.upstreamModel, sentAt);
@@ -186,7 +187,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           attemptNo >= settings.maxAttemptsPerProvider ||
           total >= settings.maxTotalAttempts ||
           provider.breaker.state() !== "closed";
-        if (!stop) await sleepUnlessAborted(decision.delayMs, plan.signal);
+        if (!stop) await sleepUnlessAborted(decision.delayMs, plan.client.signal);
         if (stop || !provider.breaker.tryAcquire()) {
           outcomes.push({ provider, failure: error });
           break;
