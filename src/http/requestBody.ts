@@ -14,13 +14,16 @@ export function withinDeadline<T>(reading: Promise<T>, deadlineMs?: number): Pro
 export function withinDeadline<T, R>(reading: Promise<T>, deadlineMs: number | undefined, andThen: (value: T) => R): Promise<R>;
 export function withinDeadline<T, R>(reading: Promise<T>, deadlineMs = BODY_DEADLINE_MS, andThen?: (value: T) => R): Promise<T | R> {
   return new Promise<T | R>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new AgentdError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s`)),
-      deadlineMs,
-    );
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(new AgentdError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s`));
+    }, deadlineMs);
     reading.then(
       (value) => {
         clearTimeout(timer);
+        // Refused already: a body that comes after is not parsed for nobody.
+        if (late) return;
         if (!andThen) resolve(value);
         else
           try {

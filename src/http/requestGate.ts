@@ -26,7 +26,10 @@ export interface RequestGateOptions {
  * per request, and the proxy's requests are many. Counted after the answer, refusals too.
  */
 export function requestGate(options: RequestGateOptions): MiddlewareHandler {
-  return (c, next) => runGate(options, c, next, matchedRoute);
+  // Resolves to nothing: a route that made no answer stays Hono's "not finalized" error, not an empty 200.
+  return async (c, next) => {
+    await runGate(options, c, next, matchedRoute);
+  };
 }
 
 /** The route template Hono matched, as the request count labels it. */

@@ -157,3 +157,17 @@ test("a hot route that another middleware would also run stays the app's, so the
     await server.stop(true);
   }
 });
+
+test("a route that makes no answer is an error on the app lane, not an empty 200", async () => {
+  const app = new Hono();
+  // A handler bug: it returns nothing. Hono refuses a request nobody answered ("not finalized").
+  app.post("/silent", (async () => undefined) as unknown as (c: Context) => Promise<Response>);
+  const created = createApp(appDeps({ mounts: [{ path: "/v1", app }] }));
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, s) => created.fetch(request, s) });
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.port}/v1/silent`, { method: "POST", body: "x" });
+    expect(response.status).toBe(500);
+  } finally {
+    await server.stop(true);
+  }
+});

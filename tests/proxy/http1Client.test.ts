@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { callAbortOn } from "../support/callAbort.ts";
 import type { Socket, TCPSocketListener } from "bun";
+import { CallAbort } from "../../src/proxy/upstream/callAbort.ts";
 import { Http1Client } from "../../src/proxy/upstream/http1Client.ts";
 import { Http1HeaderError, Http1WireError } from "../../src/proxy/upstream/http1Wire.ts";
 
@@ -185,6 +186,38 @@ describe("agentd's HTTP/1.1 client", () => {
     const upstream = rawUpstream((socket, request) => socket.write(json(String(Buffer.byteLength(request.split("\r\n\r\n")[1]!)))));
     const response = await post(new Http1Client(), upstream.url(), { body, bufferUpTo: 1024 });
     expect(await response.text()).toBe(String(Buffer.byteLength(body)));
+  });
+
+  test("streamed answers do not hold their requests once they began: large bodies are let go", async () => {
+    // An upstream that keeps nothing of what it reads, and leaves each stream open after its first chunk.
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      maxRequestBodySize: 1 << 30,
+      async fetch(request) {
+        await request.arrayBuffer();
+        return new Response(new ReadableStream({ start: (controller) => controller.enqueue(Buffer.from("first")) }), {
+          headers: { "content-type": "text/event-stream" },
+        });
+      },
+    });
+    const url = new URL(`http://127.0.0.1:${upstream.port}/v1/chat/completions`);
+    const client = new Http1Client();
+    const calls = 10;
+    const bodyBytes = 4 << 20;
+    Bun.gc(true);
+    const before = process.memoryUsage().heapUsed;
+    const readers = [];
+    for (let i = 0; i < calls; i++) {
+      const body = JSON.stringify({ text: Buffer.alloc(bodyBytes, 97 + i).toString("latin1") });
+      readers.push((await client.post({ url, headers: {}, body, abort: new CallAbort() })).reader());
+    }
+    for (const reader of readers) expect(Buffer.from((await reader.read()).value!).toString()).toBe("first");
+    Bun.gc(true);
+    // Held to the answers' end, the bodies (and the requests written from them) would be 80 MiB.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(2 * bodyBytes);
+    for (const reader of readers) await reader.cancel();
+    await upstream.stop(true);
   });
 
   test("an abort mid-stream ends the reader and closes the connection", async () => {

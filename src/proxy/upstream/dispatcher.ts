@@ -121,6 +121,12 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
     let quirkRetried = false;
     let rateLimited = false;
     for (let attemptNo = 1; ; attemptNo++) {
+      // An attempt asks after its client only from 25 ms in: a client that left meanwhile gets no
+      // new call (a retry, the next provider), and the provider's slot goes back.
+      if (total > 0 && plan.client.signal.aborted) {
+        provider.breaker.release();
+        throw new ClientGoneError();
+      }
       tally.attempts = ++total;
       provider.requests++;
       const sentAt = performance.now();

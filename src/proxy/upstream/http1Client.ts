@@ -69,7 +69,7 @@ export class Http1Client {
   /** Handed to each exchange: one object for all of them. */
   readonly #hooks: ExchangeHooks<Http1Request, Outgoing> = {
     abandon: (connection, exchange, error) => this.#abandon(connection as Connection, exchange, error),
-    retry: (exchange) => this.#postFresh(exchange.request, exchange.outgoing),
+    retry: (call, outgoing) => this.#postFresh(call, outgoing),
   };
 
   constructor(options: Http1ClientOptions = {}) {
@@ -235,7 +235,7 @@ export class Http1Client {
       connection.socket.terminate();
       return;
     }
-    exchange.gotBytes = true;
+    exchange.answerBegan();
     try {
       let bytes: Buffer | undefined = connection.pending ? Buffer.concat([connection.pending, data]) : data;
       connection.pending = undefined;
@@ -370,7 +370,7 @@ export class Http1Client {
         ? error
         : connectionError(error?.message ?? "the connection closed before the answer was complete", "ECONNRESET");
     // A kept-alive connection the server closed before answering: the call goes once more, on a fresh one.
-    exchange.onFail(failure, connection.reused && !exchange.gotBytes);
+    exchange.onFail(failure, connection.reused);
   }
 
   /** Stops an exchange its caller gave up on: the connection cannot be reused mid-answer. */

@@ -20,8 +20,8 @@ export interface ExchangeCall {
 export interface ExchangeHooks<C extends ExchangeCall, O> {
   /** Gives it up: the connection is cut, the call or its answer fails. */
   abandon(connection: ExchangeConnection, exchange: Http1Exchange<C, O>, error?: Error): void;
-  /** Makes the call again on a fresh connection. */
-  retry(exchange: Http1Exchange<C, O>): Promise<Http1Answer>;
+  /** Makes the call again on a fresh connection: the call, and what was written for it. */
+  retry(call: C, outgoing: O): Promise<Http1Answer>;
 }
 
 /**
@@ -34,8 +34,13 @@ export class Http1Exchange<C extends ExchangeCall, O> implements AnswerFlow {
   chunked?: ChunkedDecoder;
   /** Body bytes still to come under a Content-Length. */
   left = 0;
-  gotBytes = false;
   #answer: Http1Answer | undefined;
+  /**
+   * The call and what was written for it, kept for a retry until the answer's first byte: after
+   * it none can happen, and a streamed answer must not hold a large request body to its end.
+   */
+  #retryCall: C | undefined;
+  #retryOutgoing: O | undefined;
   #settled = false;
   /** The call's abort listener: gives the exchange up. */
   readonly onAbort = () => this.hooks.abandon(this.connection, this, abortError());
@@ -44,15 +49,22 @@ export class Http1Exchange<C extends ExchangeCall, O> implements AnswerFlow {
 
   constructor(
     private readonly connection: ExchangeConnection,
-    /** The call, and what was written for it: kept for a retry. */
-    readonly request: C,
-    readonly outgoing: O,
+    call: C,
+    outgoing: O,
     private readonly resolve: (answer: Http1Answer) => void,
     private readonly reject: (error: Error) => void,
     private readonly hooks: ExchangeHooks<C, O>,
   ) {
-    this.#abort = request.abort;
-    this.#bufferUpTo = request.bufferUpTo;
+    this.#abort = call.abort;
+    this.#bufferUpTo = call.bufferUpTo;
+    this.#retryCall = call;
+    this.#retryOutgoing = outgoing;
+  }
+
+  /** A byte of the answer came: the call can no longer be made again. */
+  answerBegan(): void {
+    this.#retryCall = undefined;
+    this.#retryOutgoing = undefined;
   }
 
   pause(): void {
@@ -85,15 +97,21 @@ export class Http1Exchange<C extends ExchangeCall, O> implements AnswerFlow {
     if (!this.#settled) this.#settle();
   }
 
-  /** The connection failed; `retry` when it failed before any byte of the answer came (a stale kept-alive one). */
-  onFail(error: Error, retry = false): void {
+  /**
+   * The connection failed. `stale`: it was a kept-alive one, which the server may have closed as it
+   * was reused; failing before any byte of the answer came, the call is made once more on a fresh one.
+   */
+  onFail(error: Error, stale = false): void {
     this.#abort.listen(undefined);
+    const call = this.#retryCall;
+    const outgoing = this.#retryOutgoing as O;
+    this.answerBegan();
     if (this.#settled) {
       this.#answer!.fail(error);
       return;
     }
     this.#settled = true;
-    if (retry) this.hooks.retry(this).then(this.resolve, this.reject);
+    if (stale && call) this.hooks.retry(call, outgoing).then(this.resolve, this.reject);
     else this.reject(error);
   }
 
