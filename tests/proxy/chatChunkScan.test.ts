@@ -41,4 +41,33 @@ describe("chatChunkNeedsParse", () => {
     expect(chatChunkNeedsParse(delta('say "usage'))).toBe(true);
     expect(chatChunkNeedsParse('{"choices":[{"delta":{"content":"usage"}}]}')).toBe(true);
   });
+
+  test("never relays as text a chunk whose parse holds a usage, a finish_reason or an error (generated chunks)", () => {
+    let seed = 7;
+    const pick = <T>(items: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return items[seed % items.length]!;
+    };
+    const values = [null, "stop", "", 0, {}, { prompt_tokens: 1 }, [], "null", 'say "usage"'];
+    const keys = ["usage", "finish_reason", "error", "type", "content", "delta", "note"];
+    const carries = (value: unknown): boolean => {
+      if (Array.isArray(value)) return value.some(carries);
+      if (typeof value !== "object" || value === null) return false;
+      return Object.entries(value).some(
+        ([key, inner]) =>
+          ((key === "usage" || key === "finish_reason") && inner !== null) ||
+          key === "error" ||
+          (key === "type" && (inner === "error" || inner === "response.failed")) ||
+          carries(inner),
+      );
+    };
+    for (let i = 0; i < 20_000; i++) {
+      const choice: Record<string, unknown> = { index: 0 };
+      for (let k = 0; k < 3; k++) choice[pick(keys)] = pick(values);
+      const chunk: Record<string, unknown> = { id: "c", choices: [choice] };
+      chunk[pick(keys)] = pick([...values, "response.failed", "error"]);
+      const text = JSON.stringify(chunk, null, pick([0, 1, "\t", " \n"]));
+      if (!chatChunkNeedsParse(text)) expect(carries(JSON.parse(text))).toBe(false);
+    }
+  });
 });
