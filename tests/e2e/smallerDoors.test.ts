@@ -6,6 +6,7 @@ import { runAgentd, spawnAgentd, stopChild } from "../support/binary.ts";
 import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import { waitFor } from "../support/waitFor.ts";
 import { type DaemonProcess, startDaemon } from "./support/daemonProcess.ts";
+import { startScriptedUpstream } from "../support/scriptedUpstream.ts";
 
 /** The smaller doors of issue 13, each against the compiled binary: tokens, binds, connections, PTY cap, files, output. */
 
@@ -145,6 +146,47 @@ function workerChildren(workerPid: number): number {
   const out = Bun.spawnSync(["ps", "-o", "pid=", "--ppid", String(workerPid)]).stdout.toString();
   return out.split("\n").filter((line) => line.trim()).length;
 }
+
+describe("a model call longer than the idle timeout", () => {
+  test("is not cut while it works, and the connection's idle timeout comes back once it answered", async () => {
+    const upstream = startScriptedUpstream();
+    try {
+      daemon = await startDaemon({
+        dataDir: makeTempDir("agentd-idle-"),
+        config: { server: { idle_timeout_s: 1 }, providers: [{ name: "slow", base_url: upstream.url }] },
+      });
+      // Silent for 2.5 idle timeouts, then the answer ("ok").
+      upstream.enqueue({ kind: "stall_before_first_byte", ms: 2_500 });
+      const socket = connect(Number(new URL(daemon.url).port), "127.0.0.1");
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk.toString();
+      });
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      const body = JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      );
+      await waitFor("the answer", () => received.includes('"content":"ok"'), { timeoutMs: 15_000 });
+      expect(received.startsWith("HTTP/1.1 200")).toBe(true);
+      // Kept alive and silent afterwards: agentd closes it after its idle timeout.
+      await closed;
+      // A stream silent for longer than the idle timeout between its events runs to its end too.
+      upstream.enqueue({ kind: "text", chunks: ["first ", "second"], chunkDelayMs: 1_500 });
+      const streamed = await fetch(`${daemon.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-test", stream: true, messages: [{ role: "user", content: "hi" }] }),
+      });
+      const text = await streamed.text();
+      expect(text).toContain('"second"');
+      expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
 
 describe("PTY cap", () => {
   test("1,000 concurrent opens never run more than max_sessions; the rest get a clear error", async () => {
