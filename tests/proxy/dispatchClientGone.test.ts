@@ -8,8 +8,8 @@ import type { ProviderRuntime } from "../../src/proxy/upstream/providerRuntime.t
 // attempt, so a client that left gets no retry and no failover call.
 
 const servers: Server<undefined>[] = [];
-afterEach(() => {
-  for (const server of servers.splice(0)) void server.stop(true);
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.stop(true);
 });
 
 function upstream(answer: () => Response | Promise<Response>): { port: number; hits: () => number } {
@@ -35,7 +35,9 @@ function provider(name: string, port: number) {
     held: 0,
     state: () => "closed",
     tryAcquire: () => ++breaker.held > 0,
-    release: () => void breaker.held--,
+    release: () => {
+      breaker.held--;
+    },
     onSuccess() {},
   };
   const runtime = {
@@ -63,7 +65,9 @@ function settings(failures: string[]): DispatchSettings {
     maxTotalAttempts: 5,
     clientRetryAfterCapMs: 1_000,
     onQuirk() {},
-    onFailure: (p, failure) => void failures.push(`${p.name}:${failure.kind}`),
+    onFailure: (p, failure) => {
+      failures.push(`${p.name}:${failure.kind}`);
+    },
   };
 }
 
