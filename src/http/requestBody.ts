@@ -22,7 +22,7 @@ export function withinDeadline<T, R>(reading: Promise<T>, deadlineMs = BODY_DEAD
     reading.then(
       (value) => {
         clearTimeout(timer);
-        // Refused already: a body that comes after is not parsed for nobody.
+        // Refused already: nobody waits for a body that comes after, so it is not parsed.
         if (late) return;
         if (!andThen) resolve(value);
         else

@@ -63,8 +63,7 @@ export class Http1Exchange<C extends ExchangeCall, O> implements AnswerFlow {
 
   /** A byte of the answer came: the call can no longer be made again. */
   answerBegan(): void {
-    this.#retryCall = undefined;
-    this.#retryOutgoing = undefined;
+    this.#forgetCall();
   }
 
   pause(): void {
@@ -105,7 +104,7 @@ export class Http1Exchange<C extends ExchangeCall, O> implements AnswerFlow {
     this.#abort.listen(undefined);
     const call = this.#retryCall;
     const outgoing = this.#retryOutgoing as O;
-    this.answerBegan();
+    this.#forgetCall();
     if (this.#settled) {
       this.#answer!.fail(error);
       return;
@@ -113,6 +112,11 @@ export class Http1Exchange<C extends ExchangeCall, O> implements AnswerFlow {
     this.#settled = true;
     if (stale && call) this.hooks.retry(call, outgoing).then(this.resolve, this.reject);
     else this.reject(error);
+  }
+
+  #forgetCall(): void {
+    this.#retryCall = undefined;
+    this.#retryOutgoing = undefined;
   }
 
   #settle(): void {

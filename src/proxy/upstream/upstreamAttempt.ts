@@ -18,7 +18,7 @@ export interface AttemptTimeouts {
 const http1Client = new Http1Client();
 /**
  * How long into a call it starts following its client. Asking a Bun request for its signal makes
- * one, and listening on it cost an instant call about 5 % more CPU (bench/compare.ts, c=32): a
+ * one, and listening on it cost an instant call 3-5 % more CPU (bench/compare.ts, c=32): a
  * call that ends sooner never asks. A client that left before is seen then all the same.
  */
 const WATCH_CLIENT_AFTER_MS = 25;
