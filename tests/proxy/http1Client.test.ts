@@ -215,7 +215,9 @@ describe("agentd's HTTP/1.1 client", () => {
     for (const reader of readers) expect(Buffer.from((await reader.read()).value!).toString()).toBe("first");
     Bun.gc(true);
     // Held to the answers' end, the bodies (and the requests written from them) would be 80 MiB.
-    expect(process.memoryUsage().heapUsed - before).toBeLessThan(2 * bodyBytes);
+    // The bound leaves room for a few held by a stray reference (the loop's last `body`, a stack
+    // slot the collector reads conservatively): that is not the leak this guards against.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(6 * bodyBytes);
     for (const reader of readers) await reader.cancel();
     await upstream.stop(true);
   });
