@@ -25,10 +25,9 @@ function carriesToken(request: Request, token: string | undefined): boolean {
  * Wraps the app's fetch with the connection rules Bun.serve lacks. Idle connections close after
  * `idleTimeoutS` (Bun.serve's idleTimeout; a connection that never sends its headers closes after
  * uWS's own 10 s). A request in progress is exempt while its handler works (a model call may take
- * minutes: Bun does not time it out) and while a stream (SSE) is open; the timeout comes back when
- * the stream ends (told by the stream's maker when it can: streamEnd.ts). A client address holding
- * more than `maxPerClient` connections gets 503 and `Connection: close`, fast, so one client cannot
- * take every descriptor.
+ * minutes) and while a stream (SSE) is open; the timeout comes back when the answer is handed over
+ * or the stream ends (told by the stream's maker when it can: streamEnd.ts). A client address holding more than `maxPerClient` connections gets 503 and
+ * `Connection: close`, fast, so one client cannot take every descriptor.
  */
 export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fetch {
   return (request, server) => {
@@ -47,24 +46,21 @@ export function withConnectionLimits(fetch: Fetch, limits: ConnectionLimits): Fe
       );
       return Response.json(errorBody(error), { status: error.status, headers: { connection: "close", "retry-after": "1" } });
     }
+    server.timeout(request, 0);
     // Not an async function: one promise step less on every request.
     const answer = fetch(request, server);
-    return answer instanceof Promise
-      ? answer.then((response) => handedOver(response, request, server, limits.idleTimeoutS))
-      : handedOver(answer, request, server, limits.idleTimeoutS);
+    const restore = () => server.timeout(request, limits.idleTimeoutS);
+    return answer instanceof Promise ? answer.then((response) => handedOver(response, restore)) : handedOver(answer, restore);
   };
 }
 
-/**
- * A stream (SSE) pauses its connection's idle timeout until it ends: a model may be silent between
- * events for longer. A request whose handler still works needs no pause (Bun does not time it out
- * then: tests/e2e/smallerDoors.test.ts), so a plain answer costs no timeout call at all.
- */
-function handedOver(response: Response, request: Request, server: Server<undefined>, idleTimeoutS: number): Response {
+/** The idle timeout comes back once the answer is handed over, or when its stream (SSE) ends. */
+function handedOver(response: Response, restore: () => void): Response {
   // The type first: asking a plain answer for its body would make a stream of it for nothing.
-  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream") || !response.body) return response;
-  server.timeout(request, 0);
-  const restore = () => server.timeout(request, idleTimeoutS);
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream") || !response.body) {
+    restore();
+    return response;
+  }
   if (whenStreamEnds(response.body, restore)) return response;
   const body = response.body.pipeThrough(new TransformStream({ flush: restore }));
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });

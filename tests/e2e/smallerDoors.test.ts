@@ -155,7 +155,8 @@ describe("a model call longer than the idle timeout", () => {
         dataDir: makeTempDir("agentd-idle-"),
         config: { server: { idle_timeout_s: 1 }, providers: [{ name: "slow", base_url: upstream.url }] },
       });
-      // Silent for 2.5 idle timeouts, then the answer ("ok").
+      // Silent for 2.5 s, longer than the 1 s idle timeout, then the answer ("ok"). (Bun checks its
+      // timeouts every 4 s: tests/http/connectionLimits.test.ts outlasts a check for each kind of request.)
       upstream.enqueue({ kind: "stall_before_first_byte", ms: 2_500 });
       const socket = connect(Number(new URL(daemon.url).port), "127.0.0.1");
       const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
