@@ -45,7 +45,7 @@ describe("chatChunkNeedsParse", () => {
   test("never relays as text a chunk whose parse holds a usage, a finish_reason or an error (generated chunks)", () => {
     let seed = 7;
     const pick = <T>(items: readonly T[]): T => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
       return items[seed % items.length]!;
     };
     const values = [null, "stop", "", 0, {}, { prompt_tokens: 1 }, [], "null", 'say "usage"'];
