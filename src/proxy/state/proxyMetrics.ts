@@ -21,8 +21,7 @@ interface Series {
   providerName: string;
   /** The model as labelled: "other" past the series cap. */
   model: string;
-  /** `provider, model` with the route and status, by `route status`. */
-  /** By route template, then status. */
+  /** `provider, model` with the route and status: by route template, then status. */
   responses: Map<string, Map<number, Labels>>;
   /** `provider, model`, built at this series' first answer to a request that offered tools. */
   toolLabels?: Labels;
