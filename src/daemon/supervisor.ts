@@ -118,7 +118,7 @@ async function supervise(
   let config = initialConfig;
   const opened = await openSupervisorState(options, config, dataDir, hardening, privileges);
   if ("exitCode" in opened) return opened.exitCode;
-  const { db, writeLine, account, token, monitorToken } = opened;
+  const { db, writeLines, account, token, monitorToken } = opened;
 
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
@@ -186,8 +186,8 @@ async function supervise(
   let port = options.port;
   let listening: { url: string; pid: number } | undefined;
   let startReleaseScheduled = false;
-  const onWorkerLine = (pid: number) => (line: string) => {
-    writeLine(line);
+  const lineDecoder = new TextDecoder();
+  const onWorkerLine = (pid: number, line: string) => {
     // Only one event matters here: the others are not parsed.
     const record = peekEventName(line) === "http.listening" ? parseLogLine(line) : undefined;
     if (record && typeof record.port === "number") {
@@ -201,6 +201,17 @@ async function supervise(
       }
     }
     watchdog.ingestLine(line);
+  };
+  // The lines go out as they came; the watchdog reads them one by one, decoded once per read.
+  const onWorkerLines = (pid: number) => (block: Uint8Array) => {
+    writeLines(block);
+    const text = lineDecoder.decode(block);
+    for (let start = 0; start < text.length; ) {
+      const end = text.indexOf("\n", start);
+      const stop = end < 0 ? text.length : end;
+      onWorkerLine(pid, text.slice(start, stop));
+      start = stop + 1;
+    }
   };
   // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more. The
   // monitor started a split worker's commands itself: it ends exactly those, not what a file in the
@@ -256,7 +267,7 @@ async function supervise(
       restarts,
       hardening.operatorUmask,
       privateTmp,
-      onWorkerLine,
+      onWorkerLines,
       monitor && account ? { monitor, account } : undefined,
       "problem" in privileges.split && privileges.identity.mode === "command_user" ? privileges.split.problem : undefined,
     );

@@ -22,7 +22,8 @@ export interface Privileges {
 /** What the supervisor holds before its first worker starts. */
 export interface SupervisorState {
   db: Database;
-  writeLine: (line: string) => void;
+  /** Whole JSON lines as bytes, each ended by LF, for stdout and the log file. */
+  writeLines: (block: Uint8Array) => void;
   /** The service user the worker runs as, when agentd split itself. */
   account?: WorkerAccount;
   /** Required of API callers (the watchdog's probes send it). */
@@ -87,7 +88,7 @@ export async function openSupervisorState(
     const monitorToken = account ? ensureApiToken(dataDir, account).token : undefined;
     return {
       db,
-      writeLine: logOutput.write,
+      writeLines: logOutput.writeBlock,
       ...(account ? { account } : {}),
       ...(token ? { token } : {}),
       ...(monitorToken ? { monitorToken } : {}),

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { dirname } from "node:path";
-import { createLogger, formatLogLine, readLines } from "../core/log/index.ts";
+import { createLogger, formatLogLine, readLineBlocks, readLines } from "../core/log/index.ts";
 import {
   CHILD_TMPDIR_ENV,
   OPERATOR_UMASK_ENV,
@@ -25,7 +25,8 @@ export function spawnWorker(
   restarts: number,
   operatorUmask: number,
   privateTmp: string,
-  onLine: (pid: number) => (line: string) => void,
+  /** Takes the worker's whole lines as bytes, each ended by LF (readLineBlocks). */
+  onLines: (pid: number) => (block: Uint8Array) => void,
   split: { monitor: CommandMonitor; account: WorkerAccount } | undefined,
   /** Started as root without the split: why the worker stays root, for /health and the page. */
   rootWorkerReason: string | undefined,
@@ -71,15 +72,17 @@ export function spawnWorker(
       },
     }),
   );
-  const writeLine = onLine(worker.pid);
+  const takeLines = onLines(worker.pid);
   const readFailed = (stream: string) => (error: unknown) => log.error("worker.pipe_error", { pid: worker.pid, stream, error });
-  readLines(worker.stdout, writeLine, { onError: readFailed("stdout") }).catch(readFailed("stdout"));
+  readLineBlocks(worker.stdout, takeLines, { onError: readFailed("stdout") }).catch(readFailed("stdout"));
   // Anything the worker writes to stderr (a crash before its logger exists) still lands in the log.
   readLines(
     worker.stderr,
     (line) =>
-      writeLine(
-        formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line }),
+      takeLines(
+        Buffer.from(
+          `${formatLogLine({ ts: new Date().toISOString(), level: "error", component: "worker", event: "worker.stderr", pid: worker.pid, line })}\n`,
+        ),
       ),
     { onError: readFailed("stderr") },
   ).catch(readFailed("stderr"));

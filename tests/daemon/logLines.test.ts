@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { createLogger, parseLogLine, readLines, setLogLevel, setLogSink } from "../../src/core/log/index.ts";
+import { createLogger, parseLogLine, readLineBlocks, readLines, setLogLevel, setLogSink } from "../../src/core/log/index.ts";
 
 // The worker's JSON lines, and the supervisor reading them from the pipe.
 const lines: string[] = [];
@@ -54,6 +54,47 @@ describe("readLines", () => {
   test("a line that never ends is cut at the limit", async () => {
     const out = await collect(["x".repeat(40), "x".repeat(40), "tail\n"], 64);
     expect(out).toEqual(["x".repeat(80), "tail"]);
+  });
+});
+
+async function blocks(chunks: (string | Uint8Array)[], maxLineBytes?: number): Promise<string[]> {
+  const out: string[] = [];
+  await readLineBlocks(streamOf(chunks), (block) => out.push(new TextDecoder().decode(block)), { maxLineBytes });
+  return out;
+}
+
+describe("readLineBlocks", () => {
+  test("each read's whole lines as one block of bytes; a line begun in one read ends in a later one's block", async () => {
+    expect(await blocks(['{"a":1}\n{"b"', ":2}\n{", '"c":3', "}\n"])).toEqual(['{"a":1}\n', '{"b":2}\n', '{"c":3}\n']);
+  });
+
+  test("the bytes are the read's own: a multi-byte character split between reads is whole in its block", async () => {
+    const bytes = new TextEncoder().encode("é→ok\nnext\n");
+    const seen: Uint8Array[] = [];
+    await readLineBlocks(streamOf([bytes.slice(0, 1), bytes.slice(1, 3), bytes.slice(3)]), (block) => seen.push(block));
+    expect(seen.map((b) => new TextDecoder().decode(b))).toEqual(["é→ok\nnext\n"]);
+    expect(Buffer.concat(seen)).toEqual(Buffer.from(bytes));
+  });
+
+  test("a last line without its LF gets one; a line that never ends is cut at the limit", async () => {
+    expect(await blocks(["a\nb"])).toEqual(["a\n", "b\n"]);
+    expect(await blocks(["x".repeat(40), "x".repeat(40), "tail\n"], 64)).toEqual([`${"x".repeat(80)}\n`, "tail\n"]);
+  });
+
+  test("a handler that throws is reported and reading goes on", async () => {
+    const seen: string[] = [];
+    const errors: unknown[] = [];
+    await readLineBlocks(
+      streamOf(["a\n", "bad\n", "b\n"]),
+      (block) => {
+        const text = new TextDecoder().decode(block);
+        if (text === "bad\n") throw new Error("disk full");
+        seen.push(text);
+      },
+      { onError: (error) => errors.push(error) },
+    );
+    expect(seen).toEqual(["a\n", "b\n"]);
+    expect(errors).toHaveLength(1);
   });
 });
 

@@ -33,3 +33,56 @@ export async function readLines(
   pending += decoder.decode();
   if (pending) emit(pending);
 }
+
+/**
+ * Calls onBlock with the whole lines of each read of a byte stream (a child's stdout) as bytes,
+ * each line ended by LF, the way they came: a reader that keeps them (a log file) writes them
+ * without decoding and encoding them again, and one that reads them decodes a block at once. A line
+ * longer than maxLineBytes is cut there, and a last line without its LF gets one at the end.
+ * Handlers that throw are reported to onError as readLines' are.
+ */
+export async function readLineBlocks(
+  stream: ReadableStream<Uint8Array>,
+  onBlock: (block: Uint8Array) => void,
+  options: { maxLineBytes?: number; onError?: (error: unknown) => void } = {},
+): Promise<void> {
+  const maxLineBytes = options.maxLineBytes ?? 1 << 20;
+  const emit = (block: Uint8Array) => {
+    try {
+      onBlock(block);
+    } catch (error) {
+      if (!options.onError) throw error;
+      options.onError(error);
+    }
+  };
+  // A line begun in earlier reads, not yet ended.
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of stream) {
+    const last = chunk.lastIndexOf(LF);
+    if (last < 0) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+    } else {
+      const lines = chunk.subarray(0, last + 1);
+      emit(pendingBytes === 0 ? lines : Buffer.concat([...pending, lines]));
+      // Copied: the rest is small (one line's start), and the read's buffer can then go.
+      const rest = chunk.subarray(last + 1);
+      pending = rest.length > 0 ? [rest.slice()] : [];
+      pendingBytes = rest.length;
+    }
+    if (pendingBytes > maxLineBytes) {
+      emit(ended(pending));
+      pending = [];
+      pendingBytes = 0;
+    }
+  }
+  if (pendingBytes > 0) emit(ended(pending));
+}
+
+const LF = 0x0a;
+const NEWLINE = new Uint8Array([LF]);
+
+function ended(pieces: Uint8Array[]): Uint8Array {
+  return Buffer.concat([...pieces, NEWLINE]);
+}

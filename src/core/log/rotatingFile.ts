@@ -20,6 +20,7 @@ export interface RotatingFileOptions {
 }
 
 const TAIL_SCAN_BYTES = 64 * 1024;
+const LF = 0x0a;
 
 /** Append-only log file that rotates by size: agentd.log → agentd.log.1 → … → agentd.log.<keep>. */
 export class RotatingFile {
@@ -35,34 +36,40 @@ export class RotatingFile {
 
   /** Several lines in as few appends as rotation allows: one, unless the file fills up between them. */
   writeLines(lines: readonly string[]): void {
-    // Nearly always the whole batch fits before the limit: one size for it, not one per line.
     let all = "";
     for (const line of lines) all += line.endsWith("\n") ? line : `${line}\n`;
-    if (all === "") return;
-    const allBytes = Buffer.byteLength(all);
-    if (this.#size + allBytes <= this.options.maxBytes) {
-      this.#append(all, allBytes);
-      return;
-    }
-    let chunk = "";
-    let chunkBytes = 0;
-    for (const line of lines) {
-      const data = line.endsWith("\n") ? line : `${line}\n`;
-      const bytes = Buffer.byteLength(data);
-      const size = this.#size + chunkBytes;
-      if (size > 0 && size + bytes > this.options.maxBytes) {
-        if (chunk) this.#append(chunk, chunkBytes);
-        chunk = "";
-        chunkBytes = 0;
-        this.#rotate();
-      }
-      chunk += data;
-      chunkBytes += bytes;
-    }
-    if (chunk) this.#append(chunk, chunkBytes);
+    this.append(Buffer.from(all));
   }
 
-  #append(data: string, bytes: number): void {
+  /**
+   * Whole lines, each ended by LF, as bytes: one append when they fit under the size limit (nearly
+   * always: one size for the batch, not one per line); else line by line, rotating before the line
+   * that would take the file over it.
+   */
+  append(data: Uint8Array): void {
+    if (data.length === 0) return;
+    const { maxBytes } = this.options;
+    if (this.#size + data.length <= maxBytes) {
+      this.#append(data);
+      return;
+    }
+    // Lines from `start` are not written yet.
+    let start = 0;
+    for (let at = 0; at < data.length; ) {
+      const newline = data.indexOf(LF, at);
+      const end = newline < 0 ? data.length : newline + 1;
+      const size = this.#size + (at - start);
+      if (size > 0 && size + (end - at) > maxBytes) {
+        if (at > start) this.#append(data.subarray(start, at));
+        start = at;
+        this.#rotate();
+      }
+      at = end;
+    }
+    if (start < data.length) this.#append(data.subarray(start));
+  }
+
+  #append(data: Uint8Array): void {
     try {
       appendFileSync(this.options.path, data);
     } catch (error) {
@@ -74,7 +81,7 @@ export class RotatingFile {
       }
       throw error;
     }
-    this.#size += bytes;
+    this.#size += data.length;
   }
 
   #rotate(): void {
@@ -103,7 +110,7 @@ function cutTornTail(path: string): number {
     while (end > 0) {
       const start = Math.max(0, end - TAIL_SCAN_BYTES);
       readSync(fd, window, 0, end - start, start);
-      const newline = window.subarray(0, end - start).lastIndexOf(0x0a);
+      const newline = window.subarray(0, end - start).lastIndexOf(LF);
       if (newline >= 0) {
         end = start + newline + 1;
         break;
