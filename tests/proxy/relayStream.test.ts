@@ -24,18 +24,14 @@ function upstreamReads(reads: string[], then: "close" | "hang" = "close"): Respo
   );
 }
 
-function committedOver(
-  reads: string[],
-  then: "close" | "hang" = "close",
-  relayAsIs?: (data: string) => boolean,
-): Promise<Extract<Committed, { kind: "stream" }>> {
-  return committedFrom(upstreamReads(reads, then), relayAsIs);
+function committedOver(reads: string[], then: "close" | "hang" = "close"): Promise<Extract<Committed, { kind: "stream" }>> {
+  return committedFrom(upstreamReads(reads, then));
 }
 
 /** The upstream answer committed as the dispatcher commits a stream: its first event read. */
-async function committedFrom(response: Response, relayAsIs?: (data: string) => boolean): Promise<Extract<Committed, { kind: "stream" }>> {
-  const attempt = new UpstreamAttempt(new AbortController(), timeouts, true, relayAsIs);
-  const first = (await attempt.firstEvent(response))!;
+async function committedFrom(response: Response): Promise<Extract<Committed, { kind: "stream" }>> {
+  const attempt = new UpstreamAttempt(new AbortController(), timeouts);
+  const first = (await attempt.nextEvent(response))!;
   const firstData = first.data === "[DONE]" ? "[DONE]" : (JSON.parse(first.data) as Record<string, unknown>);
   const committed = {
     kind: "stream",
@@ -123,13 +119,12 @@ describe("relayStream", () => {
     expect(cancelledEnds).toBe(1);
   });
 
-  test("events a shape relays as they came are not parsed: a read's run of them goes on as its bytes, the rest in order, batched per read", async () => {
-    const skip = (data: string) => data.includes("skip");
-    const committed = await committedOver(
-      ['data: {"n":1}\n\n', 'data: {"skip":2}\n\ndata: {"n":3}\n\ndata: {"skip":4}\n\n', 'data: {"skip":5}\n\ndata: [DONE]\n\n'],
-      "close",
-      skip,
-    );
+  test("a shape's passthrough relays events as text: only the ones it declines are parsed, in order and batched per read", async () => {
+    const committed = await committedOver([
+      'data: {"n":1}\n\n',
+      'data: {"skip":2}\n\ndata: {"n":3}\n\ndata: {"skip":4}\n\n',
+      'data: {"skip":5}\n\ndata: [DONE]\n\n',
+    ]);
     const parsed: unknown[] = [];
     const shape: RelayShape = {
       opening: () => "",
@@ -137,25 +132,24 @@ describe("relayStream", () => {
         parsed.push(data);
         return { frames: `[${event.data}]`, end: data === "[DONE]" };
       },
-      relaysAsIs: skip,
+      passthrough: (event) => (event.data.includes("skip") ? `<${event.data}>` : undefined),
       endedEarly: () => "",
       failed: () => "",
       done: () => {},
     };
     const writes: string[] = [];
     for await (const chunk of relayStream(committed, shape, () => {})) writes.push(new TextDecoder().decode(chunk));
-    expect(writes).toEqual(['[{"n":1}]', 'data: {"skip":2}\n\n[{"n":3}]data: {"skip":4}\n\n', 'data: {"skip":5}\n\n[[DONE]]']);
+    expect(writes).toEqual(['[{"n":1}]', '<{"skip":2}>[{"n":3}]<{"skip":4}>', '<{"skip":5}>[[DONE]]']);
     expect(parsed).toEqual([{ n: 1 }, { n: 3 }, "[DONE]"]);
   });
 
-  test("an event the shape does not relay as it came is still checked: a bad one after relayed ones fails the stream", async () => {
-    const skip = (data: string) => data.includes("skip");
-    const committed = await committedOver(['data: {"n":1}\n\n', 'data: {"skip":2}\n\ndata: {nope\n\n'], "close", skip);
+  test("an event the passthrough declines is still checked: a bad one after relayed ones fails the stream", async () => {
+    const committed = await committedOver(['data: {"n":1}\n\n', 'data: {"skip":2}\n\ndata: {nope\n\n']);
     let outcome: string | undefined;
     const shape: RelayShape = {
       opening: () => "",
       event: (event) => ({ frames: `[${event.data}]`, end: false }),
-      relaysAsIs: skip,
+      passthrough: (event) => (event.data.includes("skip") ? `<${event.data}>` : undefined),
       endedEarly: () => "[ended]",
       failed: (f) => `[failed ${f.kind}]`,
       done: (o) => {
@@ -164,7 +158,7 @@ describe("relayStream", () => {
     };
     const writes: string[] = [];
     for await (const chunk of relayStream(committed, shape, () => {})) writes.push(new TextDecoder().decode(chunk));
-    expect(writes).toEqual(['[{"n":1}]', 'data: {"skip":2}\n\n[failed malformed]']);
+    expect(writes).toEqual(['[{"n":1}]', '<{"skip":2}>[failed malformed]']);
     expect(outcome).toBe("error");
   });
 

@@ -12,7 +12,7 @@ import { agentdHeaders, readJsonObject } from "./requestBody.ts";
 import { responseToChatCompletion } from "../translate/responseToChatCompletion.ts";
 import { ResponsesStreamToChat } from "../translate/responsesStreamToChatChunks.ts";
 import { ToolCallTextChunks, toolCallTextInCompletion } from "../translate/toolCallTextChunks.ts";
-import { mayRewriteToolCallText, toolCallTextPlan, type ToolCallTextPlan } from "../translate/toolCallTextSetup.ts";
+import { toolCallTextPlan, type ToolCallTextPlan } from "../translate/toolCallTextSetup.ts";
 import { reportToolCallText } from "./toolCallTextReport.ts";
 import { assertChatToolNames } from "../translate/toolNames.ts";
 import { anthropicToChatCompletion } from "../translate/anthropicToChatAnswer.ts";
@@ -40,10 +40,8 @@ export async function handleChatCompletions(c: Context, core: ProxyCore): Promis
   assertChatToolNames(body.tools);
   const stream = body.stream === true;
   const { routes, payloads } = plan(core.routes(model, WIRES.any), body, raw);
-  // A chat upstream's chunks go on as they came unless tool calls written as text may be rewritten.
-  const relayAsIs = stream && !routes.some((r) => mayRewriteToolCallText(r.provider.config, body.tools)) ? relaysAsIs : undefined;
   const committed = await core.dispatch(
-    { routes, stream, payloads, clientHeaders: c.req.raw.headers, client: c.req.raw, route: "/v1/chat/completions", relayAsIs },
+    { routes, stream, payloads, clientHeaders: c.req.raw.headers, client: c.req.raw, route: "/v1/chat/completions" },
     model,
     t0,
   );
@@ -185,7 +183,7 @@ export function chatShape(
       return { frames: `data: ${event.data}\n\n`, end: false };
     },
     // The tool-call text rewriter reads every content delta; without it only some chunks are parsed.
-    relaysAsIs: rewriter ? undefined : relaysAsIs,
+    passthrough: rewriter ? undefined : (event) => (chatChunkNeedsParse(event.data) ? undefined : `data: ${event.data}\n\n`),
     endedEarly() {
       if (!finished) throw upstreamCutShort();
       return `${rewriter ? frameChunks(rewriter.end()) : ""}data: [DONE]\n\n`;
@@ -222,11 +220,6 @@ function fromResponsesShape(
     failed: errorFrames,
     done: (outcome) => record(core, committed, model, t0, outcome, ttftMs, translator.usage()),
   };
-}
-
-/** A chat chunk a passthrough relays as it came: one carrying no usage, finish_reason or error. */
-function relaysAsIs(data: string): boolean {
-  return !chatChunkNeedsParse(data);
 }
 
 /** After bytes reached the client a failure is an error chunk then [DONE]: never a silent 200. */

@@ -39,15 +39,10 @@ export class ToolCallReport implements UnparsedSink {
  * or the request declared no tools (a call is only ever made for a declared tool).
  */
 export function toolCallTextPlan(provider: ProviderConfig, model: string, declared: unknown): ToolCallTextPlan | undefined {
-  if (!mayRewriteToolCallText(provider, declared)) return undefined;
+  if (provider.tool_call_text === "off") return undefined;
   const tools = declaredTools(declared);
   if (tools.size === 0) return undefined;
   return { formats: formatSet(familyFor(provider.tool_call_format, model)), tools, report: new ToolCallReport() };
-}
-
-/** False when no plan can come of a request to this provider (toolCallTextPlan's quick test, made before dispatch). */
-export function mayRewriteToolCallText(provider: ProviderConfig, declared: unknown): boolean {
-  return provider.tool_call_text !== "off" && Array.isArray(declared) && declared.length > 0;
 }
 
 function familyFor(setting: ProviderConfig["tool_call_format"], model: string): string {

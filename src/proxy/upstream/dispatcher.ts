@@ -52,11 +52,6 @@ export interface DispatchPlan {
   client: ClientSide;
   /** The route template the request came in on, for /metrics and traces. */
   route?: string;
-  /**
-   * For a stream from a chat upstream whose relay passes such events' data on as it came (a chat
-   * passthrough): runs of them are relayed as the bytes they came in (UpstreamAttempt).
-   */
-  relayAsIs?: (data: string) => boolean;
 }
 
 interface CommittedBase {
@@ -135,8 +130,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
       tally.attempts = ++total;
       provider.requests++;
       const sentAt = performance.now();
-      const relayAsIs = plan.stream && provider.config.wire === "chat" ? plan.relayAsIs : undefined;
-      const attempt = new UpstreamAttempt(plan.client, provider.timeouts, settings.ownClient ?? true, relayAsIs);
+      const attempt = new UpstreamAttempt(plan.client, provider.timeouts, settings.ownClient ?? true);
       const payload = payloadFor(plan, provider, route.upstreamModel);
       try {
         const committed = await runAttempt(plan, provider, attempt, payload, route.upstreamModel, sentAt);
@@ -270,7 +264,7 @@ async function runAttempt(
     const body = parseUpstreamJson(text, response.status, plan.endpoint?.field ?? ANSWER_FIELD[wire], plan.endpoint?.scalar === true);
     return { provider, wire, upstreamModel, attempt, response, sentAt, attempts: 0, dropped, kind: "json", text, body };
   }
-  const first = await attempt.firstEvent(response);
+  const first = await attempt.nextEvent(response);
   if (first === undefined)
     throw new UpstreamFailure("malformed", "the upstream stream ended before its first event", { status: response.status });
   const firstData = parseStreamData(first, response.status);

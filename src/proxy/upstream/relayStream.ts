@@ -16,11 +16,10 @@ export interface RelayShape {
    */
   event(event: EventSourceMessage, data: Record<string, unknown> | "[DONE]"): { frames: string; end: boolean; cut?: boolean };
   /**
-   * True for an event whose data goes on as it came, framed `data: ${data}` with nothing parsed; false
-   * when it must be parsed (and go to `event`). A passthrough skips JSON.parse on the events that
-   * carry nothing it reads, and a run of them in one read goes on as the bytes it came in.
+   * The frames for an event relayed from its text alone, or undefined when its data must be parsed
+   * (and go to `event`): a passthrough skips JSON.parse on the events that carry nothing it reads.
    */
-  relaysAsIs?(data: string): boolean;
+  passthrough?(event: EventSourceMessage): string | undefined;
   /** Closing frames when the upstream ended without its end marker but had finished its answer; throws when it had not. */
   endedEarly(): string;
   /** Error frames after a failure once the client already got bytes: never a silent 200. */
@@ -46,7 +45,6 @@ export function relayStream(
     event: committed.first,
     data: committed.firstData,
   };
-  const relaysAsIs = shape.relaysAsIs;
   let started = false;
   let finished = false;
   let ended = () => {};
@@ -64,8 +62,6 @@ export function relayStream(
       started = true;
       // Frames built but not yet written: on a failure they go out before the error frames.
       let frames = "";
-      // Written since the last flush: a run of events passed on as its bytes, ahead of `frames`.
-      let unflushed: number | Promise<number> | undefined;
       try {
         frames = shape.opening();
         for (;;) {
@@ -85,14 +81,9 @@ export function relayStream(
               finish("ok");
               return;
             }
-            if (event instanceof Uint8Array) {
-              // Runs come only to a relay that asked for them (DispatchPlan.relayAsIs).
-              if (!relaysAsIs) throw new TypeError("Cannot relay a run of events as their bytes: this stream's shape reads every event");
-              // What came before the run goes before it.
-              if (frames) controller.write(frames);
-              frames = "";
-              unflushed = controller.write(event);
-            } else if (relaysAsIs?.(event.data)) frames += `data: ${event.data}\n\n`;
+            // An event relayed as its text goes straight into the frames: no result object per event.
+            const text = shape.passthrough?.(event);
+            if (text !== undefined) frames += text;
             else out = shape.event(event, parseStreamData(event, response.status));
           }
           if (out) frames += out.frames;
@@ -105,10 +96,9 @@ export function relayStream(
             return;
           }
           // Events already read in the same upstream chunk go out in one write, not one each.
-          if ((frames || unflushed !== undefined) && !attempt.hasBufferedEvent()) {
-            const written = frames ? controller.write(frames) : unflushed;
+          if (frames && !attempt.hasBufferedEvent()) {
+            const written = controller.write(frames);
             frames = "";
-            unflushed = undefined;
             // A promise: the client has not taken what was written yet; read on once it has.
             if (written instanceof Promise) await written;
             else controller.flush();

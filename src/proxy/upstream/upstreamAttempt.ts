@@ -1,7 +1,6 @@
 import { type ClientSide, ClientGoneError } from "./clientGone.ts";
 import { parseRetryAfter } from "./retryPolicy.ts";
 import { SseDecoder, SseOverflowError, type EventSourceMessage } from "./sseDecoder.ts";
-import { splitFirstEvent } from "./sseDataRun.ts";
 import { causeForStatus, UpstreamFailure, type FailureCause } from "./upstreamFailure.ts";
 import { readBounded } from "./boundedBody.ts";
 import { CallAbort } from "./callAbort.ts";
@@ -64,8 +63,7 @@ export class UpstreamAttempt {
   #reader: BodyReader | undefined;
   /** Made at the first streamed read: a non-streamed answer never needs one. */
   #decoder: SseDecoder | undefined;
-  /** The last read's events, and runs of events kept as their bytes (with `relayAsIs`). */
-  #queue: Array<EventSourceMessage | Uint8Array> = [];
+  #queue: EventSourceMessage[] = [];
   #queueIndex = 0;
   #sawEvent = false;
   #ended = false;
@@ -76,11 +74,6 @@ export class UpstreamAttempt {
     private readonly timeouts: AttemptTimeouts,
     /** Upstreams through agentd's own HTTP/1.1 client (http1Client.ts) rather than fetch. */
     private readonly ownClient = true,
-    /**
-     * For a stream whose relay passes such events' data on as it came: after the first event, a
-     * read's runs of plain `data:` events it accepts come as their bytes (SseDecoder.pushRelaying).
-     */
-    private readonly relayAsIs?: (data: string) => boolean,
   ) {
     this.#watchTimer = setTimeout(UpstreamAttempt.#watchClient, WATCH_CLIENT_AFTER_MS, this);
   }
@@ -171,21 +164,11 @@ export class UpstreamAttempt {
     }
   }
 
-  /** The stream's first event, for the commit: an event even where a run of bytes starts the stream. */
-  async firstEvent(response: UpstreamAnswer): Promise<EventSourceMessage | undefined> {
-    const item = await this.nextEvent(response);
-    if (!(item instanceof Uint8Array)) return item;
-    const { data, rest } = splitFirstEvent(item);
-    if (rest.length > 0) this.#queue[--this.#queueIndex] = rest;
-    return { data, event: undefined, id: undefined };
-  }
-
   /**
-   * Next SSE event, or a run of events as their bytes (with `relayAsIs`), or undefined at the end
-   * of the stream. The idle deadline is armed at the first event and re-armed by each read that
-   * brings events.
+   * Next SSE event, or undefined at the end of the stream. The idle deadline is armed at the first
+   * event and re-armed by each read that brings events.
    */
-  async nextEvent(response: UpstreamAnswer): Promise<EventSourceMessage | Uint8Array | undefined> {
+  async nextEvent(response: UpstreamAnswer): Promise<EventSourceMessage | undefined> {
     for (;;) {
       const event = this.takeBufferedEvent();
       if (event) {
@@ -209,7 +192,7 @@ export class UpstreamAttempt {
           this.#ended = true;
           this.#queue = this.#decoder.end();
         } else {
-          this.#queue = this.relayAsIs ? this.#decoder.pushRelaying(chunk.value!, this.relayAsIs) : this.#decoder.push(chunk.value!);
+          this.#queue = this.#decoder.push(chunk.value!);
         }
       } catch (error) {
         if (error instanceof SseOverflowError) throw new UpstreamFailure("malformed", error.message, { status: response.status });
@@ -230,7 +213,7 @@ export class UpstreamAttempt {
    * The next event of the last read, when one waits (else undefined): no promise and no timer work,
    * for a relay draining a read of many events. The first event comes through nextEvent().
    */
-  takeBufferedEvent(): EventSourceMessage | Uint8Array | undefined {
+  takeBufferedEvent(): EventSourceMessage | undefined {
     return this.#queueIndex < this.#queue.length ? this.#queue[this.#queueIndex++] : undefined;
   }
 
