@@ -5,7 +5,7 @@ import { resolveDataDir } from "../core/config/dataDir.ts";
 import { NO_CONFIG_SEARCH_ENV } from "../core/config/configSearch.ts";
 import type { AgentdConfig } from "../core/config/schema.ts";
 import { configSecretValues } from "../core/config/secretValues.ts";
-import { createLogger, parseLogLine, setLogLevel, type LogLevel } from "../core/log/index.ts";
+import { createLogger, eachLine, parseLogLine, setLogLevel, type LogLevel } from "../core/log/index.ts";
 import { recordEvent } from "../core/store/index.ts";
 // The two files alone: the watchdog's index also brings its routes, tools and config schema (zod).
 import { RestartPolicy } from "../watchdog/actions/restartPolicy.ts";
@@ -186,7 +186,8 @@ async function supervise(
   let port = options.port;
   let listening: { url: string; pid: number } | undefined;
   let startReleaseScheduled = false;
-  const lineDecoder = new TextDecoder();
+  // Each read decoded alone: a byte order mark in one is the worker's text, not the start of a stream.
+  const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const onWorkerLine = (pid: number, line: string) => {
     // Only one event matters here: the others are not parsed.
     const record = peekEventName(line) === "http.listening" ? parseLogLine(line) : undefined;
@@ -205,13 +206,11 @@ async function supervise(
   // The lines go out as they came; the watchdog reads them one by one, decoded once per read.
   const onWorkerLines = (pid: number) => (block: Uint8Array) => {
     writeLines(block);
-    const text = lineDecoder.decode(block);
-    for (let start = 0; start < text.length; ) {
-      const end = text.indexOf("\n", start);
-      const stop = end < 0 ? text.length : end;
-      onWorkerLine(pid, text.slice(start, stop));
-      start = stop + 1;
-    }
+    eachLine(
+      lineDecoder.decode(block),
+      (line) => onWorkerLine(pid, line),
+      (error) => log.error("worker.pipe_error", { pid, stream: "stdout", error }),
+    );
   };
   // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more. The
   // monitor started a split worker's commands itself: it ends exactly those, not what a file in the

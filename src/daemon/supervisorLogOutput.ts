@@ -1,4 +1,4 @@
-import { formatForOutput, type LogFormat, type RotatingFile } from "../core/log/index.ts";
+import { eachLine, formatForOutput, type LogFormat, type RotatingFile } from "../core/log/index.ts";
 
 /**
  * Where the supervisor's lines go, its own and the worker's: stdout in the operator's format and
@@ -49,8 +49,9 @@ export class SupervisorLogOutput {
 }
 
 function humanLines(data: Uint8Array, format: LogFormat): string {
-  const lines = new TextDecoder().decode(data).split("\n");
-  // The text ends with a LF: the last piece is empty.
-  lines.pop();
-  return `${lines.map((line) => formatForOutput(line, format)).join("\n")}\n`;
+  let text = "";
+  eachLine(new TextDecoder().decode(data), (line) => {
+    text += `${formatForOutput(line, format)}\n`;
+  });
+  return text;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { createLogger, parseLogLine, readLineBlocks, readLines, setLogLevel, setLogSink } from "../../src/core/log/index.ts";
+import { createLogger, eachLine, parseLogLine, readLineBlocks, readLines, setLogLevel, setLogSink } from "../../src/core/log/index.ts";
 
 // The worker's JSON lines, and the supervisor reading them from the pipe.
 const lines: string[] = [];
@@ -81,6 +81,17 @@ describe("readLineBlocks", () => {
     expect(await blocks(["x".repeat(40), "x".repeat(40), "tail\n"], 64)).toEqual([`${"x".repeat(80)}\n`, "tail\n"]);
   });
 
+  test("a line cut at the limit is cut where a character begins, never inside one", async () => {
+    const e = new TextEncoder().encode("é");
+    const chunks = [
+      new Uint8Array([...new TextEncoder().encode("x".repeat(63)), e[0]!]),
+      new Uint8Array([e[1]!, ...new TextEncoder().encode("tail\n")]),
+    ];
+    expect(await blocks(chunks, 60)).toEqual([`${"x".repeat(63)}\n`, "étail\n"]);
+    // A line of whole characters is cut at the limit's read, as before.
+    expect(await blocks([`${"é".repeat(40)}`, "!\n"], 60)).toEqual([`${"é".repeat(40)}\n`, "!\n"]);
+  });
+
   test("a handler that throws is reported and reading goes on", async () => {
     const seen: string[] = [];
     const errors: unknown[] = [];
@@ -94,6 +105,29 @@ describe("readLineBlocks", () => {
       { onError: (error) => errors.push(error) },
     );
     expect(seen).toEqual(["a\n", "b\n"]);
+    expect(errors).toHaveLength(1);
+  });
+});
+
+describe("eachLine", () => {
+  test("a block's lines without their LF or a CR before it; empty lines kept", () => {
+    const seen: string[] = [];
+    eachLine('{"a":1}\r\n\r\nb\nc\n', (line) => seen.push(line));
+    expect(seen).toEqual(['{"a":1}', "", "b", "c"]);
+  });
+
+  test("a handler that throws costs its own line only: the block's later lines still come", () => {
+    const seen: string[] = [];
+    const errors: unknown[] = [];
+    eachLine(
+      "a\nbad\nb\nc\n",
+      (line) => {
+        if (line === "bad") throw new Error("database is locked");
+        seen.push(line);
+      },
+      (error) => errors.push(error),
+    );
+    expect(seen).toEqual(["a", "b", "c"]);
     expect(errors).toHaveLength(1);
   });
 });

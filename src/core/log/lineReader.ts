@@ -37,8 +37,9 @@ export async function readLines(
 /**
  * Calls onBlock with the whole lines of each read of a byte stream (a child's stdout) as bytes,
  * each line ended by LF, the way they came: a reader that keeps them (a log file) writes them
- * without decoding and encoding them again, and one that reads them decodes a block at once. A line
- * longer than maxLineBytes is cut there, and a last line without its LF gets one at the end.
+ * without decoding and encoding them again (a CR before an LF stays), and one that reads them decodes
+ * a block at once (eachLine). A line longer than maxLineBytes is cut there, where a character begins,
+ * and a last line without its LF gets one at the end.
  * Handlers that throw are reported to onError as readLines' are.
  */
 export async function readLineBlocks(
@@ -72,17 +73,51 @@ export async function readLineBlocks(
       pendingBytes = rest.length;
     }
     if (pendingBytes > maxLineBytes) {
-      emit(ended(pending));
-      pending = [];
-      pendingBytes = 0;
+      // Cut where a character begins: a character split by the cut would be garbled on both sides.
+      const line = Buffer.concat(pending);
+      const cut = characterStart(line);
+      emit(ended([line.subarray(0, cut)]));
+      pending = cut < line.length ? [line.subarray(cut)] : [];
+      pendingBytes = line.length - cut;
     }
   }
   if (pendingBytes > 0) emit(ended(pending));
 }
 
+/**
+ * Calls onLine for each line of a block's text (readLineBlocks'), without its LF or a CR before it.
+ * A handler that throws costs its own line only, reported to onError, as in readLines.
+ */
+export function eachLine(text: string, onLine: (line: string) => void, onError?: (error: unknown) => void): void {
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf("\n", start);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.charCodeAt(end - 1) === CR && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+    start = end + 1;
+    try {
+      onLine(line);
+    } catch (error) {
+      if (!onError) throw error;
+      onError(error);
+    }
+  }
+}
+
 const LF = 0x0a;
+const CR = 0x0d;
 const NEWLINE = new Uint8Array([LF]);
 
 function ended(pieces: Uint8Array[]): Uint8Array {
   return Buffer.concat([...pieces, NEWLINE]);
+}
+
+/** Where the UTF-8 character the bytes end in begins, when they end before it does; else their length. */
+function characterStart(bytes: Uint8Array): number {
+  let at = bytes.length;
+  // Continuation bytes (10xxxxxx) back to the character's first byte, three at most.
+  while (at > 0 && bytes.length - at < 3 && (bytes[at - 1]! & 0xc0) === 0x80) at--;
+  const first = bytes[at - 1];
+  if (first === undefined || first < 0xc0) return bytes.length;
+  const size = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : 2;
+  return bytes.length - (at - 1) < size ? at - 1 : bytes.length;
 }
