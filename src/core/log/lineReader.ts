@@ -1,3 +1,10 @@
+export interface LineReadOptions {
+  /** A line longer than this is cut there (1 MiB by default). */
+  maxLineBytes?: number;
+  /** Told what a handler threw; reading goes on. Without it, what a handler throws ends the read. */
+  onError?: (error: unknown) => void;
+}
+
 /**
  * Calls onLine for each complete line of a byte stream (a child's stdout). A line longer than
  * maxLineBytes is cut there, so a child that never writes a newline cannot grow memory. A handler
@@ -7,17 +14,10 @@
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (line: string) => void,
-  options: { maxLineBytes?: number; onError?: (error: unknown) => void } = {},
+  options: LineReadOptions = {},
 ): Promise<void> {
   const maxLineBytes = options.maxLineBytes ?? 1 << 20;
-  const emit = (line: string) => {
-    try {
-      onLine(line);
-    } catch (error) {
-      if (!options.onError) throw error;
-      options.onError(error);
-    }
-  };
+  const emit = reporting(onLine, options.onError);
   const decoder = new TextDecoder();
   let pending = "";
   for await (const chunk of stream) {
@@ -45,17 +45,10 @@ export async function readLines(
 export async function readLineBlocks(
   stream: ReadableStream<Uint8Array>,
   onBlock: (block: Uint8Array) => void,
-  options: { maxLineBytes?: number; onError?: (error: unknown) => void } = {},
+  options: LineReadOptions = {},
 ): Promise<void> {
   const maxLineBytes = options.maxLineBytes ?? 1 << 20;
-  const emit = (block: Uint8Array) => {
-    try {
-      onBlock(block);
-    } catch (error) {
-      if (!options.onError) throw error;
-      options.onError(error);
-    }
-  };
+  const emit = reporting(onBlock, options.onError);
   // A line begun in earlier reads, not yet ended.
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -89,18 +82,25 @@ export async function readLineBlocks(
  * A handler that throws costs its own line only, reported to onError, as in readLines.
  */
 export function eachLine(text: string, onLine: (line: string) => void, onError?: (error: unknown) => void): void {
+  const emit = reporting(onLine, onError);
   for (let start = 0; start < text.length; ) {
     const newline = text.indexOf("\n", start);
     const end = newline < 0 ? text.length : newline;
-    const line = text.charCodeAt(end - 1) === CR && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+    emit(text.charCodeAt(end - 1) === CR && end > start ? text.slice(start, end - 1) : text.slice(start, end));
     start = end + 1;
+  }
+}
+
+/** `handle`, with what it throws reported to onError when there is one (reading goes on), else thrown. */
+function reporting<T>(handle: (value: T) => void, onError: ((error: unknown) => void) | undefined): (value: T) => void {
+  return (value) => {
     try {
-      onLine(line);
+      handle(value);
     } catch (error) {
       if (!onError) throw error;
       onError(error);
     }
-  }
+  };
 }
 
 const LF = 0x0a;
