@@ -8,13 +8,15 @@ import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 afterAll(removeTempDirs);
 
 const line = (n: number) => `line-${String(n).padStart(4, "0")} ${"x".repeat(89)}`; // 100 bytes with the newline
+/** Whole lines as the supervisor hands them over: bytes, each line ended by LF. */
+const bytesOf = (...lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join(""));
 
 describe("RotatingFile", () => {
   test("rotates by size and keeps N old files, newest in .1", () => {
     const dir = makeTempDir();
     const path = join(dir, "logs", "agentd.log");
     const file = new RotatingFile({ path, maxBytes: 1000, keep: 3 });
-    for (let i = 0; i < 55; i++) file.write(line(i));
+    for (let i = 0; i < 55; i++) file.append(bytesOf(line(i)));
     expect(readdirSync(join(dir, "logs")).sort()).toEqual(["agentd.log", "agentd.log.1", "agentd.log.2", "agentd.log.3"]);
     const lines = (name: string) =>
       readFileSync(join(dir, "logs", name), "utf8")
@@ -30,7 +32,7 @@ describe("RotatingFile", () => {
   test("keep 0 keeps no old file", () => {
     const dir = makeTempDir();
     const file = new RotatingFile({ path: join(dir, "a.log"), maxBytes: 250, keep: 0 });
-    for (let i = 0; i < 7; i++) file.write(`${line(i)}\n`);
+    for (let i = 0; i < 7; i++) file.append(bytesOf(line(i)));
     expect(readdirSync(dir)).toEqual(["a.log"]);
     expect(readFileSync(join(dir, "a.log"), "utf8")).toBe(`${line(6)}\n`);
   });
@@ -39,9 +41,9 @@ describe("RotatingFile", () => {
     const dir = makeTempDir();
     const path = join(dir, "a.log");
     writeFileSync(path, `${line(0)}\n`.repeat(9));
-    new RotatingFile({ path, maxBytes: 1000, keep: 2 }).write(line(9));
+    new RotatingFile({ path, maxBytes: 1000, keep: 2 }).append(bytesOf(line(9)));
     expect(readdirSync(dir).sort()).toEqual(["a.log"]);
-    new RotatingFile({ path, maxBytes: 1000, keep: 2 }).write(line(10));
+    new RotatingFile({ path, maxBytes: 1000, keep: 2 }).append(bytesOf(line(10)));
     expect(readdirSync(dir).sort()).toEqual(["a.log", "a.log.1"]);
     expect(readFileSync(path, "utf8")).toBe(`${line(10)}\n`);
   });
@@ -50,8 +52,8 @@ describe("RotatingFile", () => {
     const dir = makeTempDir();
     const path = join(dir, "a.log");
     const file = new RotatingFile({ path, maxBytes: 100, keep: 1 });
-    file.write("short");
-    file.write("y".repeat(500));
+    file.append(bytesOf("short"));
+    file.append(bytesOf("y".repeat(500)));
     expect(readFileSync(path, "utf8")).toBe(`${"y".repeat(500)}\n`);
     expect(readFileSync(`${path}.1`, "utf8")).toBe("short\n");
   });
@@ -61,7 +63,7 @@ describe("RotatingFile", () => {
     const path = join(dir, "agentd.log");
     writeFileSync(path, `${line(1)}\n${line(2)}\n{"ts":"2025-01-01T00:00:00Z","lev`);
     const file = new RotatingFile({ path, maxBytes: 1_000_000, keep: 1 });
-    file.write(line(3));
+    file.append(bytesOf(line(3)));
     expect(readFileSync(path, "utf8")).toBe(`${line(1)}\n${line(2)}\n${line(3)}\n`);
   });
 
@@ -78,17 +80,17 @@ describe("RotatingFile", () => {
   });
 });
 
-describe("RotatingFile.writeLines", () => {
+describe("RotatingFile.append", () => {
   test("many lines at once rotate exactly where one at a time would", () => {
     const dir = makeTempDir();
     const one = new RotatingFile({ path: join(dir, "one", "a.log"), maxBytes: 1000, keep: 3 });
     const many = new RotatingFile({ path: join(dir, "many", "a.log"), maxBytes: 1000, keep: 3 });
     const lines = Array.from({ length: 55 }, (_, i) => line(i));
-    for (const l of lines) one.write(l);
-    many.writeLines(lines.slice(0, 7));
-    many.writeLines(lines.slice(7, 31));
-    many.writeLines([]);
-    many.writeLines(lines.slice(31));
+    for (const l of lines) one.append(bytesOf(l));
+    many.append(bytesOf(...lines.slice(0, 7)));
+    many.append(bytesOf(...lines.slice(7, 31)));
+    many.append(bytesOf());
+    many.append(bytesOf(...lines.slice(31)));
     for (const name of ["a.log", "a.log.1", "a.log.2", "a.log.3"])
       expect(readFileSync(join(dir, "many", name), "utf8")).toBe(readFileSync(join(dir, "one", name), "utf8"));
   });

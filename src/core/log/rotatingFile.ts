@@ -30,17 +30,6 @@ export class RotatingFile {
     this.#size = existsSync(options.path) ? cutTornTail(options.path) : 0;
   }
 
-  write(line: string): void {
-    this.writeLines([line]);
-  }
-
-  /** Several lines in as few appends as rotation allows: one, unless the file fills up between them. */
-  writeLines(lines: readonly string[]): void {
-    let all = "";
-    for (const line of lines) all += line.endsWith("\n") ? line : `${line}\n`;
-    this.append(Buffer.from(all));
-  }
-
   /**
    * Whole lines, each ended by LF, as bytes: one append when they fit under the size limit (nearly
    * always: one size for the batch, not one per line); else line by line, rotating before the line
