@@ -118,7 +118,7 @@ async function supervise(
   let config = initialConfig;
   const opened = await openSupervisorState(options, config, dataDir, hardening, privileges);
   if ("exitCode" in opened) return opened.exitCode;
-  const { db, writeLines, account, token, monitorToken } = opened;
+  const { db, writeBlock, account, token, monitorToken } = opened;
 
   const policy = new RestartPolicy({
     maxRestarts: config.supervisor.restart_max,
@@ -186,8 +186,6 @@ async function supervise(
   let port = options.port;
   let listening: { url: string; pid: number } | undefined;
   let startReleaseScheduled = false;
-  // Each read decoded alone: a byte order mark in one is the worker's text, not the start of a stream.
-  const lineDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const onWorkerLine = (pid: number, line: string) => {
     // Only one event matters here: the others are not parsed.
     const record = peekEventName(line) === "http.listening" ? parseLogLine(line) : undefined;
@@ -203,14 +201,17 @@ async function supervise(
     }
     watchdog.ingestLine(line);
   };
-  // The lines go out as they came; the watchdog reads them one by one, decoded once per read.
-  const onWorkerLines = (pid: number) => (block: Uint8Array) => {
-    writeLines(block);
-    eachLine(
-      lineDecoder.decode(block),
-      (line) => onWorkerLine(pid, line),
-      (error) => log.error("worker.pipe_error", { pid, stream: "stdout", error }),
-    );
+  // The lines go out as they came; the watchdog reads them one by one, decoded once per read (as readLines does).
+  const onWorkerLines = (pid: number) => {
+    const decoder = new TextDecoder();
+    return (block: Uint8Array) => {
+      writeBlock(block);
+      eachLine(
+        decoder.decode(block, { stream: true }),
+        (line) => onWorkerLine(pid, line),
+        (error) => log.error("worker.pipe_error", { pid, stream: "stdout", error }),
+      );
+    };
   };
   // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more. The
   // monitor started a split worker's commands itself: it ends exactly those, not what a file in the

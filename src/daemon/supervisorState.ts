@@ -23,7 +23,7 @@ export interface Privileges {
 export interface SupervisorState {
   db: Database;
   /** Whole JSON lines as bytes, each ended by LF, for stdout and the log file. */
-  writeLines: (block: Uint8Array) => void;
+  writeBlock: (block: Uint8Array) => void;
   /** The service user the worker runs as, when agentd split itself. */
   account?: WorkerAccount;
   /** Required of API callers (the watchdog's probes send it). */
@@ -88,7 +88,7 @@ export async function openSupervisorState(
     const monitorToken = account ? ensureApiToken(dataDir, account).token : undefined;
     return {
       db,
-      writeLines: logOutput.writeBlock,
+      writeBlock: logOutput.writeBlock,
       ...(account ? { account } : {}),
       ...(token ? { token } : {}),
       ...(monitorToken ? { monitorToken } : {}),
