@@ -36,6 +36,25 @@ describe("the request head", () => {
     expect(() => requestHead("POST", url, { "bad name": "x" }, 0)).toThrow(Http1HeaderError);
     expect(() => requestHead("POST", url, { "x-ok:": "x" }, 0)).toThrow(Http1HeaderError);
   });
+
+  test("a name judged once is still refused a bad value, and past the names kept in memory each name is judged anew", () => {
+    const url = new URL("http://127.0.0.1:1/v1");
+    expect(requestHead("POST", url, { "x-stainless-os": "Linux" }, 0)).toContain("x-stainless-os: Linux\r\n");
+    expect(() => requestHead("POST", url, { "x-stainless-os": "Linux\r\nx-evil: 1" }, 0)).toThrow(Http1HeaderError);
+    // A client sending ever new names fills what is kept; names are then checked each time.
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) many[`x-stainless-n${i}`] = "v";
+    expect(
+      requestHead("POST", url, many, 0)
+        .split("\r\n")
+        .filter((line) => line.startsWith("x-stainless-n")),
+    ).toHaveLength(600);
+    expect(() => requestHead("POST", url, { "x-stainless-n599 ": "v" }, 0)).toThrow(Http1HeaderError);
+    expect(() => requestHead("POST", url, { "x-after full": "v" }, 0)).toThrow(Http1HeaderError);
+    expect(requestHead("POST", url, { "Transfer-Encoding": "chunked", "x-late": "1" }, 3)).toBe(
+      "POST /v1 HTTP/1.1\r\nhost: 127.0.0.1:1\r\ncontent-length: 3\r\nx-late: 1\r\n\r\n",
+    );
+  });
 });
 
 describe("the answer's head", () => {
@@ -56,6 +75,15 @@ describe("the answer's head", () => {
       http10: false,
     });
     expect(parseResponseHead(head("HTTP/1.0 200 OK\r\n\r\n"), 1024)?.http10).toBe(true);
+  });
+
+  test("a name read before is lower-cased the same however it is spelt, and a bad value after it is still refused", () => {
+    for (const spelt of ["Content-Type", "CONTENT-TYPE", "content-type", "Content-Type "])
+      expect(parseResponseHead(head(`HTTP/1.1 200 OK\r\n${spelt}: text/plain\r\n\r\n`), 1024)?.headers).toEqual([
+        ["content-type", "text/plain"],
+      ]);
+    expect(() => parseResponseHead(head("HTTP/1.1 200 OK\r\nContent-Type: a\0b\r\n\r\n"), 1024)).toThrow(Http1WireError);
+    expect(() => parseResponseHead(head("HTTP/1.1 200 OK\r\nContent Type: a\r\n\r\n"), 1024)).toThrow(/invalid header line/);
   });
 
   test("an oversized, non-HTTP or nameless head is refused", () => {

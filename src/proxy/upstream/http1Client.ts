@@ -50,6 +50,18 @@ interface Connection {
   closed: boolean;
 }
 
+/** Each upstream URL's origin, the pool's key: read once, as URL's getter builds a new string each time. */
+const origins = new WeakMap<URL, string>();
+
+function originOf(url: URL): string {
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    origin = url.origin;
+    origins.set(url, origin);
+  }
+  return origin;
+}
+
 /** A connection failed before the answer began: the error carries a code like fetch's (ECONNRESET). */
 function connectionError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
@@ -104,7 +116,7 @@ export class Http1Client {
       // A header that cannot be sent: refused as every other failure of the call is, by the promise.
       return Promise.reject(error);
     }
-    const connection = this.#take(request.url.origin);
+    const connection = this.#take(originOf(request.url));
     return connection ? this.#exchange(connection, outgoing, request) : this.#postFresh(request, outgoing);
   }
 
@@ -115,7 +127,7 @@ export class Http1Client {
    */
   async #postFresh(request: Http1Request, outgoing: Outgoing): Promise<Http1Answer> {
     if (request.abort.aborted) throw abortError();
-    return this.#exchange(await this.#connect(request.url, request.url.origin, request.abort), outgoing, request);
+    return this.#exchange(await this.#connect(request.url, originOf(request.url), request.abort), outgoing, request);
   }
 
   #take(origin: string): Connection | undefined {

@@ -23,23 +23,45 @@ export class Http1HeaderError extends Error {
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FORBIDDEN_IN_VALUE = /[\r\n\0]/;
+/** Framing is this client's: a caller's own would contradict it. */
+const FRAMING = new Set(["host", "content-length", "transfer-encoding", "connection"]);
+/**
+ * Names already judged, as each comes (clients and upstreams send the same few on every request):
+ * what the wire gets for it, or null to leave it out. Bounded: past it, names are judged each time.
+ */
+const KNOWN_NAMES_MAX = 512;
+const requestNames = new Map<string, string | null>();
+const answerNames = new Map<string, string>();
+/** Each upstream URL's request line and Host header, made once: the URL's getters each build a string. */
+const targets = new WeakMap<URL, string>();
 
 /**
  * The request's head. Header names and values come partly from clients (user-agent, x-stainless-*):
  * one holding a line break would smuggle a header, or a second request, to the upstream.
  */
 export function requestHead(method: string, url: URL, headers: Record<string, string>, bodyBytes: number): string {
-  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: ${bodyBytes}\r\n`;
+  let target = targets.get(url);
+  if (target === undefined) {
+    target = ` ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: `;
+    targets.set(url, target);
+  }
+  let head = `${method}${target}${bodyBytes}\r\n`;
   for (const name in headers) {
     const value = headers[name]!;
-    if (!HEADER_NAME.test(name)) throw new Http1HeaderError(`Cannot send header "${name}": not a valid header name`);
+    let line = requestNames.get(name);
+    if (line === undefined) line = requestLine(name);
     if (FORBIDDEN_IN_VALUE.test(value)) throw new Http1HeaderError(`Cannot send header "${name}": its value holds a line break or NUL`);
-    const lower = name.toLowerCase();
-    // Framing is this client's: a caller's own would contradict it.
-    if (lower === "host" || lower === "content-length" || lower === "transfer-encoding" || lower === "connection") continue;
-    head += `${name}: ${value}\r\n`;
+    if (line !== null) head += `${line}${value}\r\n`;
   }
   return `${head}\r\n`;
+}
+
+/** How a header name starts its line (`name: `), or null for a framing header; refused when no valid name. */
+function requestLine(name: string): string | null {
+  if (!HEADER_NAME.test(name)) throw new Http1HeaderError(`Cannot send header "${name}": not a valid header name`);
+  const line = FRAMING.has(name.toLowerCase()) ? null : `${name}: `;
+  if (requestNames.size < KNOWN_NAMES_MAX) requestNames.set(name, line);
+  return line;
 }
 
 export interface ResponseHead {
@@ -61,24 +83,45 @@ export function parseResponseHead(buffer: Buffer, maxBytes: number): ResponseHea
     return undefined;
   }
   if (end > maxBytes) throw new Http1WireError(`the upstream's response head exceeds ${maxBytes} bytes`);
-  const lines = buffer.toString("latin1", 0, end).split("\r\n");
+  const text = buffer.toString("latin1", 0, end);
+  let lineEnd = text.indexOf("\r\n");
+  if (lineEnd < 0) lineEnd = text.length;
+  const statusLine = text.slice(0, lineEnd);
   // A Response holds no status outside 1xx to 5xx.
-  const statusLine = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: |$)/.exec(lines[0]!);
-  if (!statusLine)
-    throw new Http1WireError(`the upstream answered with a status line that is not HTTP/1.1: ${JSON.stringify(lines[0]!.slice(0, 80))}`);
+  const status = STATUS_LINE.exec(statusLine);
+  if (!status)
+    throw new Http1WireError(`the upstream answered with a status line that is not HTTP/1.1: ${JSON.stringify(statusLine.slice(0, 80))}`);
   const headers: Array<[string, string]> = [];
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw new Http1WireError(`the upstream sent a header line without a name: ${JSON.stringify(line.slice(0, 80))}`);
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
+  while (lineEnd < text.length) {
+    const start = lineEnd + 2;
+    lineEnd = text.indexOf("\r\n", start);
+    if (lineEnd < 0) lineEnd = text.length;
+    const colon = text.indexOf(":", start);
+    if (colon <= start || colon >= lineEnd)
+      throw new Http1WireError(
+        `the upstream sent a header line without a name: ${JSON.stringify(text.slice(start, Math.min(lineEnd, start + 80)))}`,
+      );
+    const rawName = text.slice(start, colon);
+    const name = answerNames.get(rawName) ?? answerName(rawName);
+    const value = text.slice(colon + 1, lineEnd).trim();
     // A name or value a Response's Headers refuses would throw where the answer is handed over.
-    if (!HEADER_NAME.test(name) || FORBIDDEN_IN_VALUE.test(value))
-      throw new Http1WireError(`the upstream sent an invalid header line: ${JSON.stringify(line.slice(0, 80))}`);
+    if (name === undefined || FORBIDDEN_IN_VALUE.test(value))
+      throw new Http1WireError(
+        `the upstream sent an invalid header line: ${JSON.stringify(text.slice(start, Math.min(lineEnd, start + 80)))}`,
+      );
     headers.push([name, value]);
   }
-  return { status: Number(statusLine[2]), headers, length: end + 4, http10: statusLine[1] === "0" };
+  return { status: Number(status[2]), headers, length: end + 4, http10: status[1] === "0" };
+}
+
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: |$)/;
+
+/** A header name as it came, lower-cased; undefined when it is no valid name. */
+function answerName(rawName: string): string | undefined {
+  const name = rawName.trim().toLowerCase();
+  if (!HEADER_NAME.test(name)) return undefined;
+  if (answerNames.size < KNOWN_NAMES_MAX) answerNames.set(rawName, name);
+  return name;
 }
 
 export type BodyFraming = { kind: "none" } | { kind: "length"; bytes: number } | { kind: "chunked" } | { kind: "close" };
