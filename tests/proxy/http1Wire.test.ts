@@ -51,6 +51,11 @@ describe("the request head", () => {
     ).toHaveLength(600);
     expect(() => requestHead("POST", url, { "x-stainless-n599 ": "v" }, 0)).toThrow(Http1HeaderError);
     expect(() => requestHead("POST", url, { "x-after full": "v" }, 0)).toThrow(Http1HeaderError);
+    // A long name (not kept) is judged every time, as any other.
+    const long = `x-stainless-${"a".repeat(10_000)}`;
+    expect(requestHead("POST", url, { [long]: "v" }, 0)).toContain(`${long}: v\r\n`);
+    expect(() => requestHead("POST", url, { [`${long} `]: "v" }, 0)).toThrow(Http1HeaderError);
+    expect(() => requestHead("POST", url, { [long]: "v\n" }, 0)).toThrow(Http1HeaderError);
     expect(requestHead("POST", url, { "Transfer-Encoding": "chunked", "x-late": "1" }, 3)).toBe(
       "POST /v1 HTTP/1.1\r\nhost: 127.0.0.1:1\r\ncontent-length: 3\r\nx-late: 1\r\n\r\n",
     );

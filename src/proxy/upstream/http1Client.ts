@@ -14,7 +14,8 @@ import { abortError, type ExchangeHooks, Http1Exchange } from "./http1Exchange.t
  * https:// ones while NODE_TLS_REJECT_UNAUTHORIZED=0 turns verification off, stay on fetch.
  */
 export interface Http1Request {
-  url: URL;
+  /** Read at its first request and kept (its request line, Host and origin): never changed after. */
+  readonly url: URL;
   headers: Record<string, string>;
   body: string;
   abort: CallAbort;

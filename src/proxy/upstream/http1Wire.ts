@@ -27,12 +27,17 @@ const FORBIDDEN_IN_VALUE = /[\r\n\0]/;
 const FRAMING = new Set(["host", "content-length", "transfer-encoding", "connection"]);
 /**
  * Names already judged, as each comes (clients and upstreams send the same few on every request):
- * what the wire gets for it, or null to leave it out. Bounded: past it, names are judged each time.
+ * what the wire gets for it, or null to leave it out. Bounded in number and length (a client names
+ * its x-stainless-* headers as it likes): any other name is judged each time.
  */
 const KNOWN_NAMES_MAX = 512;
+const KNOWN_NAME_LENGTH_MAX = 64;
 const requestNames = new Map<string, string | null>();
 const answerNames = new Map<string, string>();
-/** Each upstream URL's request line and Host header, made once: the URL's getters each build a string. */
+/**
+ * Each upstream URL's request line and Host header, made once: the URL's getters each build a
+ * string. A URL object is read at its first request (Http1Request.url): one changed later is not read again.
+ */
 const targets = new WeakMap<URL, string>();
 
 /**
@@ -60,7 +65,7 @@ export function requestHead(method: string, url: URL, headers: Record<string, st
 function requestLine(name: string): string | null {
   if (!HEADER_NAME.test(name)) throw new Http1HeaderError(`Cannot send header "${name}": not a valid header name`);
   const line = FRAMING.has(name.toLowerCase()) ? null : `${name}: `;
-  if (requestNames.size < KNOWN_NAMES_MAX) requestNames.set(name, line);
+  if (requestNames.size < KNOWN_NAMES_MAX && name.length <= KNOWN_NAME_LENGTH_MAX) requestNames.set(name, line);
   return line;
 }
 
@@ -120,7 +125,7 @@ const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: |$)/;
 function answerName(rawName: string): string | undefined {
   const name = rawName.trim().toLowerCase();
   if (!HEADER_NAME.test(name)) return undefined;
-  if (answerNames.size < KNOWN_NAMES_MAX) answerNames.set(rawName, name);
+  if (answerNames.size < KNOWN_NAMES_MAX && rawName.length <= KNOWN_NAME_LENGTH_MAX) answerNames.set(rawName, name);
   return name;
 }
 
