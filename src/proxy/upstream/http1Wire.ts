@@ -125,7 +125,11 @@ const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: |$)/;
 function answerName(rawName: string): string | undefined {
   const name = rawName.trim().toLowerCase();
   if (!HEADER_NAME.test(name)) return undefined;
-  if (answerNames.size < KNOWN_NAMES_MAX && rawName.length <= KNOWN_NAME_LENGTH_MAX) answerNames.set(rawName, name);
+  if (answerNames.size < KNOWN_NAMES_MAX && rawName.length <= KNOWN_NAME_LENGTH_MAX) {
+    // A copy of its own: a slice of the head shares the head's whole text, which a kept name would keep alive.
+    const kept = Buffer.from(rawName, "latin1").toString("latin1");
+    answerNames.set(kept, kept.trim().toLowerCase());
+  }
   return name;
 }
 
