@@ -1,5 +1,14 @@
 import type { Socket } from "bun";
-import { bodyFraming, ChunkedDecoder, Http1WireError, idleReuseMs, keepsAlive, parseResponseHead, requestHead } from "./http1Wire.ts";
+import {
+  bodyFraming,
+  ChunkedDecoder,
+  Http1WireError,
+  idleReuseMs,
+  keepsAlive,
+  parseResponseHead,
+  partsOf,
+  requestHead,
+} from "./http1Wire.ts";
 import type { Http1Answer } from "./http1Answer.ts";
 import type { CallAbort } from "./callAbort.ts";
 import { abortError, type ExchangeHooks, Http1Exchange } from "./http1Exchange.ts";
@@ -49,18 +58,6 @@ interface Connection {
   reusableUntil: number;
   reused: boolean;
   closed: boolean;
-}
-
-/** Each upstream URL's origin, the pool's key: read once, as URL's getter builds a new string each time. */
-const origins = new WeakMap<URL, string>();
-
-function originOf(url: URL): string {
-  let origin = origins.get(url);
-  if (origin === undefined) {
-    origin = url.origin;
-    origins.set(url, origin);
-  }
-  return origin;
 }
 
 /** A connection failed before the answer began: the error carries a code like fetch's (ECONNRESET). */
@@ -117,7 +114,7 @@ export class Http1Client {
       // A header that cannot be sent: refused as every other failure of the call is, by the promise.
       return Promise.reject(error);
     }
-    const connection = this.#take(originOf(request.url));
+    const connection = this.#take(partsOf(request.url).origin);
     return connection ? this.#exchange(connection, outgoing, request) : this.#postFresh(request, outgoing);
   }
 
@@ -128,7 +125,7 @@ export class Http1Client {
    */
   async #postFresh(request: Http1Request, outgoing: Outgoing): Promise<Http1Answer> {
     if (request.abort.aborted) throw abortError();
-    return this.#exchange(await this.#connect(request.url, originOf(request.url), request.abort), outgoing, request);
+    return this.#exchange(await this.#connect(request.url, partsOf(request.url).origin, request.abort), outgoing, request);
   }
 
   #take(origin: string): Connection | undefined {

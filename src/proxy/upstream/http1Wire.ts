@@ -34,23 +34,36 @@ const KNOWN_NAMES_MAX = 512;
 const KNOWN_NAME_LENGTH_MAX = 64;
 const requestNames = new Map<string, string | null>();
 const answerNames = new Map<string, string>();
+
+/** What the client needs of an upstream URL on every request. */
+export interface UrlParts {
+  /** The request line after its method, the Host header and the start of Content-Length. */
+  target: string;
+  /** The connection pool's key. */
+  origin: string;
+}
+
+const urlParts = new WeakMap<URL, UrlParts>();
+
 /**
- * Each upstream URL's request line and Host header, made once: the URL's getters each build a
- * string. A URL object is read at its first request (Http1Request.url): one changed later is not read again.
+ * An upstream URL's parts, read once: the URL's getters each build a string. A URL object is read
+ * at its first request (Http1Request.url): one changed later is not read again.
  */
-const targets = new WeakMap<URL, string>();
+export function partsOf(url: URL): UrlParts {
+  let parts = urlParts.get(url);
+  if (parts === undefined) {
+    parts = { target: ` ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: `, origin: url.origin };
+    urlParts.set(url, parts);
+  }
+  return parts;
+}
 
 /**
  * The request's head. Header names and values come partly from clients (user-agent, x-stainless-*):
  * one holding a line break would smuggle a header, or a second request, to the upstream.
  */
 export function requestHead(method: string, url: URL, headers: Record<string, string>, bodyBytes: number): string {
-  let target = targets.get(url);
-  if (target === undefined) {
-    target = ` ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: `;
-    targets.set(url, target);
-  }
-  let head = `${method}${target}${bodyBytes}\r\n`;
+  let head = `${method}${partsOf(url).target}${bodyBytes}\r\n`;
   for (const name in headers) {
     const value = headers[name]!;
     let line = requestNames.get(name);
@@ -103,17 +116,13 @@ export function parseResponseHead(buffer: Buffer, maxBytes: number): ResponseHea
     if (lineEnd < 0) lineEnd = text.length;
     const colon = text.indexOf(":", start);
     if (colon <= start || colon >= lineEnd)
-      throw new Http1WireError(
-        `the upstream sent a header line without a name: ${JSON.stringify(text.slice(start, Math.min(lineEnd, start + 80)))}`,
-      );
+      throw new Http1WireError(`the upstream sent a header line without a name: ${shownLine(text, start, lineEnd)}`);
     const rawName = text.slice(start, colon);
     const name = answerNames.get(rawName) ?? answerName(rawName);
     const value = text.slice(colon + 1, lineEnd).trim();
     // A name or value a Response's Headers refuses would throw where the answer is handed over.
     if (name === undefined || FORBIDDEN_IN_VALUE.test(value))
-      throw new Http1WireError(
-        `the upstream sent an invalid header line: ${JSON.stringify(text.slice(start, Math.min(lineEnd, start + 80)))}`,
-      );
+      throw new Http1WireError(`the upstream sent an invalid header line: ${shownLine(text, start, lineEnd)}`);
     headers.push([name, value]);
   }
   return { status: Number(status[2]), headers, length: end + 4, http10: status[1] === "0" };
@@ -123,14 +132,18 @@ const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: |$)/;
 
 /** A header name as it came, lower-cased; undefined when it is no valid name. */
 function answerName(rawName: string): string | undefined {
-  const name = rawName.trim().toLowerCase();
+  const keep = answerNames.size < KNOWN_NAMES_MAX && rawName.length <= KNOWN_NAME_LENGTH_MAX;
+  // A kept name is a copy of its own: a slice of the head shares the head's whole text, which it would keep alive.
+  const raw = keep ? Buffer.from(rawName, "latin1").toString("latin1") : rawName;
+  const name = raw.trim().toLowerCase();
   if (!HEADER_NAME.test(name)) return undefined;
-  if (answerNames.size < KNOWN_NAMES_MAX && rawName.length <= KNOWN_NAME_LENGTH_MAX) {
-    // A copy of its own: a slice of the head shares the head's whole text, which a kept name would keep alive.
-    const kept = Buffer.from(rawName, "latin1").toString("latin1");
-    answerNames.set(kept, kept.trim().toLowerCase());
-  }
+  if (keep) answerNames.set(raw, name);
   return name;
+}
+
+/** A head's line as an error message shows it: quoted, its first 80 characters. */
+function shownLine(text: string, start: number, end: number): string {
+  return JSON.stringify(text.slice(start, Math.min(end, start + 80)));
 }
 
 export type BodyFraming = { kind: "none" } | { kind: "length"; bytes: number } | { kind: "chunked" } | { kind: "close" };
