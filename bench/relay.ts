@@ -66,6 +66,7 @@ async function orchestrate(): Promise<void> {
 
     const us = (v: number) => v.toFixed(1);
     const ms = (v: number) => v.toFixed(3);
+    const signed = (v: number, digits: number) => `${v < 0 ? "−" : "+"}${Math.abs(v).toFixed(digits)}`;
     type Pair = { relay: Side; agentd: Side };
     const cpuRow = (label: string, pair: Pair, target: string) => [
       label,
@@ -76,7 +77,7 @@ async function orchestrate(): Promise<void> {
     ];
     const latencyRow = (label: string, pair: Pair, of: (side: Side) => number[], target: string) => {
       const [relayMs, agentdMs] = [pair.relay.p50(of(pair.relay)), pair.agentd.p50(of(pair.agentd))];
-      return [label, ms(relayMs), ms(agentdMs), `+${ms(agentdMs - relayMs)} ms`, target];
+      return [label, ms(relayMs), ms(agentdMs), `${signed(agentdMs - relayMs, 3)} ms`, target];
     };
     const streamed = `CPU per streamed request (${STREAM_CHUNKS} chunks), c=1`;
     const rows: string[][] = [
@@ -107,7 +108,7 @@ async function orchestrate(): Promise<void> {
         "agentd CPU per request, c=32, telemetry off → on (OTLP export), µs",
         us(off.cpuPerRequestUs()),
         us(on.cpuPerRequestUs()),
-        `+${((pairedRatio(on, off) - 1) * 100).toFixed(1)} %`,
+        `${signed((pairedRatio(on, off) - 1) * 100, 1)} %`,
         "≤ +10 %",
       ],
       [

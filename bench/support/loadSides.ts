@@ -154,9 +154,16 @@ export function pairedRatio(side: Side, base: Side, of: (s: Side) => number[] = 
   return median(of(side).map((value, i) => value / baseRounds[i]!));
 }
 
-/** Rounds alternate between the sides (relay, agentd, relay, agentd…) with the same payload and concurrency. */
+/**
+ * Rounds alternate between the sides with the same payload and concurrency, each round starting one
+ * side further on (relay, agentd; agentd, relay…): a side's place in the order moved its figure.
+ * Two runs of one binary as A and B in bench/compare.ts read B/A ×0.920 at c=32 with B always
+ * after A; which of the side before's leftovers (its log batch, its collection) a round meets
+ * depends on its place, so every side takes every place in turn.
+ */
 export async function interleaved(sides: readonly Side[], payload: string, concurrency: number, perRound: number, rounds: number) {
-  for (let i = 0; i < rounds; i++) for (const side of sides) await side.round(payload, concurrency, perRound);
+  for (let i = 0; i < rounds; i++)
+    for (let j = 0; j < sides.length; j++) await sides[(i + j) % sides.length]!.round(payload, concurrency, perRound);
 }
 
 /** One load shape: `gapMs` spaces a stream's events that far apart (benchServers.ts). */
