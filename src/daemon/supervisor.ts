@@ -39,6 +39,8 @@ import { loadConfigInChild } from "./configHandoff.ts";
 import { removeStaleReadyFile, removeSupervisorReadyFile } from "./readyFile.ts";
 
 const log = createLogger("supervisor");
+/** How a worker's line naming the listening event reads, as its logger writes it. */
+const LISTENING_EVENT = '"event":"http.listening"';
 
 /**
  * `agentd serve`: runs the worker as a child, copies its log lines to stdout and the rotating
@@ -186,7 +188,7 @@ async function supervise(
   let port = options.port;
   let listening: { url: string; pid: number } | undefined;
   let startReleaseScheduled = false;
-  const onWorkerLine = (pid: number, line: string) => {
+  const noteListening = (pid: number, line: string) => {
     // Only one event matters here: the others are not parsed.
     const record = peekEventName(line) === "http.listening" ? parseLogLine(line) : undefined;
     if (record && typeof record.port === "number") {
@@ -199,18 +201,21 @@ async function supervise(
         watchdog.workerListening(record.url, pid);
       }
     }
-    watchdog.ingestLine(line);
   };
-  // The lines go out as they came; the watchdog reads them one by one, decoded once per read (as readLines does).
+  // The lines go out as they came; decoded once per read (as readLines does), the watchdog takes
+  // them a read at a time, and only a read that names the listening event is gone through line by line.
   const onWorkerLines = (pid: number) => {
     const decoder = new TextDecoder();
+    const pipeError = (error: unknown) => log.error("worker.pipe_error", { pid, stream: "stdout", error });
     return (block: Uint8Array) => {
       writeBlock(block);
-      eachLine(
-        decoder.decode(block, { stream: true }),
-        (line) => onWorkerLine(pid, line),
-        (error) => log.error("worker.pipe_error", { pid, stream: "stdout", error }),
-      );
+      const text = decoder.decode(block, { stream: true });
+      try {
+        if (text.includes(LISTENING_EVENT)) eachLine(text, (line) => noteListening(pid, line), pipeError);
+        watchdog.ingestBlock(text);
+      } catch (error) {
+        pipeError(error);
+      }
     };
   };
   // Terminals of a worker that could not close them (SIGKILL, a crash) have no reader any more. The

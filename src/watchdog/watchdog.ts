@@ -100,7 +100,27 @@ export class Watchdog {
   }
 
   /**
-   * A line from the worker's stdout, or from a tailed log file (`file`, its path). A file's line is
+   * Lines from the worker's stdout, one read's worth (whole lines, each ended by LF): as ingestLine
+   * for each, with the lines no signature could match passed over in one pass (eachCandidate).
+   * Settles once every signal they raised is decided; undefined when they raised none.
+   */
+  ingestBlock(block: string): Promise<void> | undefined {
+    this.#recent.pushBlock(block);
+    const reports: Promise<void>[] = [];
+    this.matcher.eachCandidate(block, (line) => {
+      try {
+        const signal = this.matcher.match(line, this.#now());
+        if (signal) reports.push(this.report(signal));
+      } catch (error) {
+        // A signal that could not be recorded (the store unwritable) costs its own line, not the rest of the read.
+        this.#deps.log.error("watchdog.ingest_failed", { error });
+      }
+    });
+    return reports.length === 0 ? undefined : Promise.all(reports).then(() => undefined);
+  }
+
+  /**
+   * A line from a tailed log file (`file`, its path), or one from the worker's stdout. A file's line is
    * about the service that wrote it: a signature that names no component puts it under `log:<path>`,
    * never under agentd's worker.
    */

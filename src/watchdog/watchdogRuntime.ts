@@ -146,8 +146,11 @@ export class WatchdogRuntime {
     this.probe.detach();
   }
 
-  ingestLine(line: string): void {
-    if (this.enabled) void this.watchdog.ingestLine(line);
+  /** A read of the worker's stdout: whole lines, each ended by LF. */
+  ingestBlock(block: string): void {
+    if (!this.enabled) return;
+    const reported = this.watchdog.ingestBlock(block);
+    if (reported !== undefined) runInBackground("watchdog.ingest", () => reported, {}, this.options.log);
   }
 
   /** Worker exits and crash loops are recorded even with the watchdog's own monitoring turned off. */

@@ -3,6 +3,7 @@ import { BUILTIN_SIGNATURES } from "../../src/watchdog/checks/signatureCatalog.t
 import { peekEventName, SignatureMatcher } from "../../src/watchdog/checks/signatureMatcher.ts";
 import { signatureConfigSchema } from "../../src/core/config/sections/watchdogConfig.ts";
 import { logLine } from "./watchdogHarness.ts";
+import { seededRandom } from "../support/seededRandom.ts";
 
 const matcher = new SignatureMatcher(BUILTIN_SIGNATURES);
 
@@ -110,5 +111,75 @@ describe("signature catalog", () => {
   test("peekEventName reads the event without parsing", () => {
     expect(peekEventName(logLine("upstream.error"))).toBe("upstream.error");
     expect(peekEventName("not json")).toBeUndefined();
+  });
+});
+
+describe("a block of lines at a time", () => {
+  const slow = signatureConfigSchema().parse({
+    id: "proxy.slow",
+    title: "A slow proxied request",
+    category: "upstream",
+    event: "proxy.request",
+    fields: { status: 504 },
+  });
+  const anchored = signatureConfigSchema().parse({ id: "bun.crash", title: "Bun crashed", category: "daemon", regex: "^bun: .*panic$" });
+  const menu = [
+    () => logLine("proxy.request", { provider: "p", model: "gpt", status: 200 }, "worker.proxy", "info"),
+    // A client's text that a regex-only signature would match: never read on this event.
+    () => logLine("proxy.request", { provider: "p", model: "ENOSPC database is locked", status: 200 }, "worker.proxy", "info"),
+    () => logLine("proxy.request", { provider: "p", model: '"event":"upstream.error"', status: 504 }, "worker.proxy", "info"),
+    () => logLine("upstream.error", { provider: "p", status: 500, cause: "http_5xx" }),
+    () => logLine("worker.stderr", { line: "SQLiteError: database is locked" }, "worker", "error"),
+    () => logLine("proxy.requests", { note: "ENOSPC" }),
+    () => '{"event":"proxy.request',
+    () => ' {"event":"proxy.request","model":"ENOSPC"}',
+    () => '{"ts":"x","event":"proxy.request","status":504}',
+    () => "bun: thread 1 panic",
+    () => "No space left on device",
+    () => "{}",
+    () => "",
+    () => "plain text",
+  ];
+
+  test("only lines match would dismiss are passed over: the signals are those of every line", () => {
+    const next = seededRandom(7);
+    for (const signatures of [BUILTIN_SIGNATURES, [...BUILTIN_SIGNATURES, anchored], [...BUILTIN_SIGNATURES, slow]]) {
+      const m = new SignatureMatcher(signatures);
+      for (let round = 0; round < 300; round++) {
+        const lines = Array.from({ length: 1 + Math.floor(next() * 40) }, () => menu[Math.floor(next() * menu.length)]!());
+        const block = lines.map((line) => (next() < 0.2 ? `${line}\r\n` : `${line}\n`)).join("");
+        const candidates: string[] = [];
+        m.eachCandidate(block, (line) => candidates.push(line));
+        const signals = (of: string[]) => of.map((line) => m.match(line, 1)).filter((signal) => signal !== undefined);
+        expect(signals(candidates)).toEqual(signals(lines));
+        // Candidates come in order, each a whole line of the block.
+        let at = 0;
+        for (const line of candidates) {
+          at = lines.indexOf(line, at);
+          expect(at).toBeGreaterThanOrEqual(0);
+          at++;
+        }
+      }
+    }
+  });
+
+  test("a proxy's requests are passed over unless a signature names their event", () => {
+    const block =
+      Array.from({ length: 300 }, () => `${menu[1]!()}\n`).join("") +
+      `${logLine("upstream.error", { provider: "p", status: 500, cause: "http_5xx" })}\n`;
+    const seen = (m: SignatureMatcher) => {
+      const lines: string[] = [];
+      m.eachCandidate(block, (line) => lines.push(line));
+      return lines;
+    };
+    expect(seen(matcher).map(peekEventName)).toEqual(["upstream.error"]);
+    expect(seen(new SignatureMatcher([...BUILTIN_SIGNATURES, slow]))).toHaveLength(301);
+  });
+
+  test("lines without an event key, thousands in one block, are each still a candidate", () => {
+    const block = "{}\n".repeat(20_000);
+    let count = 0;
+    matcher.eachCandidate(block, () => count++);
+    expect(count).toBe(20_000);
   });
 });

@@ -60,6 +60,20 @@ describe("tier 1 against an upstream 500 storm", () => {
     ]);
   });
 
+  test("the storm in one read of the worker's stdout, among hundreds of proxied requests, is decided as line by line", async () => {
+    admin = startAdminRecorder();
+    harness = createHarness({ verify_window_s: 30 }, admin.url);
+    const request = logLine("proxy.request", { provider: "primary", model: "ENOSPC", status: 200 }, "worker.proxy", "info");
+    let block = "";
+    for (let i = 0; i < 300; i++) block += `${i % 60 === 59 ? error500() : request}\r\n`;
+    await harness.watchdog.ingestBlock(block);
+    expect(admin.calls.map((call) => call.path)).toEqual(["/api/admin/proxy/providers/primary/breaker/open"]);
+    const store = new IncidentStore(harness.db);
+    expect(store.list()).toMatchObject([{ action: "open_breaker", count: 5, fingerprint: "provider:primary" }]);
+    // Nothing raised, nothing to wait for.
+    expect(harness.watchdog.ingestBlock(`${request}\n`.repeat(100))).toBeUndefined();
+  });
+
   test("errors that continue after the action fail the verdict and escalate to an alert", async () => {
     admin = startAdminRecorder();
     harness = createHarness({ verify_window_s: 30 }, admin.url);

@@ -13,6 +13,7 @@ interface CompiledSignature {
 }
 
 const EVENT_KEY = '"event":"';
+const CR = 13;
 /** Fields copied from a matched record onto the signal. */
 const KEPT_FIELDS = ["provider", "status", "cause", "model", "tool", "outcome", "host", "port", "pid", "code"];
 const MAX_LINE = 2000;
@@ -60,6 +61,8 @@ export class SignatureMatcher {
   readonly #byEvent = new Map<string, CompiledSignature[]>();
   readonly #textOnly: CompiledSignature[] = [];
   readonly #textPrefilter?: RegExp;
+  /** How the event keys read of the lines `match` dismisses without a look (client-text events no signature names), closing quote included. */
+  readonly #dismissedKeys: readonly string[];
   readonly size: number;
 
   constructor(signatures: readonly SignatureConfig[]) {
@@ -81,6 +84,31 @@ export class SignatureMatcher {
     }
     for (const list of this.#byEvent.values()) list.sort((a, b) => specificity(b) - specificity(a));
     if (this.#textOnly.length > 0) this.#textPrefilter = new RegExp(this.#textOnly.map((s) => `(?:${s.def.regex})`).join("|"), "i");
+    this.#dismissedKeys = [...CLIENT_TEXT_EVENTS].filter((event) => !this.#byEvent.has(event)).map((event) => `${EVENT_KEY}${event}"`);
+  }
+
+  /**
+   * Calls `onLine` with each line of `block` (whole lines, each ended by LF; a CR before it is
+   * dropped, as eachLine does) that `match` could raise a signal for, in order: a line of an event
+   * it dismisses at a glance (`proxy.request`, nearly every line of a busy proxy) is passed over
+   * without being cut out of the block. One pass over the block: the event key each line holds is
+   * found by one search that goes on from where the last one stopped.
+   */
+  eachCandidate(block: string, onLine: (line: string) => void): void {
+    const keys = this.#dismissedKeys;
+    // Where the next event key at or after the current line's start is; -1 when there is none left.
+    let keyAt = keys.length > 0 ? block.indexOf(EVENT_KEY) : -1;
+    for (let start = 0; start < block.length; ) {
+      const newline = block.indexOf("\n", start);
+      const end = newline < 0 ? block.length : newline;
+      if (keyAt >= 0 && keyAt < start) keyAt = block.indexOf(EVENT_KEY, start);
+      // peekEventName's reading: a JSON line's first event key names its event.
+      let dismissed = false;
+      if (keyAt >= 0 && keyAt < end && block.charCodeAt(start) === 123)
+        for (let i = 0; i < keys.length && !dismissed; i++) dismissed = block.startsWith(keys[i]!, keyAt);
+      if (!dismissed) onLine(block.charCodeAt(end - 1) === CR && end > start ? block.slice(start, end - 1) : block.slice(start, end));
+      start = end + 1;
+    }
   }
 
   /** The signal a line raises, or undefined. `now` stamps the signal. */

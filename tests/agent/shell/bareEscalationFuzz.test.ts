@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { bashParser } from "../../../src/agent/shell/bashParser.ts";
 import { bareEscalationArgv } from "../../../src/agent/shell/bareEscalation.ts";
 import { makeTempDir, removeTempDirs } from "../../support/tempDir.ts";
+import { seededRandom } from "../../support/seededRandom.ts";
 
 afterAll(removeTempDirs);
 
@@ -85,20 +86,8 @@ const TRICKY = [
   "\x7f",
 ];
 
-/** mulberry32: a small seeded generator, so every run tries the same commands. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function commands(count: number, seed: number): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
