@@ -120,9 +120,10 @@ export class Watchdog {
   }
 
   /**
-   * A line from a tailed log file (`file`, its path), or one from the worker's stdout. A file's line is
-   * about the service that wrote it: a signature that names no component puts it under `log:<path>`,
-   * never under agentd's worker.
+   * One line: from a tailed log file (`file`, its path), or a worker's line given alone (the
+   * worker's stdout itself comes a read at a time, through ingestBlock). A file's line is about the
+   * service that wrote it: a signature that names no component puts it under `log:<path>`, never
+   * under agentd's worker.
    */
   ingestLine(line: string, file?: string): Promise<void> | undefined {
     this.#recent.push(line);
