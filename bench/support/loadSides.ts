@@ -156,10 +156,9 @@ export function pairedRatio(side: Side, base: Side, of: (s: Side) => number[] = 
 
 /**
  * Rounds alternate between the sides with the same payload and concurrency, each round starting one
- * side further on (relay, agentd; agentd, relay…): a side's place in the order moved its figure.
- * Two runs of one binary as A and B in bench/compare.ts read B/A ×0.920 at c=32 with B always
- * after A; which of the side before's leftovers (its log batch, its collection) a round meets
- * depends on its place, so every side takes every place in turn.
+ * side further on (relay, agentd; agentd, relay…), so every side takes every place in turn: a
+ * side's place moved its figure. One binary as both A and B in bench/compare.ts read B/A ×0.920 at
+ * c=32 with B always after A, and ×0.95–×1.04 in seven runs with the order turning.
  */
 export async function interleaved(sides: readonly Side[], payload: string, concurrency: number, perRound: number, rounds: number) {
   for (let i = 0; i < rounds; i++)
