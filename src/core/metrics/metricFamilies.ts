@@ -110,6 +110,7 @@ export class GaugeFamily extends ValueFamily {
 }
 
 class Buckets {
+  /** Values in each bucket alone (the last: above every bound); made cumulative only when scraped. */
   readonly counts: Float64Array;
   /** Each bucket's labels with its `le`, then +Inf's: made once, not at every scrape. */
   readonly bucketLabels: Labels[];
@@ -120,7 +121,7 @@ class Buckets {
     readonly labels: Labels,
     le: readonly string[],
   ) {
-    this.counts = new Float64Array(le.length);
+    this.counts = new Float64Array(le.length + 1);
     this.bucketLabels = [...le, "+Inf"].map((bound) => ({ ...labels, le: bound }));
   }
 }
@@ -138,20 +139,28 @@ export class HistogramFamily {
     this.#series = new SeriesMap((labels) => new Buckets(labels, le));
   }
 
+  /** One count, in the first bucket whose bound holds the value: a proxied request observes four histograms. */
   observe(labels: Labels, value: number): void {
     const h = this.#series.get(labels);
     h.sum += value;
     h.count++;
-    // Buckets are cumulative: each one counts every value at or below its bound.
-    for (let i = this.buckets.length - 1; i >= 0 && value <= this.buckets[i]!; i--) h.counts[i]!++;
+    const bounds = this.buckets;
+    let i = 0;
+    while (i < bounds.length && !(value <= bounds[i]!)) i++;
+    h.counts[i]!++;
   }
 
   family(): MetricFamily {
     const samples: MetricSample[] = [];
     for (const h of this.#series.values()) {
-      for (let i = 0; i < h.counts.length; i++) samples.push({ suffix: "_bucket", labels: h.bucketLabels[i]!, value: h.counts[i]! });
+      // Prometheus's buckets are cumulative: each counts every value at or below its bound.
+      let below = 0;
+      for (let i = 0; i < this.buckets.length; i++) {
+        below += h.counts[i]!;
+        samples.push({ suffix: "_bucket", labels: h.bucketLabels[i]!, value: below });
+      }
       samples.push(
-        { suffix: "_bucket", labels: h.bucketLabels[h.counts.length]!, value: h.count },
+        { suffix: "_bucket", labels: h.bucketLabels[this.buckets.length]!, value: h.count },
         { suffix: "_sum", labels: h.labels, value: h.sum },
         { suffix: "_count", labels: h.labels, value: h.count },
       );
