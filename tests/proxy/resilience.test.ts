@@ -121,6 +121,16 @@ describe("retries and failover", () => {
     },
   );
 
+  test("a non-streamed deadline shorter than the client watch's start fires on time all the same", async () => {
+    const { a, b, h } = twoProviders({ max_attempts: 1 }, { first_byte_ms: 10, total_ms: 60_000 });
+    a.enqueue({ kind: "stall_before_first_byte" });
+    b.enqueue({ kind: "text", text: "from b" });
+    const answer = await h.client.chat.completions.create(ask);
+    expect(answer.choices[0]?.message.content).toBe("from b");
+    expect(h.events("upstream.error")[0]).toMatchObject({ provider: "a", cause: "first_byte_timeout" });
+    await a.waitForDisconnect(0);
+  });
+
   test("a stream that keeps sending past its total deadline is cut there with an error", async () => {
     const { a, h } = twoProviders({}, { total_ms: 300, idle_ms: 5_000 });
     a.enqueue({ kind: "text", chunks: Array.from({ length: 20 }, (_, i) => `t${i} `), chunkDelayMs: 50 });
@@ -306,6 +316,27 @@ describe("failures after the stream began", () => {
     controller.abort();
     await pending;
     await a.waitForDisconnect(0);
+  });
+  test("a client that leaves a non-streamed call the proxy still waits on aborts the upstream long before its deadline", async () => {
+    const { a, h } = twoProviders({ max_attempts: 1 }, { first_byte_ms: 10_000, total_ms: 60_000 });
+    a.enqueue({ kind: "stall_before_first_byte" });
+    const controller = new AbortController();
+    const pending = fetch(`${h.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(ask),
+      signal: controller.signal,
+    }).catch((e) => e);
+    await a.waitForRequests(1);
+    controller.abort();
+    await pending;
+    // Within a fifth of the deadline: the call follows its client, it does not wait the deadline out.
+    await a.waitForDisconnect(0, 2000);
+    await waitFor("the client_gone record", () => h.events("proxy.request").some((e) => e.outcome === "client_gone"), {
+      timeoutMs: 3000,
+      intervalMs: 2,
+    });
+    expect(h.events("upstream.error")).toEqual([]);
   });
 });
 

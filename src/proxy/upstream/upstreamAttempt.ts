@@ -52,7 +52,7 @@ const DRAIN_MS = 5_000;
  */
 export class UpstreamAttempt {
   readonly #abort = new CallAbort();
-  /** Until the call follows its client (it starts after WATCH_CLIENT_AFTER_MS). */
+  /** A stream's: until the call follows its client (it starts after WATCH_CLIENT_AFTER_MS). A non-streamed call's phase timer does both. */
   #watchTimer: ReturnType<typeof setTimeout> | undefined;
   /** The client's signal, once the call follows it. */
   #clientSignal: AbortSignal | undefined;
@@ -74,9 +74,7 @@ export class UpstreamAttempt {
     private readonly timeouts: AttemptTimeouts,
     /** Upstreams through agentd's own HTTP/1.1 client (http1Client.ts) rather than fetch. */
     private readonly ownClient = true,
-  ) {
-    this.#watchTimer = setTimeout(UpstreamAttempt.#watchClient, WATCH_CLIENT_AFTER_MS, this);
-  }
+  ) {}
 
   /** From now on a client that goes away aborts the call (one that already went aborts it now). */
   static #watchClient(attempt: UpstreamAttempt): void {
@@ -91,6 +89,16 @@ export class UpstreamAttempt {
     attempt.#clientSignal = signal;
   }
 
+  /** A non-streamed call's one timer: its deadline when that comes first, else the client watch and then the rest of the deadline. */
+  static #watchThenExpire(attempt: UpstreamAttempt, cause: FailureCause, ms: number): void {
+    if (ms <= WATCH_CLIENT_AFTER_MS) {
+      attempt.#expire(cause);
+      return;
+    }
+    UpstreamAttempt.#watchClient(attempt);
+    if (!attempt.#abort.aborted) attempt.#arm(cause, ms - WATCH_CLIENT_AFTER_MS);
+  }
+
   /**
    * Sends the request under its first deadlines; resolves with the answer as it came (any status),
    * and then answered() takes over, or rejects, then sendFailed() says why. Split in two so the
@@ -100,10 +108,13 @@ export class UpstreamAttempt {
     const { connect_ms, first_byte_ms, total_ms } = this.timeouts;
     if (!stream) {
       // A non-streamed answer's first byte comes with its whole body, so its two deadlines run
-      // together: one timer, set to the earlier (a timer less per request).
-      if (first_byte_ms < total_ms) this.#arm("first_byte_timeout", first_byte_ms);
-      else this.#arm("total_timeout", total_ms);
+      // together, and the call starts following its client on the way: one timer for all three
+      // (the timers of a call that ends within WATCH_CLIENT_AFTER_MS were a third of its deadline work).
+      const [cause, ms]: [FailureCause, number] =
+        first_byte_ms < total_ms ? ["first_byte_timeout", first_byte_ms] : ["total_timeout", total_ms];
+      this.#phaseTimer = setTimeout(UpstreamAttempt.#watchThenExpire, Math.min(ms, WATCH_CLIENT_AFTER_MS), this, cause, ms);
     } else {
+      this.#watchTimer = setTimeout(UpstreamAttempt.#watchClient, WATCH_CLIENT_AFTER_MS, this);
       this.#totalTimer = setTimeout(() => this.#expire("total_timeout"), total_ms);
       if (connect_ms < first_byte_ms) this.#arm("connect_timeout", connect_ms);
       else this.#arm("first_byte_timeout", first_byte_ms);
