@@ -1,4 +1,4 @@
-import { checkMetricName, type Labels, type MetricFamily, type MetricSample } from "./metricFamily.ts";
+import { checkMetricName, InvalidMetricFamilyError, type Labels, type MetricFamily, type MetricSample } from "./metricFamily.ts";
 
 /**
  * Counters, gauges and histograms a capability keeps in memory as events happen, keyed by label
@@ -135,6 +135,9 @@ export class HistogramFamily {
     readonly buckets: readonly number[],
   ) {
     checkMetricName(name);
+    // observe() counts a value in the first bucket whose bound holds it: the bounds must rise.
+    if (buckets.some((bound, i) => !(bound > (buckets[i - 1] ?? Number.NEGATIVE_INFINITY))))
+      throw new InvalidMetricFamilyError(name, `bucket bounds must rise: current value is [${buckets.join(", ")}]`);
     const le = buckets.map(String);
     this.#series = new SeriesMap((labels) => new Buckets(labels, le));
   }

@@ -89,14 +89,18 @@ export class UpstreamAttempt {
     attempt.#clientSignal = signal;
   }
 
-  /** A non-streamed call's one timer: its deadline when that comes first, else the client watch and then the rest of the deadline. */
-  static #watchThenExpire(attempt: UpstreamAttempt, cause: FailureCause, ms: number): void {
-    if (ms <= WATCH_CLIENT_AFTER_MS) {
+  /**
+   * A non-streamed call's one timer: its deadline when that has come, else the client watch and then
+   * what is left of the deadline, counted from `deadlineAt` (a timer that ran late must not push it back).
+   */
+  static #watchThenExpire(attempt: UpstreamAttempt, cause: FailureCause, deadlineAt: number): void {
+    const left = deadlineAt - performance.now();
+    if (left <= 0) {
       attempt.#expire(cause);
       return;
     }
     UpstreamAttempt.#watchClient(attempt);
-    if (!attempt.#abort.aborted) attempt.#arm(cause, ms - WATCH_CLIENT_AFTER_MS);
+    if (!attempt.#abort.aborted) attempt.#arm(cause, left);
   }
 
   /**
@@ -112,7 +116,8 @@ export class UpstreamAttempt {
       // (the timers of a call that ends within WATCH_CLIENT_AFTER_MS were a third of its deadline work).
       const [cause, ms]: [FailureCause, number] =
         first_byte_ms < total_ms ? ["first_byte_timeout", first_byte_ms] : ["total_timeout", total_ms];
-      this.#phaseTimer = setTimeout(UpstreamAttempt.#watchThenExpire, Math.min(ms, WATCH_CLIENT_AFTER_MS), this, cause, ms);
+      const deadlineAt = performance.now() + ms;
+      this.#phaseTimer = setTimeout(UpstreamAttempt.#watchThenExpire, Math.min(ms, WATCH_CLIENT_AFTER_MS), this, cause, deadlineAt);
     } else {
       this.#watchTimer = setTimeout(UpstreamAttempt.#watchClient, WATCH_CLIENT_AFTER_MS, this);
       this.#totalTimer = setTimeout(() => this.#expire("total_timeout"), total_ms);

@@ -91,6 +91,8 @@ describe("renderPrometheus refuses what the format cannot carry", () => {
     expect(() => new CounterFamily("agentd-bad", "B.")).toThrow(InvalidMetricFamilyError);
     expect(() => new GaugeFamily("", "B.")).toThrow(InvalidMetricFamilyError);
     expect(() => new HistogramFamily("agentd bad", "B.", [1])).toThrow(InvalidMetricFamilyError);
+    for (const bounds of [[1, 1], [2, 1], [Number.NaN]])
+      expect(() => new HistogramFamily("agentd_wait_seconds", "W.", bounds)).toThrow("bucket bounds must rise");
   });
 });
 
