@@ -112,8 +112,8 @@ export class UpstreamAttempt {
     const { connect_ms, first_byte_ms, total_ms } = this.timeouts;
     if (!stream) {
       // A non-streamed answer's first byte comes with its whole body, so its two deadlines run
-      // together, and the call starts following its client on the way: one timer for all three
-      // (the timers of a call that ends within WATCH_CLIENT_AFTER_MS were a third of its deadline work).
+      // together, and the call starts following its client on the way: one timer for all three (a
+      // call that ended within WATCH_CLIENT_AFTER_MS set and cleared two, one of them the watch).
       const [cause, ms]: [FailureCause, number] =
         first_byte_ms < total_ms ? ["first_byte_timeout", first_byte_ms] : ["total_timeout", total_ms];
       const deadlineAt = performance.now() + ms;
