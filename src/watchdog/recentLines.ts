@@ -25,13 +25,11 @@ export class RecentLines {
     this.#add({ text: line, lines: 1, block: false });
   }
 
-  /** Whole lines, each ended by LF (a CR before it is dropped, as eachLine does); a last line without one counts too. */
-  pushBlock(text: string): void {
-    let lines = 0;
-    for (let start = 0; start < text.length; lines++) {
-      const newline = text.indexOf("\n", start);
-      start = newline < 0 ? text.length : newline + 1;
-    }
+  /**
+   * Whole lines, each ended by LF (a CR before it is dropped, as eachLine does); a last line without
+   * one counts too. `lines`, how many there are, when the caller counted them already.
+   */
+  pushBlock(text: string, lines = lineCount(text)): void {
     if (lines > 0) this.#add({ text, lines, block: true });
   }
 
@@ -61,4 +59,13 @@ export class RecentLines {
       this.#first = 0;
     }
   }
+}
+
+function lineCount(text: string): number {
+  let lines = 0;
+  for (let start = 0; start < text.length; lines++) {
+    const newline = text.indexOf("\n", start);
+    start = newline < 0 ? text.length : newline + 1;
+  }
+  return lines;
 }

@@ -105,9 +105,14 @@ export class Watchdog {
    * Settles once every signal they raised is decided; undefined when they raised none.
    */
   ingestBlock(block: string): Promise<void> | undefined {
-    this.#recent.pushBlock(block);
+    // One walk over the read finds its candidates and counts its lines; they are kept before any is matched.
+    const candidates: string[] = [];
+    this.#recent.pushBlock(
+      block,
+      this.matcher.eachCandidate(block, (line) => candidates.push(line)),
+    );
     const reports: Promise<void>[] = [];
-    this.matcher.eachCandidate(block, (line) => {
+    for (const line of candidates)
       try {
         const signal = this.matcher.match(line, this.#now());
         if (signal) reports.push(this.report(signal));
@@ -115,7 +120,6 @@ export class Watchdog {
         // A signal that could not be recorded (the store unwritable) costs its own line, not the rest of the read.
         this.#deps.log.error("watchdog.ingest_failed", { error });
       }
-    });
     return reports.length === 0 ? undefined : Promise.all(reports).then(() => undefined);
   }
 

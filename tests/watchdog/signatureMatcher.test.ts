@@ -149,7 +149,7 @@ describe("a block of lines at a time", () => {
         const lines = Array.from({ length: 1 + Math.floor(next() * 40) }, () => menu[Math.floor(next() * menu.length)]!());
         const block = lines.map((line) => (next() < 0.2 ? `${line}\r\n` : `${line}\n`)).join("");
         const candidates: string[] = [];
-        m.eachCandidate(block, (line) => candidates.push(line));
+        expect(m.eachCandidate(block, (line) => candidates.push(line))).toBe(lines.length);
         const signals = (of: string[]) => of.map((line) => m.match(line, 1)).filter((signal) => signal !== undefined);
         expect(signals(candidates)).toEqual(signals(lines));
         // Candidates come in order, each a whole line of the block.

@@ -75,9 +75,14 @@ export function eachLine(text: string, onLine: (line: string) => void, onError?:
   for (let start = 0; start < text.length; ) {
     const newline = text.indexOf("\n", start);
     const end = newline < 0 ? text.length : newline;
-    emit(text.charCodeAt(end - 1) === CR && end > start ? text.slice(start, end - 1) : text.slice(start, end));
+    emit(lineBetween(text, start, end));
     start = end + 1;
   }
+}
+
+/** The line of `text` from `start` to `end` (where its LF is), without a CR before the LF. */
+export function lineBetween(text: string, start: number, end: number): string {
+  return text.charCodeAt(end - 1) === CR && end > start ? text.slice(start, end - 1) : text.slice(start, end);
 }
 
 /** `handle`, with what it throws reported to onError when there is one (reading goes on), else thrown. */

@@ -1,4 +1,4 @@
-import { parseLogLine, type LogRecord } from "../../core/log/index.ts";
+import { lineBetween, parseLogLine, type LogRecord } from "../../core/log/index.ts";
 import type { Signal } from "./signal.ts";
 import type { SignatureConfig } from "../../core/config/sections/watchdogConfig.ts";
 
@@ -13,7 +13,6 @@ interface CompiledSignature {
 }
 
 const EVENT_KEY = '"event":"';
-const CR = 13;
 /** Fields copied from a matched record onto the signal. */
 const KEPT_FIELDS = ["provider", "status", "cause", "model", "tool", "outcome", "host", "port", "pid", "code"];
 const MAX_LINE = 2000;
@@ -92,13 +91,15 @@ export class SignatureMatcher {
    * dropped, as eachLine does) that `match` could raise a signal for, in order: a line of an event
    * it dismisses at a glance (`proxy.request`, nearly every line of a busy proxy) is passed over
    * without being cut out of the block. One pass over the block: the event key each line holds is
-   * found by one search that goes on from where the last one stopped.
+   * found by one search that goes on from where the last one stopped. Returns how many lines the
+   * block holds (a last one without its LF counted).
    */
-  eachCandidate(block: string, onLine: (line: string) => void): void {
+  eachCandidate(block: string, onLine: (line: string) => void): number {
     const keys = this.#dismissedKeys;
     // Where the next event key at or after the current line's start is; -1 when there is none left.
     let keyAt = keys.length > 0 ? block.indexOf(EVENT_KEY) : -1;
-    for (let start = 0; start < block.length; ) {
+    let lines = 0;
+    for (let start = 0; start < block.length; lines++) {
       const newline = block.indexOf("\n", start);
       const end = newline < 0 ? block.length : newline;
       if (keyAt >= 0 && keyAt < start) keyAt = block.indexOf(EVENT_KEY, start);
@@ -106,9 +107,10 @@ export class SignatureMatcher {
       let dismissed = false;
       if (keyAt >= 0 && keyAt < end && block.charCodeAt(start) === 123)
         for (let i = 0; i < keys.length && !dismissed; i++) dismissed = block.startsWith(keys[i]!, keyAt);
-      if (!dismissed) onLine(block.charCodeAt(end - 1) === CR && end > start ? block.slice(start, end - 1) : block.slice(start, end));
+      if (!dismissed) onLine(lineBetween(block, start, end));
       start = end + 1;
     }
+    return lines;
   }
 
   /** The signal a line raises, or undefined. `now` stamps the signal. */
