@@ -7,8 +7,11 @@ const SECRET_VALUE =
   /\b(sk-[A-Za-z0-9_-]{12,}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 // The value stops at a shell operator, also inside quotes: `TOKEN=x;sudo id` or `'API_KEY="'; sudo …; '"'`
-// must not hide the command that follows from the logs and the approval's summary.
-const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
+// must not hide the command that follows from the logs and the approval's summary. A command inside
+// a JSON string (a tool call's arguments as the model sent them) quotes with \": such a value is
+// hidden whole, where the bare form would stop at its first space and leave the rest in view.
+const ASSIGNMENT =
+  /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"\n;|&<>`]*"|\\"[^"\\\n;|&<>`]*\\"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
 // The same in JSON or header form: "api_key": "…", authorization: …
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
 // A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host.
@@ -18,7 +21,7 @@ const WEBHOOK_URL =
   /\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/[^\s'"<>]+/gi;
 // A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X.
 const OPTION_SECRET =
-  /((?:^|[\s"'])--?[A-Za-z0-9_-]*(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
+  /((?:^|[\s"'])--?[A-Za-z0-9_-]*(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|\\"[^"\\\n]*\\"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
 // The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).
 const MYSQL_PASSWORD = /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)([^\s;|&<>()`]+)/g;

@@ -23,6 +23,16 @@ test("a secret-looking assignment never swallows the command after a shell opera
   expect(redactText('export API_KEY="sk-abc def"')).toBe("export API_KEY=[redacted]");
 });
 
+test("inside a JSON string (a tool call's arguments), a quoted value is hidden whole, spaces and all", () => {
+  const args = (cmd: string) => JSON.stringify({ cmd, yield_time_ms: 5000 });
+  expect(redactText(args('export DB_PASSWORD="correct horse battery" && ./deploy --password "two words" now'))).toBe(
+    args("export DB_PASSWORD=[redacted] && ./deploy --password [redacted] now"),
+  );
+  expect(redactText(args('DB_PASSWORD="$(cat /run/pw)" ./migrate'))).toBe(args("DB_PASSWORD=[redacted] ./migrate"));
+  // Still no further than a shell operator: the command after it stays in view.
+  expect(redactText(args(`echo 'API_KEY="'; sudo -n id > pwned; echo '"'`))).toContain("; sudo -n id > pwned");
+});
+
 describe("redaction by value: credentials in URLs, options and webhook addresses", () => {
   const cases: Array<[name: string, input: string, secret: string, kept: string]> = [
     [
