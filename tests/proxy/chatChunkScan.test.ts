@@ -37,6 +37,13 @@ describe("chatChunkNeedsParse", () => {
     expect(chatChunkNeedsParse(delta('the "usage" and "finish_reason":"stop" words'))).toBe(false);
   });
 
+  test("a key or value written with escapes is parsed; non-ASCII escapes in content are not", () => {
+    expect(chatChunkNeedsParse(delta("", ',"\\u0075sage":{"prompt_tokens":5}'))).toBe(true);
+    expect(chatChunkNeedsParse(`{"choices":[{"finish_\\u0072eason":"stop"}]}`)).toBe(true);
+    expect(chatChunkNeedsParse('{"type":"\\u0065rror","message":"x"}')).toBe(true);
+    expect(chatChunkNeedsParse(delta("caf\u00e9 \u4e2d").replace("\u00e9", "\\u00e9").replace("\u4e2d", "\\u4e2d"))).toBe(false);
+  });
+
   test("a string that ends with the key's name costs a parse rather than a missed field", () => {
     expect(chatChunkNeedsParse(delta('say "usage'))).toBe(true);
     expect(chatChunkNeedsParse('{"choices":[{"delta":{"content":"usage"}}]}')).toBe(true);
@@ -61,12 +68,15 @@ describe("chatChunkNeedsParse", () => {
           carries(inner),
       );
     };
+    const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
     for (let i = 0; i < 20_000; i++) {
       const choice: Record<string, unknown> = { index: 0 };
       for (let k = 0; k < 3; k++) choice[pick(keys)] = pick(values);
       const chunk: Record<string, unknown> = { id: "c", choices: [choice] };
       chunk[pick(keys)] = pick([...values, "response.failed", "error"]);
-      const text = JSON.stringify(chunk, null, pick([0, 1, "\t", " \n"]));
+      const plain = JSON.stringify(chunk, null, pick([0, 1, "\t", " \n"]));
+      // Any letter of a key or a value may come as an escape: the same chunk to JSON.parse.
+      const text = pick([0, 1, 2]) !== 0 ? plain.replace(/[a-z_](?=[a-z_.]*")/g, (c) => (pick([0, 1, 2]) === 0 ? escaped(c) : c)) : plain;
       if (!chatChunkNeedsParse(text)) expect(carries(JSON.parse(text))).toBe(false);
     }
   });
