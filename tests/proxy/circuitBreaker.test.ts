@@ -31,7 +31,7 @@ describe("circuit breaker", () => {
     expect(b.state()).toBe("closed");
     b.onFailure("http_5xx");
     expect(b.state()).toBe("open");
-    expect(b.tryAcquire()).toBe(false);
+    expect(b.tryAcquire()).toBeUndefined();
   });
 
   test("half-opens after the cooldown for its cause, lets one probe through, closes on success", () => {
@@ -41,8 +41,8 @@ describe("circuit breaker", () => {
     expect(b.state()).toBe("open");
     advance(1);
     expect(b.state()).toBe("half_open");
-    expect(b.tryAcquire()).toBe(true);
-    expect(b.tryAcquire()).toBe(false);
+    expect(b.tryAcquire()).toBeDefined();
+    expect(b.tryAcquire()).toBeUndefined();
     b.onSuccess();
     expect(b.state()).toBe("closed");
     expect(transitions.map((t) => t.to)).toEqual(["open", "half_open", "closed"]);
@@ -54,7 +54,7 @@ describe("circuit breaker", () => {
     for (let i = 0; i < 3; i++) b.onFailure("http_5xx");
     for (let round = 0; round < 3; round++) {
       advance(10_000);
-      expect(b.tryAcquire()).toBe(true);
+      expect(b.tryAcquire()).toBeDefined();
       b.onFailure("http_5xx");
     }
     expect(transitions.filter((t) => t.to === "open").map((t) => t.cooldownMs)).toEqual([2000, 4000, 6000, 6000]);
@@ -73,7 +73,7 @@ describe("circuit breaker", () => {
     const { b, advance } = breaker();
     for (let i = 0; i < 3; i++) b.onFailure("http_5xx");
     advance(2000);
-    expect(b.tryAcquire()).toBe(true);
+    expect(b.tryAcquire()).toBeDefined();
     b.onFailure("http_429");
     expect(b.state()).toBe("closed");
   });
@@ -82,9 +82,34 @@ describe("circuit breaker", () => {
     const { b, advance } = breaker();
     for (let i = 0; i < 3; i++) b.onFailure("reset");
     advance(2000);
-    expect(b.tryAcquire()).toBe(true);
-    b.release();
-    expect(b.tryAcquire()).toBe(true);
+    const probe = b.tryAcquire();
+    expect(typeof probe).toBe("number");
+    b.release(probe!);
+    expect(b.tryAcquire()).toBeDefined();
+  });
+
+  test("only the probe frees the probe's slot: not a request let through while closed, nor an earlier probe", () => {
+    const { b, advance } = breaker();
+    const early = b.tryAcquire();
+    expect(early).toBe("closed");
+    for (let i = 0; i < 3; i++) b.onFailure("reset");
+    advance(2000);
+    const first = b.tryAcquire();
+    expect(typeof first).toBe("number");
+    // The request sent while closed gives up (its client left): the probe still holds the one slot.
+    b.release(early!);
+    expect(b.tryAcquire()).toBeUndefined();
+    // Forced open and half-open again while the first probe still runs: a second probe goes out.
+    b.forceOpen(1000);
+    advance(1000);
+    const second = b.tryAcquire();
+    expect(typeof second).toBe("number");
+    expect(second).not.toBe(first);
+    // The first probe ending without a verdict leaves the second one's slot taken.
+    b.release(first!);
+    expect(b.tryAcquire()).toBeUndefined();
+    b.release(second!);
+    expect(b.tryAcquire()).toBeDefined();
   });
 
   test("forced open is capped; forced close closes", () => {

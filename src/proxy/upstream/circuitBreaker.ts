@@ -16,6 +16,12 @@ export interface BreakerTransition {
   cooldownMs?: number;
 }
 
+/**
+ * What tryAcquire granted: a pass of the closed breaker, or half-open's one probe, numbered so that
+ * only that probe frees its slot (a request let through while closed, or an earlier probe, must not).
+ */
+export type BreakerPass = "closed" | number;
+
 export interface BreakerSnapshot {
   state: BreakerState;
   /** Failures counted in the current window. */
@@ -46,7 +52,9 @@ export class CircuitBreaker {
   #openedCount = 0;
   #retryAt = 0;
   #cause: FailureCause | "manual" | undefined;
-  #probeInFlight = false;
+  /** The number of the probe in flight; 0 when none. */
+  #probe = 0;
+  #probesGranted = 0;
 
   constructor(
     private readonly settings: BreakerSettings,
@@ -57,30 +65,30 @@ export class CircuitBreaker {
   state(): BreakerState {
     if (this.#state === "open" && this.now() >= this.#retryAt) {
       this.#state = "half_open";
-      this.#probeInFlight = false;
+      this.#probe = 0;
       this.onTransition({ to: "half_open", cause: this.#cause });
     }
     return this.#state;
   }
 
-  /** Whether a request may go to this provider now; in half-open, true once until the probe reports. */
-  tryAcquire(): boolean {
+  /** Whether a request may go to this provider now (undefined: not); in half-open, once until the probe reports. */
+  tryAcquire(): BreakerPass | undefined {
     const state = this.state();
-    if (state === "closed") return true;
-    if (state === "open" || this.#probeInFlight) return false;
-    this.#probeInFlight = true;
-    return true;
+    if (state === "closed") return "closed";
+    if (state === "open" || this.#probe !== 0) return undefined;
+    this.#probe = ++this.#probesGranted;
+    return this.#probe;
   }
 
-  /** A request acquired but never sent (the client left first) gives its probe slot back. */
-  release(): void {
-    this.#probeInFlight = false;
+  /** A probe that ends without a verdict (the client left, an error of agentd's own) gives its slot back. */
+  release(pass: BreakerPass): void {
+    if (pass === this.#probe) this.#probe = 0;
   }
 
   onSuccess(): void {
     this.#failures = [];
     this.#openedCount = 0;
-    this.#probeInFlight = false;
+    this.#probe = 0;
     if (this.#state !== "closed") {
       this.#state = "closed";
       this.#cause = undefined;
@@ -138,7 +146,7 @@ export class CircuitBreaker {
     this.#state = "open";
     this.#cause = cause;
     this.#retryAt = this.now() + cooldownMs;
-    this.#probeInFlight = false;
+    this.#probe = 0;
     this.#failures = [];
     this.onTransition({ to: "open", cause, cooldownMs });
   }

@@ -116,7 +116,8 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
       outcomes.push({ provider, failure });
       continue;
     }
-    if (!provider.breaker.tryAcquire()) continue;
+    let pass = provider.breaker.tryAcquire();
+    if (pass === undefined) continue;
     tally.provider = provider;
     let quirkRetried = false;
     let rateLimited = false;
@@ -124,7 +125,7 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
       // An attempt asks after its client only from 25 ms in: a client that left meanwhile gets no
       // new call (a retry, the next provider), and the provider's slot goes back.
       if (total > 0 && plan.client.signal.aborted) {
-        provider.breaker.release();
+        provider.breaker.release(pass);
         throw new ClientGoneError();
       }
       tally.attempts = ++total;
@@ -143,12 +144,12 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
       } catch (error) {
         attempt.abort();
         if (error instanceof ClientGoneError) {
-          provider.breaker.release();
+          provider.breaker.release(pass);
           throw error;
         }
         if (!(error instanceof UpstreamFailure)) {
           // A half-open probe that ends this way must free its slot, or the provider stays skipped.
-          provider.breaker.release();
+          provider.breaker.release(pass);
           throw error;
         }
         const param =
@@ -194,10 +195,12 @@ export async function dispatch(plan: DispatchPlan, settings: DispatchSettings, t
           total >= settings.maxTotalAttempts ||
           provider.breaker.state() !== "closed";
         if (!stop) await sleepUnlessAborted(decision.delayMs, plan.client.signal);
-        if (stop || !provider.breaker.tryAcquire()) {
+        const next = stop ? undefined : provider.breaker.tryAcquire();
+        if (next === undefined) {
           outcomes.push({ provider, failure: error });
           break;
         }
+        pass = next;
       }
     }
     if (total >= settings.maxTotalAttempts) break;
