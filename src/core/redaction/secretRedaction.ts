@@ -7,11 +7,8 @@ const SECRET_VALUE =
   /\b(sk-[A-Za-z0-9_-]{12,}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 // The value stops at a shell operator, also inside quotes: `TOKEN=x;sudo id` or `'API_KEY="'; sudo …; '"'`
-// must not hide the command that follows from the logs and the approval's summary. A command inside
-// a JSON string (a tool call's arguments as the model sent them) quotes with \": such a value is
-// hidden whole, where the bare form would stop at its first space and leave the rest in view.
-const ASSIGNMENT =
-  /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"\n;|&<>`]*"|\\"[^"\\\n;|&<>`]*\\"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
+// must not hide the command that follows from the logs and the approval's summary.
+const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
 // The same in JSON or header form: "api_key": "…", authorization: …
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
 // A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host.
@@ -21,7 +18,7 @@ const WEBHOOK_URL =
   /\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/[^\s'"<>]+/gi;
 // A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X.
 const OPTION_SECRET =
-  /((?:^|[\s"'])--?[A-Za-z0-9_-]*(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|\\"[^"\\\n]*\\"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
+  /((?:^|[\s"'])--?[A-Za-z0-9_-]*(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
 // The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).
 const MYSQL_PASSWORD = /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)([^\s;|&<>()`]+)/g;
@@ -73,6 +70,8 @@ export function redactSecrets<T>(value: T, extraSecrets: readonly string[] = [])
 function redactValue(value: unknown, key: string | undefined, extra: readonly string[]): unknown {
   if (typeof value === "string") {
     if (key !== undefined && SECRET_NAME.test(key) && value.length > 0) return REDACTED;
+    const decoded = redactedJsonText(value, extra);
+    if (decoded !== undefined) return decoded;
     let text = redactText(value);
     for (const secret of extra) if (secret.length >= 6 && text.includes(secret)) text = text.split(secret).join(REDACTED);
     return text;
@@ -84,6 +83,27 @@ function redactValue(value: unknown, key: string | undefined, extra: readonly st
     return out;
   }
   return value;
+}
+
+/**
+ * A string that holds a JSON object or array (a tool call's arguments as the model sent them) is
+ * redacted as the value it encodes: read as text, a command inside it quotes with \", which the
+ * text patterns take for a literal character (as the shell does), and would hide only a secret's
+ * first word. Undefined when it is not such JSON, or nothing in what it encodes is a secret: the
+ * text patterns then read it as before (a key-shaped key, say, is theirs to find).
+ */
+function redactedJsonText(text: string, extra: readonly string[]): string | undefined {
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const redacted = JSON.stringify(redactValue(parsed, undefined, extra));
+  return redacted === JSON.stringify(parsed) ? undefined : redacted;
 }
 
 /** Headers as a plain object with credentials hidden. */

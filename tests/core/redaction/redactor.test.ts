@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Redactor, redactText } from "../../../src/core/redaction/index.ts";
+import { Redactor, redactSecrets, redactText } from "../../../src/core/redaction/index.ts";
 
 describe("Redactor", () => {
   test("hides the exact secrets agentd holds, then anything key-shaped", () => {
@@ -23,14 +23,28 @@ test("a secret-looking assignment never swallows the command after a shell opera
   expect(redactText('export API_KEY="sk-abc def"')).toBe("export API_KEY=[redacted]");
 });
 
-test("inside a JSON string (a tool call's arguments), a quoted value is hidden whole, spaces and all", () => {
+test("a string holding JSON (a tool call's arguments) is redacted as what it encodes: a quoted secret whole, the JSON still JSON", () => {
   const args = (cmd: string) => JSON.stringify({ cmd, yield_time_ms: 5000 });
-  expect(redactText(args('export DB_PASSWORD="correct horse battery" && ./deploy --password "two words" now'))).toBe(
-    args("export DB_PASSWORD=[redacted] && ./deploy --password [redacted] now"),
-  );
-  expect(redactText(args('DB_PASSWORD="$(cat /run/pw)" ./migrate'))).toBe(args("DB_PASSWORD=[redacted] ./migrate"));
+  const record = (cmd: string) => ({ kind: "model.response", arguments: args(cmd), nested: JSON.stringify([args(cmd)]) });
+  const redacted = redactSecrets(record('export DB_PASSWORD="correct horse battery" && ./deploy --password "two words" now'));
+  const expected = args("export DB_PASSWORD=[redacted] && ./deploy --password [redacted] now");
+  expect(redacted).toEqual({ kind: "model.response", arguments: expected, nested: JSON.stringify([expected]) });
+  expect(JSON.parse(redacted.arguments)).toEqual({
+    cmd: "export DB_PASSWORD=[redacted] && ./deploy --password [redacted] now",
+    yield_time_ms: 5000,
+  });
   // Still no further than a shell operator: the command after it stays in view.
-  expect(redactText(args(`echo 'API_KEY="'; sudo -n id > pwned; echo '"'`))).toContain("; sudo -n id > pwned");
+  expect(redactSecrets({ arguments: args(`echo 'API_KEY="'; sudo -n id > pwned; echo '"'`) }).arguments).toContain("; sudo -n id > pwned");
+  // JSON without a secret, and text that only looks like JSON, come back as they were.
+  const plain = '{"cmd": "ls -l",  "yield_time_ms": 5000}';
+  expect(redactSecrets({ arguments: plain }).arguments).toBe(plain);
+  expect(redactSecrets({ arguments: "{not json: TOKEN=abc }" }).arguments).toBe("{not json: TOKEN=[redacted] }");
+});
+
+test("in plain text, \\\" is a literal character, as to the shell: what follows a secret's first word stays in view", () => {
+  // bash runs `sudo id"` here: the summary must show it.
+  expect(redactText('PASSWORD=\\"x sudo id\\"')).toBe('PASSWORD=[redacted] sudo id\\"');
+  expect(redactText('run --password \\"x; sudo id; echo \\"')).toContain("; sudo id; echo");
 });
 
 describe("redaction by value: credentials in URLs, options and webhook addresses", () => {
