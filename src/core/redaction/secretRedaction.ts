@@ -1,27 +1,33 @@
 export const REDACTED = "[redacted]";
 
+// Every run a pattern retries from each place it could start is bounded (a name, a scheme, a key):
+// unbounded, text a model writes could make one retry to the end from every start, quadratic:
+// 64 KiB of `a.a.a…` took 1.6 s, of `PASSWORD…` 0.85 s. Real names, schemes and keys fit the bounds.
+
 // "token" only as a whole word or suffix, so counters such as max_tokens stay readable.
 const SECRET_NAME = /(authorization|api[-_]?key|secret|passw(or)?d|(^|[-_])token$|^token|cookie|credential|private[-_]?key)/i;
 // Shapes of keys seen in practice: OpenAI/Anthropic (sk-…), GitHub (ghp_…), Slack (xox?-…), AWS (AKIA…), bearer tokens, JWTs.
 const SECRET_VALUE =
-  /\b(sk-[A-Za-z0-9_-]{12,}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
+  /\b(sk-[A-Za-z0-9_-]{12,512}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,512}|xox[abprs]-[A-Za-z0-9-]{10,512}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096})\b/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 // The value stops at a shell operator, also inside quotes: `TOKEN=x;sudo id` or `'API_KEY="'; sudo …; '"'`
 // must not hide the command that follows from the logs and the approval's summary.
-const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]*)=("[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
+const ASSIGNMENT =
+  /\b([A-Za-z0-9_]{0,64}(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]{0,64})=("[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
 // The same in JSON or header form: "api_key": "…", authorization: …
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
 // A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host.
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@'"]*:)([^\s/?#@'"]+)@/gi;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@'"]*:)([^\s/?#@'"]+)@/gi;
 // Webhook URLs are credentials in themselves: whoever has one can post as the integration.
 const WEBHOOK_URL =
   /\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/[^\s'"<>]+/gi;
 // A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X.
 const OPTION_SECRET =
-  /((?:^|[\s"'])--?[A-Za-z0-9_-]*(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
+  /((?:^|[\s"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
 // The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).
-const MYSQL_PASSWORD = /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)([^\s;|&<>()`]+)/g;
+const MYSQL_PASSWORD =
+  /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n;|&]{0,512}?\s-p)([^\s;|&<>()`]+)/g;
 
 /**
  * Replaces key-shaped substrings of a text: bearer tokens, sk-…, KEY=value and "key": value forms,

@@ -91,3 +91,31 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
     );
   });
 });
+
+describe("text a model writes cannot make redaction slow", () => {
+  // Each shape made a pattern retry to the end of the text from every place it could start: at
+  // 256 KiB these took from seconds to minutes each; bounded, the whole set takes milliseconds.
+  const size = 256 * 1024;
+  const shapes: Record<string, string> = {
+    "a name without =": "PASSWORD".repeat(size / 8),
+    "mysql words without -p": "mysql a ".repeat(size / 8),
+    "a scheme that never reaches ://": "a.".repeat(size / 2),
+    "sk- after sk-": "sk-".repeat(size / 3),
+    "xoxb- after xoxb-": "xoxb-".repeat(size / 5),
+    "JWT-like parts": "eyJaaaaaaaa.".repeat(size / 12),
+    "an option that never names a secret": ` --${"a-".repeat(size / 2)}`,
+  };
+  for (const [name, text] of Object.entries(shapes))
+    test(`${name}: redacted within the test's time`, () => {
+      expect(redactText(text).length).toBeGreaterThan(0);
+    }, 5_000);
+
+  test("names, schemes and keys of real sizes are still found", () => {
+    const key = `sk-proj-${"A1b2".repeat(40)}`;
+    expect(redactText(`export ${"X".repeat(60)}_DB_PASSWORD=hunter2 && run ${key}`)).toBe(
+      `export ${"X".repeat(60)}_DB_PASSWORD=[redacted] && run [redacted]`,
+    );
+    expect(redactText("mysql -h db.internal -u app --port 3306 -pS3cret! -e 'select 1'")).toContain("-p[redacted]");
+    expect(redactText("postgres+psycopg2://app:HunterTwo99@db/x")).toBe("postgres+psycopg2://app:[redacted]@db/x");
+  });
+});
