@@ -1,19 +1,26 @@
 export const REDACTED = "[redacted]";
 
-// Every run a pattern retries from each place it could start is bounded (a name, a scheme, a key):
-// unbounded, text a model writes could make one retry to the end from every start, quadratic:
-// 64 KiB of `a.a.a…` took 1.6 s, of `PASSWORD…` 0.85 s. Real names, schemes and keys fit the bounds.
-
 // "token" only as a whole word or suffix, so counters such as max_tokens stay readable.
 const SECRET_NAME = /(authorization|api[-_]?key|secret|passw(or)?d|(^|[-_])token$|^token|cookie|credential|private[-_]?key)/i;
 // Shapes of keys seen in practice: OpenAI/Anthropic (sk-…), GitHub (ghp_…), Slack (xox?-…), AWS (AKIA…), bearer tokens, JWTs.
+// A key is looked for only where the run of its characters begins: from every later place in the same
+// run (`-eyJ-eyJ…`, `sk-sk-…`) the pattern would scan that run again, and text a model writes could
+// make that quadratic (64 KiB of `sk-…` took 1.1 s).
 const SECRET_VALUE =
-  /\b(sk-[A-Za-z0-9_-]{12,512}|(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,512}|xox[abprs]-[A-Za-z0-9-]{10,512}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096})\b/g;
+  /(?:(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{12,}|\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}|(?<![A-Za-z0-9-])xox[abprs]-[A-Za-z0-9-]{10,}|\bAKIA[0-9A-Z]{16}|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-// The value stops at a shell operator, also inside quotes: `TOKEN=x;sudo id` or `'API_KEY="'; sudo …; '"'`
-// must not hide the command that follows from the logs and the approval's summary.
-const ASSIGNMENT =
-  /\b([A-Za-z0-9_]{0,64}(?:API_?KEY|SECRET|PASSWORD|TOKEN)[A-Za-z0-9_]{0,64})=("[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+)/gi;
+// An assignment: a whole word naming a secret, `=`, and its value. The value stops at a shell
+// operator, also inside quotes: `TOKEN=x;sudo id` or `'API_KEY="'; sudo …; '"'` must not hide the
+// command that follows from the logs and the approval's summary. Names are found by a walk from word
+// to word: a pattern with a run on each side of the name's keyword retried its word's length at every
+// place in it (64 KiB of `PASSWORD…` took 0.85 s).
+const ASSIGNED_NAME = /\b([A-Za-z0-9_]+)=/g;
+const SECRET_IN_NAME = /API_?KEY|SECRET|PASSWORD|TOKEN/i;
+const ASSIGNED_VALUE = /"[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+/y;
+// Inside JSON text a shell quote is written \" (\\\" a level deeper: an odd run of backslashes) and a
+// bare `"` ends the string: a value may be quoted so (else only its first word would be hidden), and
+// what is hidden never runs past a `"` nor splits an escape, so the text stays the JSON it was.
+const ASSIGNED_VALUE_IN_JSON = /(?<q>(?:\\\\)*\\)"[^"\\\n;|&<>`]*\k<q>"|'[^'"\\\n;|&<>`]*'|(?:(?:\\\\)*\\")?[^\s;|&<>()`"\\]+/y;
 // The same in JSON or header form: "api_key": "…", authorization: …
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
 // A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host.
@@ -22,32 +29,83 @@ const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@'"]*:)([^\s/?#@'"]+
 const WEBHOOK_URL =
   /\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/[^\s'"<>]+/gi;
 // A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X.
-const OPTION_SECRET =
-  /((?:^|[\s"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\s+))("[^"\n]*"|'[^'\n]*'|[^\s;|&<>()`]+)/gi;
+const OPTION_NAME = "((?:^|[\\s\"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\\s+))";
+const OPTION_SECRET = new RegExp(`${OPTION_NAME}("[^"\\n]*"|'[^'\\n]*'|[^\\s;|&<>()\`]+)`, "gi");
+const OPTION_SECRET_IN_JSON = new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE_IN_JSON.source})`, "gi");
 // The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).
-const MYSQL_PASSWORD =
-  /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n;|&]{0,512}?\s-p)([^\s;|&<>()`]+)/g;
+const MYSQL_WORD = /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b/g;
+const MYSQL_PASSWORD_AFTER = /[^\n;|&]*?\s-p([^\s;|&<>()`]+)/y;
+const MYSQL_PASSWORD_AFTER_IN_JSON = /[^\n;|&]*?\s-p([^\s;|&<>()`"\\]+)/y;
+const COMMAND_END = /[\n;|&]/g;
 
 /**
  * Replaces key-shaped substrings of a text: bearer tokens, sk-…, KEY=value and "key": value forms,
  * URL passwords, webhook URLs, password options and mysql's -p….
  */
-export function redactText(text: string): string {
-  return (
+export function redactText(text: string, json = false): string {
+  const withoutValues = redactMysqlPasswords(
     text
       .replace(WEBHOOK_URL, REDACTED)
       .replace(URL_PASSWORD, `$1${REDACTED}@`)
-      .replace(OPTION_SECRET, (match, head: string, value: string) => (value.startsWith("-") ? match : `${head}${REDACTED}`))
-      .replace(MYSQL_PASSWORD, `$1${REDACTED}`)
-      .replace(BEARER, `$1 ${REDACTED}`)
-      .replace(SECRET_VALUE, REDACTED)
-      .replace(ASSIGNMENT, `$1=${REDACTED}`)
+      .replace(json ? OPTION_SECRET_IN_JSON : OPTION_SECRET, (match, head: string, value: string) =>
+        value.startsWith("-") ? match : `${head}${REDACTED}`,
+      ),
+    json ? MYSQL_PASSWORD_AFTER_IN_JSON : MYSQL_PASSWORD_AFTER,
+  );
+  return (
+    redactAssignments(
+      withoutValues.replace(BEARER, `$1 ${REDACTED}`).replace(SECRET_VALUE, REDACTED),
+      json ? ASSIGNED_VALUE_IN_JSON : ASSIGNED_VALUE,
+    )
       // A value already redacted, or the scheme word of "Authorization: Bearer [redacted]", stays.
       .replace(JSON_FIELD, (match, head: string, value: string) =>
         value === REDACTED || /^(Bearer|Basic)$/i.test(value) ? match : `${head}${REDACTED}`,
       )
   );
+}
+
+/** Each `NAME=value` whose name names a secret, its value hidden; one pass, word by word. */
+function redactAssignments(text: string, value: RegExp): string {
+  let out = "";
+  let from = 0;
+  ASSIGNED_NAME.lastIndex = 0;
+  for (let name = ASSIGNED_NAME.exec(text); name !== null; name = ASSIGNED_NAME.exec(text)) {
+    if (!SECRET_IN_NAME.test(name[1]!)) continue;
+    value.lastIndex = ASSIGNED_NAME.lastIndex;
+    if (value.exec(text) === null) continue;
+    out += text.slice(from, ASSIGNED_NAME.lastIndex) + REDACTED;
+    from = value.lastIndex;
+    ASSIGNED_NAME.lastIndex = from;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * mysql's `-pX` after one of its command words, up to the command's end. A command word whose
+ * command has no -p tells that every later one before the same end has none either: it is skipped,
+ * where a pattern scanned to the end again from each (64 KiB of `mysql a …` took 0.6 s).
+ */
+function redactMysqlPasswords(text: string, after: RegExp): string {
+  let out = "";
+  let from = 0;
+  let noneBefore = -1;
+  MYSQL_WORD.lastIndex = 0;
+  for (let word = MYSQL_WORD.exec(text); word !== null; word = MYSQL_WORD.exec(text)) {
+    if (word.index < noneBefore) continue;
+    after.lastIndex = MYSQL_WORD.lastIndex;
+    const found = after.exec(text);
+    if (found === null) {
+      COMMAND_END.lastIndex = MYSQL_WORD.lastIndex;
+      noneBefore = COMMAND_END.exec(text)?.index ?? text.length;
+      continue;
+    }
+    const valueAt = after.lastIndex - found[1]!.length;
+    out += text.slice(from, valueAt) + REDACTED;
+    from = after.lastIndex;
+    MYSQL_WORD.lastIndex = from;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /**
@@ -76,9 +134,7 @@ export function redactSecrets<T>(value: T, extraSecrets: readonly string[] = [])
 function redactValue(value: unknown, key: string | undefined, extra: readonly string[]): unknown {
   if (typeof value === "string") {
     if (key !== undefined && SECRET_NAME.test(key) && value.length > 0) return REDACTED;
-    const decoded = redactedJsonText(value, extra);
-    if (decoded !== undefined) return decoded;
-    let text = redactText(value);
+    let text = redactText(value, isJsonText(value));
     for (const secret of extra) if (secret.length >= 6 && text.includes(secret)) text = text.split(secret).join(REDACTED);
     return text;
   }
@@ -92,24 +148,19 @@ function redactValue(value: unknown, key: string | undefined, extra: readonly st
 }
 
 /**
- * A string that holds a JSON object or array (a tool call's arguments as the model sent them) is
- * redacted as the value it encodes: read as text, a command inside it quotes with \", which the
- * text patterns take for a literal character (as the shell does), and would hide only a secret's
- * first word. Undefined when it is not such JSON, or nothing in what it encodes is a secret: the
- * text patterns then read it as before (a key-shaped key, say, is theirs to find).
+ * A string that holds a JSON object or array (a tool call's arguments as the model sent them): its
+ * commands quote with \", which plain text (and the shell) reads as a literal character.
  */
-function redactedJsonText(text: string, extra: readonly string[]): string | undefined {
+function isJsonText(text: string): boolean {
   const first = text.charCodeAt(0);
   const last = text.charCodeAt(text.length - 1);
-  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return undefined;
-  let parsed: unknown;
+  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return false;
   try {
-    parsed = JSON.parse(text);
+    JSON.parse(text);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
-  const redacted = JSON.stringify(redactValue(parsed, undefined, extra));
-  return redacted === JSON.stringify(parsed) ? undefined : redacted;
 }
 
 /** Headers as a plain object with credentials hidden. */

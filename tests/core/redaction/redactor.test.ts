@@ -23,18 +23,27 @@ test("a secret-looking assignment never swallows the command after a shell opera
   expect(redactText('export API_KEY="sk-abc def"')).toBe("export API_KEY=[redacted]");
 });
 
-test("a string holding JSON (a tool call's arguments) is redacted as what it encodes: a quoted secret whole, the JSON still JSON", () => {
+test("a string holding JSON (a tool call's arguments): a secret quoted with \\\" is hidden whole, and the text stays the JSON it was", () => {
   const args = (cmd: string) => JSON.stringify({ cmd, yield_time_ms: 5000 });
-  const record = (cmd: string) => ({ kind: "model.response", arguments: args(cmd), nested: JSON.stringify([args(cmd)]) });
-  const redacted = redactSecrets(record('export DB_PASSWORD="correct horse battery" && ./deploy --password "two words" now'));
-  const expected = args("export DB_PASSWORD=[redacted] && ./deploy --password [redacted] now");
-  expect(redacted).toEqual({ kind: "model.response", arguments: expected, nested: JSON.stringify([expected]) });
-  expect(JSON.parse(redacted.arguments)).toEqual({
-    cmd: "export DB_PASSWORD=[redacted] && ./deploy --password [redacted] now",
-    yield_time_ms: 5000,
+  const redacted = redactSecrets({
+    arguments: args('export DB_PASSWORD="correct horse battery" && ./deploy --password "two words" now'),
+    nested: JSON.stringify([args('export DB_PASSWORD="correct horse battery" && x')]),
   });
-  // Still no further than a shell operator: the command after it stays in view.
-  expect(redactSecrets({ arguments: args(`echo 'API_KEY="'; sudo -n id > pwned; echo '"'`) }).arguments).toContain("; sudo -n id > pwned");
+  const expected = args("export DB_PASSWORD=[redacted] && ./deploy --password [redacted] now");
+  expect(redacted).toEqual({ arguments: expected, nested: JSON.stringify([args("export DB_PASSWORD=[redacted] && x")]) });
+  // Still no further than a shell operator, nor past the string's end: the command after it stays in view.
+  const kept = (cmd: string) => JSON.parse(redactSecrets({ a: args(cmd) }).a).cmd as string;
+  expect(kept(`echo 'API_KEY="'; sudo -n id > pwned; echo '"'`)).toContain("; sudo -n id > pwned");
+  expect(kept('PASSWORD="x; sudo id"')).toBe('PASSWORD=[redacted]; sudo id"');
+  expect(kept("mysql -u app -pS3cret")).toBe("mysql -u app -p[redacted]");
+  expect(kept("TOKEN=abc\\")).toBe("TOKEN=[redacted]\\");
+  // A key named like a secret hides its first word, as in text: a command after it stays.
+  expect(redactSecrets({ cmd: '{"password":"x $(sudo id)"}' }).cmd).toBe('{"password":"[redacted] $(sudo id)"}');
+  // Every redacted string is still the JSON it was, with the same keys.
+  for (const cmd of ['A_TOKEN=\\"x y\\" z', 'PASSWORD=\\"', "--api-key \\", 'x --password="a b" y', "PASSWORD='a\"b' c"]) {
+    const text = redactSecrets({ a: JSON.stringify({ cmd, n: 1 }) }).a;
+    expect(Object.keys(JSON.parse(text))).toEqual(["cmd", "n"]);
+  }
   // JSON without a secret, and text that only looks like JSON, come back as they were.
   const plain = '{"cmd": "ls -l",  "yield_time_ms": 5000}';
   expect(redactSecrets({ arguments: plain }).arguments).toBe(plain);
@@ -103,6 +112,8 @@ describe("text a model writes cannot make redaction slow", () => {
     "sk- after sk-": "sk-".repeat(size / 3),
     "xoxb- after xoxb-": "xoxb-".repeat(size / 5),
     "JWT-like parts": "eyJaaaaaaaa.".repeat(size / 12),
+    "eyJ after -": "-eyJ".repeat(size / 4),
+    "a mysql command without -p": `mysql ${"mysql ".repeat(size / 6)}`,
     "an option that never names a secret": ` --${"a-".repeat(size / 2)}`,
   };
   for (const [name, text] of Object.entries(shapes))
@@ -117,5 +128,10 @@ describe("text a model writes cannot make redaction slow", () => {
     );
     expect(redactText("mysql -h db.internal -u app --port 3306 -pS3cret! -e 'select 1'")).toContain("-p[redacted]");
     expect(redactText("postgres+psycopg2://app:HunterTwo99@db/x")).toBe("postgres+psycopg2://app:[redacted]@db/x");
+    // Long ones too: a token with many claims, a variable name of 100 characters, a dump of many tables.
+    const jwt = `eyJhbGciOiJSUzI1NiJ9.eyJ${"Z3JvdXBz".repeat(1200)}.c2lnbmF0dXJlc2lnbmF0dXJl`;
+    expect(redactText(`curl -d assertion=${jwt} x`)).toBe("curl -d assertion=[redacted] x");
+    expect(redactText(`${"A".repeat(100)}_PASSWORD=hunter2 run`)).toBe(`${"A".repeat(100)}_PASSWORD=[redacted] run`);
+    expect(redactText(`mysqldump -u b ${"--ignore-table=shop.audit_log ".repeat(25)}-pS3cretPass shop`)).toContain("-p[redacted] shop");
   });
 });
