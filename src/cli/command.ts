@@ -35,10 +35,33 @@ export class UsageError extends AgentdError {
   }
 }
 
+/**
+ * Options whose value may begin with a dash: agentd's token is base64url, which starts with `-` once
+ * in 64 tokens, and parseArgs refuses `--token -x…` as ambiguous. The word after them is their value.
+ */
+const TAKES_ANY_VALUE = new Set(["--token"]);
+
+function joinAnyValues(command: Command, argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const value = argv[i + 1];
+    if (word === "--") {
+      joined.push(...argv.slice(i));
+      break;
+    }
+    if (TAKES_ANY_VALUE.has(word) && command.options[word.slice(2)]?.type === "string" && value !== undefined) {
+      joined.push(`${word}=${value}`);
+      i++;
+    } else joined.push(word);
+  }
+  return joined;
+}
+
 export function parseCommandArgs(command: Command, argv: string[]): CommandInput {
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      args: joinAnyValues(command, argv),
       options: { ...command.options, help: { type: "boolean", short: "h" } },
       allowPositionals: command.allowPositionals ?? false,
       strict: true,

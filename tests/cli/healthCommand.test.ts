@@ -125,6 +125,15 @@ describe("agentd health", () => {
     expect(wrong.code).toBe(4);
   }, 60_000);
 
+  test("a token that begins with a dash (a base64url token does, one in 64) is taken after --token as it is", async () => {
+    const dashed = `-${TOKEN}`;
+    running = startApp({ requiredToken: dashed });
+    const separate = await health(["--url", running.url, "--token", dashed]);
+    expect({ code: separate.code, stderr: separate.stderr }).toEqual({ code: 0, stderr: "" });
+    const joined = await health(["--url", running.url, `--token=${dashed}`]);
+    expect(joined.code).toBe(0);
+  }, 60_000);
+
   test("a token-protected agentd passes with --token, AGENTD_TOKEN or <data_dir>/token", async () => {
     running = startApp({ requiredToken: TOKEN });
     const withFlag = await health(["--url", running.url, "--token", TOKEN]);

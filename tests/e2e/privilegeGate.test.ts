@@ -336,7 +336,7 @@ describe("the privilege gate against a hostile model (agentd as root, commands a
     expect(html).toContain(`$(touch ${marker})`);
 
     const cli = await runAgentd(["approve", "--url", url, "--token", token]);
-    // What the CLI said and how many workers there have been: a run that fails here shows why (seen once in CI, not since).
+    // One comparison, so a failure shows what the CLI said: a token that began with "-" failed here (src/cli/command.ts).
     expect({ code: cli.code, stderr: cli.stderr, workers: [...workers] }).toEqual({
       code: 0,
       stderr: "",
