@@ -20,9 +20,11 @@ const ASSIGNED_VALUE = /"[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+/y;
 // Inside JSON text a shell quote is written \" (\\\" a level deeper: an odd run of backslashes) and a
 // bare `"` ends the string: a value may be quoted so (else only its first word would be hidden), and
 // what is hidden never runs past a `"` nor splits an escape, so the text stays the JSON it was.
-const ASSIGNED_VALUE_IN_JSON = /(?<q>(?:\\\\)*\\)"[^"\\\n;|&<>`]*\k<q>"|'[^'"\\\n;|&<>`]*'|(?:(?:\\\\)*\\")?[^\s;|&<>()`"\\]+/y;
+// Runs of backslashes are short (each level of JSON doubles one): bounded, a long run is not retried.
+const ASSIGNED_VALUE_IN_JSON = /(?<q>(?:\\\\){0,7}\\)"[^"\\\n;|&<>`]*\k<q>"|'[^'"\\\n;|&<>`]*'|(?:(?:\\\\){0,7}\\")?[^\s;|&<>()`"\\]+/y;
 // The same in JSON or header form: "api_key": "…", authorization: …
-const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&]+)/gi;
+// Its value stops at a shell operator, as an assignment's does, and at a backslash (an escaped quote).
+const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&;|<>`\\]+)/gi;
 // A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host.
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@'"]*:)([^\s/?#@'"]+)@/gi;
 // Webhook URLs are credentials in themselves: whoever has one can post as the integration.
@@ -30,7 +32,7 @@ const WEBHOOK_URL =
   /\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/[^\s'"<>]+/gi;
 // A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X.
 const OPTION_NAME = "((?:^|[\\s\"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\\s+))";
-const OPTION_SECRET = new RegExp(`${OPTION_NAME}("[^"\\n]*"|'[^'\\n]*'|[^\\s;|&<>()\`]+)`, "gi");
+const OPTION_SECRET = new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE.source})`, "gi");
 const OPTION_SECRET_IN_JSON = new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE_IN_JSON.source})`, "gi");
 // The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).

@@ -44,6 +44,9 @@ test("a string holding JSON (a tool call's arguments): a secret quoted with \\\"
     const text = redactSecrets({ a: JSON.stringify({ cmd, n: 1 }) }).a;
     expect(Object.keys(JSON.parse(text))).toEqual(["cmd", "n"]);
   }
+  // A JSON field named like a secret stops where an assignment's value does: at an operator, or an escaped quote.
+  expect(redactText("echo password:x;sudo id")).toBe("echo password:[redacted];sudo id");
+  expect(JSON.parse(redactSecrets({ a: '{"token":"abc\\"def"}' }).a)).toEqual({ token: '[redacted]"def' });
   // JSON without a secret, and text that only looks like JSON, come back as they were.
   const plain = '{"cmd": "ls -l",  "yield_time_ms": 5000}';
   expect(redactSecrets({ arguments: plain }).arguments).toBe(plain);
@@ -54,6 +57,8 @@ test("in plain text, \\\" is a literal character, as to the shell: what follows 
   // bash runs `sudo id"` here: the summary must show it.
   expect(redactText('PASSWORD=\\"x sudo id\\"')).toBe('PASSWORD=[redacted] sudo id\\"');
   expect(redactText('run --password \\"x; sudo id; echo \\"')).toContain("; sudo id; echo");
+  // An option's quoted value stops at an operator too.
+  expect(redactText('psql --password "x; sudo id"')).toBe('psql --password [redacted]; sudo id"');
 });
 
 describe("redaction by value: credentials in URLs, options and webhook addresses", () => {
@@ -114,11 +119,13 @@ describe("text a model writes cannot make redaction slow", () => {
     "JWT-like parts": "eyJaaaaaaaa.".repeat(size / 12),
     "eyJ after -": "-eyJ".repeat(size / 4),
     "a mysql command without -p": `mysql ${"mysql ".repeat(size / 6)}`,
+    "backslashes after an option, in JSON": JSON.stringify({ c: ` --password=${"\\".repeat(size)}` }),
+    "backslashes after a name, in JSON": JSON.stringify({ c: `TOKEN=${"\\".repeat(size)}x` }),
     "an option that never names a secret": ` --${"a-".repeat(size / 2)}`,
   };
   for (const [name, text] of Object.entries(shapes))
     test(`${name}: redacted within the test's time`, () => {
-      expect(redactText(text).length).toBeGreaterThan(0);
+      expect(redactSecrets({ text }).text.length).toBeGreaterThan(0);
     }, 5_000);
 
   test("names, schemes and keys of real sizes are still found", () => {
