@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Redactor, redactSecrets, redactText } from "../../../src/core/redaction/index.ts";
+import { seededRandom } from "../../support/seededRandom.ts";
 
 describe("Redactor", () => {
   test("hides the exact secrets agentd holds, then anything key-shaped", () => {
@@ -141,4 +142,50 @@ describe("text a model writes cannot make redaction slow", () => {
     expect(redactText(`${"A".repeat(100)}_PASSWORD=hunter2 run`)).toBe(`${"A".repeat(100)}_PASSWORD=[redacted] run`);
     expect(redactText(`mysqldump -u b ${"--ignore-table=shop.audit_log ".repeat(25)}-pS3cretPass shop`)).toContain("-p[redacted] shop");
   });
+});
+
+test("a command's JSON stays the JSON it was, with the same fields, whatever the command (generated commands)", () => {
+  const random = seededRandom(44);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const pieces = [
+    "DB_PASSWORD=",
+    "A_TOKEN=",
+    "api_key: ",
+    "token:",
+    " --password ",
+    "--api-key=",
+    "mysql -u a -p",
+    "sk-abcdefghijklmnop1234",
+    '"',
+    "'",
+    "\\",
+    '\\"',
+    " ",
+    ";",
+    "|",
+    "&&",
+    "$(",
+    ")",
+    "`",
+    "x",
+    "two words",
+    "é",
+    "\n",
+    "}",
+    ",",
+  ];
+  for (let i = 0; i < 20_000; i++) {
+    let cmd = "";
+    const length = 1 + Math.floor(random() * 8);
+    for (let j = 0; j < length; j++) cmd += pick(pieces);
+    const text = JSON.stringify({ cmd, yield_time_ms: 5000 });
+    const redacted = redactSecrets({ arguments: text }).arguments;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(redacted);
+    } catch {
+      parsed = undefined;
+    }
+    expect({ cmd, keys: parsed === undefined ? redacted : Object.keys(parsed as object) }).toEqual({ cmd, keys: ["cmd", "yield_time_ms"] });
+  }
 });
