@@ -109,7 +109,7 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
 
 describe("text a model writes cannot make redaction slow", () => {
   // Each shape made a pattern retry to the end of the text from every place it could start: at
-  // 256 KiB these took from seconds to minutes each; bounded, the whole set takes milliseconds.
+  // 256 KiB these took from seconds to minutes each; now each takes milliseconds.
   const size = 256 * 1024;
   const shapes: Record<string, string> = {
     "a name without =": "PASSWORD".repeat(size / 8),
