@@ -25,41 +25,53 @@ const ASSIGNED_VALUE_IN_JSON = /(?<q>(?:\\\\){0,7}\\)"[^"\\\n;|&<>`]*\k<q>"|'[^'
 // The same in JSON or header form: "api_key": "…", authorization: …
 // Its value stops at a shell operator, as an assignment's does, and at a backslash (an escaped quote).
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&;|<>`\\]+)/gi;
-// A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host.
+// A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host. The
+// scheme is bounded (real ones are short): unbounded, `a.a.a…` rescanned from every letter.
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@'"]*:)([^\s/?#@'"]+)@/gi;
 // Webhook URLs are credentials in themselves: whoever has one can post as the integration.
 const WEBHOOK_URL =
   /\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/[^\s'"<>]+/gi;
-// A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X.
+// A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X. Its name
+// is bounded before the keyword, as the scheme above.
 const OPTION_NAME = "((?:^|[\\s\"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\\s+))";
-const OPTION_SECRET = new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE.source})`, "gi");
-const OPTION_SECRET_IN_JSON = new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE_IN_JSON.source})`, "gi");
 // The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).
 const MYSQL_WORD = /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b/g;
-const MYSQL_PASSWORD_AFTER = /[^\n;|&]*?\s-p([^\s;|&<>()`]+)/y;
-const MYSQL_PASSWORD_AFTER_IN_JSON = /[^\n;|&]*?\s-p([^\s;|&<>()`"\\]+)/y;
 const COMMAND_END = /[\n;|&]/g;
+
+/** The value patterns of one way to read a text: plain (as the shell does), or as JSON text. */
+interface Reading {
+  assigned: RegExp;
+  option: RegExp;
+  mysqlPassword: RegExp;
+}
+
+const PLAIN: Reading = {
+  assigned: ASSIGNED_VALUE,
+  option: new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE.source})`, "gi"),
+  mysqlPassword: /[^\n;|&]*?\s-p([^\s;|&<>()`]+)/y,
+};
+const IN_JSON: Reading = {
+  assigned: ASSIGNED_VALUE_IN_JSON,
+  option: new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE_IN_JSON.source})`, "gi"),
+  mysqlPassword: /[^\n;|&]*?\s-p([^\s;|&<>()`"\\]+)/y,
+};
 
 /**
  * Replaces key-shaped substrings of a text: bearer tokens, sk-…, KEY=value and "key": value forms,
  * URL passwords, webhook URLs, password options and mysql's -p….
  */
 export function redactText(text: string, json = false): string {
+  const reading = json ? IN_JSON : PLAIN;
   const withoutValues = redactMysqlPasswords(
     text
       .replace(WEBHOOK_URL, REDACTED)
       .replace(URL_PASSWORD, `$1${REDACTED}@`)
-      .replace(json ? OPTION_SECRET_IN_JSON : OPTION_SECRET, (match, head: string, value: string) =>
-        value.startsWith("-") ? match : `${head}${REDACTED}`,
-      ),
-    json ? MYSQL_PASSWORD_AFTER_IN_JSON : MYSQL_PASSWORD_AFTER,
+      .replace(reading.option, (match, head: string, value: string) => (value.startsWith("-") ? match : `${head}${REDACTED}`)),
+    reading.mysqlPassword,
   );
   return (
-    redactAssignments(
-      withoutValues.replace(BEARER, `$1 ${REDACTED}`).replace(SECRET_VALUE, REDACTED),
-      json ? ASSIGNED_VALUE_IN_JSON : ASSIGNED_VALUE,
-    )
+    redactAssignments(withoutValues.replace(BEARER, `$1 ${REDACTED}`).replace(SECRET_VALUE, REDACTED), reading.assigned)
       // A value already redacted, or the scheme word of "Authorization: Bearer [redacted]", stays.
       .replace(JSON_FIELD, (match, head: string, value: string) =>
         value === REDACTED || /^(Bearer|Basic)$/i.test(value) ? match : `${head}${REDACTED}`,
