@@ -8,7 +8,7 @@ function harness(intervalMs = 10) {
   const soon: Array<() => void> = [];
   const later: Array<{ at: number; fn: () => void }> = [];
   const batcher = new LineBatcher({
-    write: (text) => writes.push(text),
+    write: (bytes) => writes.push(Buffer.from(bytes).toString()),
     intervalMs,
     now: () => clock,
     soon: (fn) => soon.push(fn),
@@ -98,5 +98,16 @@ describe("LineBatcher", () => {
     h.advance(1000);
     expect(h.writes.join("")).toBe(`${sent.join("\n")}\n`);
     expect(h.writes.length).toBeLessThanOrEqual(Math.ceil(250 / 10) + 1);
+  });
+
+  test("lines are written as UTF-8 whatever their characters and length, each write with its own batch only", () => {
+    const h = harness(10);
+    const long = "x".repeat(400_000);
+    const batches = [["plain", "é 日本 🙂", "\u2028 and a lone \ud800 surrogate"], ["a"], [long, "after the long one"], ["b"]];
+    for (const batch of batches) {
+      for (const line of batch) h.batcher.add(line);
+      h.batcher.flush();
+    }
+    expect(h.writes).toEqual(batches.map((batch) => `${batch.map((line) => line.replace("\ud800", "\ufffd")).join("\n")}\n`));
   });
 });
