@@ -1,3 +1,5 @@
+import { shellWordEnd, shellWordEndInJson } from "./shellWord.ts";
+
 export const REDACTED = "[redacted]";
 
 // "token" only as a whole word or suffix, so counters such as max_tokens stay readable.
@@ -38,23 +40,26 @@ const OPTION_NAME = "((?:^|[\\s\"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secre
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).
 const MYSQL_WORD = /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b/g;
 const COMMAND_END = /[\n;|&]/g;
+// The next ` -p` in the same command, from where the last one left off.
+const MYSQL_P = /[^\n;|&]*?\s-p/y;
 
 /** The value patterns of one way to read a text: plain (as the shell does), or as JSON text. */
 interface Reading {
   assigned: RegExp;
   option: RegExp;
-  mysqlPassword: RegExp;
+  /** Where the shell word beginning at an index ends (mysql's -p value: -p'a b' is one word). */
+  wordEnd: (text: string, from: number) => number;
 }
 
 const PLAIN: Reading = {
   assigned: ASSIGNED_VALUE,
   option: new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE.source})`, "gi"),
-  mysqlPassword: /[^\n;|&]*?\s-p([^\s;|&<>()`]+)/y,
+  wordEnd: shellWordEnd,
 };
 const IN_JSON: Reading = {
   assigned: ASSIGNED_VALUE_IN_JSON,
   option: new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE_IN_JSON.source})`, "gi"),
-  mysqlPassword: /[^\n;|&]*?\s-p([^\s;|&<>()`"\\]+)/y,
+  wordEnd: shellWordEndInJson,
 };
 
 /**
@@ -68,7 +73,7 @@ export function redactText(text: string, json = false): string {
       .replace(WEBHOOK_URL, REDACTED)
       .replace(URL_PASSWORD, `$1${REDACTED}@`)
       .replace(reading.option, (match, head: string, value: string) => (value.startsWith("-") ? match : `${head}${REDACTED}`)),
-    reading.mysqlPassword,
+    reading.wordEnd,
   );
   return (
     redactAssignments(withoutValues.replace(BEARER, `$1 ${REDACTED}`).replace(SECRET_VALUE, REDACTED), reading.assigned)
@@ -100,26 +105,35 @@ function redactAssignments(text: string, value: RegExp): string {
  * command has no -p tells that every later one before the same end has none either: it is skipped,
  * where a pattern scanned to the end again from each (64 KiB of `mysql a …` took 0.6 s).
  */
-function redactMysqlPasswords(text: string, after: RegExp): string {
+function redactMysqlPasswords(text: string, wordEnd: Reading["wordEnd"]): string {
   let out = "";
   let from = 0;
   let noneBefore = -1;
   MYSQL_WORD.lastIndex = 0;
   for (let word = MYSQL_WORD.exec(text); word !== null; word = MYSQL_WORD.exec(text)) {
     if (word.index < noneBefore) continue;
-    after.lastIndex = MYSQL_WORD.lastIndex;
-    const found = after.exec(text);
-    if (found === null) {
+    const value = nextMysqlPassword(text, MYSQL_WORD.lastIndex, wordEnd);
+    if (value === undefined) {
       COMMAND_END.lastIndex = MYSQL_WORD.lastIndex;
       noneBefore = COMMAND_END.exec(text)?.index ?? text.length;
       continue;
     }
-    const valueAt = after.lastIndex - found[1]!.length;
-    out += text.slice(from, valueAt) + REDACTED;
-    from = after.lastIndex;
+    out += text.slice(from, value.at) + REDACTED;
+    from = value.end;
     MYSQL_WORD.lastIndex = from;
   }
   return from === 0 ? text : out + text.slice(from);
+}
+
+/** The first `-p` glued to a value after `from` in the same command: where its value begins and ends. */
+function nextMysqlPassword(text: string, from: number, wordEnd: Reading["wordEnd"]): { at: number; end: number } | undefined {
+  MYSQL_P.lastIndex = from;
+  while (MYSQL_P.exec(text) !== null) {
+    const at = MYSQL_P.lastIndex;
+    const end = wordEnd(text, at);
+    if (end > at) return { at, end };
+  }
+  return undefined;
 }
 
 /**

@@ -83,6 +83,12 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
     ["--api-key X at the start", "--api-key=live-123456789 --verbose", "live-123456789", "--api-key=[redacted] --verbose"],
     ["mysql -pX", "mysql -uroot -pHunterTwo99 -h db billing", "HunterTwo99", "mysql -uroot -p[redacted] -h db billing"],
     ["mysqldump -pX", "sh -c 'mysqldump -u app -pS3cret! app > /tmp/x'", "S3cret!", "-p[redacted] app > /tmp/x"],
+    // The shell makes one word of quoted and bare parts: all of it is the password.
+    ["mysql -p'X Y'", "mysql -u app -p'correct horse' billing", "horse", "mysql -u app -p[redacted] billing"],
+    ['mysql -p"X Y"', 'mysql -p"battery staple" -e "select 1"', "staple", 'mysql -p[redacted] -e "select 1"'],
+    ["mysql -pX'Y Z'W", "mysql -pab'cd ef'gh billing", "ef'gh", "mysql -p[redacted] billing"],
+    ['mysql -p"X\\"Y Z"', 'mysql -p"ab\\"cd ef" billing', "ef", "mysql -p[redacted] billing"],
+    ["mysql -pX\\ Y", "mysql -pab\\ cd billing", "cd", "mysql -p[redacted] billing"],
   ];
   for (const [name, input, secret, kept] of cases) {
     test(name, () => {
@@ -91,6 +97,15 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
       expect(out).toContain(kept);
     });
   }
+
+  test("a quoted mysql password stops where the shell's command does, and stays valid JSON inside a tool call", () => {
+    expect(redactText("mysql -p'x;sudo id'")).toBe("mysql -p[redacted];sudo id'");
+    const quoted = (cmd: string) => JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd;
+    expect(quoted("mysql -p'correct horse' db")).toBe("mysql -p[redacted] db");
+    expect(quoted('mysql -p"correct horse" db')).toBe("mysql -p[redacted] db");
+    // A quote escaped inside the quotes ends the hidden part at the space after it: the JSON's escapes stay whole.
+    expect(quoted('mysql -p"ab\\"cd ef" db')).toBe('mysql -p[redacted] ef" db');
+  });
 
   test("what only looks like a secret option stays readable", () => {
     expect(redactText("mkdir -p /var/lib/app && ssh -p 2222 host")).toBe("mkdir -p /var/lib/app && ssh -p 2222 host");
@@ -123,6 +138,8 @@ describe("text a model writes cannot make redaction slow", () => {
     "backslashes after an option, in JSON": JSON.stringify({ c: ` --password=${"\\".repeat(size)}` }),
     "backslashes after a name, in JSON": JSON.stringify({ c: `TOKEN=${"\\".repeat(size)}x` }),
     "an option that never names a secret": ` --${"a-".repeat(size / 2)}`,
+    "a mysql password's quote left open": `mysql -p"${"a'".repeat(size / 2)}`,
+    "mysql passwords' quotes left open, in JSON": JSON.stringify({ c: `mysql -p"${"'a".repeat(size / 2)}` }),
   };
   for (const [name, text] of Object.entries(shapes))
     test(`${name}: redacted within the test's time`, () => {
