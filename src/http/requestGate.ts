@@ -66,6 +66,7 @@ export async function runGate(
       });
       if (answer instanceof Response) c.res = answer;
     }
+    if (c.req.method === "HEAD" && c.res.body) c.res = await withoutBody(c.res);
   } catch (error) {
     c.res = await options.onError(error as Error, c);
   }
@@ -80,4 +81,14 @@ function firstRefusal(checks: readonly RequestCheck[], c: Context): Response | u
     if (refused) return refused;
   }
   return undefined;
+}
+
+/**
+ * A HEAD is answered by its GET route, whose body Hono then drops unread: a stream the route began
+ * (a session's events, with a subscription and a heartbeat timer) would never hear that nobody reads
+ * it, and would hold both, and every event since, until its session ended. The body is cancelled here.
+ */
+async function withoutBody(answer: Response): Promise<Response> {
+  await answer.body?.cancel();
+  return new Response(null, answer);
 }
