@@ -103,8 +103,47 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
     const quoted = (cmd: string) => JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd;
     expect(quoted("mysql -p'correct horse' db")).toBe("mysql -p[redacted] db");
     expect(quoted('mysql -p"correct horse" db')).toBe("mysql -p[redacted] db");
-    // A quote escaped inside the quotes ends the hidden part at the space after it: the JSON's escapes stay whole.
-    expect(quoted('mysql -p"ab\\"cd ef" db')).toBe('mysql -p[redacted] ef" db');
+    expect(quoted('mysql -p"ab\\"cd ef" db')).toBe("mysql -p[redacted] db");
+  });
+
+  test("a mysql password never hides a command: not one run inside its quotes, nor one on the next line", () => {
+    const inJson = (cmd: string) => JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd;
+    const substitutions: Array<[cmd: string, run: string]> = [
+      ['mysql -u app -p"$(rm -rf ~/backups)" billing', "rm -rf ~/backups"],
+      ['mysql -u app -p"`chmod 4755 /bin/bash`" billing', "chmod 4755 /bin/bash"],
+    ];
+    for (const [cmd, run] of substitutions) {
+      expect(redactText(cmd)).toContain(run);
+      expect(inJson(cmd)).toBe(cmd);
+    }
+    // In JSON text a newline is written \n: the next line is another command, whose -p is no password.
+    for (const cmd of ["mysql --version\nmkdir -p/etc/sudoers.d", "mysql --version\r\ncp -p/root/.ssh/id_rsa /tmp"]) {
+      expect(redactText(cmd)).toBe(cmd);
+      expect(inJson(cmd)).toBe(cmd);
+    }
+  });
+
+  test("every -p of a mysql command is hidden, on continued lines and with backslashes and quotes inside", () => {
+    const inJson = (cmd: string) => JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd;
+    expect(redactText("mysql -pdecoy -pHunterTwo99 billing")).toBe("mysql -p[redacted] -p[redacted] billing");
+    expect(redactText("mysql -h db \\\n  -u root \\\n  -pHunterTwo99 billing")).toBe(
+      "mysql -h db \\\n  -u root \\\n  -p[redacted] billing",
+    );
+    for (const cmd of [
+      "mysql -u app -p'back\\slash horse' billing",
+      "mysql -u app -p'say\"cheese horse' billing",
+      'mysql -u app -p"back\\\\slash horse" billing',
+    ])
+      expect({ plain: redactText(cmd), json: inJson(cmd) }).toEqual({
+        plain: "mysql -u app -p[redacted] billing",
+        json: "mysql -u app -p[redacted] billing",
+      });
+  });
+
+  test("JSON held in a tool call's string stays that JSON, with its fields", () => {
+    const payload = JSON.stringify({ cmd: "mysql -uroot -pHunterTwo99", host: "db1", timeout: "30" });
+    const out = JSON.parse(redactSecrets({ arguments: JSON.stringify({ tool: "remote_job", payload }) }).arguments as string);
+    expect(JSON.parse(out.payload)).toEqual({ cmd: "mysql -uroot -p[redacted]", host: "db1", timeout: "30" });
   });
 
   test("what only looks like a secret option stays readable", () => {
@@ -140,6 +179,8 @@ describe("text a model writes cannot make redaction slow", () => {
     "an option that never names a secret": ` --${"a-".repeat(size / 2)}`,
     "a mysql password's quote left open": `mysql -p"${"a'".repeat(size / 2)}`,
     "mysql passwords' quotes left open, in JSON": JSON.stringify({ c: `mysql -p"${"'a".repeat(size / 2)}` }),
+    "open quotes, then escapes": `mysql -p'"${"\\😀".repeat(size / 3)}`,
+    "a mysql password of backslashes, in JSON": JSON.stringify({ c: `mysql -p${"\\".repeat(size)}x` }),
   };
   for (const [name, text] of Object.entries(shapes))
     test(`${name}: redacted within the test's time`, () => {
