@@ -38,7 +38,8 @@ const WEBHOOK_URL =
 const OPTION_NAME = "((?:^|[\\s\"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\\s+))";
 // The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
 // since -p means something else elsewhere (mkdir -p, ssh -p 22).
-const MYSQL_WORD = /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b/g;
+// In JSON text a word may follow an escaped newline or tab (`\nmysql`), where \b sees none begin.
+const MYSQL_WORD = /(?:\b|(?<=\\[nrt]))(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b/g;
 // The next ` -p`: mysql's password glued to it is the word after.
 const MYSQL_P = /\s-p/g;
 

@@ -1,34 +1,48 @@
 /**
- * Where one shell word ends, read the way the shell reads it: quoted parts ('a b', "a \" b") and bare
- * ones, a backslash taking the character after it, a quote left open counted as a bare character.
- * Bias: a word may be cut short (part of a secret left visible) but never reaches past what the shell
- * runs: it stops at whitespace and at a shell operator, also inside quotes, and a double-quoted part
- * holding `(` (a `$(…)` the shell runs) or a backquote is no quoted part. Quoted parts are looked
- * for with one native scan each, not a test per character: 1 MiB of escapes and open quotes then
- * takes milliseconds.
+ * Where one shell word ends and where a command ends, read as the shell reads them, for hiding a
+ * value given as a word (mysql's -p'a b'). Bias: a word may be cut short (part of a secret left
+ * visible) but what it covers never holds what the shell would run. It stops at whitespace and at
+ * every operator; a quoted part counts only when nothing inside it could start a command or a
+ * substitution (`;|&<>()`, a backquote, `$`, a newline) and it closes; a quote that does not open
+ * such a part, and `$'` or `$(`, end the word. A quote met mid-text may close a part begun earlier
+ * (` -p` found inside a quoted string): the rule above keeps such a misread harmless.
+ * Each quoted part is found by one native scan: 1 MiB of open quotes and escapes takes milliseconds.
  */
 
-/** Ends a word: ASCII whitespace (the shell splits on nothing else), a command's end, a redirection, a subshell, a backquote. */
-const BARE_RUN = /[^ \t\n\r\v\f;|&<>()`'"\\]+/y;
-/** Where a single-quoted part ends: its closing quote, or an end it must not reach past. */
-const SINGLE_QUOTED_STOP = /['\n;|&<>`]/g;
-/** Where a double-quoted part ends: its closing quote, an escape, or an end it must not reach past. */
-const DOUBLE_QUOTED_STOP = /["\\\n;|&<>`(]/g;
+/** Characters a bare run takes at once: none that quote, escape, expand or end a word. */
+const BARE_RUN = /[^ \t\n\r\v\f;|&<>()`'"\\$]+/y;
+/** A single-quoted part: its closing quote, or a character it must not hold. */
+const SINGLE_QUOTED = /'[^'\n;|&<>()`$]*'/y;
+/** Characters no quoted part may hold: what could end the command or start a substitution. */
+const NOT_IN_QUOTES = new Uint8Array(128);
+for (const char of "\n;|&<>()`$") NOT_IN_QUOTES[char.charCodeAt(0)] = 1;
 
 const BACKSLASH = 92;
 const SINGLE_QUOTE = 39;
 const DOUBLE_QUOTE = 34;
+const DOLLAR = 36;
 
-/** The index just past the word that begins at `from`; `from` itself when no word begins there. */
+/** The index just past the word that begins at `from` in plain text; `from` itself when no word begins there. */
 export function shellWordEnd(text: string, from: number): number {
   let at = from;
   while (at < text.length) {
     const code = text.charCodeAt(at);
-    if (code === SINGLE_QUOTE) at = closingAt(text, at, SINGLE_QUOTED_STOP, "'") ?? at + 1;
-    else if (code === DOUBLE_QUOTE) at = doubleQuotedEnd(text, at) ?? at + 1;
-    // A backslash keeps the next character in the word, a newline too (a continued line).
-    else if (code === BACKSLASH) at = Math.min(at + 2, text.length);
-    else {
+    if (code === SINGLE_QUOTE) {
+      SINGLE_QUOTED.lastIndex = at;
+      if (!SINGLE_QUOTED.test(text)) break;
+      at = SINGLE_QUOTED.lastIndex;
+    } else if (code === DOUBLE_QUOTE) {
+      const end = doubleQuotedEnd(text, at);
+      if (end === undefined) break;
+      at = end;
+    } else if (code === BACKSLASH) {
+      // The next character is the word's, whatever it is (a newline: a continued line).
+      at = Math.min(at + 2, text.length);
+    } else if (code === DOLLAR) {
+      const next = text[at + 1];
+      if (next === "'" || next === "(") break;
+      at++;
+    } else {
       BARE_RUN.lastIndex = at;
       if (!BARE_RUN.test(text)) break;
       at = BARE_RUN.lastIndex;
@@ -37,126 +51,114 @@ export function shellWordEnd(text: string, from: number): number {
   return at;
 }
 
-/** Just past the quote closing the one at `open`: the first stop found must be that quote. */
-function closingAt(text: string, open: number, stops: RegExp, quote: string): number | undefined {
-  stops.lastIndex = open + 1;
-  const stop = stops.exec(text);
-  return stop?.[0] === quote ? stops.lastIndex : undefined;
+/** Just past the double-quoted part opening at `open`, or undefined when it does not close or holds what it must not. */
+function doubleQuotedEnd(text: string, open: number): number | undefined {
+  for (let at = open + 1; at < text.length; at++) {
+    let code = text.charCodeAt(at);
+    if (code === DOUBLE_QUOTE) return at + 1;
+    // A backslash takes the next character into the part; it must still be one the part may hold.
+    if (code === BACKSLASH) code = text.charCodeAt(++at);
+    if (Number.isNaN(code) || (code < 128 && NOT_IN_QUOTES[code] === 1)) return undefined;
+  }
+  return undefined;
 }
 
-function doubleQuotedEnd(text: string, open: number): number | undefined {
-  let at = open + 1;
-  for (;;) {
-    DOUBLE_QUOTED_STOP.lastIndex = at;
-    const stop = DOUBLE_QUOTED_STOP.exec(text);
-    if (stop === null) return undefined;
-    if (stop[0] === '"') return DOUBLE_QUOTED_STOP.lastIndex;
-    if (stop[0] !== "\\") return undefined;
-    at = stop.index + 2;
+/** What JSON held in the string puts between two of its strings: a quoted part holding one of these and an escaped quote is refused. */
+const JSON_STRUCTURE = new Uint8Array(128);
+for (const char of ",:{}[]") JSON_STRUCTURE[char.charCodeAt(0)] = 1;
+
+/**
+ * Just past the quoted part opening at `open` in JSON text: `'…'`, or `\"…\"` when `escapedQuote`.
+ * Inside, the shell's backslashes (`\\`) and escaped quotes (`\"` in single quotes, `\\\"` in
+ * double ones) are the part's; any other escape, a bare quote or a character no quoted part may hold
+ * refuses it. An escaped quote may also be a quote of JSON held in the string: a part with one and
+ * with `,:{}[]` inside is refused, so the space between two of that JSON's strings is never taken for one.
+ */
+function jsonQuotedEnd(text: string, open: number, escapedQuote: boolean): number | undefined {
+  let quotes = escapedQuote;
+  let structure = false;
+  for (let at = open + (escapedQuote ? 2 : 1); at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === BACKSLASH) {
+      const run = backslashRun(text, at);
+      const quoted = text.charCodeAt(at + run) === DOUBLE_QUOTE;
+      if (escapedQuote && run === 1 && quoted) return quotes && structure ? undefined : at + 2;
+      if (run % 2 === 1 && (!quoted || run !== (escapedQuote ? 3 : 1))) return undefined;
+      quotes ||= quoted;
+      at += run - 1 + (run % 2);
+    } else if (code === SINGLE_QUOTE && !escapedQuote) return quotes && structure ? undefined : at + 1;
+    else if (code === DOUBLE_QUOTE || (code < 128 && NOT_IN_QUOTES[code] === 1)) return undefined;
+    else if (code < 128 && JSON_STRUCTURE[code] === 1) structure = true;
   }
+  return undefined;
 }
 
 /**
- * The same inside JSON text (a tool call's arguments), where the shell's `"` is written `\"` (`\\\"`
- * a level deeper: an odd run of backslashes before it) and a bare `"` ends the JSON string. The word
- * never runs past a bare `"` and never ends inside an escape, so a value hidden up to here leaves
- * the text the JSON it was. A JSON escape other than a quote's or a backslash's (`\n`, `\t`, `\u…`)
- * ends the word. An escaped quote is a shell quote only at the word's start and only when its
- * closing one ends the word: elsewhere it may be the quote of JSON held in the string (`{\"cmd\":…}`),
- * and the word stops there.
+ * The same in JSON text (a tool call's arguments), read as one level of JSON: the shell's `"` is
+ * written `\"`, its backslash `\\`, and a bare `"` ends the string. The word never runs past a bare
+ * `"` and never ends inside an escape, so a value hidden up to here leaves the text the JSON it was.
+ * Any other escape (`\n`, `\t`, `\u…`, or a quote a level deeper) ends the word.
  */
 export function shellWordEndInJson(text: string, from: number): number {
   let at = from;
   while (at < text.length) {
     const code = text.charCodeAt(at);
     if (code === SINGLE_QUOTE) {
-      at = jsonSingleQuotedEnd(text, at) ?? at + 1;
-      continue;
-    }
-    if (code !== BACKSLASH) {
+      const end = jsonQuotedEnd(text, at, false);
+      if (end === undefined) break;
+      at = end;
+    } else if (code === BACKSLASH) {
+      const run = backslashRun(text, at);
+      if (run === 1 && text.charCodeAt(at + 1) === DOUBLE_QUOTE) {
+        const end = jsonQuotedEnd(text, at, true);
+        if (end === undefined) break;
+        at = end;
+        continue;
+      }
+      if (run % 2 === 1) break;
+      at += run;
+      // An odd number of the shell's backslashes escapes the character after them (not a bare quote: the string's end).
+      if ((run / 2) % 2 === 1 && at < text.length && text.charCodeAt(at) !== DOUBLE_QUOTE) at++;
+    } else if (code === DOLLAR) {
+      const next = text[at + 1];
+      if (next === "'" || next === "(") break;
+      at++;
+    } else {
       BARE_RUN.lastIndex = at;
       if (!BARE_RUN.test(text)) break;
       at = BARE_RUN.lastIndex;
-      continue;
     }
-    const run = backslashRun(text, at);
-    if (run % 2 === 0) {
-      at += run;
-      continue;
-    }
-    // An odd run: its last backslash escapes what follows, a quote (the shell's) or anything else (the word's end).
-    if (text.charCodeAt(at + run) !== DOUBLE_QUOTE) return at + run - 1;
-    if (at !== from) return at;
-    const end = jsonDoubleQuotedEnd(text, at, run);
-    return end !== undefined && endsWordInJson(text, end) ? end : from;
   }
   return at;
 }
 
-/** Where a single-quoted part in JSON text ends: its quote, a backslash (an escape), a bare quote or an end. */
-const JSON_SINGLE_QUOTED_STOP = /['"\\\n;|&<>`]/g;
-/** Where an escaped double-quoted part ends: a backslash (its closing quote or another escape), a bare quote, an end. */
-const JSON_DOUBLE_QUOTED_STOP = /["\\\n;|&<>`(]/g;
+const COMMAND_STOP = /[\n;|&()`\\]/g;
 
-/** Just past the `'` closing the one at `open`; escaped quotes and backslashes inside are the shell's characters. */
-function jsonSingleQuotedEnd(text: string, open: number): number | undefined {
-  let at = open + 1;
+/**
+ * Where the command going on at `from` ends in plain text: a newline, `;`, `|` or `&`, unless a
+ * backslash escapes it (an odd run of them: a continued line, a literal `;`), or where another
+ * command begins inside it (`(`, a backquote: `$(…)`, `<(…)`). The text's length when it goes on to
+ * the end. Quotes are not read: a `;` or `(` inside them ends the command here (a password after it
+ * is then left visible, never hidden wrongly).
+ */
+export function shellCommandEnd(text: string, from: number): number {
+  let at = from;
   for (;;) {
-    JSON_SINGLE_QUOTED_STOP.lastIndex = at;
-    const stop = JSON_SINGLE_QUOTED_STOP.exec(text);
-    if (stop === null || (stop[0] !== "'" && stop[0] !== "\\")) return undefined;
-    if (stop[0] === "'") return JSON_SINGLE_QUOTED_STOP.lastIndex;
+    COMMAND_STOP.lastIndex = at;
+    const stop = COMMAND_STOP.exec(text);
+    if (stop === null) return text.length;
+    if (stop[0] !== "\\") return stop.index;
     const run = backslashRun(text, stop.index);
-    if (run % 2 === 1 && text.charCodeAt(stop.index + run) !== DOUBLE_QUOTE) return undefined;
     at = stop.index + run + (run % 2);
   }
 }
 
-/** Just past the escaped quote (`run` backslashes and `"`) closing the one at `open`; deeper escaped quotes and backslashes are inside. */
-function jsonDoubleQuotedEnd(text: string, open: number, run: number): number | undefined {
-  let at = open + run + 1;
-  for (;;) {
-    JSON_DOUBLE_QUOTED_STOP.lastIndex = at;
-    const stop = JSON_DOUBLE_QUOTED_STOP.exec(text);
-    if (stop === null || stop[0] !== "\\") return undefined;
-    const inner = backslashRun(text, stop.index);
-    const quoted = text.charCodeAt(stop.index + inner) === DOUBLE_QUOTE;
-    if (inner === run && quoted) return stop.index + inner + 1;
-    if (inner % 2 === 1 && !quoted) return undefined;
-    at = stop.index + inner + (inner % 2);
-  }
-}
-
-/** Whether a word ends at `at` in JSON text: its end, a bare quote, whitespace, an operator, or an escape other than a quote's. */
-function endsWordInJson(text: string, at: number): boolean {
-  if (at >= text.length) return true;
-  const code = text.charCodeAt(at);
-  if (code === DOUBLE_QUOTE) return true;
-  if (code !== BACKSLASH) return " \t\n\r\v\f;|&<>()`".includes(text[at]!);
-  const run = backslashRun(text, at);
-  return run % 2 === 1 && text.charCodeAt(at + run) !== DOUBLE_QUOTE;
-}
-
-function backslashRun(text: string, from: number): number {
-  let at = from;
-  while (text.charCodeAt(at) === BACKSLASH) at++;
-  return at - from;
-}
-
-/** A command's end in plain text: a newline (not a continued line's), `;`, `|` or `&`. */
-const COMMAND_END = /(?<!\\)\n|[;|&]/g;
-
-/** Where the command that goes on at `from` ends (the text's length when it does not). */
-export function shellCommandEnd(text: string, from: number): number {
-  COMMAND_END.lastIndex = from;
-  return COMMAND_END.exec(text)?.index ?? text.length;
-}
-
-const JSON_COMMAND_STOP = /[;|&"\\]/g;
+const JSON_COMMAND_STOP = /[;|&()`"\\]/g;
 
 /**
- * The same in JSON text: there a newline is written `\n` (an odd run of backslashes, then n or r; an
- * even run is the shell's own backslashes), and a bare quote ends the JSON string and the command with it.
+ * The same in JSON text: a bare `"` ends the string and the command with it, and a newline is
+ * written `\n` (an odd run of backslashes, then n or r), a continued line when the shell's own
+ * backslashes before it are odd in number.
  */
 export function jsonCommandEnd(text: string, from: number): number {
   let at = from;
@@ -166,9 +168,18 @@ export function jsonCommandEnd(text: string, from: number): number {
     if (stop === null) return text.length;
     if (stop[0] !== "\\") return stop.index;
     const run = backslashRun(text, stop.index);
-    const next = text[stop.index + run];
-    if (run % 2 === 1 && (next === "n" || next === "r")) return stop.index;
-    // An odd run escapes what follows (a quote, say); an even run leaves a quote after it bare, found next.
-    at = stop.index + run + (run % 2);
+    at = stop.index + run;
+    if (run % 2 === 1) {
+      const next = text[at];
+      const shellBackslashes = (run - 1) / 2;
+      if ((next === "n" || next === "r") && shellBackslashes % 2 === 0) return stop.index;
+      at++;
+    } else if ((run / 2) % 2 === 1 && at < text.length && text.charCodeAt(at) !== DOUBLE_QUOTE) at++;
   }
+}
+
+function backslashRun(text: string, from: number): number {
+  let at = from;
+  while (text.charCodeAt(at) === BACKSLASH) at++;
+  return at - from;
 }

@@ -99,7 +99,8 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
   }
 
   test("a quoted mysql password stops where the shell's command does, and stays valid JSON inside a tool call", () => {
-    expect(redactText("mysql -p'x;sudo id'")).toBe("mysql -p[redacted];sudo id'");
+    // A quoted part holding an operator is no quoted part: the password stays (the command is never hidden).
+    expect(redactText("mysql -p'x;sudo id'")).toBe("mysql -p'x;sudo id'");
     const quoted = (cmd: string) => JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd;
     expect(quoted("mysql -p'correct horse' db")).toBe("mysql -p[redacted] db");
     expect(quoted('mysql -p"correct horse" db')).toBe("mysql -p[redacted] db");
@@ -116,6 +117,18 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
       expect(redactText(cmd)).toContain(run);
       expect(inJson(cmd)).toBe(cmd);
     }
+    // A quote the walk would misread (bash's $'…', an escaped quote, the closing quote of an SQL string)
+    // never makes a quoted part of a substitution; another command's -p (in $(…), after a newline) is no password.
+    const misread: Array<[cmd: string, run: string]> = [
+      ["mysql -u app -p$'x\\'' $(rm -rf ~/backups) 'y' billing", "$(rm -rf ~/backups)"],
+      ["mysql -u app -pX\\' $(rm -rf ~/backups) \\' billing", "$(rm -rf ~/backups)"],
+      ["mysql -uroot -pHunterTwo99 -e 'SELECT total -p' $(cp -r ~/.ssh /tmp/x) '' billing", "$(cp -r ~/.ssh /tmp/x)"],
+      ["mysql --help \\\\\nmkdir -p/etc/sudoers.d", "mkdir -p/etc/sudoers.d"],
+      ["mysql -u $(install -m 4755 -p/bin/bash /tmp/sh; echo app) billing", "-p/bin/bash"],
+      ["mysql -u app billing < <(mkdir -p/etc/sudoers.d)", "-p/etc/sudoers.d"],
+    ];
+    for (const [cmd, run] of misread)
+      expect({ plain: redactText(cmd).includes(run), json: inJson(cmd).includes(run) }).toEqual({ plain: true, json: true });
     // In JSON text a newline is written \n: the next line is another command, whose -p is no password.
     for (const cmd of ["mysql --version\nmkdir -p/etc/sudoers.d", "mysql --version\r\ncp -p/root/.ssh/id_rsa /tmp"]) {
       expect(redactText(cmd)).toBe(cmd);
@@ -141,9 +154,37 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
   });
 
   test("JSON held in a tool call's string stays that JSON, with its fields", () => {
-    const payload = JSON.stringify({ cmd: "mysql -uroot -pHunterTwo99", host: "db1", timeout: "30" });
-    const out = JSON.parse(redactSecrets({ arguments: JSON.stringify({ tool: "remote_job", payload }) }).arguments as string);
-    expect(JSON.parse(out.payload)).toEqual({ cmd: "mysql -uroot -p[redacted]", host: "db1", timeout: "30" });
+    const nested = (value: unknown) =>
+      JSON.parse(
+        JSON.parse(redactSecrets({ arguments: JSON.stringify({ tool: "remote_job", payload: JSON.stringify(value) }) }).arguments as string)
+          .payload,
+      );
+    expect(nested({ cmd: "mysql -uroot -pHunterTwo99", host: "db1", timeout: "30" })).toEqual({
+      cmd: "mysql -uroot -p[redacted]",
+      host: "db1",
+      timeout: "30",
+    });
+    // A bare -p (mysql asks for the password) at a string's end takes nothing of the next string.
+    for (const value of [
+      ["mysql -uroot -p", " --table"],
+      { cmd: "mysql -uroot -p", " note": "asks" },
+      ["mysql -h db -p", "(cleanup)"],
+      ["mysql -p", "\nselect 1"],
+    ])
+      expect(nested(value)).toEqual(value);
+  });
+
+  test("in a tool call's JSON, mysql's password is found after a newline or tab and hidden with its quoted parts", () => {
+    const inJson = (cmd: string) => JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd;
+    expect(inJson("cd /srv/app\nmysql -uroot -pHunterTwo99 billing")).toBe("cd /srv/app\nmysql -uroot -p[redacted] billing");
+    expect(inJson("true &&\tmysql -uroot -pHunterTwo99 billing")).toBe("true &&\tmysql -uroot -p[redacted] billing");
+    for (const cmd of [
+      'mysql -p"Hunter"Two99 billing',
+      'mysql -pab"c d"e billing',
+      "mysql -p'a b'\"c d\" billing",
+      "mysql -pcorrect\\ horse billing",
+    ])
+      expect(inJson(cmd)).toBe("mysql -p[redacted] billing");
   });
 
   test("what only looks like a secret option stays readable", () => {
