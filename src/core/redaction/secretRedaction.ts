@@ -1,4 +1,4 @@
-import { jsonCommandEnd, shellCommandEnd, shellWordEnd, shellWordEndInJson } from "./shellWord.ts";
+import { mysqlPasswordSpans } from "./mysqlPasswords.ts";
 
 export const REDACTED = "[redacted]";
 
@@ -36,34 +36,19 @@ const WEBHOOK_URL =
 // A secret passed as an option: --password X, --db-password=X, --api-key X, --auth-token=X. Its name
 // is bounded before the keyword, as the scheme above.
 const OPTION_NAME = "((?:^|[\\s\"'])--?[A-Za-z0-9_-]{0,64}(?:passw(?:or)?d|secret|api[_-]?key|token)(?:=|\\s+))";
-// The MySQL clients take the password glued to -p (mysql -uroot -pX): only after their command word,
-// since -p means something else elsewhere (mkdir -p, ssh -p 22).
-// In JSON text a word may follow an escaped newline or tab (`\nmysql`), where \b sees none begin.
-const MYSQL_WORD = /(?:\b|(?<=\\[nrt]))(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b/g;
-// The next ` -p`: mysql's password glued to it is the word after.
-const MYSQL_P = /\s-p/g;
-
 /** The value patterns of one way to read a text: plain (as the shell does), or as JSON text. */
 interface Reading {
   assigned: RegExp;
   option: RegExp;
-  /** Where the shell word beginning at an index ends (mysql's -p value: -p'a b' is one word). */
-  wordEnd: (text: string, from: number) => number;
-  /** Where the command going on at an index ends. */
-  commandEnd: (text: string, from: number) => number;
 }
 
 const PLAIN: Reading = {
   assigned: ASSIGNED_VALUE,
   option: new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE.source})`, "gi"),
-  wordEnd: shellWordEnd,
-  commandEnd: shellCommandEnd,
 };
 const IN_JSON: Reading = {
   assigned: ASSIGNED_VALUE_IN_JSON,
   option: new RegExp(`${OPTION_NAME}(${ASSIGNED_VALUE_IN_JSON.source})`, "gi"),
-  wordEnd: shellWordEndInJson,
-  commandEnd: jsonCommandEnd,
 };
 
 /**
@@ -77,7 +62,7 @@ export function redactText(text: string, json = false): string {
       .replace(WEBHOOK_URL, REDACTED)
       .replace(URL_PASSWORD, `$1${REDACTED}@`)
       .replace(reading.option, (match, head: string, value: string) => (value.startsWith("-") ? match : `${head}${REDACTED}`)),
-    reading,
+    json,
   );
   return (
     redactAssignments(withoutValues.replace(BEARER, `$1 ${REDACTED}`).replace(SECRET_VALUE, REDACTED), reading.assigned)
@@ -104,38 +89,13 @@ function redactAssignments(text: string, value: RegExp): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
-/**
- * Every `-pX` of a command that begins with one of mysql's command words. The text is searched
- * forward only: each command's end is looked for once, a later command word of the same command is
- * passed over, and the next ` -p` found is kept for the commands before it (64 KiB of `mysql a …`
- * took 0.6 s when each command word searched to the end again).
- */
-function redactMysqlPasswords(text: string, reading: Reading): string {
+/** mysql's `-pX` (mysqlPasswords.ts), each hidden. */
+function redactMysqlPasswords(text: string, json: boolean): string {
   let out = "";
   let from = 0;
-  let commandEnd = -1;
-  // Where the ` -p` found by the last search begins (text.length: none is left).
-  let nextP = -1;
-  const findP = (after: number): number => {
-    if (nextP >= after) return nextP;
-    MYSQL_P.lastIndex = after;
-    nextP = MYSQL_P.exec(text)?.index ?? text.length;
-    return nextP;
-  };
-  MYSQL_WORD.lastIndex = 0;
-  for (let word = MYSQL_WORD.exec(text); word !== null; word = MYSQL_WORD.exec(text)) {
-    if (word.index < commandEnd) continue;
-    commandEnd = reading.commandEnd(text, MYSQL_WORD.lastIndex);
-    for (let p = findP(MYSQL_WORD.lastIndex); p < commandEnd; p = findP(Math.max(p + 1, from))) {
-      const at = p + 3;
-      const end = reading.wordEnd(text, at);
-      if (end === at) continue;
-      out += text.slice(from, at) + REDACTED;
-      from = end;
-    }
-    // A value may hold what reads as a command's end (`-p'a;b'` stops there, `-pa\;b` does not).
-    commandEnd = Math.max(commandEnd, from);
-    MYSQL_WORD.lastIndex = Math.max(MYSQL_WORD.lastIndex, commandEnd);
+  for (const [start, end] of mysqlPasswordSpans(text, json)) {
+    out += text.slice(from, start) + REDACTED;
+    from = end;
   }
   return from === 0 ? text : out + text.slice(from);
 }

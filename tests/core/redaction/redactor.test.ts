@@ -99,8 +99,8 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
   }
 
   test("a quoted mysql password stops where the shell's command does, and stays valid JSON inside a tool call", () => {
-    // A quoted part holding an operator is no quoted part: the password stays (the command is never hidden).
-    expect(redactText("mysql -p'x;sudo id'")).toBe("mysql -p'x;sudo id'");
+    // Hidden up to what a second shell (ssh, sh -c) would start a command with: the rest stays.
+    expect(redactText("mysql -p'x;sudo id'")).toBe("mysql -p[redacted];sudo id'");
     const quoted = (cmd: string) => JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd;
     expect(quoted("mysql -p'correct horse' db")).toBe("mysql -p[redacted] db");
     expect(quoted('mysql -p"correct horse" db')).toBe("mysql -p[redacted] db");
@@ -113,10 +113,8 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
       ['mysql -u app -p"$(rm -rf ~/backups)" billing', "rm -rf ~/backups"],
       ['mysql -u app -p"`chmod 4755 /bin/bash`" billing', "chmod 4755 /bin/bash"],
     ];
-    for (const [cmd, run] of substitutions) {
-      expect(redactText(cmd)).toContain(run);
-      expect(inJson(cmd)).toBe(cmd);
-    }
+    for (const [cmd, run] of substitutions)
+      expect({ plain: redactText(cmd).includes(run), json: inJson(cmd).includes(run) }).toEqual({ plain: true, json: true });
     // A quote the walk would misread (bash's $'…', an escaped quote, the closing quote of an SQL string)
     // never makes a quoted part of a substitution; another command's -p (in $(…), after a newline) is no password.
     const misread: Array<[cmd: string, run: string]> = [
@@ -151,6 +149,37 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
         plain: "mysql -u app -p[redacted] billing",
         json: "mysql -u app -p[redacted] billing",
       });
+  });
+
+  test("a mysql command is read as the shell reads it: quotes, a second shell, comments, here-documents", () => {
+    const both = (cmd: string) => ({
+      plain: redactText(cmd),
+      json: JSON.parse(redactSecrets({ arguments: JSON.stringify({ cmd }) }).arguments as string).cmd,
+    });
+    const cases: Array<[cmd: string, redacted: string]> = [
+      // Single quotes make `$` and `&` the password's: hidden up to what a second shell would run.
+      ["mysql -uroot -p'P@ss$word1' db", "mysql -uroot -p[redacted] db"],
+      ["mysql -uroot -p'Tr0ub4dor&3' db", "mysql -uroot -p[redacted]&3' db"],
+      // A second shell (ssh, eval) reads escaped operators as its own: they and what follows stay.
+      ["ssh db1 mysql -uroot -pHunter\\;rm\\ -rf\\ ~/backups", "ssh db1 mysql -uroot -p[redacted]\\;rm\\ -rf\\ ~/backups"],
+      ["eval mysql -uroot -pX\\$\\(rm\\ -rf\\ ~/backups\\)", "eval mysql -uroot -p[redacted]\\$\\(rm\\ -rf\\ ~/backups\\)"],
+      // A -p inside a quoted SQL string is no option, and the quote after it closes, not opens.
+      [
+        "mysql -uroot -e 'select 1 -p' --plugin-dir=/tmp/x --default-auth=evil '' billing",
+        "mysql -uroot -e 'select 1 -p' --plugin-dir=/tmp/x --default-auth=evil '' billing",
+      ],
+      // A comment ends at its line, a backslash there too; the next line is another command.
+      ["# log in with mysql \\\ncp -p/root/.ssh/id_rsa /tmp/x", "# log in with mysql \\\ncp -p/root/.ssh/id_rsa /tmp/x"],
+      // A command held in quotes for another shell is read as one.
+      ["sh -c 'mysqldump -u app -pS3cret! app > /tmp/x'", "sh -c 'mysqldump -u app -p[redacted] app > /tmp/x'"],
+      ["ssh db1 \"mysql -uroot -p'correct horse' billing\"", 'ssh db1 "mysql -uroot -p[redacted] billing"'],
+      // A here-document's lines are the client's input, not commands: the one after them is.
+      [
+        "mysql -uroot -pX <<'SQL'\nselect 'it''s';\nSQL\nmkdir -p/etc/x",
+        "mysql -uroot -p[redacted] <<'SQL'\nselect 'it''s';\nSQL\nmkdir -p/etc/x",
+      ],
+    ];
+    for (const [cmd, redacted] of cases) expect(both(cmd)).toEqual({ plain: redacted, json: redacted });
   });
 
   test("JSON held in a tool call's string stays that JSON, with its fields", () => {
