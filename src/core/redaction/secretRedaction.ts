@@ -17,7 +17,8 @@ const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 // to word: a pattern with a run on each side of the name's keyword retried its word's length at every
 // place in it (64 KiB of `PASSWORD…` took 0.85 s).
 const ASSIGNED_NAME = /\b([A-Za-z0-9_]+)=/g;
-const SECRET_IN_NAME = /API_?KEY|SECRET|PASSWORD|TOKEN/i;
+// MYSQL_PWD is mysql's password in the environment.
+const SECRET_IN_NAME = /API_?KEY|SECRET|PASSWORD|TOKEN|_PWD$/i;
 const ASSIGNED_VALUE = /"[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+/y;
 // Inside JSON text a shell quote is written \" (\\\" a level deeper: an odd run of backslashes) and a
 // bare `"` ends the string: a value may be quoted so (else only its first word would be hidden), and
@@ -144,8 +145,10 @@ function redactValue(value: unknown, key: string | undefined, extra: readonly st
  * commands quote with \", which plain text (and the shell) reads as a literal character.
  */
 function isJsonText(text: string): boolean {
-  const first = text.charCodeAt(0);
-  const last = text.charCodeAt(text.length - 1);
+  // JSON may stand between blanks (a trailing newline, jq's pretty printing): read as a command it would lose its shape.
+  const trimmed = text.trim();
+  const first = trimmed.charCodeAt(0);
+  const last = trimmed.charCodeAt(trimmed.length - 1);
   if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return false;
   try {
     JSON.parse(text);

@@ -178,8 +178,32 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
         "mysql -uroot -pX <<'SQL'\nselect 'it''s';\nSQL\nmkdir -p/etc/x",
         "mysql -uroot -p[redacted] <<'SQL'\nselect 'it''s';\nSQL\nmkdir -p/etc/x",
       ],
+      // …and one fed to a shell holds commands.
+      ["ssh db <<'EOF'\nmysql -uroot -pHunterTwo99 -e 'select 1'\nEOF", "ssh db <<'EOF'\nmysql -uroot -p[redacted] -e 'select 1'\nEOF"],
+      // Where ssh or eval read the words again, a blank or a quote in the password is where its hiding stops.
+      [
+        "ssh db mysql -uroot -p'Hunter2 -e \"system rm -rf ~/backups\"' billing",
+        'ssh db mysql -uroot -p[redacted] -e "system rm -rf ~/backups"\' billing',
+      ],
+      [
+        'ssh db mysql -uroot -p"Hunter2\'" -e "\'; rm -rf ~/backups; \'" billing',
+        "ssh db mysql -uroot -p[redacted]'\" -e \"'; rm -rf ~/backups; '\" billing",
+      ],
+      // A client's name that is no command (an option's value, a data directory) makes no -p a password.
+      ["docker run --name mysql -p0.0.0.0:3306:3306 -d mysql:8", "docker run --name mysql -p0.0.0.0:3306:3306 -d mysql:8"],
+      ["find /var/lib/mysql -path '*/keep/*' -prune -o -type f -delete", "find /var/lib/mysql -path '*/keep/*' -prune -o -type f -delete"],
+      [
+        "sudo -u root /usr/bin/mysql -pX db && docker exec -it db mariadb-admin -pY status",
+        "sudo -u root /usr/bin/mysql -p[redacted] db && docker exec -it db mariadb-admin -p[redacted] status",
+      ],
+      ["MYSQL_PWD=HunterTwo99 mysql -uroot billing", "MYSQL_PWD=[redacted] mysql -uroot billing"],
     ];
     for (const [cmd, redacted] of cases) expect(both(cmd)).toEqual({ plain: redacted, json: redacted });
+  });
+
+  test("JSON text between blanks (a trailing newline, pretty printing) is read as JSON, and keeps its fields", () => {
+    const text = `${JSON.stringify({ note: 'run `ls` " ', b: " mysql -p'x", c: "y'" }, null, 2)}\n`;
+    expect(Object.keys(JSON.parse(redactSecrets({ arguments: text }).arguments as string))).toEqual(["note", "b", "c"]);
   });
 
   test("JSON held in a tool call's string stays that JSON, with its fields", () => {
@@ -251,6 +275,7 @@ describe("text a model writes cannot make redaction slow", () => {
     "mysql passwords' quotes left open, in JSON": JSON.stringify({ c: `mysql -p"${"'a".repeat(size / 2)}` }),
     "open quotes, then escapes": `mysql -p'"${"\\😀".repeat(size / 3)}`,
     "a mysql password of backslashes, in JSON": JSON.stringify({ c: `mysql -p${"\\".repeat(size)}x` }),
+    "${ refused as JSON held in the string, in JSON": JSON.stringify({ cmd: `mysql ${"${".repeat(size / 2)}",}` }),
   };
   for (const [name, text] of Object.entries(shapes))
     test(`${name}: redacted within the test's time`, () => {
