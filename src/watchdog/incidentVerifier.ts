@@ -96,8 +96,10 @@ export class IncidentVerifier {
       return judgement.verdict === "success" ? undefined : this.deps.escalate(tracked, v.tier, v.action);
     }
     if (now - tracked.lastSignalAt >= config.resolve_after_s * 1000 && this.#clear(tracked)) {
-      this.deps.tracker.resolve(tracked, `signals clear for ${config.resolve_after_s}s and health passes`, now);
-      if (tracked.alerted)
+      // One transaction: whoever reads the incident resolved (the worker's API, the status page) reads its resolved alert too.
+      return this.deps.store.db.transaction(() => {
+        this.deps.tracker.resolve(tracked, `signals clear for ${config.resolve_after_s}s and health passes`, now);
+        if (!tracked.alerted) return undefined;
         return this.deps.alerts.alert({
           incidentId: tracked.id,
           title: tracked.title,
@@ -105,6 +107,7 @@ export class IncidentVerifier {
           message: `resolved: ${tracked.title}`,
           kind: "resolved",
         });
+      })();
     }
     return undefined;
   }

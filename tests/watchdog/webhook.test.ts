@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { makeTempDir, removeTempDirs } from "../support/tempDir.ts";
 import type { Server } from "bun";
 import { allMigrations } from "../../src/daemon/allMigrations.ts";
 import { createLogger, setLogSink } from "../../src/core/log/index.ts";
@@ -19,6 +21,7 @@ const dbs: Database[] = [];
 afterEach(() => {
   for (const server of servers.splice(0)) server.stop(true);
   for (const db of dbs.splice(0)) db.close();
+  removeTempDirs();
 });
 
 // Secrets agentd holds: none may leave in a webhook body.
@@ -43,10 +46,10 @@ function startReceiver(statuses: number[]) {
   return { url: `http://127.0.0.1:${server.port}/hook`, received };
 }
 
-function startWatchdog(webhook: Record<string, unknown>) {
+function startWatchdog(webhook: Record<string, unknown>, path = ":memory:") {
   const logLines: Array<Record<string, unknown>> = [];
   setLogSink((line) => logLines.push(JSON.parse(line) as Record<string, unknown>));
-  const db = openStore({ path: ":memory:", migrations: allMigrations });
+  const db = openStore({ path, migrations: allMigrations });
   dbs.push(db);
   const clock = { now: Date.UTC(2030, 0, 15, 12) };
   const config = watchdogConfigSchema().parse({
@@ -143,5 +146,30 @@ describe("alert webhook", () => {
       message: "resolved: Nightly export failed — exporter",
     });
     expect(wd.watchdog.store.get(1).state).toBe("resolved");
+  }, 30_000);
+
+  test("another reader of the store never sees the incident resolved without its resolved alert", async () => {
+    const path = join(makeTempDir("agentd-webhook-"), "agentd.db");
+    const wd = startWatchdog({ url: startReceiver([200]).url, retries: 0 }, path);
+    // The worker's view: its own connection to the same file, as /api/incidents reads it.
+    const worker = openStore({ path, migrations: allMigrations });
+    dbs.push(worker);
+    await wd.watchdog.report(wd.signal());
+    const seen: string[] = [];
+    const alert = wd.watchdog.alerts.alert.bind(wd.watchdog.alerts);
+    wd.watchdog.alerts.alert = (input) => {
+      if (input.kind === "resolved")
+        seen.push(worker.query<{ state: string }, []>("SELECT state FROM incidents WHERE id = 1").get()!.state);
+      return alert(input);
+    };
+    wd.clock.now += 6_000;
+    await wd.watchdog.tick();
+    // While the resolved alert is being recorded, the resolution is not yet visible: both land together.
+    expect(seen).toEqual(["open"]);
+    const incident = worker.query<{ state: string; details: string }, []>("SELECT state, details FROM incidents WHERE id = 1").get()!;
+    expect({ state: incident.state, alerts: (JSON.parse(incident.details).alerts as Array<{ kind: string }>).map((a) => a.kind) }).toEqual({
+      state: "resolved",
+      alerts: ["alert", "resolved"],
+    });
   }, 30_000);
 });

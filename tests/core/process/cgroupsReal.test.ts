@@ -134,8 +134,10 @@ describe("command cgroups on this host (root)", () => {
     }
 
     const bash = startIn(session.procsPaths, "sleep 600");
-    await waitFor("the bash to join its session's cgroups", () => session.pids().includes(bash.pid));
-    for (const path of session.procsPaths) expect(readFileSync(path, "utf8").split("\n")).toContain(String(bash.pid));
+    // The shell joins the hierarchies one after another: the session lists it from the first, the test waits for the last.
+    const inEvery = () => session.procsPaths.every((path) => readFileSync(path, "utf8").split("\n").includes(String(bash.pid)));
+    await waitFor("the bash to join every hierarchy of its session", inEvery);
+    expect(session.pids()).toContain(bash.pid);
 
     expect(await session.kill()).toBe(true);
     expect(await bash.exited).toBe(137);
