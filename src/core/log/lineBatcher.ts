@@ -7,7 +7,7 @@
  * once (the process exits).
  * Lines are held as UTF-8 in one reused buffer: a string built by appending every line kept each
  * one alive until the write and made a large string to encode there, and cost a busy proxy about
- * 3 % of its CPU per request at c=32 (bench/compare.ts, three runs: ×0.973, ×0.944, ×0.988).
+ * 3 % of its CPU per request at c=32 (bench/compare.ts, four runs: ×0.973, ×0.944, ×0.988, ×0.962).
  */
 export interface LineBatcherOptions {
   /** Gets a view of the batcher's buffer, valid during the call only: what keeps the bytes copies them. */
