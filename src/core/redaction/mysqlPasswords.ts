@@ -21,17 +21,20 @@ const CLIENT =
  * Commands that run the command in their arguments (sudo mysql …, docker exec db mysql …): there a
  * client's word counts unless it is an option's value (`docker run --name mysql -p…`).
  */
-const WRAPPERS: ReadonlySet<string> = new Set(
-  "sudo doas env nice nohup time timeout exec command ionice stdbuf xargs setsid runuser chroot flock unbuffer docker podman kubectl ssh eval watch su".split(
-    " ",
-  ),
-);
+const WRAPPERS: ReadonlySet<string> = new Set([
+  ..."sudo doas env nice nohup time timeout exec command ionice stdbuf xargs setsid runuser chroot flock".split(" "),
+  ..."unbuffer docker docker-compose podman kubectl ssh sshpass eval watch su".split(" "),
+]);
 /**
  * Those whose arguments a second shell reads again, blanks and quotes and all: there a password is
  * hidden only up to a blank, a quote or a backslash in it too (`ssh db mysql -p'X -e "system …"'`
  * would hide an option the remote mysql gets).
  */
 const REPARSERS: ReadonlySet<string> = new Set(["ssh", "eval", "watch", "su"]);
+/** Words of the shell's grammar before a command (`do mysql …`, `if mysql …`, `! mysql …`): the command's word comes after them. */
+const KEYWORDS: ReadonlySet<string> = new Set("do then else elif if while until ! { time".split(" "));
+/** Short flags of the wrappers that take no value (`sudo -i mysql`, `ssh -t db mysql`); any other lone `-X` may take the next word. */
+const FLAGS_WITHOUT_VALUE: ReadonlySet<string> = new Set("-i -E -t -T -n -k -b -A -H -S -P -q -v -x -4 -6 -N -C".split(" "));
 /** Shells and ssh: a here-document fed to one of them holds commands, and is read as such. */
 const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "ssh", "su", "sudo"]);
 /** Where a client may be named: a text with none is passed over, a quoted part with none is not read again. */
@@ -46,7 +49,7 @@ export function mysqlPasswordSpans(text: string, json: boolean): Array<[number, 
   for (const match of text.matchAll(CLIENT_NAME)) names.push(match.index);
   if (names.length === 0) return [];
   const spans: Array<[number, number]> = [];
-  commandsIn(new ShellReader(text, json), 0, names, spans, 0);
+  commandsIn(new ShellReader(text, json), 0, names, spans, 0, false);
   return spans;
 }
 
@@ -54,18 +57,31 @@ export function mysqlPasswordSpans(text: string, json: boolean): Array<[number, 
  * Reads the commands from `from` to the reader's end, adding the spans to hide. A quoted part that
  * names a client (`sh -c 'mysql -pX …'`) is read again as commands of its own.
  */
-function commandsIn(reader: ShellReader, from: number, names: readonly number[], spans: Array<[number, number]>, depth: number): void {
+function commandsIn(
+  reader: ShellReader,
+  from: number,
+  names: readonly number[],
+  spans: Array<[number, number]>,
+  depth: number,
+  reread: boolean,
+): void {
   const text = reader.text;
   const scanner = new WordScanner(reader);
-  /** The command's first word (after assignments), the word before this one, and whether a client's word came. */
+  /**
+   * The command's first word (after assignments and keywords), the word before this one, whether a
+   * client's word came, and whether a second shell reads its words again (a reparser before the
+   * client, or a text that is the inside of double quotes, read here as the outer shell left it).
+   */
   let head: string | undefined;
   let previous: string | undefined;
   let client = false;
+  let reparsed = reread;
   let heredoc: { delimiter: string; tabs: boolean; commands: boolean } | undefined;
   const endCommand = () => {
     head = undefined;
     previous = undefined;
     client = false;
+    reparsed = reread;
   };
   for (let at = from; at < reader.end; ) {
     const code = reader.at(at);
@@ -92,20 +108,25 @@ function commandsIn(reader: ShellReader, from: number, names: readonly number[],
     } else {
       const word = scanner.word(at);
       const value = word.value;
-      if (head === undefined && !ASSIGNMENT.test(value)) {
-        head = value.slice(value.lastIndexOf("/") + 1);
+      const name = value.slice(value.lastIndexOf("/") + 1);
+      if (head === undefined && !ASSIGNMENT.test(value) && !KEYWORDS.has(value)) {
+        head = name;
         client = CLIENT.test(value);
       } else if (!client && head !== undefined && WRAPPERS.has(head) && CLIENT.test(value) && !isOptionValue(previous)) {
         client = true;
       }
+      if (!client && REPARSERS.has(name)) reparsed = true;
       if (client && text.startsWith("-p", at) && value.length > 2) {
         let end = word.unsafeAt === -1 ? word.end : word.unsafeAt;
-        if (REPARSERS.has(head ?? "") && word.blankAt !== -1) end = Math.min(end, word.blankAt);
+        if (reparsed && word.blankAt !== -1) end = Math.min(end, word.blankAt);
         if (end > at + 2) spans.push([at + 2, end]);
       } else if (depth < NESTING_LIMIT) {
-        for (const [inside, close] of word.parts)
-          if (namesWithin(names, inside, close)) commandsIn(new ShellReader(text, reader.json, close), inside, names, spans, depth + 1);
+        for (const [inside, close, literal] of word.parts)
+          if (namesWithin(names, inside, close))
+            commandsIn(new ShellReader(text, reader.json, close), inside, names, spans, depth + 1, reread || !literal);
       }
+      // A quote left open: what follows in this command is not read as the shell reads it, and hides nothing.
+      if (word.openQuote) client = false;
       previous = value;
       at = word.end > at ? word.end : at + width;
     }
@@ -115,9 +136,10 @@ function commandsIn(reader: ShellReader, from: number, names: readonly number[],
 /** `NAME=value` before a command's word. */
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-/** Whether a word after `previous` is that option's value (`--name mysql`), not a command (`--` ends options). */
+/** Whether a word after `previous` may be that option's value (`--name mysql`, `-l mysql`), not a command (`--` ends options). */
 function isOptionValue(previous: string | undefined): boolean {
-  return previous?.startsWith("-") === true && previous !== "--" && !previous.includes("=");
+  if (previous === undefined || !previous.startsWith("-") || previous === "--" || previous.includes("=")) return false;
+  return previous.startsWith("--") || (previous.length === 2 && !FLAGS_WITHOUT_VALUE.has(previous));
 }
 
 /** Whether a client's name begins in [from, to): `names` is sorted. */

@@ -24,7 +24,10 @@ const ASSIGNED_VALUE = /"[^"\n;|&<>`]*"|'[^'\n;|&<>`]*'|[^\s;|&<>()`]+/y;
 // bare `"` ends the string: a value may be quoted so (else only its first word would be hidden), and
 // what is hidden never runs past a `"` nor splits an escape, so the text stays the JSON it was.
 // Runs of backslashes are short (each level of JSON doubles one): bounded, a long run is not retried.
-const ASSIGNED_VALUE_IN_JSON = /(?<q>(?:\\\\){0,7}\\)"[^"\\\n;|&<>`]*\k<q>"|'[^'"\\\n;|&<>`]*'|(?:(?:\\\\){0,7}\\")?[^\s;|&<>()`"\\]+/y;
+// A quoted value holds no `,:{}[]` and an escaped quote is no value's start before one: between two
+// strings of JSON held in the string (`MYSQL_PWD=\",\"cwd\"`) that is its structure, not a value.
+const ASSIGNED_VALUE_IN_JSON =
+  /(?<q>(?:\\\\){0,7}\\)"[^"\\\n;|&<>`,:{}[\]]*\k<q>"|'[^'"\\\n;|&<>`]*'|(?:(?:\\\\){0,7}\\"(?![,:{}[\]]))?[^\s;|&<>()`"\\]+/y;
 // The same in JSON or header form: "api_key": "…", authorization: …
 // Its value stops at a shell operator, as an assignment's does, and at a backslash (an escaped quote).
 const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&;|<>`\\]+)/gi;

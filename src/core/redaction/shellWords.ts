@@ -36,6 +36,9 @@ const REREAD = new Set([SPACE, TAB, SINGLE_QUOTE, DOUBLE_QUOTE, BACKSLASH]);
 const JSON_STRUCTURE = new Uint8Array(128);
 for (const char of ",:{}[]") JSON_STRUCTURE[char.charCodeAt(0)] = 1;
 
+/** Characters that are only themselves in a word and in quotes (no end, quote, escape, `$`, blank or JSON structure): read a run at once. */
+const PLAIN_RUN = /[^ \t\n\r;&|<>()`'"\\$,:{}[\]]+/y;
+
 /** The longest word compared with the clients' names (a path to one included). */
 const NAME_LIMIT = 256;
 
@@ -47,15 +50,18 @@ export interface Word {
   unsafeAt: number;
   /** The raw index of its first blank, quote or backslash passed on (quoted or escaped), or -1. */
   blankAt: number;
-  /** Its quoted parts' insides, raw [start, end) (the closing quote's index as end). */
-  parts: Array<[number, number]>;
+  /** Its quoted parts' insides, raw [start, end) (the closing quote's index as end), and whether each is passed on as it stands. */
+  parts: Array<[number, number, boolean]>;
+  /** A quote in it was left open: from there on, its command is not read as the shell would. */
+  openQuote: boolean;
 }
 
 /** A quoted part's inside as readWord takes it: where it closes, its start (for the name), where it is unsafe. */
 interface Part {
-  /** Where its inside begins and its closing quote is. */
+  /** Where its inside begins and its closing quote is, and whether the inside is passed on as it stands (no escape in it). */
   inside: number;
   close: number;
+  literal: boolean;
   end: number;
   value: string;
   unsafeAt: number;
@@ -72,13 +78,21 @@ export class WordScanner {
 
   constructor(readonly reader: ShellReader) {}
 
+  /** The end of the run of plain characters at `from` (`from` when none is there), within the reader's end. */
+  #plainRun(from: number): number {
+    PLAIN_RUN.lastIndex = from;
+    if (!PLAIN_RUN.test(this.reader.text)) return from;
+    return Math.min(PLAIN_RUN.lastIndex, this.reader.end);
+  }
+
   /** Reads one word from `from`, which is neither a blank nor a word's end. */
   word(from: number): Word {
     const reader = this.reader;
     let value = "";
     let unsafeAt = -1;
     let blankAt = -1;
-    const parts: Array<[number, number]> = [];
+    const parts: Array<[number, number, boolean]> = [];
+    let openQuote = false;
     let dollarAt = -1;
     const take = (code: number, at: number) => {
       if (value.length < NAME_LIMIT) value += String.fromCharCode(code);
@@ -92,20 +106,26 @@ export class WordScanner {
       if (unsafeAt === -1) unsafeAt = part.unsafeAt;
       if (blankAt === -1) blankAt = part.blankAt;
       dollarAt = -1;
-      parts.push([part.inside, part.close]);
+      parts.push([part.inside, part.close, part.literal]);
     };
     let at = from;
     for (;;) {
+      const run = this.#plainRun(at);
+      if (run > at) {
+        if (value.length < NAME_LIMIT) value += reader.text.slice(at, Math.min(run, at + NAME_LIMIT - value.length));
+        dollarAt = -1;
+        at = run;
+      }
       const code = reader.at(at);
       const width = reader.width;
-      if (code === TEXT_END || code === STRING_END || ENDS_WORD.has(code)) return { end: at, value, unsafeAt, blankAt, parts };
+      if (code === TEXT_END || code === STRING_END || ENDS_WORD.has(code)) return { end: at, value, unsafeAt, blankAt, parts, openQuote };
       let part: Part | undefined;
       if (code === SINGLE_QUOTE) part = this.#quoted(at + width, SINGLE_QUOTE, false);
       else if (code === DOUBLE_QUOTE) part = this.#quoted(at + width, DOUBLE_QUOTE, true);
       else if (code === DOLLAR) {
         const next = reader.at(at + width);
         // A substitution is another command: the word ends where it begins.
-        if (next === OPEN_PAREN) return { end: at, value, unsafeAt, blankAt, parts };
+        if (next === OPEN_PAREN) return { end: at, value, unsafeAt, blankAt, parts, openQuote };
         const inside = at + width + reader.width;
         if (next === SINGLE_QUOTE) part = this.#quoted(inside, SINGLE_QUOTE, true);
         else if (next === OPEN_BRACE) part = this.#quoted(inside, CLOSE_BRACE, false);
@@ -124,7 +144,10 @@ export class WordScanner {
       } else {
         // A quote left open is no quote (text that is not a command, or JSON held in the string): taken
         // as a character, and nothing from it on is hidden.
-        if ((code === SINGLE_QUOTE || code === DOUBLE_QUOTE) && unsafeAt === -1) unsafeAt = at;
+        if (code === SINGLE_QUOTE || code === DOUBLE_QUOTE) {
+          openQuote = true;
+          if (unsafeAt === -1) unsafeAt = at;
+        }
         take(code, at);
         at += width;
       }
@@ -144,9 +167,17 @@ export class WordScanner {
     let dollarAt = -1;
     let blankAt = -1;
     let doubleQuoted = quote === DOUBLE_QUOTE;
+    /** A backslash escaped something inside: the inside as it stands is not what the quotes pass on. */
+    let escaped = false;
     let structure = false;
     let at = from;
     for (;;) {
+      const run = this.#plainRun(at);
+      if (run > at) {
+        if (value.length < NAME_LIMIT) value += reader.text.slice(at, Math.min(run, at + NAME_LIMIT - value.length));
+        dollarAt = -1;
+        at = run;
+      }
       let code = reader.at(at);
       let width = reader.width;
       const where = at;
@@ -157,7 +188,7 @@ export class WordScanner {
           this.#openUntil.set(quote, at);
           return undefined;
         }
-        return { inside: from, close: at, end: at + width, value, unsafeAt, blankAt };
+        return { inside: from, close: at, end: at + width, literal: !escaped, value, unsafeAt, blankAt };
       }
       if (code === DOUBLE_QUOTE) doubleQuoted = true;
       else if (code < 128 && JSON_STRUCTURE[code] === 1) structure = true;
@@ -167,13 +198,14 @@ export class WordScanner {
         return undefined;
       }
       if (escapes && code === BACKSLASH) {
-        const escaped = reader.at(at + width);
-        if (escaped === TEXT_END || escaped === STRING_END) {
+        const next = reader.at(at + width);
+        if (next === TEXT_END || next === STRING_END) {
           this.#openUntil.set(quote, at);
           return undefined;
         }
         width += reader.width;
-        code = escaped;
+        code = next;
+        escaped = true;
       }
       if (value.length < NAME_LIMIT) value += String.fromCharCode(code);
       if (blankAt === -1 && REREAD.has(code)) blankAt = where;

@@ -197,6 +197,21 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
         "sudo -u root /usr/bin/mysql -p[redacted] db && docker exec -it db mariadb-admin -p[redacted] status",
       ],
       ["MYSQL_PWD=HunterTwo99 mysql -uroot billing", "MYSQL_PWD=[redacted] mysql -uroot billing"],
+      // A second shell behind a wrapper, and double quotes read as the outer shell passes them on.
+      [
+        "sudo ssh db mysql -uroot -p'Hunter2 -e \"system rm -rf ~/backups\"' billing",
+        'sudo ssh db mysql -uroot -p[redacted] -e "system rm -rf ~/backups"\' billing',
+      ],
+      [
+        'bash -c "mysql -uroot -pHunter2\\\\\' -e \\"system rm -rf ~/backups\\" \\\\\'"',
+        'bash -c "mysql -uroot -p[redacted]\\\\\' -e \\"system rm -rf ~/backups\\" \\\\\'"',
+      ],
+      // The shell's keywords and a wrapper's flags before the client.
+      ["for db in a b; do mysqldump -uroot -pX $db > $db.sql; done", "for db in a b; do mysqldump -uroot -p[redacted] $db > $db.sql; done"],
+      [
+        "sudo -i mysql -uroot -pX billing && ssh db -t mysql -pY",
+        "sudo -i mysql -uroot -p[redacted] billing && ssh db -t mysql -p[redacted]",
+      ],
     ];
     for (const [cmd, redacted] of cases) expect(both(cmd)).toEqual({ plain: redacted, json: redacted });
   });
@@ -204,6 +219,14 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
   test("JSON text between blanks (a trailing newline, pretty printing) is read as JSON, and keeps its fields", () => {
     const text = `${JSON.stringify({ note: 'run `ls` " ', b: " mysql -p'x", c: "y'" }, null, 2)}\n`;
     expect(Object.keys(JSON.parse(redactSecrets({ arguments: text }).arguments as string))).toEqual(["note", "b", "c"]);
+  });
+
+  test("an empty secret value at the end of a string held in JSON takes nothing of the next string", () => {
+    for (const cmd of ["MYSQL_PWD=", "mysql --password=", "export DB_PASSWORD="]) {
+      const payload = JSON.stringify({ cmd, cwd: "/srv" });
+      const out = JSON.parse(redactSecrets({ arguments: JSON.stringify({ payload }) }).arguments as string);
+      expect(JSON.parse(out.payload)).toEqual({ cmd, cwd: "/srv" });
+    }
   });
 
   test("JSON held in a tool call's string stays that JSON, with its fields", () => {
