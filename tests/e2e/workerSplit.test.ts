@@ -133,7 +133,8 @@ describe("agentd started as root splits into a root monitor and a worker as the 
     const result = await api<{ output: string }>("/api/pty", { cmd: "id -un; grep NoNewPrivs /proc/self/status", yield_time_ms: 5000 });
     expect(result.output).toContain("agentd-cmd");
     expect(result.output).toMatch(/NoNewPrivs:\s+1/);
-    expect(lines.some((r) => r.event === "monitor.start" && r.kind === "command")).toBe(true);
+    // The monitor's line leaves in its next log batch (up to 50 ms after the command started): waited for, not assumed.
+    await waitFor("the monitor's start line", () => lines.some((r) => r.event === "monitor.start" && r.kind === "command"));
   });
 
   test("a reload reaches the root supervisor through the monitor and re-reads the root-only config", async () => {
