@@ -31,17 +31,34 @@ const WRAPPERS: ReadonlySet<string> = new Set([
  * would hide an option the remote mysql gets).
  */
 const REPARSERS: ReadonlySet<string> = new Set(["ssh", "eval", "watch", "su"]);
+/**
+ * Words a wrapper takes before the command it runs: ssh a host, docker exec a subcommand and a
+ * container, timeout a duration… The first word after them (and after options and their values) is
+ * the command: only when it is a client is a `-p` after it mysql's (`sudo systemctl show mysql -p…` is not).
+ */
+const POSITIONALS: Readonly<Record<string, number>> = {
+  ssh: 1,
+  docker: 2,
+  podman: 2,
+  "docker-compose": 2,
+  kubectl: 2,
+  timeout: 1,
+  chroot: 1,
+  flock: 1,
+};
 /** Words of the shell's grammar before a command (`do mysql …`, `if mysql …`, `! mysql …`): the command's word comes after them. */
 const KEYWORDS: ReadonlySet<string> = new Set("do then else elif if while until ! { time".split(" "));
 /** Short flags of the wrappers that take no value (`sudo -i mysql`, `ssh -t db mysql`); any other lone `-X` may take the next word. */
-const FLAGS_WITHOUT_VALUE: ReadonlySet<string> = new Set("-i -E -t -T -n -k -b -A -H -S -P -q -v -x -4 -6 -N -C".split(" "));
+const FLAGS_WITHOUT_VALUE: ReadonlySet<string> = new Set(
+  "-i -E -t -T -n -k -b -A -H -S -P -q -v -x -4 -6 -N -C -it -ti -d --rm".split(" "),
+);
 /** Shells and ssh: a here-document fed to one of them holds commands, and is read as such. */
 const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "ssh", "su", "sudo"]);
 /** Where a client may be named: a text with none is passed over, a quoted part with none is not read again. */
 const CLIENT_NAME = /mysql|mariadb/g;
 
 /** How deep commands held in quotes are read (sh -c '…', ssh host "…", JSON held in a string). */
-const NESTING_LIMIT = 3;
+const NESTING_LIMIT = 2;
 
 /** Raw [start, end) spans of the passwords to hide, in order. */
 export function mysqlPasswordSpans(text: string, json: boolean): Array<[number, number]> {
@@ -75,13 +92,19 @@ function commandsIn(
   let head: string | undefined;
   let previous: string | undefined;
   let client = false;
-  let reparsed = reread;
+  /** Under a wrapper: the positional words still to pass before its command, and whether that command came. */
+  let positionals = 0;
+  let wrapped = false;
+  /** Second shells before the client (ssh, eval…): one reads a quoted part's inside as written, two read it again. */
+  let reparsers = 0;
   let heredoc: { delimiter: string; tabs: boolean; commands: boolean } | undefined;
   const endCommand = () => {
     head = undefined;
     previous = undefined;
     client = false;
-    reparsed = reread;
+    positionals = 0;
+    wrapped = false;
+    reparsers = 0;
   };
   for (let at = from; at < reader.end; ) {
     const code = reader.at(at);
@@ -112,18 +135,28 @@ function commandsIn(
       if (head === undefined && !ASSIGNMENT.test(value) && !KEYWORDS.has(value)) {
         head = name;
         client = CLIENT.test(value);
-      } else if (!client && head !== undefined && WRAPPERS.has(head) && CLIENT.test(value) && !isOptionValue(previous)) {
-        client = true;
+        positionals = POSITIONALS[name] ?? 0;
+        wrapped = !WRAPPERS.has(name);
+        if (REPARSERS.has(name)) reparsers++;
+      } else if (!wrapped && !value.startsWith("-") && !isOptionValue(previous) && !ASSIGNMENT.test(value)) {
+        // The wrapper's own words, then the command it runs (another wrapper passes on to its own).
+        if (positionals > 0) positionals--;
+        else if (WRAPPERS.has(name)) {
+          positionals = POSITIONALS[name] ?? 0;
+          if (REPARSERS.has(name)) reparsers++;
+        } else {
+          wrapped = true;
+          client = CLIENT.test(value);
+        }
       }
-      if (!client && REPARSERS.has(name)) reparsed = true;
       if (client && text.startsWith("-p", at) && value.length > 2) {
         let end = word.unsafeAt === -1 ? word.end : word.unsafeAt;
-        if (reparsed && word.blankAt !== -1) end = Math.min(end, word.blankAt);
+        if ((reread || reparsers > 0) && word.blankAt !== -1) end = Math.min(end, word.blankAt);
         if (end > at + 2) spans.push([at + 2, end]);
       } else if (depth < NESTING_LIMIT) {
         for (const [inside, close, literal] of word.parts)
           if (namesWithin(names, inside, close))
-            commandsIn(new ShellReader(text, reader.json, close), inside, names, spans, depth + 1, reread || !literal);
+            commandsIn(new ShellReader(text, reader.json, close), inside, names, spans, depth + 1, reread || !literal || reparsers > 1);
       }
       // A quote left open: what follows in this command is not read as the shell reads it, and hides nothing.
       if (word.openQuote) client = false;
@@ -136,10 +169,13 @@ function commandsIn(
 /** `NAME=value` before a command's word. */
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-/** Whether a word after `previous` may be that option's value (`--name mysql`, `-l mysql`), not a command (`--` ends options). */
+/**
+ * Whether a word after `previous` may be that option's value (`--name mysql`, `-l mysql`, find's
+ * `-user mysql`), not a command: an option of letters alone, not one known to take none (`--` ends options).
+ */
 function isOptionValue(previous: string | undefined): boolean {
-  if (previous === undefined || !previous.startsWith("-") || previous === "--" || previous.includes("=")) return false;
-  return previous.startsWith("--") || (previous.length === 2 && !FLAGS_WITHOUT_VALUE.has(previous));
+  if (previous === undefined || previous === "--" || FLAGS_WITHOUT_VALUE.has(previous)) return false;
+  return /^--?[A-Za-z][A-Za-z-]*$/.test(previous);
 }
 
 /** Whether a client's name begins in [from, to): `names` is sorted. */

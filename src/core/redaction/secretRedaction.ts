@@ -30,7 +30,7 @@ const ASSIGNED_VALUE_IN_JSON =
   /(?<q>(?:\\\\){0,7}\\)"[^"\\\n;|&<>`,:{}[\]]*\k<q>"|'[^'"\\\n;|&<>`]*'|(?:(?:\\\\){0,7}\\"(?![,:{}[\]]))?[^\s;|&<>()`"\\]+/y;
 // The same in JSON or header form: "api_key": "…", authorization: …
 // Its value stops at a shell operator, as an assignment's does, and at a backslash (an escaped quote).
-const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}&;|<>`\\]+)/gi;
+const JSON_FIELD = /("?(?:api[_-]?key|authorization|x-api-key|token|secret|password|passwd)"?\s*:\s*"?)([^"\s,}\]&;|<>`\\]+)/gi;
 // A password in a URL's user part: postgres://app:HunterTwo99@db/… keeps the user and host. The
 // scheme is bounded (real ones are short): unbounded, `a.a.a…` rescanned from every letter.
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@'"]*:)([^\s/?#@'"]+)@/gi;

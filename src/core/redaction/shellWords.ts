@@ -75,8 +75,59 @@ interface Part {
  */
 export class WordScanner {
   readonly #openUntil = new Map<number, number>();
+  /** Where the last substitution or quoted string read to without closing. */
+  #failedAt = 0;
 
   constructor(readonly reader: ShellReader) {}
+
+  /**
+   * Just past the `)` (or backquote) that ends a substitution whose inside begins at `from`: nested
+   * parentheses counted, quoted parts and escapes passed over; undefined when the text or string ends first.
+   */
+  #substitutionEnd(from: number, backquoted: boolean): number | undefined {
+    const reader = this.reader;
+    let depth = 1;
+    for (let at = from; ; ) {
+      const code = reader.at(at);
+      const width = reader.width;
+      if (code === TEXT_END || code === STRING_END) {
+        this.#failedAt = at;
+        return undefined;
+      }
+      if (backquoted ? code === BACKQUOTE : code === 41 && --depth === 0) return at + width;
+      if (code === OPEN_PAREN) depth++;
+      if (code === BACKSLASH) {
+        reader.at(at + width);
+        at += width + reader.width;
+        continue;
+      }
+      if (code === SINGLE_QUOTE || code === DOUBLE_QUOTE) {
+        const close = this.#quoteEnd(at + width, code);
+        if (close === undefined) {
+          this.#failedAt = this.reader.end;
+          return undefined;
+        }
+        at = close;
+        continue;
+      }
+      at += width;
+    }
+  }
+
+  /** Just past the `quote` closing a quoted string inside a substitution (a backslash escapes in double quotes). */
+  #quoteEnd(from: number, quote: number): number | undefined {
+    const reader = this.reader;
+    for (let at = from; ; ) {
+      const code = reader.at(at);
+      const width = reader.width;
+      if (code === TEXT_END || code === STRING_END) return undefined;
+      if (code === quote) return at + width;
+      if (code === BACKSLASH && quote === DOUBLE_QUOTE) {
+        reader.at(at + width);
+        at += width + reader.width;
+      } else at += width;
+    }
+  }
 
   /** The end of the run of plain characters at `from` (`from` when none is there), within the reader's end. */
   #plainRun(from: number): number {
@@ -192,12 +243,27 @@ export class WordScanner {
       }
       if (code === DOUBLE_QUOTE) doubleQuoted = true;
       else if (code < 128 && JSON_STRUCTURE[code] === 1) structure = true;
-      const substitution = quote === DOUBLE_QUOTE && (code === BACKQUOTE || (code === DOLLAR && reader.at(at + width) === OPEN_PAREN));
-      if (code === TEXT_END || code === STRING_END || substitution) {
+      if (quote === DOUBLE_QUOTE && (code === BACKQUOTE || (code === DOLLAR && reader.at(at + width) === OPEN_PAREN))) {
+        // A substitution inside: another command, passed over to its end; nothing from it on is hidden.
+        const end = this.#substitutionEnd(code === BACKQUOTE ? at + width : at + width + reader.width, code === BACKQUOTE);
+        if (end === undefined) {
+          // Read to the end without closing: no double-quoted part opening before there closes either (a
+          // part inside it would be taken for one, and the text is no command the shell would run).
+          this.#openUntil.set(quote, this.#failedAt);
+          return undefined;
+        }
+        if (unsafeAt === -1) unsafeAt = where;
+        escaped = true;
+        at = end;
+        continue;
+      }
+      if (code === TEXT_END || code === STRING_END) {
         this.#openUntil.set(quote, at);
         return undefined;
       }
       if (escapes && code === BACKSLASH) {
+        // In $'…' an escape makes a character of its own (\n, \x3b): what it passes on is not read here.
+        if (quote === SINGLE_QUOTE && unsafeAt === -1) unsafeAt = where;
         const next = reader.at(at + width);
         if (next === TEXT_END || next === STRING_END) {
           this.#openUntil.set(quote, at);

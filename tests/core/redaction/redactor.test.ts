@@ -212,8 +212,36 @@ describe("redaction by value: credentials in URLs, options and webhook addresses
         "sudo -i mysql -uroot -pX billing && ssh db -t mysql -pY",
         "sudo -i mysql -uroot -p[redacted] billing && ssh db -t mysql -p[redacted]",
       ],
+      // $'…' makes characters of its escapes (\x3b is `;`): hidden up to the first escape.
+      [
+        "ssh db mysql -uroot -p$'Hunter2\\x3brm\\x20-rf\\x20~/backups' billing",
+        "ssh db mysql -uroot -p[redacted]\\x3brm\\x20-rf\\x20~/backups' billing",
+      ],
+      // Only the command a wrapper runs is a client: not another program's argument, not ssh's host.
+      [
+        "sudo find /srv -user mysql -path /srv/keep -prune -o -type f -delete",
+        "sudo find /srv -user mysql -path /srv/keep -prune -o -type f -delete",
+      ],
+      ["sudo systemctl show mysql -pMainPID,ActiveState", "sudo systemctl show mysql -pMainPID,ActiveState"],
+      ["ssh mysql -p2222", "ssh mysql -p2222"],
+      // A substitution in double quotes is passed over: the quotes close, and the password after them is found.
+      [
+        'mysql -h "$(terraform output -raw db_host)" -uroot -pX billing',
+        'mysql -h "$(terraform output -raw db_host)" -uroot -p[redacted] billing',
+      ],
+      [
+        'docker exec -it "$(docker ps -qf name=db)" mysql -uroot -pX billing',
+        'docker exec -it "$(docker ps -qf name=db)" mysql -uroot -p[redacted] billing',
+      ],
+      // Two shells read a quoted part again (ssh through a jump host): hiding stops at its blank.
+      ["ssh jump ssh db \"mysql -uroot -p'Hunter2 -e system' billing\"", 'ssh jump ssh db "mysql -uroot -p[redacted] -e system\' billing"'],
     ];
     for (const [cmd, redacted] of cases) expect(both(cmd)).toEqual({ plain: redacted, json: redacted });
+  });
+
+  test("a secret-looking name as an array's last item takes nothing of the array", () => {
+    const text = JSON.stringify({ argv: ["grep", "password:"], cwd: "/srv" });
+    expect(JSON.parse(redactSecrets({ arguments: text }).arguments as string)).toEqual({ argv: ["grep", "password:"], cwd: "/srv" });
   });
 
   test("JSON text between blanks (a trailing newline, pretty printing) is read as JSON, and keeps its fields", () => {
