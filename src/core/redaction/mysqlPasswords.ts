@@ -85,9 +85,9 @@ function commandsIn(
   const text = reader.text;
   const scanner = new WordScanner(reader);
   /**
-   * The command's first word (after assignments and keywords), the word before this one, whether a
-   * client's word came, and whether a second shell reads its words again (a reparser before the
-   * client, or a text that is the inside of double quotes, read here as the outer shell left it).
+   * The command's first word (after assignments and keywords), the word before this one, and whether
+   * the command is a client's. `reread`: this text is a quoted part's inside that a shell reads again
+   * (escapes in it, or two second shells before it), so hiding stops at its blanks and quotes too.
    */
   let head: string | undefined;
   let previous: string | undefined;
