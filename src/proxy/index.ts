@@ -45,6 +45,11 @@ export interface Proxy {
   status(): ProxyProviderStatus[];
   healthChecks(): HealthCheck[];
   metricFamilies(): MetricFamily[];
+  /**
+   * Counts the requests finished in this turn of the event loop now (their log lines, /metrics,
+   * rollups), where they would be counted on the next: for a reader that cannot wait for it.
+   */
+  countFinished(): void;
   /** Stops the maintenance timer and writes pending rollups. */
   close(): Promise<void>;
   /** A config reload: the providers, retry settings and maintenance interval from now on; names what needs a restart. */
@@ -93,9 +98,13 @@ export function createProxy(options: CreateProxyOptions): Proxy {
     routes,
     hotRoutes,
     adminRoutes,
-    status: () => core.providers.map((p) => ({ ...providerStatus(p), tool_calls: core.metrics.toolCalls.forProvider(p.name) })),
+    status: () => {
+      core.recorder.flush();
+      return core.providers.map((p) => ({ ...providerStatus(p), tool_calls: core.metrics.toolCalls.forProvider(p.name) }));
+    },
     healthChecks: () => [providersHealth(core.providers.map(providerStatus))],
     metricFamilies: () => core.metricFamilies(),
+    countFinished: () => core.recorder.flush(),
     reload: (change) => {
       const next = change.after.proxy;
       if (change.touches("providers")) core.replaceProviders(change.after.providers);

@@ -161,6 +161,7 @@ export class ProxyCore {
 
   /** /metrics: the request counters and histograms, and each provider's breaker state. */
   metricFamilies(): MetricFamily[] {
+    this.recorder.flush();
     return this.metrics.families(this.providers.map((p) => ({ provider: p.name, state: p.breaker.state() })));
   }
 
@@ -199,6 +200,7 @@ export class ProxyCore {
 
   /** Writes pending rollups and drops expired responses; run on a timer and at close. */
   maintain(): void {
+    this.recorder.flush();
     this.rollups.flush(this.db);
     this.responses.purgeExpired();
   }

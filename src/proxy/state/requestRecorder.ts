@@ -18,8 +18,18 @@ export interface RequestOutcome {
   trace?: RequestTrace;
 }
 
-/** Where one finished request is counted: the `proxy.request` log line, /metrics, the minute rollups, and its span ended. */
+/**
+ * Where one finished request is counted: the `proxy.request` log line, /metrics, the minute rollups,
+ * and its span ended. The span ends at once (its end is the request's); the rest is done for all
+ * the requests a turn of the event loop finished, on the next turn, together: under load a turn
+ * finishes many, and counting them in one pass cost a busy proxy less CPU per request than counting
+ * each as it finished (bench/compare.ts --rows c32, three runs: ×0.972, ×0.964, ×0.945). Readers of
+ * what it counts (/metrics, the status, the rollups' writer) call flush() first.
+ */
 export class RequestRecorder {
+  #pending: RequestOutcome[] = [];
+  readonly #flushSoon = () => this.flush();
+
   constructor(
     private readonly logger: Logger,
     private readonly metrics: ProxyMetrics,
@@ -27,6 +37,27 @@ export class RequestRecorder {
   ) {}
 
   record(o: RequestOutcome): void {
+    if (o.trace?.recording) {
+      const name = o.provider?.name ?? "none";
+      endSpan(o.trace, o, name, failoverFrom(o, name));
+    }
+    if (this.#pending.push(o) === 1) setImmediate(this.#flushSoon);
+  }
+
+  /** Counts every request recorded and not counted yet; one that cannot be counted is logged, and the others still are. */
+  flush(): void {
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    this.#pending = [];
+    for (const o of pending)
+      try {
+        this.#count(o);
+      } catch (error) {
+        this.logger.error("proxy.request_uncounted", { model: o.model, error });
+      }
+  }
+
+  #count(o: RequestOutcome): void {
     const name = o.provider?.name ?? "none";
     const ttft = o.ttftMs === undefined ? undefined : round(o.ttftMs);
     const total = round(o.totalMs);
@@ -42,7 +73,6 @@ export class RequestRecorder {
       attempts: o.attempts,
     });
     const trace = o.trace;
-    const failoverFrom = o.provider && trace?.firstProvider !== undefined && trace.firstProvider !== name ? trace.firstProvider : undefined;
     this.metrics.request({
       provider: name,
       model: o.model,
@@ -55,12 +85,17 @@ export class RequestRecorder {
       tokensIn: o.tokensIn,
       tokensOut: o.tokensOut,
       attempts: o.attempts,
-      failoverFrom,
+      failoverFrom: failoverFrom(o, name),
     });
-    if (trace?.recording) endSpan(trace, o, name, failoverFrom);
     this.rollups.add(name, o.model, o.outcome === "error", o.ttftMs ?? 0, o.totalMs, o.tokensIn, o.tokensOut);
     if (o.provider && o.outcome === "ok") o.provider.latency.add(o.ttftMs ?? o.totalMs);
   }
+}
+
+/** The provider first in line, when another one (`name`) answered. */
+function failoverFrom(o: RequestOutcome, name: string): string | undefined {
+  const first = o.trace?.firstProvider;
+  return o.provider && first !== undefined && first !== name ? first : undefined;
 }
 
 /** The request's `gen_ai` client span, with the GenAI semantic conventions' attribute names. */
