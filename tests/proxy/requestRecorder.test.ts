@@ -47,7 +47,7 @@ describe("request recorder", () => {
       ["proxy.request", "a", 200, 12.35],
       ["proxy.request", "b", 502, 12.35],
     ]);
-    expect(requests().map((s) => [s.labels.model, s.labels.outcome, s.value])).toEqual([
+    expect(requests().map((s) => [s.labels?.model, s.labels?.outcome, s.value])).toEqual([
       ["a", "ok", 1],
       ["b", "error", 1],
     ]);
